@@ -1,0 +1,213 @@
+/**
+ * The daemon's frozen configuration, derived once at boot from flags, environment and settings.
+ * This folder is the only code that reads argv, process.env or the settings files.
+ */
+import { realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { BootError } from "./boot-error.ts";
+import { readFlags } from "./flags.ts";
+import { isLoopbackHost } from "./net.ts";
+import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./origin-patterns.ts";
+import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export type LogFormat = "text" | "json";
+export type McpBudgetMode = "enforce" | "warn" | "off";
+export type ChildHeapMode = "observe" | "admit" | "enforce";
+
+export interface Limits {
+  readonly maxSessions: number;
+  readonly maxTotalSessions: number;
+  readonly maxPendingPromptsPerSession: number;
+  readonly listenerMaxConnections: number;
+  readonly eventRingSize: number;
+  readonly promptDeadlineMs: number | null;
+  readonly writerIdleTimeoutMs: number | null;
+  readonly channelIdleTimeoutMs: number;
+  readonly sessionIdleTimeoutMs: number;
+  readonly sessionReapIntervalMs: number;
+  readonly permissionResponseTimeoutMs: number;
+  readonly initTimeoutMs: number;
+  readonly sessionRestoreTimeoutMs: number;
+  readonly acpConnectionCap: number;
+  readonly memoryBudgetMb: number | null;
+  readonly maxJournalBytes: number;
+  readonly maxJournalEvents: number;
+  /** True when either journal cap was pinned by a flag, which disables adaptive growth. */
+  readonly journalPinned: boolean;
+}
+
+export interface RateLimitConfig {
+  readonly enabled: boolean;
+  readonly windowMs: number;
+  readonly prompt: number;
+  readonly mutation: number;
+  readonly read: number;
+}
+
+export interface Config {
+  readonly version: string;
+  readonly hostname: string;
+  readonly port: number;
+  readonly loopbackBind: boolean;
+  readonly token: string | null;
+  readonly requireAuth: boolean;
+  readonly origins: OriginPolicy;
+  /** Canonical absolute path of the primary workspace. */
+  readonly workspace: string;
+  readonly web: boolean;
+  readonly dataDir: string;
+  readonly limits: Limits;
+  readonly rateLimit: RateLimitConfig;
+  readonly mcp: { readonly clientBudget: number | null; readonly budgetMode: McpBudgetMode; readonly pool: boolean };
+  readonly childHeapMode: ChildHeapMode;
+  readonly settings: DaemonSettings;
+  readonly agent: { readonly cliEntry: { readonly path: string; readonly source: "env" | "argv" } | null; readonly cliArgs: readonly string[] };
+  readonly log: { readonly level: LogLevel; readonly format: LogFormat };
+  /** Non-fatal notes from boot (e.g. `--allow-origin '*'`), printed as warnings. */
+  readonly warnings: readonly string[];
+}
+
+const BASELINE_JOURNAL_BYTES = 8 * 1024 * 1024;
+const BASELINE_JOURNAL_EVENTS = 10_000;
+const ACP_CONNECTION_CAP = 64;
+
+export interface ConfigInputs {
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly version: string;
+  /** The daemon's own first script argument (process.argv[1]), the default agent entry. */
+  readonly selfEntry: string | undefined;
+  readonly platform?: NodeJS.Platform;
+}
+
+function canonicalWorkspace(given: string | null, cwd: string): string {
+  const path = resolve(cwd, given ?? ".");
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    throw new BootError(`--workspace: ${path} does not exist`);
+  }
+  if (!statSync(real).isDirectory()) throw new BootError(`--workspace: ${path} is not a directory`);
+  return real;
+}
+
+function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform): string {
+  if (env.SVC_HOME) return resolve(env.SVC_HOME);
+  const home = env.HOME || homedir();
+  if (platform === "darwin") return join(home, "Library", "Application Support", "svc");
+  if (platform === "win32") return join(env.APPDATA || join(home, "AppData", "Roaming"), "svc");
+  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "svc");
+}
+
+/** `SVC_CLI_ARGS`: a JSON array of strings, or whitespace-separated words. */
+function parseCliArgs(raw: string | undefined): string[] {
+  if (raw === undefined || raw.trim() === "") return ["--acp"];
+  if (raw.trim().startsWith("[")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new BootError("SVC_CLI_ARGS: starts with '[' but is not a JSON array");
+    }
+    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === "string"))
+      throw new BootError("SVC_CLI_ARGS: must be a JSON array of strings");
+    return parsed;
+  }
+  return raw.trim().split(/\s+/);
+}
+
+export function resolveConfig(inputs: ConfigInputs): Config {
+  const { env } = inputs;
+  const f = readFlags(inputs.args, env);
+  const warnings: string[] = [];
+
+  const token = f.token === null || f.token === "" ? null : f.token;
+  if (token !== null && token.trim() !== token) throw new BootError("the bearer token must not start or end with white space");
+  const hostname = (f.hostname ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
+  if (hostname.trim() === "") throw new BootError("--hostname: must not be empty");
+  const loopbackBind = isLoopbackHost(hostname);
+
+  if (f["require-auth"] && token === null) throw new BootError("--require-auth needs a token: set SVC_SERVER_TOKEN or pass --token");
+  if (!loopbackBind && token === null)
+    throw new BootError(`--hostname ${hostname} is not a loopback address; a non-loopback bind needs a token (set SVC_SERVER_TOKEN)`);
+
+  const origins = parseOriginPatterns(f["allow-origin"]);
+  if (origins.any) {
+    if (token === null) throw new BootError("--allow-origin '*' needs a token: set SVC_SERVER_TOKEN or pass --token");
+    warnings.push("--allow-origin '*' admits every browser origin; any page the user visits can call this daemon with the token it holds");
+  } else if (token === null && !onlyLoopbackOrigins(origins)) {
+    throw new BootError("--allow-origin for a non-loopback origin needs a token: set SVC_SERVER_TOKEN or pass --token");
+  }
+
+  const promptDeadline = f["prompt-deadline-ms"];
+  const writerIdle = f["writer-idle-timeout-ms"];
+  const budget = f["mcp-client-budget"];
+  const budgetMode = (f["mcp-budget-mode"] || (budget === null ? "off" : "enforce")) as McpBudgetMode;
+  const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
+
+  const entryFromEnv = env.SVC_CLI_ENTRY && env.SVC_CLI_ENTRY !== "" ? env.SVC_CLI_ENTRY : undefined;
+  const cliEntry = entryFromEnv
+    ? { path: resolve(inputs.cwd, entryFromEnv), source: "env" as const }
+    : inputs.selfEntry
+      ? { path: inputs.selfEntry, source: "argv" as const }
+      : null;
+
+  const config: Config = {
+    version: inputs.version,
+    hostname,
+    port: f.port,
+    loopbackBind,
+    token,
+    requireAuth: f["require-auth"],
+    origins,
+    workspace: canonicalWorkspace(f.workspace, inputs.cwd),
+    web: !f["no-web"],
+    dataDir,
+    limits: {
+      maxSessions: f["max-sessions"],
+      maxTotalSessions: f["max-total-sessions"],
+      maxPendingPromptsPerSession: f["max-pending-prompts-per-session"],
+      listenerMaxConnections: f["max-connections"],
+      eventRingSize: f["event-ring-size"],
+      promptDeadlineMs: promptDeadline ? promptDeadline : null,
+      writerIdleTimeoutMs: writerIdle ? writerIdle : null,
+      channelIdleTimeoutMs: f["channel-idle-timeout-ms"],
+      sessionIdleTimeoutMs: f["session-idle-timeout-ms"],
+      sessionReapIntervalMs: f["session-reap-interval-ms"],
+      permissionResponseTimeoutMs: f["permission-response-timeout-ms"],
+      initTimeoutMs: f["initialize-timeout-ms"],
+      sessionRestoreTimeoutMs: f["session-restore-timeout-ms"],
+      acpConnectionCap: ACP_CONNECTION_CAP,
+      memoryBudgetMb: f["memory-budget-mb"],
+      maxJournalBytes: f["max-journal-bytes"] ?? BASELINE_JOURNAL_BYTES,
+      maxJournalEvents: f["max-journal-events"] ?? BASELINE_JOURNAL_EVENTS,
+      journalPinned: f["max-journal-bytes"] !== null || f["max-journal-events"] !== null,
+    },
+    rateLimit: {
+      enabled: f["rate-limit"],
+      windowMs: f["rate-limit-window-ms"],
+      prompt: f["rate-limit-prompt"],
+      mutation: f["rate-limit-mutation"],
+      read: f["rate-limit-read"],
+    },
+    mcp: { clientBudget: budget, budgetMode, pool: !(env.SVC_SERVE_NO_MCP_POOL && env.SVC_SERVE_NO_MCP_POOL !== "0") },
+    childHeapMode: f["child-heap-mode"] as ChildHeapMode,
+    settings: loadDaemonSettings(join(dataDir, "settings.json")),
+    agent: { cliEntry, cliArgs: parseCliArgs(env.SVC_CLI_ARGS) },
+    log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
+    warnings,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    if (!(value instanceof Set)) for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,55 @@
+/**
+ * Operator settings from `$SVC_HOME/settings.json`. Only the keys the daemon itself needs are read
+ * and validated here; the rest of the document is left for the agent. A malformed file or an invalid
+ * value fails boot, naming the file and key.
+ */
+import { readFileSync } from "node:fs";
+import { BootError } from "./boot-error.ts";
+
+export const PERMISSION_STRATEGIES = ["first-responder", "designated", "consensus", "local-only"] as const;
+export type PermissionStrategy = (typeof PERMISSION_STRATEGIES)[number];
+
+export interface DaemonSettings {
+  readonly permissionStrategy: PermissionStrategy;
+  /** Votes needed under `consensus`; null = floor(M/2)+1 of the voters registered at issue. */
+  readonly consensusQuorum: number | null;
+}
+
+const MAX_SETTINGS_BYTES = 1 << 20; // a settings file larger than 1 MiB is refused, not read
+
+function readJsonObject(file: string): Record<string, unknown> | null {
+  let text: string;
+  try {
+    const buf = readFileSync(file);
+    if (buf.byteLength > MAX_SETTINGS_BYTES) throw new BootError(`settings file ${file} is larger than 1 MiB`);
+    text = buf.toString("utf8");
+  } catch (err) {
+    if (err instanceof BootError) throw err;
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw new BootError(`cannot read settings file ${file}: ${(err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new BootError(`settings file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new BootError(`settings file ${file} must hold a JSON object`);
+  return doc as Record<string, unknown>;
+}
+
+export function loadDaemonSettings(file: string): DaemonSettings {
+  const doc = readJsonObject(file) ?? {};
+  const policy = (doc.policy ?? {}) as Record<string, unknown>;
+  if (typeof policy !== "object" || Array.isArray(policy)) throw new BootError(`${file}: "policy" must be an object`);
+
+  const strategy = policy.permissionStrategy ?? "first-responder";
+  if (!PERMISSION_STRATEGIES.includes(strategy as PermissionStrategy))
+    throw new BootError(`${file}: policy.permissionStrategy must be one of ${PERMISSION_STRATEGIES.join(", ")}`);
+
+  const quorum = policy.consensusQuorum ?? null;
+  if (quorum !== null && !(Number.isSafeInteger(quorum) && (quorum as number) >= 1))
+    throw new BootError(`${file}: policy.consensusQuorum must be a whole number of at least 1`);
+
+  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null };
+}

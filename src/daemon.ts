@@ -1,0 +1,94 @@
+/**
+ * `createDaemon(config)`: wires the parts together and binds the listener. It owns the process-wide
+ * resources (listener, timers) and releases them in `stop()`, which is idempotent and bounded.
+ */
+import type { Server } from "bun";
+import type { Config } from "./config/config.ts";
+import { BootError } from "./config/boot-error.ts";
+import { urlHost } from "./config/net.ts";
+import type { Logger } from "./logging/logger.ts";
+import type { ActivitySnapshot, AppDeps } from "./server/app-deps.ts";
+import { createApp } from "./server/app.ts";
+import { createFrontDoor } from "./server/front-door.ts";
+import { RateLimiter } from "./server/security/rate-limiter.ts";
+import { TransportStats } from "./server/transport-stats.ts";
+
+/**
+ * Bun closes a connection idle this long, waiting for a handler included. Short, so half-open or
+ * silent sockets cannot pile up; the front door lifts it for requests that are allowed to be slow.
+ */
+const IDLE_TIMEOUT_SECONDS = 10;
+/** Hard ceiling for a request body at the socket level (JSON bodies are capped lower in the app). */
+const MAX_REQUEST_BODY_BYTES = 64 * 1024 * 1024;
+
+export interface Daemon {
+  readonly url: string;
+  readonly port: number;
+  readonly features: readonly string[];
+  /** Stops accepting, ends open streams and releases everything; resolves within `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const IDLE_ACTIVITY: ActivitySnapshot = { sessions: 0, pendingPermissions: 0, activePrompts: 0, liveChannels: 0 };
+
+export interface DaemonOptions {
+  readonly logger: Logger;
+  /** Epoch ms the process started (for startup timing in daemon status). */
+  readonly processStartedAt?: number;
+}
+
+export function createDaemon(config: Config, options: DaemonOptions): Daemon {
+  const { logger } = options;
+  const transport = new TransportStats();
+  const deps: AppDeps = {
+    config,
+    logger,
+    daemon: { id: `daemon:${process.pid}`, pid: process.pid, processStartedAt: options.processStartedAt ?? Date.now(), listenerReadyAt: null },
+    transport,
+    rateLimiter: config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null,
+    activity: () => IDLE_ACTIVITY,
+  };
+  const built = createApp(deps);
+
+  let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
+  let server: Server<unknown>;
+  try {
+    server = Bun.serve({
+      hostname: config.hostname,
+      port: config.port,
+      reusePort: false,
+      idleTimeout: IDLE_TIMEOUT_SECONDS,
+      maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
+      development: false,
+      fetch: (request, srv) => frontDoor!(request, srv),
+      error: (err) => {
+        logger.error("listener error", { error: String(err) });
+        return Response.json({ error: "Internal server error" }, { status: 500 });
+      },
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") throw new BootError(`port ${config.port} on ${config.hostname} is already in use`);
+    if (code === "EADDRNOTAVAIL") throw new BootError(`--hostname ${config.hostname} is not an address of this machine`);
+    if (code === "EACCES") throw new BootError(`no permission to bind ${config.hostname}:${config.port}`);
+    throw new BootError(`cannot listen on ${config.hostname}:${config.port}: ${(err as Error).message}`);
+  }
+  const port = server.port!;
+  frontDoor = createFrontDoor({ config, logger, app: built.fetch, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port });
+  deps.daemon.listenerReadyAt = Date.now();
+
+  let stopping: Promise<void> | null = null;
+  return {
+    url: `http://${urlHost(config.hostname)}:${port}`,
+    port,
+    features: built.features,
+    stop(graceMs = 5000) {
+      stopping ??= (async () => {
+        const graceful = server.stop(false);
+        const deadline = new Promise<"timeout">((resolve) => setTimeout(resolve, graceMs, "timeout").unref());
+        if ((await Promise.race([graceful.then(() => "done" as const), deadline])) === "timeout") await server.stop(true);
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,22 @@
+/** svc entry point: `svc serve [flags]` (the default), `svc --version`, `svc --help`. */
+import { SERVE_USAGE, serveCommand } from "./serve-command.ts";
+import { VERSION } from "./version.ts";
+
+const processStartedAt = Date.now() - Math.round(performance.now());
+const USAGE = `svc ${VERSION}: HTTP + SSE daemon for ACP coding agents\n\nusage:\n  svc serve [flags]   run the daemon (the default command)\n  svc --version       print the version\n\n${SERVE_USAGE}`;
+
+const args = process.argv.slice(2);
+const [first, ...rest] = args;
+
+if (first === "--version" || first === "-v" || first === "version") {
+  process.stdout.write(`${VERSION}\n`);
+} else if (first === "--help" || first === "-h" || first === "help") {
+  process.stdout.write(USAGE);
+} else if (first === "serve") {
+  await serveCommand(rest, processStartedAt);
+} else if (first === undefined || first.startsWith("--")) {
+  await serveCommand(args, processStartedAt);
+} else {
+  process.stderr.write(`svc: unknown command ${JSON.stringify(first)} (try svc --help)\n`);
+  process.exit(2);
+}

@@ -1,0 +1,31 @@
+/** What the HTTP app needs from the rest of the daemon. Tests build their own. */
+import type { Config } from "../config/config.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { RateLimiter } from "./security/rate-limiter.ts";
+import type { TransportStats } from "./transport-stats.ts";
+
+/** Live counts the discovery routes report. */
+export interface ActivitySnapshot {
+  readonly sessions: number;
+  readonly pendingPermissions: number;
+  readonly activePrompts: number;
+  /** Agent children with a live ACP channel. */
+  readonly liveChannels: number;
+}
+
+export interface DaemonIdentity {
+  readonly id: string;
+  readonly pid: number;
+  /** Epoch ms when the process started and when the listener became ready. */
+  readonly processStartedAt: number;
+  listenerReadyAt: number | null;
+}
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly daemon: DaemonIdentity;
+  readonly transport: TransportStats;
+  readonly rateLimiter: RateLimiter | null;
+  readonly activity: () => ActivitySnapshot;
+}

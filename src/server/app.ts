@@ -1,0 +1,48 @@
+/**
+ * `createApp(deps)`: the Elysia app with every route, the JSON body parser and the error mapper.
+ * No side effects: it neither listens nor reads globals, so tests build as many as they like.
+ */
+import { Elysia } from "elysia";
+import { Memoirist } from "memoirist";
+import type { AppDeps } from "./app-deps.ts";
+import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
+import { errorResponse } from "./error-response.ts";
+import { isStreamedUpload, readJsonBody } from "./json-body.ts";
+import { capabilitiesRoutes } from "./routes/capabilities.ts";
+import { daemonStatusRoutes } from "./routes/daemon-status.ts";
+import { docsRoutes } from "./routes/docs.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { landingRoutes } from "./routes/landing.ts";
+
+export interface BuiltApp {
+  readonly app: Elysia;
+  readonly fetch: (request: Request) => Response | Promise<Response>;
+  /** The `features` list of /capabilities. */
+  readonly features: readonly string[];
+  readonly isStrictRoute: (method: string, path: string) => boolean;
+}
+
+export function createApp(deps: AppDeps): BuiltApp {
+  let features: string[] = [];
+  const app = new Elysia({ name: "svc" })
+    .onParse(async ({ request }) => (isStreamedUpload(request.headers.get("content-type")) ? undefined : await readJsonBody(request)))
+    .onError(({ code, error }) => errorResponse(code, error, deps.logger))
+    .use(healthRoutes(deps))
+    .use(capabilitiesRoutes(deps.config, () => features))
+    .use(daemonStatusRoutes(deps))
+    .use(docsRoutes(deps.config.version));
+  if (deps.config.web) app.use(landingRoutes(deps.config.version));
+
+  const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail } }[];
+  features = featureTags(routeCapabilities(routes), deps.config);
+
+  const strict = new Memoirist<true>();
+  for (const route of routes) if (route.hooks?.detail?.["x-svc-strict"]) strict.add(route.method, route.path, true);
+
+  return {
+    app: app as unknown as Elysia,
+    fetch: app.fetch,
+    features,
+    isStrictRoute: (method, path) => strict.find(method, path) !== null,
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * The front door: every request passes the security chain here, in the spec's order, before the
+ * Elysia app sees it:
+ *
+ *   self-origin strip → CORS allowlist → Host allowlist (loopback binds) → bearer (loopback /health
+ *   exempt unless --require-auth) → rate limit → strict mutation gate → URL sanity → app
+ *
+ * Body parsing happens inside the app (`json-body.ts`), so it always comes after these gates.
+ * The front door also caps concurrent requests, attaches CORS headers to every response for an
+ * admitted origin, and writes the one-line access log.
+ */
+import type { Server } from "bun";
+import type { Config } from "../config/config.ts";
+import type { Logger } from "../logging/logger.ts";
+import { jsonResponse } from "./error-response.ts";
+import { MAX_JSON_BODY_BYTES, isStreamedUpload } from "./json-body.ts";
+import { createBearerCheck } from "./security/bearer.ts";
+import { decideCors } from "./security/cors.ts";
+import { selfAuthorities, selfOrigins } from "./security/loopback-aliases.ts";
+import { rateTierOf, type RateLimiter } from "./security/rate-limiter.ts";
+import type { TransportStats } from "./transport-stats.ts";
+
+export type AppFetch = (request: Request) => Response | Promise<Response>;
+
+export interface FrontDoorDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly app: AppFetch;
+  /** True for `METHOD path` pairs of strict mutation routes. */
+  readonly isStrictRoute: (method: string, path: string) => boolean;
+  readonly rateLimiter: RateLimiter | null;
+  readonly transport: TransportStats;
+  /** The port actually bound (differs from config.port for --port 0). */
+  readonly port: number;
+}
+
+const UNAUTHORIZED = JSON.stringify({ error: "Unauthorized" });
+const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8" };
+const TOKEN_REQUIRED = {
+  error: "This route requires the daemon to be configured with a bearer token. Set SVC_SERVER_TOKEN or pass --token to enable bearer auth.",
+  code: "token_required",
+};
+
+/** Pathname of a request URL without allocating a URL object. */
+function pathOf(url: string): string {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  if (start === -1) return "/";
+  const q = url.indexOf("?", start);
+  const h = url.indexOf("#", start);
+  const end = q === -1 ? (h === -1 ? url.length : h) : q;
+  return url.slice(start, end);
+}
+
+function withHeaders(response: Response, headers: Record<string, string>): Response {
+  try {
+    for (const name in headers) response.headers.set(name, headers[name]!);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    for (const name in headers) copy.headers.set(name, headers[name]!);
+    return copy;
+  }
+}
+
+export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server: Server<unknown>) => Promise<Response> {
+  const { config, logger, transport } = deps;
+  const strip = selfOrigins(config.hostname, deps.port);
+  const allowedHosts = config.loopbackBind ? selfAuthorities(config.hostname, deps.port) : null;
+  const checkBearer = config.token === null ? null : createBearerCheck(config.token);
+  const healthExempt = config.loopbackBind && !config.requireAuth;
+  const logRequests = logger.enabled("info");
+  const maxActive = config.limits.listenerMaxConnections;
+  const slowRequestIdleSeconds = Math.min(255, Math.ceil(Math.max(config.limits.sessionRestoreTimeoutMs, config.limits.initTimeoutMs) / 1000) + 30);
+
+  /** Runs the chain; returns the response and the CORS headers to attach to it. */
+  async function pass(request: Request, server: Server<unknown>, method: string, path: string): Promise<[Response, Record<string, string> | null]> {
+    const headers = request.headers;
+
+    // 1. Self-origin strip, 2. CORS allowlist.
+    let origin = headers.get("origin");
+    if (origin !== null && strip.has(origin.toLowerCase())) origin = null;
+    let cors: Record<string, string> | null = null;
+    if (origin !== null) {
+      const preflight = method === "OPTIONS" && (headers.has("access-control-request-method") || headers.has("access-control-request-headers"));
+      const decision = decideCors(origin, preflight, config.origins);
+      if (decision.kind === "deny") return [jsonResponse({ error: "Request denied by CORS policy" }, 403, { Vary: "Origin" }), null];
+      if (decision.kind === "preflight") return [new Response(null, { status: 204, headers: decision.headers }), null];
+      if (decision.kind === "allow") cors = decision.headers;
+    }
+
+    // 3. Host allowlist on loopback binds (DNS-rebinding defence).
+    if (allowedHosts !== null) {
+      const host = headers.get("host");
+      if (host === null || !allowedHosts.has(host.toLowerCase())) return [jsonResponse({ error: "Invalid Host header" }, 403), cors];
+    }
+
+    // 4. Bearer.
+    const isHealth = path === "/health" && (method === "GET" || method === "HEAD");
+    if (checkBearer !== null && !(isHealth && healthExempt) && !checkBearer(headers.get("authorization")))
+      return [new Response(UNAUTHORIZED, { status: 401, headers: JSON_HEADERS }), cors];
+
+    // 5. Rate limit, keyed by the socket's address.
+    if (deps.rateLimiter !== null) {
+      const tier = rateTierOf(method, path);
+      if (tier !== null) {
+        const verdict = deps.rateLimiter.check(server.requestIP(request)?.address ?? "unknown", tier);
+        if (!verdict.allowed) {
+          const retryAfter = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
+          return [
+            jsonResponse({ error: "Rate limit exceeded", code: "rate_limit_exceeded", tier, retryAfterMs: verdict.retryAfterMs }, 429, {
+              "Retry-After": String(retryAfter),
+              "X-RateLimit-Limit": String(verdict.limit),
+              "X-RateLimit-Remaining": "0",
+              "X-RateLimit-Reset": String(verdict.resetAt),
+            }),
+            cors,
+          ];
+        }
+      }
+    }
+
+    // 6. Strict mutation gate: such routes need a configured token (which step 4 then enforced).
+    if (checkBearer === null && method !== "GET" && deps.isStrictRoute(method, path)) return [jsonResponse(TOKEN_REQUIRED, 401), cors];
+
+    // URL and body sanity before routing.
+    if (path.includes("%")) {
+      try {
+        decodeURIComponent(path);
+      } catch {
+        return [jsonResponse({ error: "Malformed URL encoding", code: "invalid_request" }, 400), cors];
+      }
+    }
+    const length = headers.get("content-length");
+    if (length !== null && Number(length) > MAX_JSON_BODY_BYTES && !isStreamedUpload(headers.get("content-type")))
+      return [jsonResponse({ error: "Request body too large (max 10 MB)" }, 413), cors];
+
+    // Past the gates, a slow answer is legitimate: lift the short idle timeout that guards half-open
+    // sockets (it also counts time spent waiting for a handler) for requests that may take long.
+    if (path.endsWith("/events")) server.timeout(request, 0);
+    else if (method !== "GET" && method !== "HEAD") server.timeout(request, slowRequestIdleSeconds);
+
+    // A plain OPTIONS (no preflight headers) that got this far is answered here.
+    if (method === "OPTIONS") return [new Response(null, { status: 204, headers: { Allow: "GET, POST, PATCH, DELETE, OPTIONS" } }), cors];
+
+    return [await deps.app(request), cors];
+  }
+
+  return async function frontDoor(request, server) {
+    const started = performance.now();
+    const method = request.method;
+    const path = pathOf(request.url);
+    let response: Response;
+    let cors: Record<string, string> | null = null;
+    if (transport.activeRequests >= maxActive) {
+      response = jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxActive }, 503, { "Retry-After": "1" });
+    } else {
+      transport.activeRequests++;
+      try {
+        [response, cors] = await pass(request, server, method, path);
+      } catch (err) {
+        logger.error("request failed outside the app", { method, path, error: String(err) });
+        response = jsonResponse({ error: "Internal server error" }, 500);
+      } finally {
+        transport.activeRequests--;
+      }
+    }
+    if (cors !== null) response = withHeaders(response, cors);
+    if (logRequests) logger.info(`${method} ${path.length > 200 ? path.slice(0, 200) + "…" : path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+    return response;
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * `GET /capabilities`: the capabilities document. It depends only on the build and the boot
+ * configuration, so it is rendered once and served as a constant body.
+ */
+import { Elysia, t } from "elysia";
+import type { Config } from "../../config/config.ts";
+import { workspaceId } from "../../workspace/workspace-id.ts";
+import { capability } from "../capability.ts";
+
+export const CapabilitiesDocument = t.Object({
+  v: t.Literal(1),
+  protocolVersions: t.Object({ current: t.String(), supported: t.Array(t.String()) }),
+  version: t.String(),
+  mode: t.Literal("http-bridge"),
+  features: t.Array(t.String()),
+  modelServices: t.Array(t.Unknown()),
+  workspaceCwd: t.String(),
+  transports: t.Array(t.String()),
+  policy: t.Object({ permission: t.String() }),
+  limits: t.Object({
+    maxPendingPromptsPerSession: t.Integer(),
+    maxSessionsPerWorkspace: t.Integer(),
+    maxTotalSessions: t.Integer(),
+    sessionRestoreTimeoutMs: t.Integer(),
+  }),
+  workspaces: t.Array(t.Object({ id: t.String(), cwd: t.String(), primary: t.Boolean(), trusted: t.Boolean() })),
+});
+
+export function capabilitiesDocument(config: Config, features: readonly string[]): typeof CapabilitiesDocument.static {
+  return {
+    v: 1,
+    protocolVersions: { current: "v1", supported: ["v1"] },
+    version: config.version,
+    mode: "http-bridge",
+    features: [...features],
+    modelServices: [],
+    workspaceCwd: config.workspace,
+    transports: ["rest"],
+    policy: { permission: config.settings.permissionStrategy },
+    limits: {
+      maxPendingPromptsPerSession: config.limits.maxPendingPromptsPerSession,
+      maxSessionsPerWorkspace: config.limits.maxSessions,
+      maxTotalSessions: config.limits.maxTotalSessions,
+      sessionRestoreTimeoutMs: config.limits.sessionRestoreTimeoutMs,
+    },
+    workspaces: [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: true }],
+  };
+}
+
+const HEADERS = { "Content-Type": "application/json; charset=utf-8" };
+
+/** `features` is read lazily: the full route table is known only once the app is assembled. */
+export const capabilitiesRoutes = (config: Config, features: () => readonly string[]) => {
+  let body: string | null = null;
+  return new Elysia({ name: "routes/capabilities" }).get(
+    "/capabilities",
+    () => new Response((body ??= JSON.stringify(capabilitiesDocument(config, features()))), { headers: HEADERS }),
+    { response: CapabilitiesDocument, detail: capability("capabilities", { summary: "What this daemon supports" }) },
+  );
+};

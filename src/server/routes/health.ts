@@ -1,0 +1,52 @@
+/** `GET /health`: liveness, and with `deep` the live counts (informational only). */
+import { Elysia, t } from "elysia";
+import type { AppDeps } from "../app-deps.ts";
+import { capability } from "../capability.ts";
+
+const HealthShallow = t.Object({ status: t.Literal("ok") });
+const HealthDeep = t.Object({
+  status: t.Literal("ok"),
+  workspaceCount: t.Integer(),
+  sessions: t.Integer(),
+  pendingPermissions: t.Integer(),
+  activePrompts: t.Integer(),
+  activeWork: t.Boolean(),
+  channelAlive: t.Boolean(),
+});
+const Degraded = t.Object({ status: t.Literal("degraded"), reason: t.String() });
+
+const OK_BODY = JSON.stringify({ status: "ok" });
+const OK_HEADERS = { "Content-Type": "application/json; charset=utf-8" };
+
+/** `deep` given as `1`, `true` or bare (`?deep`). */
+function wantsDeep(query: Record<string, string | undefined>): boolean {
+  const deep = query.deep;
+  return deep !== undefined && (deep === "" || deep === "1" || deep.toLowerCase() === "true");
+}
+
+export const healthRoutes = (deps: AppDeps) =>
+  new Elysia({ name: "routes/health" }).get(
+    "/health",
+    ({ query, status }) => {
+      if (!wantsDeep(query)) return new Response(OK_BODY, { headers: OK_HEADERS });
+      try {
+        const a = deps.activity();
+        return {
+          status: "ok" as const,
+          workspaceCount: 1,
+          sessions: a.sessions,
+          pendingPermissions: a.pendingPermissions,
+          activePrompts: a.activePrompts,
+          activeWork: a.activePrompts > 0,
+          channelAlive: a.liveChannels > 0,
+        };
+      } catch {
+        return status(503, { status: "degraded" as const, reason: "aggregation_failed" });
+      }
+    },
+    {
+      query: t.Object({ deep: t.Optional(t.String()) }),
+      response: { 200: t.Union([HealthShallow, HealthDeep]), 503: Degraded },
+      detail: capability("health", { summary: "Liveness; `deep` adds live counts" }),
+    },
+  );
