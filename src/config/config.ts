@@ -6,7 +6,7 @@ import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { BootError } from "./boot-error.ts";
-import { readFlags } from "./flags.ts";
+import { envSwitch, readFlags } from "./flags.ts";
 import { isLoopbackHost } from "./net.ts";
 import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./origin-patterns.ts";
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
@@ -194,7 +194,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       mutation: f["rate-limit-mutation"],
       read: f["rate-limit-read"],
     },
-    mcp: { clientBudget: budget, budgetMode, pool: !(env.SVC_SERVE_NO_MCP_POOL && env.SVC_SERVE_NO_MCP_POOL !== "0") },
+    mcp: { clientBudget: budget, budgetMode, pool: !envSwitch(env, "SVC_SERVE_NO_MCP_POOL") },
     childHeapMode: f["child-heap-mode"] as ChildHeapMode,
     settings: loadDaemonSettings(join(dataDir, "settings.json")),
     agent: { cliEntry, cliArgs: parseCliArgs(env.SVC_CLI_ARGS) },

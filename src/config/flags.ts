@@ -76,6 +76,12 @@ function truthyEnv(name: string, raw: string): boolean {
   throw new BootError(`${name}: ${JSON.stringify(raw)} is not a boolean (use 1 or 0)`);
 }
 
+/** An environment-only switch (no flag): unset, empty, `0`, `false`… are off; junk fails boot. */
+export function envSwitch(env: Readonly<Record<string, string | undefined>>, name: string): boolean {
+  const raw = env[name];
+  return raw !== undefined && truthyEnv(name, raw);
+}
+
 /** Parses `svc serve` arguments; flags win over their environment variables. */
 export function readFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): FlagValues {
   const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
