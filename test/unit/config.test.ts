@@ -1,0 +1,224 @@
+/**
+ * Boot rules of `resolveConfig` beyond single flag values: the auth/bind/origin safety rules, the
+ * workspace, the data dir and `settings.json` policy validation.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { BootError, InvalidAllowOriginPatternError } from "../../src/config/boot-error.ts";
+import { resolveConfig } from "../../src/config/config.ts";
+import { configFixture, type Env } from "../helpers/config.ts";
+
+describe("auth and bind safety rules", () => {
+  test("--require-auth without a token fails boot naming the flag", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--require-auth"]).message).toMatch(/--require-auth.*token/);
+    expect(fx.bootError(["--require-auth", "--token", ""]).message).toMatch(/--require-auth/);
+    expect(fx.bootError(["--require-auth"], { SVC_SERVER_TOKEN: "" }).message).toMatch(/--require-auth/);
+  });
+
+  test("--require-auth boots with a token from the flag or the environment", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve(["--require-auth", "--token", "t"]).requireAuth).toBe(true);
+    expect(fx.resolve(["--require-auth"], { SVC_SERVER_TOKEN: "t" }).requireAuth).toBe(true);
+  });
+
+  test.each(["0.0.0.0", "::", "192.168.1.20", "10.0.0.1", "example.com", "128.0.0.1"])(
+    "a non-loopback bind (%s) without a token fails boot",
+    async (host) => {
+      await using fx = configFixture();
+      const err = fx.bootError(["--hostname", host]);
+      expect(err.message).toContain("--hostname");
+      expect(err.message).toContain("token");
+    },
+  );
+
+  test("a non-loopback bind with a token resolves (and is not a loopback bind)", async () => {
+    await using fx = configFixture();
+    const config = fx.resolve(["--hostname", "0.0.0.0"], { SVC_SERVER_TOKEN: "t" });
+    expect([config.hostname, config.loopbackBind]).toEqual(["0.0.0.0", false]);
+  });
+
+  test.each(["127.0.0.1", "127.255.255.254", "localhost", "LOCALHOST", "::1", "[::1]"])("%s is a loopback bind needing no token", async (host) => {
+    await using fx = configFixture();
+    const config = fx.resolve(["--hostname", host]);
+    expect(config.loopbackBind).toBe(true);
+    expect(config.token).toBeNull();
+  });
+
+  test("127.0.0.256 is not mistaken for loopback", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--hostname", "127.0.0.256"]).message).toContain("--hostname");
+  });
+
+  test("an empty --hostname fails boot", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--hostname", ""]).message).toContain("--hostname");
+  });
+
+  test.each([" padded", "padded ", "\ttab"])("a token with surrounding white space (%j) fails boot", async (token) => {
+    await using fx = configFixture();
+    expect(fx.bootError([], { SVC_SERVER_TOKEN: token }).message).toMatch(/token/);
+  });
+
+  test("boot error messages never contain the token", async () => {
+    await using fx = configFixture();
+    const token = " secret-token-value ";
+    expect(fx.bootError([], { SVC_SERVER_TOKEN: token }).message).not.toContain("secret-token-value");
+    expect(fx.bootError(["--port", "x"], { SVC_SERVER_TOKEN: "secret-token-value" }).message).not.toContain("secret-token-value");
+  });
+});
+
+describe("--allow-origin boot rules", () => {
+  test("'*' without a token fails boot", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--allow-origin", "*"]).message).toMatch(/--allow-origin '\*'.*token/);
+  });
+
+  test.each<[string, Env, string[]]>([
+    ["flag token", {}, ["--token", "t"]],
+    ["env token", { SVC_SERVER_TOKEN: "t" }, []],
+  ])("'*' with a %s boots with exactly one warning", async (_what, env, extra) => {
+    await using fx = configFixture();
+    const config = fx.resolve(["--allow-origin", "*", ...extra], env);
+    expect(config.origins.any).toBe(true);
+    expect(config.warnings).toHaveLength(1);
+    expect(config.warnings[0]).toContain("--allow-origin '*'");
+  });
+
+  test("no warning without '*'", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve(["--allow-origin", "http://localhost:5173"]).warnings).toEqual([]);
+    expect(fx.resolve([]).warnings).toEqual([]);
+  });
+
+  test("a non-loopback origin needs a token; a loopback one does not", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--allow-origin", "https://app.example"]).message).toMatch(/--allow-origin.*token/);
+    expect(fx.bootError(["--allow-origin", "http://localhost:5173", "--allow-origin", "https://app.example"]).message).toMatch(/token/);
+    expect(fx.resolve(["--allow-origin", "https://app.example", "--token", "t"]).origins.origins.has("https://app.example")).toBe(true);
+    expect(fx.resolve(["--allow-origin", "http://[::1]:3000"]).origins.origins.has("http://[::1]:3000")).toBe(true);
+  });
+
+  test("the pattern check runs before the token rule, so a bad pattern is named even without a token", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--allow-origin", "http://app.example/"])).toBeInstanceOf(InvalidAllowOriginPatternError);
+  });
+});
+
+describe("workspace", () => {
+  test("a missing workspace fails boot naming --workspace", async () => {
+    await using fx = configFixture();
+    const missing = join(fx.workspace, "nope");
+    const err = fx.bootError(["--workspace", missing]);
+    expect(err.message).toBe(`--workspace: ${missing} does not exist`);
+  });
+
+  test("a workspace that is a file fails boot", async () => {
+    await using fx = configFixture();
+    const file = join(fx.workspace, "file.txt");
+    writeFileSync(file, "x");
+    expect(fx.bootError(["--workspace", file]).message).toBe(`--workspace: ${file} is not a directory`);
+  });
+
+  test("a dangling symlink is reported as missing", async () => {
+    await using fx = configFixture();
+    const link = join(fx.workspace, "dangling");
+    symlinkSync(join(fx.workspace, "gone"), link);
+    expect(fx.bootError(["--workspace", link]).message).toContain("does not exist");
+  });
+
+  test("the workspace is canonical: symlinks and dot segments resolved", async () => {
+    await using fx = configFixture();
+    mkdirSync(join(fx.workspace, "real"));
+    symlinkSync(join(fx.workspace, "real"), join(fx.workspace, "link"));
+    expect(fx.resolve(["--workspace", join(fx.workspace, "link")]).workspace).toBe(join(fx.workspace, "real"));
+    expect(fx.resolve(["--workspace", join(fx.workspace, "real", "..", "real", ".")]).workspace).toBe(join(fx.workspace, "real"));
+  });
+});
+
+describe("data dir", () => {
+  test("SVC_HOME wins", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve([]).dataDir).toBe(fx.home);
+  });
+
+  test("without SVC_HOME: XDG on Linux, Application Support on macOS", async () => {
+    await using fx = configFixture();
+    const base = { args: [], cwd: fx.workspace, version: "1", selfEntry: undefined };
+    const linux = resolveConfig({ ...base, env: { HOME: "/home/u", XDG_DATA_HOME: fx.home }, platform: "linux" });
+    expect(linux.dataDir).toBe(join(fx.home, "svc"));
+    expect(resolveConfig({ ...base, env: { HOME: fx.home }, platform: "linux" }).dataDir).toBe(join(fx.home, ".local", "share", "svc"));
+    expect(resolveConfig({ ...base, env: { HOME: fx.home }, platform: "darwin" }).dataDir).toBe(join(fx.home, "Library", "Application Support", "svc"));
+  });
+});
+
+describe("settings.json policy", () => {
+  test("no settings file: first-responder, no quorum", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null });
+  });
+
+  test.each(["first-responder", "designated", "consensus", "local-only"])("policy.permissionStrategy %s is accepted", async (strategy) => {
+    await using fx = configFixture();
+    fx.writeSettings({ policy: { permissionStrategy: strategy }, unrelated: { key: true } });
+    expect(fx.resolve([]).settings.permissionStrategy).toBe(strategy);
+  });
+
+  test.each<[string, unknown, RegExp]>([
+    ["an unknown strategy", { policy: { permissionStrategy: "majority" } }, /policy\.permissionStrategy must be one of/],
+    ["a strategy of the wrong type", { policy: { permissionStrategy: 1 } }, /policy\.permissionStrategy/],
+    ["a strategy in the wrong case", { policy: { permissionStrategy: "Consensus" } }, /policy\.permissionStrategy/],
+    ["a policy that is not an object", { policy: "consensus" }, /"policy" must be an object/],
+    ["a policy that is an array", { policy: ["consensus"] }, /"policy" must be an object/],
+    ["a zero quorum", { policy: { permissionStrategy: "consensus", consensusQuorum: 0 } }, /policy\.consensusQuorum/],
+    ["a fractional quorum", { policy: { consensusQuorum: 1.5 } }, /policy\.consensusQuorum/],
+    ["a string quorum", { policy: { consensusQuorum: "2" } }, /policy\.consensusQuorum/],
+    ["malformed JSON", "{ not json", /is not valid JSON/],
+    ["a JSON array", "[]", /must hold a JSON object/],
+    ["JSON null", "null", /must hold a JSON object/],
+  ])("%s fails boot naming the file and key", async (_what, doc, message) => {
+    await using fx = configFixture();
+    fx.writeSettings(doc);
+    const err = fx.bootError([]);
+    expect(err).toBeInstanceOf(BootError);
+    expect(err.message).toMatch(message);
+    expect(err.message).toContain(join(fx.home, "settings.json"));
+    expect(err.message).not.toContain("\n");
+  });
+
+  test("a valid quorum is kept", async () => {
+    await using fx = configFixture();
+    fx.writeSettings({ policy: { permissionStrategy: "consensus", consensusQuorum: 3 } });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3 });
+  });
+
+  test("a settings file over 1 MiB is refused", async () => {
+    await using fx = configFixture();
+    fx.writeSettings(JSON.stringify({ pad: "x".repeat(1 << 20) }));
+    expect(fx.bootError([]).message).toContain("larger than 1 MiB");
+  });
+});
+
+describe("agent launch", () => {
+  test("the entry is SVC_CLI_ENTRY (resolved against cwd), else the daemon's own script", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve([]).agent.cliEntry).toEqual({ path: "/opt/svc/main.ts", source: "argv" });
+    expect(fx.resolve([], { SVC_CLI_ENTRY: "agent.js" }).agent.cliEntry).toEqual({ path: join(fx.workspace, "agent.js"), source: "env" });
+  });
+
+  test.each<[string | undefined, string[]]>([
+    [undefined, ["--acp"]],
+    ["", ["--acp"]],
+    ["--acp --verbose", ["--acp", "--verbose"]],
+    ['["--model", "a b"]', ["--model", "a b"]],
+  ])("SVC_CLI_ARGS %j gives %j", async (raw, args) => {
+    await using fx = configFixture();
+    expect(fx.resolve([], { SVC_CLI_ARGS: raw }).agent.cliArgs).toEqual(args);
+  });
+
+  test.each(["[not json", "[1, 2]", '["a", null]'])("a malformed SVC_CLI_ARGS %j fails boot", async (raw) => {
+    await using fx = configFixture();
+    expect(fx.bootError([], { SVC_CLI_ARGS: raw }).message).toContain("SVC_CLI_ARGS");
+  });
+});
