@@ -1,0 +1,67 @@
+/**
+ * Builds the single `svc` binary: `bun build.ts [--outfile dist/svc] [--target bun-linux-arm64]`.
+ *
+ * The executable is minified, stamped with `<package version>+<short git sha>` (the sha only when git
+ * is available), and ignores any `.env` or `bunfig.toml` in the directory it runs from: the daemon's
+ * configuration comes from its flags, environment and settings files, never from a stray project file.
+ * Beside it goes `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads against.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { basename, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { version as packageVersion } from "./package.json";
+
+const ROOT = import.meta.dir;
+const USAGE = "usage: bun build.ts [--outfile <path>] [--target <bun target, e.g. bun-linux-arm64>]";
+
+function readArgs() {
+  try {
+    return parseArgs({
+      args: Bun.argv.slice(2),
+      options: { outfile: { type: "string", default: "dist/svc" }, target: { type: "string" } },
+      strict: true,
+    }).values;
+  } catch (err) {
+    console.error(`build.ts: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const values = readArgs();
+const outfile = resolve(values.outfile);
+
+/** The short sha of HEAD, or null outside a git checkout or without git. */
+function gitShortSha(): string | null {
+  try {
+    const git = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
+    const sha = git.stdout.toString().trim();
+    return git.exitCode === 0 && /^[0-9a-f]+$/.test(sha) ? sha : null;
+  } catch {
+    return null; // git is not installed
+  }
+}
+
+const sha = gitShortSha();
+const version = sha === null ? packageVersion : `${packageVersion}+${sha}`;
+
+await Bun.build({
+  entrypoints: [join(ROOT, "src", "main.ts")],
+  minify: true,
+  define: { SVC_BUILD_VERSION: JSON.stringify(version) },
+  compile: {
+    outfile,
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+    ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
+  },
+});
+
+// Hash the binary chunk by chunk rather than reading ~100 MB into memory at once.
+const hash = createHash("sha256");
+for await (const chunk of createReadStream(outfile)) hash.update(chunk);
+await Bun.write(`${outfile}.sha256`, `${hash.digest("hex")}  ${basename(outfile)}\n`);
+
+const size = Bun.file(outfile).size;
+console.log(`built ${outfile} (svc ${version}${values.target ? `, ${values.target}` : ""})`);
+console.log(`size ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB); checksum in ${outfile}.sha256`);
