@@ -1,0 +1,192 @@
+/**
+ * The ACP connection to one agent child, on the SDK's client app API over the child's stdio.
+ * `open` sends `initialize` with a deadline; the channel is dead once either the process exits or
+ * the connection closes (EOF, a message over MAX_MESSAGE_BYTES, or too much non-JSON output).
+ * Unknown agent→client requests are answered `-32601` by the SDK.
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { DaemonError } from "../errors/daemon-error.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { AgentProcess } from "./agent-process.ts";
+import { guardStdout } from "./stdout-guard.ts";
+
+/** Largest single message accepted from a child; a longer line retires the channel. */
+export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface ChannelHandlers {
+  onSessionUpdate(params: acp.SessionNotification): void;
+  onPermissionRequest(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  /** Agent extension notifications (e.g. `qwen/notify/...`). */
+  onExtNotification(method: string, params: unknown): void;
+}
+
+/** An error the agent answered a request with, forwarded JSON-RPC style (`{error, code: <int>, data?}`). */
+export class AgentRequestError extends DaemonError {
+  override readonly name = "AgentRequestError";
+  constructor(
+    readonly rpcCode: number,
+    message: string,
+    readonly data: unknown,
+  ) {
+    super(500, null, message);
+  }
+
+  override body(): Record<string, unknown> {
+    return this.data === undefined ? { error: this.message, code: this.rpcCode } : { error: this.message, code: this.rpcCode, data: this.data };
+  }
+}
+
+export class ChannelClosedError extends DaemonError {
+  override readonly name = "ChannelClosedError";
+  constructor(detail: string) {
+    super(503, "acp_channel_unavailable", `The agent channel is closed: ${detail}`, { errorKind: "protocol_error", retryable: true }, 1);
+  }
+}
+
+export function initTimeoutError(timeoutMs: number): DaemonError {
+  return new DaemonError(
+    504,
+    "init_timeout",
+    `The agent did not answer initialize within ${timeoutMs} ms`,
+    { errorKind: "init_timeout", retryable: true, sideEffectPossible: false, phase: "channel.initialize", timeoutMs },
+    5,
+  );
+}
+
+function toDaemonError(err: unknown, method: string): DaemonError {
+  if (err instanceof DaemonError) return err;
+  if (err instanceof acp.RequestError) return new AgentRequestError(err.code, err.message, err.data);
+  return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+/**
+ * `session/update` notifications are taken off the message stream before the SDK's dispatcher and
+ * handed over verbatim, in arrival order: the daemon republishes them opaquely (unknown update
+ * kinds and extra fields included), and doing it here keeps them strictly ahead of the prompt
+ * response that follows them on the wire.
+ */
+function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers): acp.Stream {
+  const readable = stream.readable.pipeThrough(
+    new TransformStream<acp.AnyMessage, acp.AnyMessage>({
+      transform(message, controller) {
+        const m = message as { method?: unknown; id?: unknown; params?: unknown };
+        if (m.method === acp.methods.client.session.update && m.id === undefined && m.params && typeof m.params === "object") {
+          try {
+            handlers.onSessionUpdate(m.params as acp.SessionNotification);
+          } catch {
+            // a handler bug must not break the channel
+          }
+          return;
+        }
+        controller.enqueue(message);
+      },
+    }),
+  );
+  return { readable, writable: stream.writable };
+}
+
+export interface RequestOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}
+
+export class AcpChannel {
+  readonly closed: Promise<void>;
+  private isClosed = false;
+  private closeReason = "closed";
+
+  private constructor(
+    private readonly connection: acp.ClientConnection,
+    readonly init: acp.InitializeResponse,
+    private readonly logger: Logger,
+  ) {
+    this.closed = connection.closed.then(
+      () => void (this.isClosed = true),
+      () => void (this.isClosed = true),
+    );
+  }
+
+  /** Connects to the child's stdio and completes `initialize` within `initTimeoutMs`. */
+  static async open(
+    child: AgentProcess,
+    handlers: ChannelHandlers,
+    options: { initTimeoutMs: number; clientVersion: string; logger: Logger },
+  ): Promise<AcpChannel> {
+    const app = acp
+      .client({ name: "svc" })
+      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
+      .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
+
+    const stdin = child.stdin;
+    const output = new WritableStream<Uint8Array>({
+      async write(chunk) {
+        stdin.write(chunk);
+        await stdin.flush();
+      },
+      close() {
+        stdin.end();
+      },
+    });
+    const input = guardStdout(child.stdout, (why) => options.logger.warn("agent stdout rejected", { pid: child.pid, why }));
+    const connection = app.connect(interceptUpdates(acp.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers));
+    // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
+    void child.exited.then(() => connection.close(new Error("agent process exited")));
+
+    const timeout = AbortSignal.timeout(options.initTimeoutMs);
+    let init: acp.InitializeResponse;
+    try {
+      init = await connection.agent.request(
+        acp.methods.agent.initialize,
+        {
+          protocolVersion: acp.PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+          clientInfo: { name: "svc", version: options.clientVersion },
+        },
+        { cancellationSignal: timeout, stopWaitingOnCancel: true },
+      );
+    } catch (err) {
+      connection.close();
+      if (timeout.aborted) throw initTimeoutError(options.initTimeoutMs);
+      throw toDaemonError(err, "initialize");
+    }
+    return new AcpChannel(connection, init, options.logger);
+  }
+
+  get live(): boolean {
+    return !this.isClosed;
+  }
+
+  get agentName(): string {
+    return this.init.agentInfo?.name ?? "";
+  }
+
+  /** Sends a request; errors come back as DaemonErrors (agent errors keep their JSON-RPC code). */
+  async request<T = unknown>(method: string, params: unknown, options: RequestOptions = {}): Promise<T> {
+    if (this.isClosed) throw new ChannelClosedError(this.closeReason);
+    const signals = [options.signal, options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs)].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const cancellationSignal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    try {
+      return await this.connection.agent.request<T>(method, params, cancellationSignal ? { cancellationSignal, stopWaitingOnCancel: true } : undefined);
+    } catch (err) {
+      if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted)
+        throw new DaemonError(504, "agent_timeout", `The agent did not answer ${method} within ${options.timeoutMs} ms`, { errorKind: "init_timeout" });
+      throw toDaemonError(err, method);
+    }
+  }
+
+  async notify(method: string, params: unknown): Promise<void> {
+    if (this.isClosed) return;
+    try {
+      await this.connection.agent.notify(method, params);
+    } catch (err) {
+      this.logger.debug("notify failed", { method, error: String(err) });
+    }
+  }
+
+  close(reason = "closed by the daemon"): void {
+    this.closeReason = reason;
+    this.connection.close(new Error(reason));
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * One agent child process: spawned in its own process group in the workspace directory, stderr
+ * pumped into the log with a bounded tail, exit observed, and a bounded stop sequence:
+ * close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group.
+ */
+import type { Subprocess } from "bun";
+import type { AgentLaunch } from "../config/config.ts";
+import { DaemonError } from "../errors/daemon-error.ts";
+import type { Logger } from "../logging/logger.ts";
+import { childEnv } from "./child-env.ts";
+import type { OrphanReaper } from "./orphan-reaper.ts";
+import { StderrTail, pumpStderr } from "./stderr-tail.ts";
+
+/** Stop sequence budgets. */
+export const STDIN_CLOSE_GRACE_MS = 1500;
+export const SIGTERM_GRACE_MS = 1500;
+
+export interface ExitInfo {
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
+}
+
+export class MissingCliEntryError extends DaemonError {
+  override readonly name = "MissingCliEntryError";
+  constructor() {
+    super(500, "missing_cli_entry", "Cannot determine the CLI entry path for spawning the agent child (set SVC_CLI_ENTRY)", {
+      errorKind: "missing_binary",
+    });
+  }
+}
+
+/** The argv of a child: `[runtime, entry?, ...args]` and extra environment. */
+export function childCommand(launch: AgentLaunch): { argv: string[]; env: Record<string, string> } {
+  if (launch.cliEntry === null) throw new MissingCliEntryError();
+  // A compiled binary runs its own embedded entry when started bare; any other entry needs it to act as bun.
+  if (launch.compiled && launch.cliEntry.source === "argv") return { argv: [launch.execPath, ...launch.cliArgs], env: {} };
+  return { argv: [launch.execPath, launch.cliEntry.path, ...launch.cliArgs], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };
+}
+
+export interface SpawnOptions {
+  readonly launch: AgentLaunch;
+  readonly cwd: string;
+  /** Profile-specific variables. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
+  readonly logger: Logger;
+  readonly reaper: OrphanReaper;
+}
+
+export class AgentProcess {
+  readonly pid: number;
+  readonly exited: Promise<ExitInfo>;
+  private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
+  private readonly stderr: StderrTail;
+  private exitInfo: ExitInfo | null = null;
+  private stopping: Promise<ExitInfo> | null = null;
+
+  constructor(private readonly options: SpawnOptions) {
+    const { argv, env } = childCommand(options.launch);
+    const log = options.logger;
+    this.proc = Bun.spawn(argv, {
+      cwd: options.cwd,
+      env: childEnv(options.launch.baseEnv, { ...env, ...options.extraEnv }),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      detached: process.platform !== "win32",
+    });
+    this.pid = this.proc.pid;
+    options.reaper.track(this.pid);
+    this.stderr = new StderrTail((line) => log.debug("agent stderr", { pid: this.pid, line }));
+    void pumpStderr(this.proc.stderr, this.stderr);
+    this.exited = this.proc.exited.then(() => {
+      const info: ExitInfo = { exitCode: this.proc.exitCode, signalCode: this.proc.signalCode === null ? null : String(this.proc.signalCode) };
+      this.exitInfo = info;
+      options.reaper.untrack(this.pid);
+      log.info("agent exited", { pid: this.pid, exitCode: info.exitCode, signal: info.signalCode });
+      return info;
+    });
+    log.info("agent spawned", { pid: this.pid, cwd: options.cwd });
+  }
+
+  get stdin(): Subprocess<"pipe", "pipe", "pipe">["stdin"] {
+    return this.proc.stdin;
+  }
+
+  get stdout(): ReadableStream<Uint8Array> {
+    return this.proc.stdout;
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === null;
+  }
+
+  /** The last lines the child wrote to stderr (bounded). */
+  stderrTail(): readonly string[] {
+    return this.stderr.tail();
+  }
+
+  /** Bounded stop: close stdin, then SIGTERM, then SIGKILL, each to the whole process group. */
+  stop(): Promise<ExitInfo> {
+    this.stopping ??= (async () => {
+      if (this.exitInfo) return this.exitInfo;
+      try {
+        this.proc.stdin.end();
+      } catch {
+        // already closed
+      }
+      if (await this.exitsWithin(STDIN_CLOSE_GRACE_MS)) return this.exitInfo!;
+      this.signalGroup("SIGTERM");
+      if (await this.exitsWithin(SIGTERM_GRACE_MS)) return this.exitInfo!;
+      this.signalGroup("SIGKILL");
+      return await this.exited;
+    })();
+    return this.stopping;
+  }
+
+  /** Immediate SIGKILL of the group (daemon shutdown deadline, protocol violations). */
+  kill(): void {
+    if (this.exitInfo === null) this.signalGroup("SIGKILL");
+  }
+
+  private signalGroup(signal: "SIGTERM" | "SIGKILL"): void {
+    try {
+      if (process.platform === "win32") this.proc.kill(signal);
+      else process.kill(-this.pid, signal);
+    } catch {
+      try {
+        this.proc.kill(signal);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  private async exitsWithin(ms: number): Promise<boolean> {
+    let timer: Timer | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+    const done = await Promise.race([this.exited.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return done;
+  }
+}

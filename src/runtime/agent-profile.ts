@@ -1,0 +1,114 @@
+/**
+ * Agent profiles map what the daemon needs onto the methods an agent actually implements. The
+ * profile is picked from `agentInfo.name` after `initialize`:
+ * - `generic`: standard ACP only;
+ * - `qwen-code`: `qwen/control/session/close`, `craft/cancelPendingPrompt` and `qwen/status/*`,
+ *   each with a standard fallback (see spec/acp-agents.md §3–4).
+ */
+import { DaemonError } from "../errors/daemon-error.ts";
+import { AgentRequestError, type AcpChannel } from "./acp-channel.ts";
+
+/** Variables every child gets: stops Qwen Code from re-spawning itself under us. */
+export const SPAWN_ENV: Readonly<Record<string, string>> = { QWEN_CODE_NO_RELAUNCH: "true" };
+
+/** Budget for housekeeping requests (close, cancel, status) so a stuck agent cannot hang a route. */
+export const CONTROL_TIMEOUT_MS = 10_000;
+const QWEN_CLOSE_DRAIN_MS = 8000;
+const METHOD_NOT_FOUND = -32601;
+
+export type ProfileName = "generic" | "qwen-code";
+
+export interface SessionState {
+  readonly models?: unknown;
+  readonly modes?: unknown;
+  readonly configOptions?: unknown;
+}
+
+export interface AgentProfile {
+  readonly name: ProfileName;
+  closeSession(channel: AcpChannel, sessionId: string): Promise<void>;
+  cancelPrompt(channel: AcpChannel, sessionId: string): Promise<void>;
+  /** Switches the session's model; resolves with the agent's result. */
+  setModel(channel: AcpChannel, sessionId: string, modelId: string, state: SessionState): Promise<Record<string, unknown>>;
+  /** Live model/mode/config state, when the agent can report it beyond what session/new gave. */
+  sessionContext(channel: AcpChannel, sessionId: string): Promise<Record<string, unknown> | null>;
+  /** The agent's command list, when it can report one on demand. */
+  supportedCommands(channel: AcpChannel, sessionId: string): Promise<unknown[] | null>;
+}
+
+const isMissing = (err: unknown) => err instanceof AgentRequestError && err.rpcCode === METHOD_NOT_FOUND;
+
+function hasModelConfigOption(state: SessionState): boolean {
+  return Array.isArray(state.configOptions) && state.configOptions.some((o) => (o as { id?: unknown; category?: unknown }).id === "model" || (o as { category?: unknown }).category === "model");
+}
+
+async function standardSetModel(channel: AcpChannel, sessionId: string, modelId: string, state: SessionState, preferConfigOption: boolean) {
+  if (preferConfigOption || hasModelConfigOption(state)) {
+    try {
+      return await channel.request<Record<string, unknown>>("session/set_config_option", { sessionId, configId: "model", value: modelId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+    }
+  }
+  return await channel.request<Record<string, unknown>>("session/set_model", { sessionId, modelId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+}
+
+const generic: AgentProfile = {
+  name: "generic",
+  async closeSession(channel, sessionId) {
+    const caps = channel.init.agentCapabilities?.sessionCapabilities as { close?: unknown } | undefined;
+    if (caps?.close == null) return; // nothing to tell an agent that cannot close sessions
+    await channel.request("session/close", { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+  },
+  async cancelPrompt(channel, sessionId) {
+    await channel.notify("session/cancel", { sessionId });
+  },
+  setModel: (channel, sessionId, modelId, state) => standardSetModel(channel, sessionId, modelId, state, false),
+  sessionContext: async () => null,
+  supportedCommands: async () => null,
+};
+
+const qwenCode: AgentProfile = {
+  name: "qwen-code",
+  async closeSession(channel, sessionId) {
+    try {
+      await channel.request("qwen/control/session/close", { sessionId, drainTimeoutMs: QWEN_CLOSE_DRAIN_MS }, { timeoutMs: QWEN_CLOSE_DRAIN_MS + 2000 });
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      await generic.closeSession(channel, sessionId);
+    }
+  },
+  async cancelPrompt(channel, sessionId) {
+    try {
+      const result = await channel.request<{ cancelled?: boolean }>("craft/cancelPendingPrompt", { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+      if (result?.cancelled) return;
+    } catch (err) {
+      if (!(err instanceof DaemonError)) throw err;
+    }
+    await channel.notify("session/cancel", { sessionId });
+  },
+  // session/set_model makes Qwen Code persist the choice into the user's settings; the config
+  // option switches without persisting.
+  setModel: (channel, sessionId, modelId, state) => standardSetModel(channel, sessionId, modelId, state, true),
+  async sessionContext(channel, sessionId) {
+    try {
+      return await channel.request<Record<string, unknown>>("qwen/status/session/context", { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  },
+  async supportedCommands(channel, sessionId) {
+    try {
+      const result = await channel.request<{ availableCommands?: unknown[] }>("qwen/status/session/supported_commands", { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+      return Array.isArray(result?.availableCommands) ? result.availableCommands : null;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  },
+};
+
+export function profileFor(agentName: string): AgentProfile {
+  return agentName === "qwen-code" ? qwenCode : generic;
+}

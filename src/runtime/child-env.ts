@@ -1,0 +1,16 @@
+/**
+ * The environment an agent child starts with: the daemon's own, minus what the child must never
+ * see (the daemon's bearer token and other daemon-private variables), plus the profile's additions.
+ */
+const DENIED = new Set(["SVC_SERVER_TOKEN", "SVC_CLI_ENTRY", "SVC_CLI_ARGS"]);
+/** Bun's own loaders must not turn a third-party entry into something else. */
+const DENIED_PREFIXES = ["BUN_INSPECT", "NODE_OPTIONS"];
+
+export function childEnv(base: Readonly<Record<string, string | undefined>>, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(base)) {
+    if (value === undefined || DENIED.has(name) || DENIED_PREFIXES.some((p) => name.startsWith(p))) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}

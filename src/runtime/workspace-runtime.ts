@@ -1,0 +1,178 @@
+/**
+ * One workspace's agent runtime: at most one child process and ACP channel, shared by every session
+ * of the workspace. Started on first need (concurrent starts coalesce onto one spawn), torn down as
+ * a whole when the child exits: every registered session is told, and the next start spawns a
+ * fresh child. Status reads never start it.
+ */
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { AgentLaunch } from "../config/config.ts";
+import type { Logger } from "../logging/logger.ts";
+import { AcpChannel, type ChannelHandlers } from "./acp-channel.ts";
+import { AgentProcess, childCommand, type ExitInfo } from "./agent-process.ts";
+import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import type { OrphanReaper } from "./orphan-reaper.ts";
+
+/** What a session hands the runtime to receive its share of the channel's traffic. */
+export interface SessionSink {
+  onUpdate(params: acp.SessionNotification): void;
+  onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  /** The child exited or the channel broke; the session is gone. */
+  onChannelDied(info: ChannelDeath): void;
+}
+
+export interface ChannelDeath {
+  readonly reason: "channel_closed" | "daemon_shutdown";
+  readonly exitCode: number | null;
+  readonly signalCode: string | null;
+}
+
+export interface RuntimeDeps {
+  readonly launch: AgentLaunch;
+  readonly initTimeoutMs: number;
+  readonly version: string;
+  readonly logger: Logger;
+  readonly reaper: OrphanReaper;
+}
+
+interface Live {
+  readonly child: AgentProcess;
+  readonly channel: AcpChannel;
+  readonly profile: AgentProfile;
+}
+
+const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+/**
+ * Updates for a session id nobody has registered yet are held briefly (an agent may announce a new
+ * session's commands before its `session/new` answer is processed): at most EARLY_SESSIONS ids,
+ * EARLY_UPDATES updates each; the oldest id is dropped past that.
+ */
+const EARLY_SESSIONS = 16;
+const EARLY_UPDATES = 64;
+
+export class WorkspaceRuntime {
+  private live: Live | null = null;
+  private starting: Promise<Live> | null = null;
+  private readonly sinks = new Map<string, SessionSink>();
+  private readonly early = new Map<string, acp.SessionNotification[]>();
+  private stopped = false;
+
+  constructor(
+    readonly cwd: string,
+    private readonly deps: RuntimeDeps,
+  ) {}
+
+  get channelLive(): boolean {
+    return this.live !== null && this.live.channel.live;
+  }
+
+  get pid(): number | null {
+    return this.live?.child.pid ?? null;
+  }
+
+  get sessionCount(): number {
+    return this.sinks.size;
+  }
+
+  /** The live channel, starting the child if needed. Concurrent callers share one spawn. */
+  async ensureStarted(): Promise<Live> {
+    if (this.stopped) throw new Error("runtime stopped");
+    if (this.live) return this.live;
+    this.starting ??= this.start().finally(() => (this.starting = null));
+    return await this.starting;
+  }
+
+  /** The live channel if there is one; never starts a child. */
+  current(): Live | null {
+    return this.live;
+  }
+
+  /** Routes the session's traffic to `sink`, first replaying anything that arrived before it. */
+  register(sessionId: string, sink: SessionSink): void {
+    this.sinks.set(sessionId, sink);
+    const held = this.early.get(sessionId);
+    this.early.delete(sessionId);
+    for (const update of held ?? []) sink.onUpdate(update);
+  }
+
+  unregister(sessionId: string): void {
+    this.sinks.delete(sessionId);
+  }
+
+  /** Stops the child (bounded) and tells every session. Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const live = this.live ?? (await this.starting?.catch(() => null)) ?? null;
+    if (!live) return;
+    this.teardown(live, { reason: "daemon_shutdown", exitCode: null, signalCode: null });
+    live.channel.close("daemon shutdown");
+    await live.child.stop();
+  }
+
+  /** Stops an idle child (no sessions) so the next session starts a fresh one. */
+  async stopIfIdle(): Promise<void> {
+    const live = this.live;
+    if (!live || this.sinks.size > 0) return;
+    this.live = null;
+    live.channel.close("idle");
+    await live.child.stop();
+  }
+
+  private async start(): Promise<Live> {
+    const { deps } = this;
+    childCommand(deps.launch); // throws MissingCliEntryError before anything is spawned
+    const child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper });
+    const handlers: ChannelHandlers = {
+      onSessionUpdate: (params) => this.route(params),
+      onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
+      onExtNotification: (method) => deps.logger.debug("agent notification", { method }),
+    };
+    let channel: AcpChannel;
+    try {
+      channel = await AcpChannel.open(child, handlers, { initTimeoutMs: deps.initTimeoutMs, clientVersion: deps.version, logger: deps.logger });
+    } catch (err) {
+      child.kill();
+      await child.exited;
+      throw err;
+    }
+    const live: Live = { child, channel, profile: profileFor(channel.agentName) };
+    if (this.stopped) {
+      channel.close("daemon shutdown");
+      await child.stop();
+      throw new Error("runtime stopped");
+    }
+    this.live = live;
+    deps.logger.info("agent ready", { pid: child.pid, agent: channel.agentName || "unknown", profile: live.profile.name });
+    void Promise.race([child.exited, channel.closed.then(() => null)]).then(async (exit: ExitInfo | null) => {
+      // A channel that broke while the process lives (garbage, oversized message) ends the process too.
+      if (exit === null) child.kill();
+      const info = exit ?? (await child.exited);
+      if (this.live === live) this.teardown(live, { reason: "channel_closed", exitCode: info.exitCode, signalCode: info.signalCode });
+    });
+    return live;
+  }
+
+  private route(params: acp.SessionNotification): void {
+    const sink = this.sinks.get(params.sessionId);
+    if (sink) return sink.onUpdate(params);
+    let held = this.early.get(params.sessionId);
+    if (!held) {
+      if (this.early.size >= EARLY_SESSIONS) this.early.delete(this.early.keys().next().value!);
+      this.early.set(params.sessionId, (held = []));
+    }
+    if (held.length < EARLY_UPDATES) held.push(params);
+  }
+
+  private teardown(live: Live, death: ChannelDeath): void {
+    this.early.clear();
+    if (this.live === live) this.live = null;
+    const sinks = [...this.sinks.values()];
+    this.sinks.clear();
+    for (const sink of sinks) {
+      try {
+        sink.onChannelDied(death);
+      } catch (err) {
+        this.deps.logger.error("session teardown failed", { error: String(err) });
+      }
+    }
+  }
+}

@@ -1,0 +1,263 @@
+/**
+ * Live sessions of the daemon: create (scope `single` attaches to the workspace's default session,
+ * `thread` always makes a new one; concurrent creates coalesce onto one spawn), caps, close, death
+ * with the child, heartbeats and the idle reaper.
+ */
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { Config } from "../config/config.ts";
+import { DaemonError } from "../errors/daemon-error.ts";
+import type { Logger } from "../logging/logger.ts";
+import type { ChannelDeath, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import { LiveSession, type EndReason, type SessionHooks } from "./live-session.ts";
+import { applyModel, checkStartupConfig, type StartupConfig } from "./model-selection.ts";
+import type { RuntimeRegistry } from "./runtime-registry.ts";
+
+export interface CreateRequest {
+  readonly cwd?: string;
+  readonly sessionScope?: string;
+  readonly modelServiceId?: string;
+  readonly startupConfig?: unknown;
+}
+
+export interface CreateResult {
+  sessionId: string;
+  workspaceCwd: string;
+  attached: boolean;
+  clientId: string;
+  createdAt: string;
+  hasActivePrompt?: boolean;
+  modelApplied?: boolean;
+  startupConfigApplied?: Record<string, unknown>;
+}
+
+export interface ManagerDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly runtimes: RuntimeRegistry;
+  readonly hooks: Pick<SessionHooks, "onPermission">;
+  /** Work still running in a session (prompts, pending permissions); such sessions are never reaped. */
+  readonly busy: (session: LiveSession) => boolean;
+  readonly now?: () => number;
+}
+
+export const sessionNotFound = (sessionId: string) => new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, { sessionId });
+
+export class SessionManager {
+  private readonly sessions = new Map<string, LiveSession>();
+  /** The `single`-scope session of each workspace. */
+  private readonly defaults = new Map<string, string>();
+  /** A default session being created, shared by concurrent `single` creates. */
+  private readonly pendingDefaults = new Map<string, Promise<LiveSession>>();
+  /** Creations in flight, counted against the caps. */
+  private readonly inflight = new Map<string, number>();
+  private reaper: Timer | null = null;
+  private readonly now: () => number;
+  private readonly hooks: SessionHooks;
+
+  constructor(private readonly deps: ManagerDeps) {
+    this.now = deps.now ?? Date.now;
+    this.hooks = { onPermission: deps.hooks.onPermission, onDied: (s, death) => this.died(s, death) };
+  }
+
+  get count(): number {
+    return this.sessions.size;
+  }
+
+  all(): IterableIterator<LiveSession> {
+    return this.sessions.values();
+  }
+
+  /** The live session, or 404 `session_not_found`. */
+  get(sessionId: string): LiveSession {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw sessionNotFound(sessionId);
+    return session;
+  }
+
+  async create(request: CreateRequest, clientHeader: string | null): Promise<CreateResult> {
+    const runtime = this.deps.runtimes.forCwd(request.cwd);
+    const scope = request.sessionScope ?? (request.startupConfig === undefined ? "single" : "thread");
+    if (scope !== "single" && scope !== "thread")
+      throw new DaemonError(400, "invalid_session_scope", "`sessionScope` must be `single` or `thread`", { sessionScope: scope });
+    const startup = request.startupConfig === undefined ? null : checkStartupConfig(request.startupConfig, request);
+
+    if (scope === "thread") return await this.fresh(runtime, request.modelServiceId, startup);
+
+    const existing = this.defaultOf(runtime);
+    if (existing) return await this.attach(existing, clientHeader, request.modelServiceId);
+    const pending = this.pendingDefaults.get(runtime.cwd);
+    if (pending) return await this.attach(await pending, clientHeader, request.modelServiceId);
+
+    const creation = this.spawn(runtime);
+    this.pendingDefaults.set(runtime.cwd, creation);
+    let session: LiveSession;
+    try {
+      session = await creation;
+    } finally {
+      this.pendingDefaults.delete(runtime.cwd);
+    }
+    this.defaults.set(runtime.cwd, session.id);
+    return await this.welcome(session, request.modelServiceId, null);
+  }
+
+  /** Closes a live session (DELETE, idle reaper, shutdown). */
+  async close(sessionId: string, reason: EndReason, closedBy?: string): Promise<void> {
+    const session = this.get(sessionId);
+    this.forget(session);
+    session.end(reason, { type: "session_closed", data: { reason, ...(closedBy ? { closedBy } : {}) }, originatorClientId: closedBy });
+    const live = session.runtime.current();
+    if (live) {
+      try {
+        await live.profile.closeSession(live.channel, sessionId);
+      } catch (err) {
+        this.deps.logger.warn("agent did not close the session cleanly", { sessionId, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    this.releaseIdleRuntime(session.runtime);
+  }
+
+  /** Records a heartbeat; returns what the route answers. */
+  heartbeat(sessionId: string, clientId: string | null): { sessionId: string; clientId?: string; lastSeenAt: number } {
+    const session = this.get(sessionId);
+    session.clients.require(sessionId, clientId);
+    const now = this.now();
+    session.lastSeenAt = now;
+    if (clientId !== null) session.clients.touch(clientId, now);
+    return clientId === null ? { sessionId, lastSeenAt: now } : { sessionId, clientId, lastSeenAt: now };
+  }
+
+  /** Starts the idle reaper (`--session-idle-timeout-ms`, 0 disables it). */
+  startReaper(): void {
+    const { sessionIdleTimeoutMs, sessionReapIntervalMs } = this.deps.config.limits;
+    if (sessionIdleTimeoutMs === 0 || this.reaper) return;
+    this.reaper = setInterval(() => this.reapIdle(), Math.min(sessionReapIntervalMs, sessionIdleTimeoutMs));
+    this.reaper.unref();
+  }
+
+  /** Closes sessions idle past the timeout with no subscriber and no running work. */
+  reapIdle(): void {
+    const cutoff = this.now() - this.deps.config.limits.sessionIdleTimeoutMs;
+    for (const session of [...this.sessions.values()]) {
+      if (session.lastSeenAt > cutoff || session.bus.subscriberCount > 0 || this.deps.busy(session)) continue;
+      this.deps.logger.info("reaping idle session", { sessionId: session.id });
+      void this.close(session.id, "idle_timeout").catch(() => {});
+    }
+  }
+
+  /** Ends every session (daemon shutdown); the runtimes are stopped by their registry. */
+  shutdown(): void {
+    if (this.reaper) clearInterval(this.reaper);
+    this.reaper = null;
+    for (const session of [...this.sessions.values()]) {
+      this.forget(session);
+      session.end("daemon_shutdown", { type: "session_died", data: { reason: "daemon_shutdown" } });
+    }
+  }
+
+  private defaultOf(runtime: WorkspaceRuntime): LiveSession | null {
+    const id = this.defaults.get(runtime.cwd);
+    return id === undefined ? null : (this.sessions.get(id) ?? null);
+  }
+
+  private async fresh(runtime: WorkspaceRuntime, modelServiceId: string | undefined, startup: StartupConfig | null) {
+    const session = await this.spawn(runtime);
+    if (startup) {
+      const applied = await applyModel(session, startup.modelServiceId, null);
+      if (!applied) {
+        await this.close(session.id, "client_close").catch(() => {});
+        throw new DaemonError(422, "startup_config_rejected", `The agent rejected model ${JSON.stringify(startup.modelServiceId)}`, {
+          modelServiceId: startup.modelServiceId,
+        });
+      }
+    }
+    return await this.welcome(session, modelServiceId, startup);
+  }
+
+  /** The response for the session's creator (a new session has no registered client to reuse). */
+  private async welcome(session: LiveSession, modelServiceId: string | undefined, startup: StartupConfig | null) {
+    const clientId = session.clients.attach(null, this.now());
+    const result: CreateResult = { sessionId: session.id, workspaceCwd: session.workspaceCwd, attached: false, clientId, createdAt: new Date(session.createdAt).toISOString() };
+    if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
+    if (startup) {
+      result.modelApplied = true;
+      result.startupConfigApplied = startup.applied(session);
+    }
+    return result;
+  }
+
+  private async attach(session: LiveSession, clientHeader: string | null, modelServiceId: string | undefined): Promise<CreateResult> {
+    const now = this.now();
+    const clientId = session.clients.attach(clientHeader, now);
+    session.lastSeenAt = now;
+    const result: CreateResult = {
+      sessionId: session.id,
+      workspaceCwd: session.workspaceCwd,
+      attached: true,
+      clientId,
+      createdAt: new Date(session.createdAt).toISOString(),
+      hasActivePrompt: this.deps.busy(session),
+    };
+    if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
+    return result;
+  }
+
+  private checkCaps(runtime: WorkspaceRuntime): void {
+    const { maxSessions, maxTotalSessions } = this.deps.config.limits;
+    const inWorkspace = runtime.sessionCount + (this.inflight.get(runtime.cwd) ?? 0);
+    let total = this.sessions.size;
+    for (const n of this.inflight.values()) total += n;
+    const over = (scope: "workspace" | "total", limit: number) =>
+      new DaemonError(503, "session_limit_exceeded", `Session limit reached (${limit})`, { limit, scope }, 5);
+    if (maxSessions > 0 && inWorkspace >= maxSessions) throw over("workspace", maxSessions);
+    if (maxTotalSessions > 0 && total >= maxTotalSessions) throw over("total", maxTotalSessions);
+  }
+
+  /** Starts the runtime if needed and opens a new agent session on it. */
+  private async spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
+    this.checkCaps(runtime);
+    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
+    try {
+      const live = await runtime.ensureStarted();
+      const response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
+        "session/new",
+        { cwd: runtime.cwd, mcpServers: [] },
+        { timeoutMs: this.deps.config.limits.initTimeoutMs },
+      );
+      if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
+        throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
+      if (this.sessions.has(response.sessionId))
+        throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
+      const session = new LiveSession(response.sessionId, runtime, response, this.hooks, { ringSize: this.deps.config.limits.eventRingSize, now: this.now() });
+      this.sessions.set(session.id, session);
+      runtime.register(session.id, session);
+      return session;
+    } finally {
+      const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
+      if (n === 0) this.inflight.delete(runtime.cwd);
+      else this.inflight.set(runtime.cwd, n);
+      this.releaseIdleRuntime(runtime);
+    }
+  }
+
+  private died(session: LiveSession, death: ChannelDeath): void {
+    this.forget(session);
+    session.end("channel_closed", {
+      type: "session_died",
+      data: { reason: death.reason, exitCode: death.exitCode, signalCode: death.signalCode },
+    });
+  }
+
+  private forget(session: LiveSession): void {
+    this.sessions.delete(session.id);
+    if (this.defaults.get(session.workspaceCwd) === session.id) this.defaults.delete(session.workspaceCwd);
+  }
+
+  /** With no session left (and none being created), the child goes after `--channel-idle-timeout-ms`. */
+  private releaseIdleRuntime(runtime: WorkspaceRuntime): void {
+    if (runtime.sessionCount > 0 || this.inflight.has(runtime.cwd)) return;
+    const timer = setTimeout(() => {
+      if (runtime.sessionCount === 0 && !this.inflight.has(runtime.cwd)) void runtime.stopIfIdle();
+    }, this.deps.config.limits.channelIdleTimeoutMs);
+    timer.unref();
+  }
+}
