@@ -7,11 +7,13 @@ import type { Config } from "./config/config.ts";
 import { BootError } from "./config/boot-error.ts";
 import { urlHost } from "./config/net.ts";
 import type { Logger } from "./logging/logger.ts";
-import type { ActivitySnapshot, AppDeps } from "./server/app-deps.ts";
+import type { AppDeps } from "./server/app-deps.ts";
 import { createApp } from "./server/app.ts";
 import { createFrontDoor } from "./server/front-door.ts";
 import { RateLimiter } from "./server/security/rate-limiter.ts";
 import { TransportStats } from "./server/transport-stats.ts";
+import { RuntimeRegistry } from "./sessions/runtime-registry.ts";
+import { SessionManager } from "./sessions/session-manager.ts";
 
 /**
  * Bun closes a connection idle this long, waiting for a handler included. Short, so half-open or
@@ -29,8 +31,6 @@ export interface Daemon {
   stop(graceMs?: number): Promise<void>;
 }
 
-const IDLE_ACTIVITY: ActivitySnapshot = { sessions: 0, pendingPermissions: 0, activePrompts: 0, liveChannels: 0 };
-
 export interface DaemonOptions {
   readonly logger: Logger;
   /** Epoch ms the process started (for startup timing in daemon status). */
@@ -40,18 +40,31 @@ export interface DaemonOptions {
 export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   const { logger } = options;
   const transport = new TransportStats();
+  const runtimes = new RuntimeRegistry(config, logger);
+  const sessions = new SessionManager({ config, logger, runtimes });
+  let server: Server<unknown> | null = null;
   const deps: AppDeps = {
     config,
     logger,
     daemon: { id: `daemon:${process.pid}`, pid: process.pid, processStartedAt: options.processStartedAt ?? Date.now(), listenerReadyAt: null },
     transport,
     rateLimiter: config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null,
-    activity: () => IDLE_ACTIVITY,
+    activity: () => {
+      let pendingPermissions = 0;
+      let activePrompts = 0;
+      for (const s of sessions.all()) {
+        pendingPermissions += s.permissions.pendingCount;
+        if (s.prompts.running) activePrompts++;
+      }
+      return { sessions: sessions.count, pendingPermissions, activePrompts, liveChannels: runtimes.all().filter((r) => r.channelLive).length };
+    },
+    sessions,
+    runtimes,
+    remoteAddress: (request) => server?.requestIP(request)?.address ?? null,
   };
   const built = createApp(deps);
 
   let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
-  let server: Server<unknown>;
   try {
     server = Bun.serve({
       hostname: config.hostname,
@@ -73,9 +86,11 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     if (code === "EACCES") throw new BootError(`no permission to bind ${config.hostname}:${config.port}`);
     throw new BootError(`cannot listen on ${config.hostname}:${config.port}: ${(err as Error).message}`);
   }
-  const port = server.port!;
+  const listener = server;
+  const port = listener.port!;
   frontDoor = createFrontDoor({ config, logger, app: built.fetch, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port });
   deps.daemon.listenerReadyAt = Date.now();
+  sessions.startReaper();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -84,9 +99,13 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     features: built.features,
     stop(graceMs = 5000) {
       stopping ??= (async () => {
-        const graceful = server.stop(false);
+        // Stop accepting, end every session (their prompts get terminal events, streams close),
+        // then stop the agent children; whatever is still open at the deadline is cut.
+        const graceful = listener.stop(false);
+        sessions.shutdown();
         const deadline = new Promise<"timeout">((resolve) => setTimeout(resolve, graceMs, "timeout").unref());
-        if ((await Promise.race([graceful.then(() => "done" as const), deadline])) === "timeout") await server.stop(true);
+        const done = Promise.all([graceful, runtimes.stop()]).then(() => "done" as const);
+        if ((await Promise.race([done, deadline])) === "timeout") await listener.stop(true);
       })();
       return stopping;
     },

@@ -1,6 +1,8 @@
 /** What the HTTP app needs from the rest of the daemon. Tests build their own. */
 import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
+import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
+import type { SessionManager } from "../sessions/session-manager.ts";
 import type { RateLimiter } from "./security/rate-limiter.ts";
 import type { TransportStats } from "./transport-stats.ts";
 
@@ -28,4 +30,8 @@ export interface AppDeps {
   readonly transport: TransportStats;
   readonly rateLimiter: RateLimiter | null;
   readonly activity: () => ActivitySnapshot;
+  readonly sessions: SessionManager;
+  readonly runtimes: RuntimeRegistry;
+  /** The socket address a request came from (null once it is gone). */
+  readonly remoteAddress: (request: Request) => string | null;
 }

@@ -11,8 +11,14 @@ import { isStreamedUpload, readJsonBody } from "./json-body.ts";
 import { capabilitiesRoutes } from "./routes/capabilities.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { fileRoutes } from "./routes/files.ts";
+import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { landingRoutes } from "./routes/landing.ts";
+import { permissionRoutes } from "./routes/permissions.ts";
+import { promptRoutes } from "./routes/prompts.ts";
+import { sessionInfoRoutes } from "./routes/session-info.ts";
+import { sessionRoutes } from "./routes/sessions.ts";
 
 export interface BuiltApp {
   readonly app: Elysia;
@@ -30,6 +36,12 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(healthRoutes(deps))
     .use(capabilitiesRoutes(deps.config, () => features))
     .use(daemonStatusRoutes(deps))
+    .use(fileRoutes(deps))
+    .use(sessionRoutes(deps))
+    .use(sessionInfoRoutes(deps))
+    .use(promptRoutes(deps))
+    .use(eventRoutes(deps))
+    .use(permissionRoutes(deps))
     .use(docsRoutes(deps.config.version));
   if (deps.config.web) app.use(landingRoutes(deps.config.version));
 

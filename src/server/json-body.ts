@@ -16,12 +16,13 @@ export function isStreamedUpload(contentType: string | null): boolean {
 }
 
 async function readCapped(request: Request, cap: number): Promise<string> {
+  if (request.body === null) return "";
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     if (Number(declared) > cap) throw bodyTooLarge();
     return await request.text();
   }
-  const reader = request.body!.getReader();
+  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {

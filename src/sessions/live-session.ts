@@ -6,8 +6,11 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { EventBus } from "../events/event-bus.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
+import type { Logger } from "../logging/logger.ts";
 import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { ClientRegistry } from "./client-ids.ts";
+import { PermissionBroker, type BrokerSettings } from "./permission-broker.ts";
+import { PromptQueue } from "./prompt-queue.ts";
 
 /** SSE subscribers per session; past it subscribing answers 429. */
 export const MAX_SUBSCRIBERS_PER_SESSION = 1024;
@@ -29,15 +32,24 @@ export interface SessionMetadata {
 export type EndReason = "client_close" | "idle_timeout" | "channel_closed" | "daemon_shutdown";
 
 export interface SessionHooks {
-  /** The agent asks for a tool confirmation (the permission mediator answers). */
-  onPermission(session: LiveSession, params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** The session ended from the runtime side (child exit); the manager forgets it. */
   onDied(session: LiveSession, death: ChannelDeath): void;
+}
+
+export interface SessionOptions {
+  readonly ringSize: number;
+  readonly now: number;
+  readonly maxPendingPrompts: number;
+  readonly promptDeadlineMs: number | null;
+  readonly permissions: BrokerSettings;
+  readonly logger: Logger;
 }
 
 export class LiveSession implements SessionSink {
   readonly bus: EventBus;
   readonly clients = new ClientRegistry();
+  readonly prompts: PromptQueue;
+  readonly permissions: PermissionBroker;
   readonly createdAt: number;
   lastSeenAt: number;
   readonly state: SessionState;
@@ -52,12 +64,32 @@ export class LiveSession implements SessionSink {
     readonly runtime: WorkspaceRuntime,
     state: SessionState,
     private readonly hooks: SessionHooks,
-    options: { ringSize: number; now: number },
+    options: SessionOptions,
   ) {
     this.createdAt = options.now;
     this.lastSeenAt = options.now;
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };
     this.bus = new EventBus({ ringSize: options.ringSize, maxSubscribers: MAX_SUBSCRIBERS_PER_SESSION });
+    this.permissions = new PermissionBroker(
+      {
+        sessionId: id,
+        publish: (type, data, fields) => this.publish(type, data, fields),
+        registeredClients: () => this.clients.ids(),
+        promptFields: () => this.promptFields,
+      },
+      options.permissions,
+    );
+    this.prompts = new PromptQueue(this, {
+      maxPending: options.maxPendingPrompts,
+      deadlineMs: options.promptDeadlineMs,
+      logger: options.logger,
+      onPromptEnded: (promptId) => this.permissions.cancelAll("prompt_cancelled", promptId),
+    });
+  }
+
+  /** A prompt is running or waiting, or a permission awaits a vote. */
+  get busy(): boolean {
+    return this.prompts.size > 0 || this.permissions.pendingCount > 0;
   }
 
   get workspaceCwd(): string {
@@ -79,7 +111,8 @@ export class LiveSession implements SessionSink {
   }
 
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    return this.hooks.onPermission(this, params, signal);
+    if (this.ended) return Promise.resolve({ outcome: { outcome: "cancelled" } });
+    return this.permissions.request(params, signal);
   }
 
   onChannelDied(death: ChannelDeath): void {
@@ -87,9 +120,14 @@ export class LiveSession implements SessionSink {
     this.hooks.onDied(this, death);
   }
 
-  /** Publishes the terminal event, ends the bus and detaches from the runtime. Idempotent. */
+  /**
+   * Ends every prompt and pending permission, publishes the terminal event, ends the bus and
+   * detaches from the runtime. Idempotent.
+   */
   end(reason: EndReason, terminal: { type: "session_closed" | "session_died"; data: Record<string, unknown>; originatorClientId?: string }): void {
     if (this.ended) return;
+    this.prompts.endAll(reason === "client_close" || reason === "idle_timeout" ? "session_closed" : reason === "daemon_shutdown" ? "daemon_shutdown" : "channel_closed");
+    this.permissions.cancelAll(reason === "channel_closed" ? "channel_closed" : "session_closed");
     this.ended = reason;
     this.bus.publish(terminal.type, { sessionId: this.id, ...terminal.data }, terminal.originatorClientId ? { originatorClientId: terminal.originatorClientId } : {});
     this.bus.close();

@@ -34,9 +34,6 @@ export interface ManagerDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly runtimes: RuntimeRegistry;
-  readonly hooks: Pick<SessionHooks, "onPermission">;
-  /** Work still running in a session (prompts, pending permissions); such sessions are never reaped. */
-  readonly busy: (session: LiveSession) => boolean;
   readonly now?: () => number;
 }
 
@@ -56,7 +53,7 @@ export class SessionManager {
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
-    this.hooks = { onPermission: deps.hooks.onPermission, onDied: (s, death) => this.died(s, death) };
+    this.hooks = { onDied: (s, death) => this.died(s, death) };
   }
 
   get count(): number {
@@ -103,11 +100,13 @@ export class SessionManager {
   /** Closes a live session (DELETE, idle reaper, shutdown). */
   async close(sessionId: string, reason: EndReason, closedBy?: string): Promise<void> {
     const session = this.get(sessionId);
+    const hadRunningPrompt = session.prompts.running !== null;
     this.forget(session);
     session.end(reason, { type: "session_closed", data: { reason, ...(closedBy ? { closedBy } : {}) }, originatorClientId: closedBy });
     const live = session.runtime.current();
     if (live) {
       try {
+        if (hadRunningPrompt) await live.profile.cancelPrompt(live.channel, sessionId);
         await live.profile.closeSession(live.channel, sessionId);
       } catch (err) {
         this.deps.logger.warn("agent did not close the session cleanly", { sessionId, error: err instanceof Error ? err.message : String(err) });
@@ -138,7 +137,7 @@ export class SessionManager {
   reapIdle(): void {
     const cutoff = this.now() - this.deps.config.limits.sessionIdleTimeoutMs;
     for (const session of [...this.sessions.values()]) {
-      if (session.lastSeenAt > cutoff || session.bus.subscriberCount > 0 || this.deps.busy(session)) continue;
+      if (session.lastSeenAt > cutoff || session.bus.subscriberCount > 0 || session.busy) continue;
       this.deps.logger.info("reaping idle session", { sessionId: session.id });
       void this.close(session.id, "idle_timeout").catch(() => {});
     }
@@ -195,7 +194,7 @@ export class SessionManager {
       attached: true,
       clientId,
       createdAt: new Date(session.createdAt).toISOString(),
-      hasActivePrompt: this.deps.busy(session),
+      hasActivePrompt: session.busy,
     };
     if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
     return result;
@@ -227,7 +226,15 @@ export class SessionManager {
         throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
       if (this.sessions.has(response.sessionId))
         throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
-      const session = new LiveSession(response.sessionId, runtime, response, this.hooks, { ringSize: this.deps.config.limits.eventRingSize, now: this.now() });
+      const { limits, settings } = this.deps.config;
+      const session = new LiveSession(response.sessionId, runtime, response, this.hooks, {
+        ringSize: limits.eventRingSize,
+        now: this.now(),
+        maxPendingPrompts: limits.maxPendingPromptsPerSession,
+        promptDeadlineMs: limits.promptDeadlineMs,
+        permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
+        logger: this.deps.logger,
+      });
       this.sessions.set(session.id, session);
       runtime.register(session.id, session);
       return session;

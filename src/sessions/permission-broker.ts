@@ -1,0 +1,176 @@
+/**
+ * Tool-permission requests of one session, mediated between the agent and any number of clients.
+ * The agent's `session/request_permission` becomes a `permission_request` event with a daemon-minted
+ * `requestId`; votes resolve it under the session's policy (captured per request at issue):
+ * `first-responder`, `designated`, `consensus` or `local-only`. A `cancelled` vote resolves under
+ * every policy. Pending requests are capped (MAX_PENDING; extra ones are cancelled at once) and
+ * resolved ids are remembered (MAX_RESOLVED, oldest forgotten) so late votes learn they lost.
+ */
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { PermissionStrategy } from "../config/settings.ts";
+import { DaemonError } from "../errors/daemon-error.ts";
+import type { EnvelopeFields } from "../events/frame.ts";
+import { decideVote, type VoteOutcome, type VotePolicy } from "./vote-policy.ts";
+
+export const MAX_PENDING = 64;
+export const MAX_RESOLVED = 512;
+/** Reserved option id; an agent offering it is refused. */
+export const CANCEL_SENTINEL = "__cancelled__";
+
+export type CancelReason = "timeout" | "session_closed" | "prompt_cancelled" | "agent_cancelled" | "vote" | "channel_closed";
+
+export interface PendingPermission {
+  readonly requestId: string;
+  readonly promptId: string | null;
+  readonly originatorClientId: string | null;
+  readonly toolCall: unknown;
+  readonly options: readonly acp.PermissionOption[];
+  readonly createdAt: number;
+  readonly policy: VotePolicy;
+  readonly votes: Map<string, string>;
+  readonly settle: (response: acp.RequestPermissionResponse, reason: CancelReason | null) => void;
+}
+
+export interface BrokerContext {
+  readonly sessionId: string;
+  publish(type: string, data: unknown, fields?: EnvelopeFields): void;
+  /** Client ids registered on the session now (the consensus electorate at issue). */
+  registeredClients(): string[];
+  /** The running prompt's id and originator, stamped on the request. */
+  promptFields(): EnvelopeFields;
+}
+
+export interface BrokerSettings {
+  readonly strategy: PermissionStrategy;
+  readonly consensusQuorum: number | null;
+  readonly responseTimeoutMs: number;
+}
+
+export interface Voter {
+  readonly clientId: string | null;
+  readonly loopback: boolean;
+}
+
+const BAD_SHAPE = "`outcome` must be `{ outcome: \"cancelled\" }` or `{ outcome: \"selected\", optionId: string }`";
+
+/** Validates a vote body's `outcome`. */
+export function parseVote(body: unknown): VoteOutcome {
+  const outcome = (body as { outcome?: unknown } | null)?.outcome as { outcome?: unknown; optionId?: unknown } | undefined;
+  if (outcome && outcome.outcome === "cancelled") return { outcome: "cancelled" };
+  if (outcome && outcome.outcome === "selected" && typeof outcome.optionId === "string" && outcome.optionId !== "")
+    return { outcome: "selected", optionId: outcome.optionId };
+  throw new DaemonError(400, null, BAD_SHAPE);
+}
+
+export class PermissionBroker {
+  private readonly pending = new Map<string, PendingPermission>();
+  private readonly resolved = new Map<string, VoteOutcome>();
+
+  constructor(
+    private readonly ctx: BrokerContext,
+    private readonly settings: BrokerSettings,
+  ) {}
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  list(): PendingPermission[] {
+    return [...this.pending.values()];
+  }
+
+  /** Handles the agent's request; resolves with the ACP answer once voted, cancelled or timed out. */
+  request(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
+    const options = Array.isArray(params.options) ? params.options : [];
+    if (this.pending.size >= MAX_PENDING || options.some((o) => o.optionId === CANCEL_SENTINEL) || signal.aborted)
+      return Promise.resolve({ outcome: { outcome: "cancelled" } });
+
+    const requestId = crypto.randomUUID();
+    const fields = this.ctx.promptFields();
+    const electorate = this.ctx.registeredClients();
+    return new Promise((resolve) => {
+      let timer: Timer | undefined;
+      const onAbort = () => this.cancel(requestId, "agent_cancelled");
+      const entry: PendingPermission = {
+        requestId,
+        promptId: fields.promptId ?? null,
+        originatorClientId: fields.originatorClientId ?? null,
+        toolCall: params.toolCall,
+        options,
+        createdAt: Date.now(),
+        policy: { strategy: this.settings.strategy, quorum: this.settings.consensusQuorum, electorate, originator: fields.originatorClientId ?? null },
+        votes: new Map(),
+        settle: (response, reason) => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", onAbort);
+          this.pending.delete(requestId);
+          const outcome: VoteOutcome = response.outcome.outcome === "selected" ? { outcome: "selected", optionId: response.outcome.optionId } : { outcome: "cancelled" };
+          this.remember(requestId, outcome);
+          resolve(reason === null ? response : { ...response, _meta: { "svc.daemon.permissionCancelReason": reason } });
+        },
+      };
+      this.pending.set(requestId, entry);
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (this.settings.responseTimeoutMs > 0) timer = setTimeout(() => this.cancel(requestId, "timeout"), this.settings.responseTimeoutMs);
+      this.ctx.publish("permission_request", { requestId, sessionId: this.ctx.sessionId, toolCall: params.toolCall, options }, fields);
+    });
+  }
+
+  /**
+   * A client's vote. Returns `{}` on success (resolved, or recorded under consensus); throws the
+   * spec's errors otherwise. `lostVote` builds the 404 for unknown or already-resolved requests.
+   */
+  vote(requestId: string, outcome: VoteOutcome, voter: Voter, lostVote: () => DaemonError): Record<string, never> {
+    const entry = this.pending.get(requestId);
+    if (!entry) {
+      const previous = this.resolved.get(requestId);
+      if (previous) this.ctx.publish("permission_already_resolved", { requestId, sessionId: this.ctx.sessionId, outcome: previous }, voterFields(voter));
+      throw lostVote();
+    }
+    if (outcome.outcome === "selected") {
+      if (outcome.optionId === CANCEL_SENTINEL || !entry.options.some((o) => o.optionId === outcome.optionId))
+        throw new DaemonError(400, "invalid_option_id", `Option ${JSON.stringify(outcome.optionId)} was not offered`, { requestId, optionId: outcome.optionId });
+    }
+    const decision = decideVote(entry.policy, entry.votes, outcome, voter);
+    if (decision.kind === "forbidden") {
+      this.ctx.publish("permission_forbidden", { requestId, sessionId: this.ctx.sessionId, ...(voter.clientId ? { clientId: voter.clientId } : {}), reason: decision.reason }, voterFields(voter));
+      throw new DaemonError(403, "permission_forbidden", "This client may not answer this permission request", { requestId, sessionId: this.ctx.sessionId, reason: decision.reason });
+    }
+    if (decision.kind === "partial") {
+      this.ctx.publish("permission_partial_vote", { requestId, sessionId: this.ctx.sessionId, ...decision.tally }, { ...voterFields(voter), ...(entry.promptId ? { promptId: entry.promptId } : {}) });
+      return {};
+    }
+    this.finish(entry, decision.outcome, voter.clientId, outcome.outcome === "cancelled" ? "vote" : null);
+    return {};
+  }
+
+  /** Resolves one request as cancelled (timeout, agent abort). */
+  cancel(requestId: string, reason: CancelReason): void {
+    const entry = this.pending.get(requestId);
+    if (entry) this.finish(entry, { outcome: "cancelled" }, null, reason);
+  }
+
+  /** Cancels the requests of one prompt (it was cancelled), or all of them (`promptId` null). */
+  cancelAll(reason: CancelReason, promptId: string | null = null): void {
+    for (const entry of [...this.pending.values()]) if (promptId === null || entry.promptId === promptId) this.finish(entry, { outcome: "cancelled" }, null, reason);
+  }
+
+  private finish(entry: PendingPermission, outcome: VoteOutcome, voterClientId: string | null, reason: CancelReason | null): void {
+    const fields: EnvelopeFields = { ...(entry.promptId ? { promptId: entry.promptId } : {}), ...(voterClientId ? { originatorClientId: voterClientId } : {}) };
+    this.ctx.publish(
+      "permission_resolved",
+      { requestId: entry.requestId, sessionId: this.ctx.sessionId, outcome, ...(voterClientId ? { voterClientId } : {}), ...(reason && reason !== "vote" ? { reason } : {}) },
+      fields,
+    );
+    entry.settle({ outcome: outcome.outcome === "selected" ? { outcome: "selected", optionId: outcome.optionId } : { outcome: "cancelled" } }, reason);
+  }
+
+  private remember(requestId: string, outcome: VoteOutcome): void {
+    this.resolved.set(requestId, outcome);
+    if (this.resolved.size > MAX_RESOLVED) this.resolved.delete(this.resolved.keys().next().value!);
+  }
+}
+
+function voterFields(voter: Voter): EnvelopeFields {
+  return voter.clientId ? { originatorClientId: voter.clientId } : {};
+}
