@@ -1,0 +1,38 @@
+/** `GET /workspace/env` and `GET /workspace/preflight`: answered from daemon state, never starting a child. */
+import { Elysia } from "elysia";
+import { envCells } from "../../workspace/env-cells.ts";
+import { preflightCells } from "../../workspace/preflight-cells.ts";
+import { ToolProber } from "../../workspace/tool-probe.ts";
+import type { AppDeps } from "../app-deps.ts";
+import { capability } from "../capability.ts";
+
+export const workspaceStatusRoutes = (deps: AppDeps) => {
+  const { config } = deps;
+  const prober = new ToolProber(config.agent.baseEnv.PATH);
+  const primary = deps.runtimes.primary;
+  const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
+
+  return new Elysia({ name: "routes/workspace-status" })
+    .get(
+      "/workspace/env",
+      () => ({
+        v: 1,
+        workspaceCwd: config.workspace,
+        initialized: primary.channelLive,
+        acpChannelLive: primary.channelLive,
+        cells: envCells(config.agent.baseEnv, runtime),
+      }),
+      { detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }) },
+    )
+    .get(
+      "/workspace/preflight",
+      async () => ({
+        v: 1,
+        workspaceCwd: config.workspace,
+        initialized: primary.channelLive,
+        acpChannelLive: primary.channelLive,
+        cells: preflightCells({ runtimeVersion: Bun.version, launch: config.agent, workspace: config.workspace, tools: await prober.probe(), channelLive: primary.channelLive }),
+      }),
+      { detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon and the agent" }) },
+    );
+};
