@@ -19,6 +19,7 @@ import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 
 export interface BuiltApp {
   readonly app: Elysia;
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
+    .use(workspaceStatusRoutes(deps))
     .use(docsRoutes(deps.config.version));
   if (deps.config.web) app.use(landingRoutes(deps.config.version));
 
