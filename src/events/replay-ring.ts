@@ -1,46 +1,50 @@
 /**
  * Fixed-capacity ring of the most recent id-carrying frames of one session. Ids are contiguous, so
- * the frame with id N sits at a computable slot. Overflow: the oldest frame is overwritten.
+ * the frame with id N sits at a computable slot. Storage grows with use (an idle session costs
+ * nothing) up to `capacity`; past that the oldest frame is overwritten.
  */
 import type { Frame } from "./frame.ts";
 
 export class ReplayRing {
-  private readonly slots: (Frame | undefined)[];
-  private count = 0;
+  private readonly slots: Frame[] = [];
+  /** Slot of the oldest frame once the ring has wrapped. */
+  private start = 0;
   /** Id of the newest frame held (0 when empty). */
   private newest = 0;
 
   constructor(readonly capacity: number) {
     if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError("ring capacity must be >= 1");
-    this.slots = new Array(capacity);
   }
 
   get size(): number {
-    return this.count;
+    return this.slots.length;
   }
 
   /** Id of the oldest retained frame, or null when empty. */
   get oldestId(): number | null {
-    return this.count === 0 ? null : this.newest - this.count + 1;
+    return this.slots.length === 0 ? null : this.newest - this.slots.length + 1;
   }
 
   push(frame: Frame): void {
     const id = frame.id!;
-    if (this.count > 0 && id !== this.newest + 1) throw new Error(`ring expects id ${this.newest + 1}, got ${id}`);
-    this.slots[id % this.capacity] = frame;
+    if (this.slots.length > 0 && id !== this.newest + 1) throw new Error(`ring expects id ${this.newest + 1}, got ${id}`);
+    if (this.slots.length < this.capacity) this.slots.push(frame);
+    else {
+      this.slots[this.start] = frame;
+      this.start = (this.start + 1) % this.capacity;
+    }
     this.newest = id;
-    if (this.count < this.capacity) this.count++;
   }
 
   /** Frames with id > afterId, oldest first. */
   *after(afterId: number): Generator<Frame> {
     const oldest = this.oldestId;
     if (oldest === null) return;
-    for (let id = Math.max(afterId + 1, oldest); id <= this.newest; id++) yield this.slots[id % this.capacity]!;
+    for (let id = Math.max(afterId + 1, oldest); id <= this.newest; id++) yield this.slots[(this.start + id - oldest) % this.slots.length]!;
   }
 
   clear(): void {
-    this.slots.fill(undefined);
-    this.count = 0;
+    this.slots.length = 0;
+    this.start = 0;
   }
 }
