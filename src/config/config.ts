@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { BootError } from "./boot-error.ts";
 import { envSwitch, readFlags } from "./flags.ts";
+import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { isLoopbackHost } from "./net.ts";
 import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./origin-patterns.ts";
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
@@ -56,6 +57,8 @@ export interface Config {
   readonly origins: OriginPolicy;
   /** Canonical absolute path of the primary workspace. */
   readonly workspace: string;
+  /** False when folder trust is enabled and the workspace is in no trusted folder (writes refused). */
+  readonly workspaceTrusted: boolean;
   readonly web: boolean;
   readonly dataDir: string;
   readonly limits: Limits;
@@ -156,6 +159,8 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       ? { path: inputs.selfEntry, source: "argv" as const }
       : null;
 
+  const workspace = canonicalWorkspace(f.workspace, inputs.cwd);
+  const settings = loadDaemonSettings(join(dataDir, "settings.json"));
   const config: Config = {
     version: inputs.version,
     hostname,
@@ -164,7 +169,8 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     token,
     requireAuth: f["require-auth"],
     origins,
-    workspace: canonicalWorkspace(f.workspace, inputs.cwd),
+    workspace,
+    workspaceTrusted: isWorkspaceTrusted(settings.folderTrust, workspace),
     web: !f["no-web"],
     dataDir,
     limits: {
@@ -196,7 +202,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     },
     mcp: { clientBudget: budget, budgetMode, pool: !envSwitch(env, "SVC_SERVE_NO_MCP_POOL") },
     childHeapMode: f["child-heap-mode"] as ChildHeapMode,
-    settings: loadDaemonSettings(join(dataDir, "settings.json")),
+    settings,
     agent: { cliEntry, cliArgs: parseCliArgs(env.SVC_CLI_ARGS) },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
     warnings,

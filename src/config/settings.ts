@@ -4,15 +4,24 @@
  * value fails boot, naming the file and key.
  */
 import { readFileSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { BootError } from "./boot-error.ts";
 
 export const PERMISSION_STRATEGIES = ["first-responder", "designated", "consensus", "local-only"] as const;
 export type PermissionStrategy = (typeof PERMISSION_STRATEGIES)[number];
 
+/** `security.folderTrust`: when enabled, only workspaces inside a trusted folder may be written to. */
+export interface FolderTrustSettings {
+  readonly enabled: boolean;
+  /** Absolute paths; a workspace equal to or below one of them is trusted. */
+  readonly trustedFolders: readonly string[];
+}
+
 export interface DaemonSettings {
   readonly permissionStrategy: PermissionStrategy;
   /** Votes needed under `consensus`; null = floor(M/2)+1 of the voters registered at issue. */
   readonly consensusQuorum: number | null;
+  readonly folderTrust: FolderTrustSettings;
 }
 
 const MAX_SETTINGS_BYTES = 1 << 20; // a settings file larger than 1 MiB is refused, not read
@@ -51,5 +60,18 @@ export function loadDaemonSettings(file: string): DaemonSettings {
   if (quorum !== null && !(Number.isSafeInteger(quorum) && (quorum as number) >= 1))
     throw new BootError(`${file}: policy.consensusQuorum must be a whole number of at least 1`);
 
-  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null };
+  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc) };
+}
+
+/** `security.folderTrust`; absent means disabled (every workspace trusted). */
+function readFolderTrust(file: string, doc: Record<string, unknown>): FolderTrustSettings {
+  const security = doc.security ?? {};
+  if (typeof security !== "object" || security === null || Array.isArray(security)) throw new BootError(`${file}: "security" must be an object`);
+  const trust = (security as Record<string, unknown>).folderTrust ?? {};
+  if (typeof trust !== "object" || trust === null || Array.isArray(trust)) throw new BootError(`${file}: security.folderTrust must be an object`);
+  const { enabled = false, trustedFolders = [] } = trust as Record<string, unknown>;
+  if (typeof enabled !== "boolean") throw new BootError(`${file}: security.folderTrust.enabled must be true or false`);
+  if (!Array.isArray(trustedFolders) || !trustedFolders.every((f) => typeof f === "string" && isAbsolute(f)))
+    throw new BootError(`${file}: security.folderTrust.trustedFolders must be an array of absolute paths`);
+  return { enabled, trustedFolders: trustedFolders as string[] };
 }

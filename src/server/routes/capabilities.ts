@@ -43,7 +43,7 @@ export function capabilitiesDocument(config: Config, features: readonly string[]
       maxTotalSessions: config.limits.maxTotalSessions,
       sessionRestoreTimeoutMs: config.limits.sessionRestoreTimeoutMs,
     },
-    workspaces: [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: true }],
+    workspaces: [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: config.workspaceTrusted }],
   };
 }
 

@@ -1,0 +1,225 @@
+/**
+ * Workspace path containment, the filesystem part: resolves normalized workspace-relative paths
+ * through symlinks and refuses any whose real location leaves the workspace (`symlink_escape`),
+ * intermediate directory links included; and opens files and directories so that a link swapped in
+ * between the check and the open cannot redirect the read or write.
+ *
+ * The open-time check: open with O_NOFOLLOW (the last component may not have become a link), then
+ * ask the kernel where the opened descriptor really is (`/proc/self/fd/<fd>`) and refuse it unless
+ * that lies inside the workspace. Where /proc is missing, the descriptor's device and inode are
+ * compared with a fresh resolution of the path instead (narrower, but still closes a plain swap).
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from "node:fs";
+import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { alreadyExists, fromErrno, parseError, pathNotFound, shownPath, symlinkEscape } from "./fs-errors.ts";
+import { absoluteOf, isInside, nameOf, parentOf } from "./paths.ts";
+
+const { O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, O_RDONLY } = constants;
+/** Directory entries fetched per getdents call while walking (bounds a walker's per-level memory). */
+const DIR_BUFFER_ENTRIES = 64;
+
+const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
+
+/**
+ * Called when `rel` does not resolve: refuses a dangling symlink whose target lies outside
+ * (`symlink_escape`) and otherwise reports `path_not_found`.
+ */
+async function missing(root: string, rel: string): Promise<never> {
+  // Find the deepest existing entry on the way to `rel`.
+  for (let prefix = rel; prefix !== ""; prefix = parentOf(prefix)) {
+    const abs = absoluteOf(root, prefix);
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(abs)).isSymbolicLink();
+    } catch {
+      continue;
+    }
+    const realParent = await realpath(dirname(abs)).catch(() => null);
+    if (realParent === null || !isInside(root, realParent)) throw symlinkEscape(rel);
+    if (isLink) {
+      const target = resolve(realParent, await readlink(abs).catch(() => ""));
+      if (!isInside(root, target)) throw symlinkEscape(rel);
+    }
+    break;
+  }
+  throw pathNotFound(rel);
+}
+
+/** Real path of an existing entry (symlinks followed); it must lie inside the workspace. */
+export async function resolveExisting(root: string, rel: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(absoluteOf(root, rel));
+  } catch (err) {
+    const code = errnoOf(err);
+    if (code === "ENOENT" || code === "ENOTDIR") return await missing(root, rel);
+    throw fromErrno(err, rel);
+  }
+  if (!isInside(root, real)) throw symlinkEscape(rel);
+  return real;
+}
+
+/** Real path of directory `rel`, creating missing directories one at a time, each re-checked. */
+export async function ensureDirectory(root: string, rel: string): Promise<string> {
+  let real: string | null = null;
+  try {
+    real = await resolveExisting(root, rel);
+  } catch (err) {
+    if ((err as { errorKind?: string }).errorKind !== "path_not_found") throw err;
+  }
+  if (real === null) {
+    const parent = await ensureDirectory(root, parentOf(rel));
+    try {
+      await mkdir(`${parent}/${nameOf(rel)}`);
+    } catch (err) {
+      if (errnoOf(err) !== "EEXIST") throw fromErrno(err, rel);
+    }
+    real = await resolveExisting(root, rel);
+  }
+  if (!(await stat(real)).isDirectory()) throw parseError(`${shownPath(rel)} is not a directory`);
+  return real;
+}
+
+/**
+ * Where a new file `rel` goes: its parent's real path (missing parents created) and the target path.
+ * Refuses when anything already exists there; a dangling symlink pointing outside is `symlink_escape`
+ * (creation never follows it: the file is linked into place, see file-writer.ts).
+ */
+export async function resolveForCreate(root: string, rel: string): Promise<{ realParent: string; target: string }> {
+  const realParent = await ensureDirectory(root, parentOf(rel));
+  const target = `${realParent}/${nameOf(rel)}`;
+  let existing;
+  try {
+    existing = await lstat(target);
+  } catch (err) {
+    if (errnoOf(err) === "ENOENT") return { realParent, target };
+    throw fromErrno(err, rel);
+  }
+  if (existing.isSymbolicLink() && !isInside(root, resolve(realParent, await readlink(target)))) throw symlinkEscape(rel);
+  throw alreadyExists(rel);
+}
+
+/** Real path of `rel`'s parent (symlinks followed, must stay inside) joined with `rel`'s own name. */
+export async function resolveParent(root: string, rel: string): Promise<string> {
+  if (rel === "") return root;
+  return `${await resolveExisting(root, parentOf(rel))}/${nameOf(rel)}`;
+}
+
+/** Where descriptor `fd` really is, or null where /proc is not available. */
+function procPath(fd: number): string | null {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Refuses a descriptor whose real location is outside the workspace (see the file comment).
+ * Returns true when the kernel's /proc view was used (the descriptor is then reachable through it).
+ */
+function verifyDescriptor(root: string, fd: number, real: string, rel: string): boolean {
+  const actual = procPath(fd);
+  if (actual !== null) {
+    if (!isInside(root, actual)) throw symlinkEscape(rel);
+    return true;
+  }
+  const opened = fstatSync(fd);
+  let again: string;
+  let now;
+  try {
+    again = realpathSync(real);
+    now = statSync(again);
+  } catch {
+    throw symlinkEscape(rel);
+  }
+  if (again !== real || opened.dev !== now.dev || opened.ino !== now.ino) throw symlinkEscape(rel);
+  return false;
+}
+
+/**
+ * Opens the already-resolved real path `real` of `rel` with `flags` (plus O_NOFOLLOW and O_NONBLOCK,
+ * so a FIFO cannot stall the open) and verifies the descriptor lies inside the workspace.
+ */
+export async function openContained(root: string, real: string, rel: string, flags: number, mode?: number): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(real, flags | O_NOFOLLOW | O_NONBLOCK, mode);
+  } catch (err) {
+    throw fromErrno(err, rel);
+  }
+  try {
+    verifyDescriptor(root, handle.fd, real, rel);
+    return handle;
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** A directory being iterated; `close` must be called (it releases two descriptors on Linux). */
+export interface ContainedDir {
+  readSync(): Dirent | null;
+  close(): void;
+}
+
+/**
+ * Opens directory `real` (of `rel`) for iteration, verified like `openContained`. On Linux the
+ * iterator reads the verified descriptor itself (through /proc, which therefore stays open with
+ * it), so a later swap of the path cannot change what is listed. Synchronous: walkers iterate
+ * with `readSync` and yield to the event loop themselves.
+ */
+export function openDirContained(root: string, real: string, rel: string): ContainedDir {
+  let fd: number;
+  try {
+    fd = openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    // With O_DIRECTORY, a symlink where the resolved directory was fails ENOTDIR rather than ELOOP.
+    if (errnoOf(err) === "ENOTDIR" && lstatSync(real, { throwIfNoEntry: false })?.isSymbolicLink()) throw symlinkEscape(rel);
+    throw fromErrno(err, rel);
+  }
+  let dir: Dir;
+  try {
+    const viaProc = verifyDescriptor(root, fd, real, rel);
+    dir = opendirSync(viaProc ? `/proc/self/fd/${fd}` : real, { bufferSize: DIR_BUFFER_ENTRIES });
+  } catch (err) {
+    closeSync(fd);
+    throw fromErrno(err, rel);
+  }
+  return {
+    readSync: () => dir.readSync(),
+    close() {
+      dir.closeSync();
+      closeSync(fd);
+    },
+  };
+}
+
+/** Reads at most `cap` bytes of regular file `name` in verified directory `realDir`; null if absent or not a file. */
+export function readSmallFileSync(root: string, realDir: string, name: string, cap: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(`${realDir}/${name}`, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const actual = procPath(fd);
+    if (actual !== null && !isInside(root, actual)) return null;
+    const st = fstatSync(fd);
+    if (!st.isFile()) return null;
+    const buf = Buffer.allocUnsafe(Math.min(st.size, cap));
+    let filled = 0;
+    while (filled < buf.length) {
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    return buf.subarray(0, filled);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The file operations of one workspace, as the routes see them: request paths in, normalized and
+ * contained here, then handed to the readers, walkers and writers. Owns the per-path write locks,
+ * so one instance must serve every writer of the workspace. Writes are refused in an untrusted
+ * workspace; reads are not.
+ */
+import { editFile, writeFile, type EditRequest, type EditResult, type WriteRequest, type WriteResult } from "./file-writer.ts";
+import { readBytes, readText, statEntry, type FileBytes, type FileStat, type TextFile, type TextWindow } from "./file-reader.ts";
+import { listDirectory, type DirectoryList } from "./directory-list.ts";
+import { untrustedWorkspace } from "./fs-errors.ts";
+import { validateGlobPattern } from "./glob-plan.ts";
+import { globSearch } from "./glob-search.ts";
+import { PathLocks } from "./path-locks.ts";
+import { normalizeRequestPath } from "./paths.ts";
+
+export interface GlobResponse {
+  readonly kind: "glob";
+  readonly pattern: string;
+  /** Workspace-relative cwd, "" for the root. */
+  readonly cwd: string;
+  readonly matches: string[];
+  readonly count: number;
+  readonly truncated: boolean;
+  readonly durationMs: number;
+}
+
+export interface GlobRequest {
+  readonly pattern: string;
+  readonly cwd?: string;
+  readonly maxResults: number;
+  readonly includeIgnored: boolean;
+}
+
+export class WorkspaceFiles {
+  private readonly locks = new PathLocks();
+
+  /** `root` is the workspace's canonical absolute path. */
+  constructor(
+    readonly root: string,
+    readonly trusted: boolean,
+  ) {}
+
+  private rel(path: string): string {
+    return normalizeRequestPath(this.root, path);
+  }
+
+  async readText(path: string, window: TextWindow): Promise<TextFile> {
+    return await readText(this.root, this.rel(path), window);
+  }
+
+  async readBytes(path: string, offset: number, maxBytes: number): Promise<FileBytes> {
+    return await readBytes(this.root, this.rel(path), offset, maxBytes);
+  }
+
+  async stat(path: string): Promise<FileStat> {
+    return await statEntry(this.root, this.rel(path));
+  }
+
+  async list(path: string, includeIgnored: boolean): Promise<DirectoryList> {
+    return await listDirectory(this.root, this.rel(path), includeIgnored);
+  }
+
+  async glob(request: GlobRequest): Promise<GlobResponse> {
+    const started = performance.now();
+    validateGlobPattern(request.pattern);
+    const cwd = request.cwd === undefined ? "" : this.rel(request.cwd);
+    const { matches, truncated } = await globSearch(this.root, { pattern: request.pattern, cwd, maxResults: request.maxResults, includeIgnored: request.includeIgnored });
+    return { kind: "glob", pattern: request.pattern, cwd, matches, count: matches.length, truncated, durationMs: Math.round(performance.now() - started) };
+  }
+
+  async write(path: string, request: WriteRequest): Promise<WriteResult> {
+    if (!this.trusted) throw untrustedWorkspace();
+    return await writeFile(this.root, this.locks, this.rel(path), request);
+  }
+
+  async edit(path: string, request: EditRequest): Promise<EditResult> {
+    if (!this.trusted) throw untrustedWorkspace();
+    return await editFile(this.root, this.locks, this.rel(path), request);
+  }
+}
