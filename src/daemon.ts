@@ -56,7 +56,14 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
         pendingPermissions += s.permissions.pendingCount;
         if (s.prompts.running) activePrompts++;
       }
-      return { sessions: sessions.count, pendingPermissions, activePrompts, liveChannels: runtimes.all().filter((r) => r.channelLive).length };
+      const all = runtimes.all();
+      return {
+        sessions: sessions.count,
+        pendingPermissions,
+        activePrompts,
+        liveChannels: all.filter((r) => r.channelLive).length,
+        childPids: all.map((r) => r.pid).filter((pid): pid is number => pid !== null),
+      };
     },
     sessions,
     runtimes,

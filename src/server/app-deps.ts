@@ -13,6 +13,8 @@ export interface ActivitySnapshot {
   readonly activePrompts: number;
   /** Agent children with a live ACP channel. */
   readonly liveChannels: number;
+  /** Process ids of the running agent children. */
+  readonly childPids: readonly number[];
 }
 
 export interface DaemonIdentity {

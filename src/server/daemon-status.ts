@@ -118,7 +118,7 @@ export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
       sessions: { active: activity.sessions },
       permissions: { pending: activity.pendingPermissions, policy: config.settings.permissionStrategy },
       prompts: { active: activity.activePrompts },
-      channel: { live: activity.liveChannels > 0 },
+      channel: { live: activity.liveChannels > 0, childPids: activity.childPids },
       transport: {
         restSseActive: s.sseStreams,
         activeRequests: s.activeRequests,
