@@ -41,9 +41,9 @@ const TOKEN_REQUIRED = {
   code: "token_required",
 };
 
-/** Pathname of a request URL without allocating a URL object. */
+/** Pathname of a request URL without allocating a URL object (Bun gives a bare target when Host is unusable). */
 function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
   const q = url.indexOf("?", start);
   const h = url.indexOf("#", start);
@@ -92,6 +92,10 @@ export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server:
     if (allowedHosts !== null) {
       const host = headers.get("host");
       if (host === null || !allowedHosts.has(host.toLowerCase())) return [jsonResponse({ error: "Invalid Host header" }, 403), cors];
+    } else if (request.url.startsWith("/")) {
+      // A Host that cannot form a URL (empty, or with `/`, `?`, `#`, `@`) leaves a bare request
+      // target, which the router reads differently from this chain: refuse it (RFC 9112 §3.2).
+      return [jsonResponse({ error: "Invalid Host header" }, 400), cors];
     }
 
     // 4. Bearer.
