@@ -1,0 +1,107 @@
+/**
+ * The real front door (security chain) around a small test app, served on 127.0.0.1 port 0, for
+ * rules the mounted routes cannot show: a strict mutation route, a POST route that parses a JSON
+ * body, a route that throws. It also runs the chain under a configuration the test machine should
+ * not bind for real (e.g. `--hostname 0.0.0.0`): the config says non-loopback, the socket stays on
+ * loopback. The test app uses the daemon's own body parser and error mapper; it does not depend on
+ * the daemon's other services, so it stays valid as they grow.
+ *
+ * Routes:
+ *   GET  /health        → `{status: "ok"}`; stands in for the real route, since the loopback
+ *                         exemption is decided by the front door on the path alone
+ *   GET  /test/ok       → `{ok: true}`
+ *   POST /test/echo     → `{received: <parsed body>}`
+ *   POST /test/strict   → `{ok: true}`, marked `x-svc-strict` like a strict mutation route
+ *   GET  /test/throw    → throws an Error whose message holds the workspace path
+ *   anything else       → the daemon's JSON 404
+ */
+import { Elysia } from "elysia";
+import { Memoirist } from "memoirist";
+import { resolveConfig, type Config } from "../../src/config/config.ts";
+import { Logger, type LogOutput } from "../../src/logging/logger.ts";
+import type { RouteDetail } from "../../src/server/capability.ts";
+import { errorResponse } from "../../src/server/error-response.ts";
+import { createFrontDoor } from "../../src/server/front-door.ts";
+import { isStreamedUpload, readJsonBody } from "../../src/server/json-body.ts";
+import { RateLimiter } from "../../src/server/security/rate-limiter.ts";
+import { TransportStats } from "../../src/server/transport-stats.ts";
+import { MAIN_TS } from "./daemon.ts";
+import { tempDir } from "./temp-dir.ts";
+
+export interface TestFrontDoor extends AsyncDisposable {
+  readonly config: Config;
+  readonly url: string;
+  readonly port: number;
+  readonly workspace: string;
+  readonly logs: string[];
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+const STRICT: RouteDetail = { "x-svc-strict": true };
+
+function testApp(logger: Logger, workspace: string) {
+  return new Elysia({ name: "test-app" })
+    .onParse(async ({ request }) => (isStreamedUpload(request.headers.get("content-type")) ? undefined : await readJsonBody(request)))
+    .onError(({ code, error }) => errorResponse(code, error, logger))
+    .get("/health", () => ({ status: "ok" }))
+    .get("/test/ok", () => ({ ok: true }))
+    .post("/test/echo", ({ body }) => ({ received: body }))
+    .post("/test/strict", () => ({ ok: true }), { detail: STRICT })
+    .get("/test/throw", () => {
+      throw new Error(`failed reading ${workspace}/node_modules/x.js`);
+    });
+}
+
+export async function startFrontDoor(args: string[] = [], options: { env?: Record<string, string | undefined> } = {}): Promise<TestFrontDoor> {
+  const dir = tempDir("svc-fd-");
+  const logs: string[] = [];
+  const output: LogOutput = { write: (chunk) => void logs.push(...chunk.split("\n").filter(Boolean)) };
+  const config = resolveConfig({
+    args: ["--port", "0", "--workspace", dir.path, "--log-level", "debug", ...args],
+    env: { SVC_HOME: process.env.SVC_HOME, ...options.env },
+    cwd: dir.path,
+    version: "0.0.0-test",
+    selfEntry: MAIN_TS,
+  });
+  const logger = new Logger(config.log.level, config.log.format, output);
+  const transport = new TransportStats();
+  const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null;
+  const app = testApp(logger, dir.path);
+  const strict = new Memoirist<true>();
+  for (const route of app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail } }[])
+    if (route.hooks?.detail?.["x-svc-strict"]) strict.add(route.method, route.path, true);
+
+  let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    reusePort: false,
+    idleTimeout: 10,
+    maxRequestBodySize: 64 * 1024 * 1024,
+    development: false,
+    fetch: (request, srv) => frontDoor!(request, srv),
+  });
+  const port = server.port!;
+  frontDoor = createFrontDoor({
+    config,
+    logger,
+    app: app.fetch,
+    isStrictRoute: (method, path) => strict.find(method, path) !== null,
+    rateLimiter,
+    transport,
+    port,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    config,
+    url,
+    port,
+    workspace: dir.path,
+    logs,
+    fetch: (path, init) => fetch(url + path, init),
+    async [Symbol.asyncDispose]() {
+      await server.stop(true);
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
