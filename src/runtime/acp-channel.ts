@@ -2,9 +2,10 @@
  * The ACP connection to one agent child, on the SDK's client app API over the child's stdio.
  * `open` sends `initialize` with a deadline; the channel is dead once either the process exits or
  * the connection closes (EOF, a message over MAX_MESSAGE_BYTES, or too much non-JSON output).
- * Unknown agent→client requests are answered `-32601` by the SDK.
+ * Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
+ * spawn rather than at boot (it is most of the daemon's startup cost and idle memory otherwise).
  */
-import * as acp from "@agentclientprotocol/sdk/unstable";
+import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { AgentProcess } from "./agent-process.ts";
@@ -55,7 +56,9 @@ export function initTimeoutError(timeoutMs: number): DaemonError {
 
 function toDaemonError(err: unknown, method: string): DaemonError {
   if (err instanceof DaemonError) return err;
-  if (err instanceof acp.RequestError) return new AgentRequestError(err.code, err.message, err.data);
+  // The SDK's RequestError: a JSON-RPC error the agent answered with (numeric code).
+  const rpc = err as { code?: unknown; message?: unknown; data?: unknown };
+  if (err instanceof Error && typeof rpc.code === "number") return new AgentRequestError(rpc.code, err.message, rpc.data);
   return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`);
 }
 
@@ -70,7 +73,7 @@ function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers): acp.St
     new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform(message, controller) {
         const m = message as { method?: unknown; id?: unknown; params?: unknown };
-        if (m.method === acp.methods.client.session.update && m.id === undefined && m.params && typeof m.params === "object") {
+        if (m.method === "session/update" && m.id === undefined && m.params && typeof m.params === "object") {
           try {
             handlers.onSessionUpdate(m.params as acp.SessionNotification);
           } catch {
@@ -112,9 +115,10 @@ export class AcpChannel {
     handlers: ChannelHandlers,
     options: { initTimeoutMs: number; clientVersion: string; logger: Logger },
   ): Promise<AcpChannel> {
-    const app = acp
+    const sdk = await import("@agentclientprotocol/sdk/unstable");
+    const app = sdk
       .client({ name: "svc" })
-      .onRequest(acp.methods.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
+      .onRequest(sdk.methods.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 
     const stdin = child.stdin;
@@ -128,7 +132,7 @@ export class AcpChannel {
       },
     });
     const input = guardStdout(child.stdout, (why) => options.logger.warn("agent stdout rejected", { pid: child.pid, why }));
-    const connection = app.connect(interceptUpdates(acp.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers));
+    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers));
     // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 
@@ -136,9 +140,9 @@ export class AcpChannel {
     let init: acp.InitializeResponse;
     try {
       init = await connection.agent.request(
-        acp.methods.agent.initialize,
+        sdk.methods.agent.initialize,
         {
-          protocolVersion: acp.PROTOCOL_VERSION,
+          protocolVersion: sdk.PROTOCOL_VERSION,
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
           clientInfo: { name: "svc", version: options.clientVersion },
         },

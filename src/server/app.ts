@@ -31,6 +31,7 @@ export interface BuiltApp {
 
 export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
+  let root: Elysia | null = null;
   const app = new Elysia({ name: "svc" })
     .onParse(async ({ request }) => (isStreamedUpload(request.headers.get("content-type")) ? undefined : await readJsonBody(request)))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
@@ -44,9 +45,10 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
     .use(workspaceStatusRoutes(deps))
-    .use(docsRoutes(deps.config.version));
+    .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(landingRoutes(deps.config.version));
 
+  root = app as unknown as Elysia;
   const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail } }[];
   features = featureTags(routeCapabilities(routes), deps.config);
 
@@ -54,7 +56,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   for (const route of routes) if (route.hooks?.detail?.["x-svc-strict"]) strict.add(route.method, route.path, true);
 
   return {
-    app: app as unknown as Elysia,
+    app: root,
     fetch: app.fetch,
     features,
     isStrictRoute: (method, path) => strict.find(method, path) !== null,

@@ -1,8 +1,8 @@
 /**
- * API documentation: `GET /openapi.json` generated from the route schemas, and a small docs page
- * (`/docs`) whose assets are embedded in the binary, so it works with no network at all.
+ * API documentation: `GET /openapi.json` generated from the route schemas (on first request; the
+ * generator is loaded only then, keeping it out of startup), and a small docs page (`/docs`) whose
+ * assets are embedded in the binary, so it works with no network at all.
  */
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import docsCss from "../assets/docs.css" with { type: "text" };
 import docsPage from "../assets/docs.html" with { type: "text" };
@@ -11,24 +11,33 @@ import docsJs from "../assets/docs.js" with { type: "text" };
 // bun-types types *.html imports as HTML bundles; `type: "text"` makes them plain strings.
 const docsHtml = docsPage as unknown as string;
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
+const OPENAPI_VERSION = "3.1.2";
 
 function asset(body: string, type: string) {
   return () => new Response(body, { headers: { "Content-Type": type, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff" } });
 }
 
-export const docsRoutes = (version: string) =>
-  new Elysia({ name: "routes/docs" })
-    .use(
-      openapi({
-        provider: null,
-        specPath: "/openapi.json",
-        documentation: {
-          info: { title: "svc daemon HTTP API", version, description: "HTTP (JSON) and SSE interface in front of ACP coding agents." },
-          components: { securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
-          security: [{ bearerAuth: [] }],
-        },
-      }),
+/** `app` returns the assembled application, whose routes the document describes. */
+export const docsRoutes = (version: string, app: () => Elysia) => {
+  let document: Promise<string> | null = null;
+  const render = async () => {
+    const { toOpenAPISchema } = await import("@elysiajs/openapi/openapi");
+    const { paths, components } = toOpenAPISchema(app(), undefined, undefined, undefined, OPENAPI_VERSION);
+    return JSON.stringify({
+      openapi: OPENAPI_VERSION,
+      info: { title: "svc daemon HTTP API", version, description: "HTTP (JSON) and SSE interface in front of ACP coding agents." },
+      security: [{ bearerAuth: [] }],
+      paths,
+      components: { ...components, securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
+    });
+  };
+  return new Elysia({ name: "routes/docs" })
+    .get(
+      "/openapi.json",
+      async () => new Response(await (document ??= render()), { headers: { "Content-Type": "application/json; charset=utf-8" } }),
+      { detail: { hide: true } },
     )
     .get("/docs", asset(docsHtml, "text/html; charset=utf-8"), { detail: { hide: true } })
     .get("/docs/docs.js", asset(docsJs, "text/javascript; charset=utf-8"), { detail: { hide: true } })
     .get("/docs/docs.css", asset(docsCss, "text/css; charset=utf-8"), { detail: { hide: true } });
+};
