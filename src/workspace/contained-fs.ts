@@ -69,11 +69,13 @@ export async function ensureDirectory(root: string, rel: string): Promise<string
     if ((err as { errorKind?: string }).errorKind !== "path_not_found") throw err;
   }
   if (real === null) {
-    const parent = await ensureDirectory(root, parentOf(rel));
+    const parent = openVerifiedDir(root, await ensureDirectory(root, parentOf(rel)), parentOf(rel));
     try {
-      await mkdir(`${parent}/${nameOf(rel)}`);
+      await mkdir(parent.entry(nameOf(rel)));
     } catch (err) {
       if (errnoOf(err) !== "EEXIST") throw fromErrno(err, rel);
+    } finally {
+      parent.close();
     }
     real = await resolveExisting(root, rel);
   }
@@ -158,19 +160,19 @@ export async function openContained(root: string, real: string, rel: string, fla
   }
 }
 
-/** A directory being iterated; `close` must be called (it releases two descriptors on Linux). */
-export interface ContainedDir {
-  readSync(): Dirent | null;
+/**
+ * A directory opened and verified to lie inside the workspace. On Linux, `self` and `entry(name)`
+ * reach it through its descriptor (`/proc/self/fd/<fd>/<name>`, the equivalent of `openat`), so
+ * files created, renamed or linked there land in this very directory even if its path is swapped
+ * for a symlink meanwhile. Elsewhere they are plain paths, checked once at open. `close` it.
+ */
+export interface VerifiedDir {
+  readonly self: string;
+  entry(name: string): string;
   close(): void;
 }
 
-/**
- * Opens directory `real` (of `rel`) for iteration, verified like `openContained`. On Linux the
- * iterator reads the verified descriptor itself (through /proc, which therefore stays open with
- * it), so a later swap of the path cannot change what is listed. Synchronous: walkers iterate
- * with `readSync` and yield to the event loop themselves.
- */
-export function openDirContained(root: string, real: string, rel: string): ContainedDir {
+export function openVerifiedDir(root: string, real: string, rel: string): VerifiedDir {
   let fd: number;
   try {
     fd = openSync(real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK);
@@ -179,19 +181,42 @@ export function openDirContained(root: string, real: string, rel: string): Conta
     if (errnoOf(err) === "ENOTDIR" && lstatSync(real, { throwIfNoEntry: false })?.isSymbolicLink()) throw symlinkEscape(rel);
     throw fromErrno(err, rel);
   }
-  let dir: Dir;
+  let viaProc: boolean;
   try {
-    const viaProc = verifyDescriptor(root, fd, real, rel);
-    dir = opendirSync(viaProc ? `/proc/self/fd/${fd}` : real, { bufferSize: DIR_BUFFER_ENTRIES });
+    viaProc = verifyDescriptor(root, fd, real, rel);
   } catch (err) {
     closeSync(fd);
+    throw err;
+  }
+  const self = viaProc ? `/proc/self/fd/${fd}` : real;
+  return { self, entry: (name) => `${self}/${name}`, close: () => closeSync(fd) };
+}
+
+/** A directory being iterated; `close` must be called. */
+export interface ContainedDir {
+  readSync(): Dirent | null;
+  close(): void;
+}
+
+/**
+ * Opens directory `real` (of `rel`) for iteration through a `VerifiedDir`, so a later swap of the
+ * path cannot change what is listed. Synchronous: walkers iterate with `readSync` and yield to the
+ * event loop themselves.
+ */
+export function openDirContained(root: string, real: string, rel: string): ContainedDir {
+  const verified = openVerifiedDir(root, real, rel);
+  let dir: Dir;
+  try {
+    dir = opendirSync(verified.self, { bufferSize: DIR_BUFFER_ENTRIES });
+  } catch (err) {
+    verified.close();
     throw fromErrno(err, rel);
   }
   return {
     readSync: () => dir.readSync(),
     close() {
       dir.closeSync();
-      closeSync(fd);
+      verified.close();
     },
   };
 }

@@ -121,7 +121,10 @@ export async function readText(root: string, rel: string, window: TextWindow): P
   const byLines = window.line !== undefined || window.limit !== undefined;
   const { handle, size } = await openRegularFile(root, rel);
   let bytes: Buffer;
+  /** Everything the file holds was read (so the window can tell where the file ends). */
   let complete: boolean;
+  /** Within the read cap: only then are the hash and the line count reported, as for a whole read. */
+  let withinCap: boolean;
   try {
     if (size > TEXT_READ_CAP_BYTES && !windowed)
       throw new FsError(
@@ -130,8 +133,8 @@ export async function readText(root: string, rel: string, window: TextWindow): P
         `file of ${size} bytes exceeds read cap of ${TEXT_READ_CAP_BYTES} bytes`,
         "read a window with line/limit or maxBytes, or use /file/bytes",
       );
-    const whole = size <= TEXT_READ_CAP_BYTES;
-    const toRead = whole ? size : Math.min(size, byLines ? LINE_SCAN_CAP_BYTES : window.maxBytes! + CHARACTER_SLACK_BYTES);
+    withinCap = size <= TEXT_READ_CAP_BYTES;
+    const toRead = withinCap ? size : Math.min(size, byLines ? LINE_SCAN_CAP_BYTES : window.maxBytes! + CHARACTER_SLACK_BYTES);
     bytes = await readAt(handle, 0, toRead);
     // Whole when everything fstat reported was read, or end of file came first (it shrank meanwhile).
     complete = toRead === size || bytes.length < toRead;
@@ -171,9 +174,9 @@ export async function readText(root: string, rel: string, window: TextWindow): P
     sizeBytes: complete ? bytes.length : size,
     returnedBytes: encodedLength(content, encoding),
     truncated: start > 0 || end < text.length || !complete,
-    ...(complete ? { hash: contentHash(bytes) } : {}),
+    ...(withinCap ? { hash: contentHash(bytes) } : {}),
     matchedIgnore: new IgnoreRules(root).match(rel, false),
-    originalLineCount: complete ? countLines(text) : null,
+    originalLineCount: withinCap ? countLines(text) : null,
     nextCursor: null,
     hasMore: end < text.length || !complete,
   };

@@ -5,21 +5,23 @@
  * of one path are serialized by `PathLocks`, and a replace re-checks the expected hash immediately
  * before its rename, so of several writers holding the same hash exactly one wins.
  *
- * Because the temp file and the target share one directory path, a directory swapped for a symlink
- * after the temp file was verified makes the rename fail instead of landing outside.
+ * The temp file is created, and renamed or linked, through the target directory's verified
+ * descriptor (`VerifiedDir`), so a directory swapped for a symlink meanwhile cannot make any of
+ * these steps land outside the workspace.
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, rename, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { FsError } from "../errors/daemon-error.ts";
 import { contentHash } from "./content-hash.ts";
-import { openContained, resolveExisting, resolveForCreate } from "./contained-fs.ts";
+import { openContained, openVerifiedDir, resolveExisting, resolveForCreate, type VerifiedDir } from "./contained-fs.ts";
 import { openRegularReal, readAt } from "./file-reader.ts";
 import { WRITE_CAP_BYTES } from "./file-limits.ts";
 import { fromErrno, hashMismatch, parseError, shownPath } from "./fs-errors.ts";
 import { IgnoreRules, type IgnoreMatch } from "./ignore-rules.ts";
 import type { PathLocks } from "./path-locks.ts";
+import { parentOf } from "./paths.ts";
 import { applySingleEdit } from "./text-edit.ts";
 import { decodeText, detectLineEnding, encodeText, withLineEnding, type LineEnding, type TextEncodingName } from "./text-codec.ts";
 
@@ -90,9 +92,9 @@ async function readCurrent(root: string, real: string, rel: string): Promise<{ b
   }
 }
 
-/** Writes `bytes` to a fresh temp file in `realDir` with `mode`, flushed to disk; returns its path. */
-async function writeTemp(root: string, realDir: string, rel: string, bytes: Uint8Array, mode: number): Promise<string> {
-  const temp = `${realDir}/.svc-write-${randomBytes(8).toString("hex")}.tmp`;
+/** Writes `bytes` to a fresh temp file in `dir` with `mode`, flushed to disk; returns its path. */
+async function writeTemp(root: string, dir: VerifiedDir, rel: string, bytes: Uint8Array, mode: number): Promise<string> {
+  const temp = dir.entry(`.svc-write-${randomBytes(8).toString("hex")}.tmp`);
   const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
   try {
     if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
@@ -109,14 +111,19 @@ async function writeTemp(root: string, realDir: string, rel: string, bytes: Uint
 
 /** Replaces `real` with `bytes` if its content still hashes to `expectedHash` right before the rename. */
 async function replaceAtomically(root: string, real: string, rel: string, bytes: Uint8Array, mode: number, expectedHash: string): Promise<void> {
-  const temp = await writeTemp(root, dirname(real), rel, bytes, mode);
+  const dir = openVerifiedDir(root, dirname(real), parentOf(rel));
   try {
-    const found = contentHash((await readCurrent(root, real, rel)).bytes);
-    if (found !== expectedHash) throw hashMismatch(expectedHash, found);
-    await rename(temp, real);
-  } catch (err) {
-    await unlink(temp).catch(() => {});
-    throw fromErrno(err, rel);
+    const temp = await writeTemp(root, dir, rel, bytes, mode);
+    try {
+      const found = contentHash((await readCurrent(root, real, rel)).bytes);
+      if (found !== expectedHash) throw hashMismatch(expectedHash, found);
+      await rename(temp, dir.entry(basename(real)));
+    } catch (err) {
+      await unlink(temp).catch(() => {});
+      throw fromErrno(err, rel);
+    }
+  } finally {
+    dir.close();
   }
 }
 
@@ -139,13 +146,18 @@ async function createFile(root: string, locks: PathLocks, rel: string, request: 
   const bytes = encodeForWrite(text, encoding, bom);
   const { realParent, target } = await resolveForCreate(root, rel);
   return await locks.run(target, async () => {
-    const temp = await writeTemp(root, realParent, rel, bytes, NEW_FILE_MODE);
+    const dir = openVerifiedDir(root, realParent, parentOf(rel));
     try {
-      await link(temp, target);
-    } catch (err) {
-      throw fromErrno(err, rel);
+      const temp = await writeTemp(root, dir, rel, bytes, NEW_FILE_MODE);
+      try {
+        await link(temp, dir.entry(basename(target)));
+      } catch (err) {
+        throw fromErrno(err, rel);
+      } finally {
+        await unlink(temp).catch(() => {});
+      }
     } finally {
-      await unlink(temp).catch(() => {});
+      dir.close();
     }
     return { kind: "file_write", mode: "create", created: true, ...written(root, rel, bytes, encoding, bom, text) };
   });

@@ -8,7 +8,7 @@ import { t } from "elysia";
 import { FsError } from "../../errors/daemon-error.ts";
 import { CONTENT_HASH_PATTERN } from "../../workspace/content-hash.ts";
 import { DEFAULT_BYTES_WINDOW, DEFAULT_GLOB_RESULTS, MAX_BYTES_WINDOW, MAX_GLOB_RESULTS, MAX_LINE_LIMIT } from "../../workspace/file-limits.ts";
-import { LINE_ENDINGS, TEXT_ENCODINGS } from "../../workspace/text-codec.ts";
+import { TEXT_ENCODINGS } from "../../workspace/text-codec.ts";
 
 /** A schema `error` that answers `{errorKind: "parse_error", error: message, status: 400}`. */
 const invalid = (message: string) => () => new FsError(400, "parse_error", message).body();
@@ -29,6 +29,11 @@ const ExpectedHash = t.String({
   description: "`sha256:` and 64 lowercase hex digits over the file's current raw bytes",
   error: invalid("expectedHash must be sha256: followed by 64 lowercase hex digits"),
 });
+
+// Literal unions, not `t.UnionEnum`: that one defaults a missing value to its first member.
+const encoding = (options?: { error: unknown }) =>
+  t.Union([t.Literal("utf-8"), t.Literal("utf-16le"), t.Literal("utf-16be"), t.Literal("windows-1252")], options as object);
+const lineEnding = (options?: { error: unknown }) => t.Union([t.Literal("lf"), t.Literal("crlf")], options as object);
 
 const WORKSPACE_PATH = "workspace-relative path (an absolute path must lie inside the workspace)";
 
@@ -63,11 +68,11 @@ export const GlobQuery = t.Object({
 export const WriteBody = t.Object({
   path: path(WORKSPACE_PATH),
   content: t.String({ error: invalid("content must be a string") }),
-  mode: t.UnionEnum(["create", "replace"], { error: invalid("mode must be create or replace") }),
+  mode: t.Union([t.Literal("create"), t.Literal("replace")], { error: invalid("mode must be create or replace") }),
   expectedHash: t.Optional(ExpectedHash),
-  encoding: t.Optional(t.UnionEnum(TEXT_ENCODINGS, { error: invalid(`encoding must be one of ${TEXT_ENCODINGS.join(", ")}`) })),
+  encoding: t.Optional(encoding({ error: invalid(`encoding must be one of ${TEXT_ENCODINGS.join(", ")}`) })),
   bom: t.Optional(t.Boolean({ error: invalid("bom must be true or false") })),
-  lineEnding: t.Optional(t.UnionEnum(LINE_ENDINGS, { error: invalid("lineEnding must be lf or crlf") })),
+  lineEnding: t.Optional(lineEnding({ error: invalid("lineEnding must be lf or crlf") })),
 });
 
 export const EditBody = t.Object({
@@ -77,8 +82,8 @@ export const EditBody = t.Object({
   expectedHash: ExpectedHash,
 });
 
-const Encoding = t.UnionEnum(TEXT_ENCODINGS);
-const LineEnding = t.UnionEnum(LINE_ENDINGS);
+const Encoding = encoding();
+const LineEnding = lineEnding();
 const MatchedIgnore = t.Union([t.Literal("file"), t.Literal("directory"), t.Null()], { description: "why the path is ignored, if it is" });
 
 export const FsErrorBody = t.Object({ errorKind: t.String(), error: t.String(), hint: t.Optional(t.String()), status: t.Integer() });

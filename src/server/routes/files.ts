@@ -83,6 +83,7 @@ export const fileRoutes = (deps: AppDeps) => {
         },
         {
           body: WriteBody,
+          parse: "json",
           response: { 200: WriteResultBody, 201: WriteResultBody, ...writeErrors },
           detail: capability("workspace_file_write", {
             summary: "Create a file, or replace one whose hash you know (atomic)",
@@ -92,6 +93,7 @@ export const fileRoutes = (deps: AppDeps) => {
       )
       .post("/file/edit", ({ body }) => files.edit(body.path, body), {
         body: EditBody,
+        parse: "json",
         response: { 200: EditResultBody, ...writeErrors },
         detail: capability("workspace_file_write", {
           summary: "Replace one exact occurrence of a text in a file whose hash you know (atomic)",
