@@ -62,6 +62,14 @@ export class Logger {
     if (this.min <= LEVELS.error) this.emit("error", msg, fields);
   }
 
+  /** The access-log line: `GET /path 200 1.2ms` in text, separate fields in JSON. */
+  request(method: string, path: string, status: number, ms: number): void {
+    if (this.min > LEVELS.info) return;
+    const duration = ms.toFixed(1);
+    if (this.format === "json") this.emit("info", "request", { method, path, status, ms: Number(duration) });
+    else this.emit("info", `${method} ${path} ${status} ${duration}ms`, undefined);
+  }
+
   private emit(level: LogLevel, msg: string, fields: LogFields | undefined): void {
     const time = new Date().toISOString();
     let line: string;

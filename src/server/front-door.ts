@@ -169,7 +169,7 @@ export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server:
       }
     }
     if (cors !== null) response = withHeaders(response, cors);
-    if (logRequests) logger.info(`${method} ${path.length > 200 ? path.slice(0, 200) + "…" : path} ${response.status} ${(performance.now() - started).toFixed(1)}ms`);
+    if (logRequests) logger.request(method, path.length > 200 ? `${path.slice(0, 200)}…` : path, response.status, performance.now() - started);
     return response;
   };
 }
