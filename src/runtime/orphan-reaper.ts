@@ -6,6 +6,7 @@
  * spawn, reads `+<pgid>` / `-<pgid>` lines from a pipe held only by the daemon. When that pipe
  * closes (the daemon exited, however it died), the watcher SIGKILLs every group still registered
  * and exits. It ignores terminal signals so a Ctrl-C to the daemon's group cannot skip that step.
+ * The kill is spelled `kill -s KILL -- -<pgid>`: dash (Debian's /bin/sh) rejects `kill -9 -- -<pgid>`.
  */
 import type { Subprocess } from "bun";
 
@@ -18,7 +19,7 @@ while IFS= read -r line; do
     -*) groups=$(printf '%s' "$groups" | sed "s/ \${line#-} / /") ;;
   esac
 done
-for g in $groups; do kill -9 -- "-$g" 2>/dev/null; done
+for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
 exit 0
 `;
 
