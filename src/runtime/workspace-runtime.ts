@@ -54,6 +54,8 @@ export class WorkspaceRuntime {
   private starting: Promise<Live> | null = null;
   private readonly sinks = new Map<string, SessionSink>();
   private readonly early = new Map<string, acp.SessionNotification[]>();
+  /** Children being stopped on purpose: their channel closing is not a fault to SIGKILL them for. */
+  private readonly retiring = new WeakSet<Live>();
   private stopped = false;
 
   constructor(
@@ -104,6 +106,7 @@ export class WorkspaceRuntime {
     const live = this.live ?? (await this.starting?.catch(() => null)) ?? null;
     if (!live) return;
     this.teardown(live, { reason: "daemon_shutdown", exitCode: null, signalCode: null });
+    this.retiring.add(live);
     live.channel.close("daemon shutdown");
     await live.child.stop();
   }
@@ -113,6 +116,7 @@ export class WorkspaceRuntime {
     const live = this.live;
     if (!live || this.sinks.size > 0) return;
     this.live = null;
+    this.retiring.add(live);
     live.channel.close("idle");
     await live.child.stop();
   }
@@ -143,8 +147,9 @@ export class WorkspaceRuntime {
     this.live = live;
     deps.logger.info("agent ready", { pid: child.pid, agent: channel.agentName || "unknown", profile: live.profile.name });
     void Promise.race([child.exited, channel.closed.then(() => null)]).then(async (exit: ExitInfo | null) => {
-      // A channel that broke while the process lives (garbage, oversized message) ends the process too.
-      if (exit === null) child.kill();
+      // A channel that broke while the process lives (garbage, oversized message) ends the process
+      // too; a child being stopped on purpose gets the bounded stop sequence instead.
+      if (exit === null && !this.retiring.has(live)) child.kill();
       const info = exit ?? (await child.exited);
       if (this.live === live) this.teardown(live, { reason: "channel_closed", exitCode: info.exitCode, signalCode: info.signalCode });
     });
