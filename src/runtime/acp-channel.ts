@@ -9,7 +9,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { AgentProcess } from "./agent-process.ts";
-import { guardStdout } from "./stdout-guard.ts";
+import { guardStdout, isRpcMessage, MAX_NON_JSON_LINES } from "./stdout-guard.ts";
 
 /** Largest single message accepted from a child; a longer line retires the channel. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -66,9 +66,11 @@ function toDaemonError(err: unknown, method: string): DaemonError {
  * `session/update` notifications are taken off the message stream before the SDK's dispatcher and
  * handed over verbatim, in arrival order: the daemon republishes them opaquely (unknown update
  * kinds and extra fields included), and doing it here keeps them strictly ahead of the prompt
- * response that follows them on the wire.
+ * response that follows them on the wire. Records that are not JSON-RPC messages are dropped, and
+ * past MAX_NON_JSON_LINES of them the channel is cut off (see `isRpcMessage`).
  */
-function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers): acp.Stream {
+function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, onReject: (why: string) => void): acp.Stream {
+  let junk = 0;
   const readable = stream.readable.pipeThrough(
     new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform(message, controller) {
@@ -78,6 +80,13 @@ function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers): acp.St
             handlers.onSessionUpdate(m.params as acp.SessionNotification);
           } catch {
             // a handler bug must not break the channel
+          }
+          return;
+        }
+        if (!isRpcMessage(message)) {
+          if (++junk > MAX_NON_JSON_LINES) {
+            onReject(`more than ${MAX_NON_JSON_LINES} records that are not JSON-RPC messages`);
+            controller.error(new Error("agent wrote too many records that are not JSON-RPC messages"));
           }
           return;
         }
@@ -131,8 +140,9 @@ export class AcpChannel {
         stdin.end();
       },
     });
-    const input = guardStdout(child.stdout, (why) => options.logger.warn("agent stdout rejected", { pid: child.pid, why }));
-    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers));
+    const reject = (why: string) => options.logger.warn("agent stdout rejected", { pid: child.pid, why });
+    const input = guardStdout(child.stdout, reject);
+    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, reject));
     // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 

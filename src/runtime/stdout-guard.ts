@@ -38,3 +38,15 @@ export function guardStdout(input: ReadableStream<Uint8Array>, onReject: (why: s
     }),
   );
 }
+
+/**
+ * True for a JSON-RPC message: a request or notification (`method`), or a response (`id` with
+ * `result` or `error`). Other JSON records from a child are dropped unanswered and counted against
+ * MAX_NON_JSON_LINES like non-JSON lines: the SDK would answer each with an error that echoes the
+ * record back, an unbounded write queue towards a child that may not be reading.
+ */
+export function isRpcMessage(message: unknown): boolean {
+  if (message === null || typeof message !== "object" || Array.isArray(message)) return false;
+  const m = message as Record<string, unknown>;
+  return typeof m.method === "string" || ("id" in m && ("result" in m || "error" in m));
+}
