@@ -16,8 +16,6 @@ import { alreadyExists, fromErrno, parseError, pathNotFound, shownPath, symlinkE
 import { absoluteOf, isInside, nameOf, parentOf } from "./paths.ts";
 
 const { O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, O_RDONLY } = constants;
-/** Directory entries fetched per getdents call while walking (bounds a walker's per-level memory). */
-const DIR_BUFFER_ENTRIES = 64;
 
 const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 
@@ -207,7 +205,7 @@ export function openDirContained(root: string, real: string, rel: string): Conta
   const verified = openVerifiedDir(root, real, rel);
   let dir: Dir;
   try {
-    dir = opendirSync(verified.self, { bufferSize: DIR_BUFFER_ENTRIES });
+    dir = opendirSync(verified.self);
   } catch (err) {
     verified.close();
     throw fromErrno(err, rel);

@@ -1,6 +1,7 @@
 /**
- * `/list`: one directory's entries with their kind and ignore flag. Streams the directory and stops
- * at LIST_ENTRY_CAP, so memory follows the cap, not the directory's size.
+ * `/list`: one directory's entries with their kind and ignore flag, at most LIST_ENTRY_CAP of them
+ * kept. (Bun reads the whole listing on the first read of a `Dir`; that transient cost follows the
+ * directory's size, what is kept and answered follows the cap.)
  */
 import { stat } from "node:fs/promises";
 import { openDirContained, resolveExisting } from "./contained-fs.ts";
@@ -47,6 +48,7 @@ export async function listDirectory(root: string, rel: string, includeIgnored: b
 
   const rules = new IgnoreRules(root);
   const matchedIgnore = rules.match(rel, true);
+  const chain = rules.chainFor(rel);
   const entries: DirectoryEntry[] = [];
   let truncated = false;
   const dir = openDirContained(root, real, rel);
@@ -56,7 +58,7 @@ export async function listDirectory(root: string, rel: string, includeIgnored: b
       const entry = dir.readSync();
       if (entry === null) break;
       const kind = entryKind(entry);
-      const ignored = matchedIgnore !== null || rules.ignoresEntry(joinRel(rel, entry.name), kind === "directory");
+      const ignored = matchedIgnore !== null || rules.ignores(chain, joinRel(rel, entry.name), kind === "directory");
       if (ignored && !includeIgnored) continue;
       if (entries.length === LIST_ENTRY_CAP) {
         truncated = true;

@@ -1,9 +1,11 @@
 /**
  * `/glob`: files under a workspace directory whose path (relative to that directory) matches a
  * `Bun.Glob` pattern. The walk is our own rather than `Bun.Glob#scan`, which walks the whole tree
- * and holds every match before yielding the first: this one streams each directory, keeps one open
+ * and holds every match before yielding the first: this one goes depth first with one open
  * directory per level (at most MAX_WALK_DEPTH), skips ignored directories unless asked not to, and
- * stops at `maxResults` or GLOB_SCAN_ENTRY_CAP. Memory therefore follows the caps, not the tree.
+ * stops at `maxResults` or GLOB_SCAN_ENTRY_CAP. Memory therefore follows the caps and the
+ * directories on the current path, not the tree. (Bun reads a directory's whole listing on the
+ * first read of a `Dir`, so one huge directory costs its listing while it is being walked.)
  *
  * Symlinks are never followed nor returned (as `Bun.Glob` with `followSymlinks: false`), each
  * directory is opened through the contained open, and only walked entries are ever reported, so no
@@ -15,7 +17,7 @@ import { ENTRIES_PER_YIELD, yieldToEventLoop } from "./directory-list.ts";
 import { GLOB_SCAN_ENTRY_CAP, MAX_WALK_DEPTH } from "./file-limits.ts";
 import { fromErrno, parseError, shownPath } from "./fs-errors.ts";
 import { planGlob } from "./glob-plan.ts";
-import { IgnoreRules } from "./ignore-rules.ts";
+import { IgnoreRules, type RuleChain } from "./ignore-rules.ts";
 import { joinRel } from "./paths.ts";
 
 export interface GlobQuery {
@@ -39,6 +41,8 @@ interface Frame {
   readonly fromCwd: string;
   /** Levels below the plan's prefix directory (0 for that directory). */
   readonly depth: number;
+  /** The ignore rules that apply in the directory. */
+  readonly chain: RuleChain;
 }
 
 /**
@@ -52,14 +56,16 @@ async function startOf(root: string, query: GlobQuery, prefix: string, rules: Ig
   if (!query.includeIgnored && rules.match(query.cwd, true) !== null) return null;
   let rel = query.cwd;
   let real = cwdReal;
+  let chain = rules.chainFor(rel);
   for (const segment of prefix === "" ? [] : prefix.split("/")) {
     rel = joinRel(rel, segment);
     real = `${real}/${segment}`;
     const st = await lstat(real).catch(() => null);
     if (st === null || !st.isDirectory()) return null;
-    if (!query.includeIgnored && rules.ignoresEntry(rel, true)) return null;
+    if (!query.includeIgnored && rules.ignores(chain, rel, true)) return null;
+    chain = rules.childChain(chain, rel);
   }
-  return { rel, real };
+  return { rel, real, chain };
 }
 
 export async function globSearch(root: string, query: GlobQuery): Promise<GlobResult> {
@@ -71,7 +77,9 @@ export async function globSearch(root: string, query: GlobQuery): Promise<GlobRe
 
   const matches: string[] = [];
   let truncated = false;
-  const stack: Frame[] = [{ dir: openDirContained(root, start.real, start.rel), rel: start.rel, real: start.real, fromCwd: plan.prefix, depth: 0 }];
+  const stack: Frame[] = [
+    { dir: openDirContained(root, start.real, start.rel), rel: start.rel, real: start.real, fromCwd: plan.prefix, depth: 0, chain: start.chain },
+  ];
   try {
     for (let scanned = 1; stack.length > 0; scanned++) {
       if (scanned % ENTRIES_PER_YIELD === 0) await yieldToEventLoop();
@@ -88,7 +96,7 @@ export async function globSearch(root: string, query: GlobQuery): Promise<GlobRe
       const rel = joinRel(top.rel, entry.name);
       if (entry.isDirectory()) {
         if (plan.maxDepth !== null && top.depth + 1 >= plan.maxDepth) continue; // no match can lie below
-        if (!query.includeIgnored && rules.ignoresEntry(rel, true)) continue;
+        if (!query.includeIgnored && rules.ignores(top.chain, rel, true)) continue;
         if (stack.length >= MAX_WALK_DEPTH) {
           truncated = true;
           continue;
@@ -100,9 +108,9 @@ export async function globSearch(root: string, query: GlobQuery): Promise<GlobRe
         } catch {
           continue; // unreadable, or swapped for a link since it was listed: not part of the result
         }
-        stack.push({ dir, rel, real, fromCwd: joinRel(top.fromCwd, entry.name), depth: top.depth + 1 });
+        stack.push({ dir, rel, real, fromCwd: joinRel(top.fromCwd, entry.name), depth: top.depth + 1, chain: rules.childChain(top.chain, rel) });
       } else if (entry.isFile() && glob.match(joinRel(top.fromCwd, entry.name))) {
-        if (!query.includeIgnored && rules.ignoresEntry(rel, false)) continue;
+        if (!query.includeIgnored && rules.ignores(top.chain, rel, false)) continue;
         if (matches.length === query.maxResults) {
           truncated = true;
           break;
