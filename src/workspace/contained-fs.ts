@@ -8,6 +8,8 @@
  * ask the kernel where the opened descriptor really is (`/proc/self/fd/<fd>`) and refuse it unless
  * that lies inside the workspace. Where /proc is missing, the descriptor's device and inode are
  * compared with a fresh resolution of the path instead (narrower, but still closes a plain swap).
+ * Anything that creates an entry (temp files, links, renames, directories) goes through a verified
+ * directory's descriptor (`VerifiedDir`), so even a swap after the check cannot place it outside.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
@@ -219,11 +221,14 @@ export function openDirContained(root: string, real: string, rel: string): Conta
   };
 }
 
-/** Reads at most `cap` bytes of regular file `name` in verified directory `realDir`; null if absent or not a file. */
-export function readSmallFileSync(root: string, realDir: string, name: string, cap: number): Buffer | null {
+/**
+ * Reads at most `cap` bytes of regular file `name` in directory `dir` (absolute); null when it is
+ * absent, not a regular file, a symlink, or (where /proc tells) opened outside the workspace.
+ */
+export function readSmallFileSync(root: string, dir: string, name: string, cap: number): Buffer | null {
   let fd: number;
   try {
-    fd = openSync(`${realDir}/${name}`, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    fd = openSync(`${dir}/${name}`, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   } catch {
     return null;
   }

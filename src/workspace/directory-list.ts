@@ -31,7 +31,7 @@ export const ENTRIES_PER_YIELD = 1024;
 
 export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export function entryKind(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
+function entryKind(entry: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): EntryKind {
   if (entry.isFile()) return "file";
   if (entry.isDirectory()) return "directory";
   return entry.isSymbolicLink() ? "symlink" : "other";

@@ -1,6 +1,6 @@
 /** `GET /file`, `/file/bytes` and `/stat`: shapes, encodings, windows, caps and headers. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, utimesSync } from "node:fs";
+import { chmodSync, mkdirSync, symlinkSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { fileRoutes, sha256, writeTree } from "../helpers/file-routes.ts";
@@ -153,6 +153,15 @@ describe("GET /file", () => {
     const r = await files.get("/file", { path: "dir/missing.txt" });
     expect(r.status).toBe(404);
     expect(r.body).toEqual({ errorKind: "path_not_found", error: "path not found: dir/missing.txt", status: 404 });
+  });
+
+  // Root reads any file whatever its mode, so this only runs as an ordinary user.
+  test.skipIf(process.getuid?.() === 0)("an unreadable file is 403 permission_denied", async () => {
+    writeTree(d.workspace, { "locked.txt": "x" });
+    chmodSync(join(d.workspace, "locked.txt"), 0o000);
+    const r = await files.get("/file", { path: "locked.txt" });
+    expect(r.status).toBe(403);
+    expect(r.body).toEqual({ errorKind: "permission_denied", error: "permission denied: locked.txt", status: 403 });
   });
 
   test("matchedIgnore says whether the file or a directory matched", async () => {
