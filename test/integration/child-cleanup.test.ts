@@ -1,0 +1,107 @@
+/**
+ * No agent child outlives the daemon: `svc serve` runs as a real process with a fake-agent child;
+ * SIGTERM stops it cleanly (exit 0, child gone), and even SIGKILL — which runs no daemon code —
+ * leaves nothing behind, because the orphan watcher kills the child's process group. The watcher
+ * itself must go too.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
+import { expectPidsGone, FAKE_AGENT_ENTRY, jsonRequest, pidAlive, type WireEntry } from "../helpers/fake-agent-env.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
+import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
+
+/** Direct children of `pid`, from /proc. */
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === pid && fields[0] !== "Z") out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+interface Running {
+  daemon: SpawnedDaemon;
+  agentPid: number;
+  /** Every process the daemon started (agent child and orphan watcher). */
+  spawned: number[];
+}
+
+/** `svc serve` as a child process with one live session on a fake-agent child (files under `dir`). */
+async function serveWithSession(dir: string, env: Record<string, string> = {}): Promise<Running> {
+  const workspace = join(dir, "ws");
+  const logPath = join(dir, "wire.jsonl");
+  mkdirSync(workspace);
+  const daemon = await spawnDaemon(["--port", "0", "--workspace", workspace, "--session-idle-timeout-ms", "0"], {
+    env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...env },
+  });
+  try {
+    const created = await jsonRequest(daemon.url, "POST", "/session", {});
+    expect(created.status).toBe(200);
+    // Wait for the agent's last write after session/new (its command list): a child still writing
+    // when the daemon stops reading its stdout dies of EPIPE before any stop step could be seen.
+    await until(async () => (await jsonRequest(daemon.url, "GET", `/session/${created.body.sessionId}/supported-commands`)).body.availableCommands?.length === 2);
+    const wire = (await readWireLog(logPath)) as WireEntry[];
+    const agentPid = wire.find((e) => e.event === "start")!.pid;
+    expect(pidAlive(agentPid)).toBe(true);
+    const spawned = childrenOf(daemon.proc.pid);
+    expect(spawned).toContain(agentPid);
+    // The agent child and the orphan watcher; nothing else.
+    expect(spawned).toHaveLength(2);
+    return { daemon, agentPid, spawned };
+  } catch (err) {
+    await daemon[Symbol.asyncDispose]();
+    throw err;
+  }
+}
+
+// Independent processes, mostly waiting: run side by side (the SIGTERM-ignoring stop takes ~3 s).
+describe.concurrent("no process outlives the daemon", () => {
+  test("SIGTERM: the daemon exits 0 after stopping its agent child", async () => {
+    await using dir = tempDir("svc-cleanup-");
+    const { daemon, agentPid, spawned } = await serveWithSession(dir.path);
+    await using _ = daemon;
+    daemon.proc.kill("SIGTERM");
+    expect(await daemon.proc.exited).toBe(0);
+    await expectPidsGone([agentPid, ...spawned], 3000, "the daemon's children");
+  });
+
+  test("SIGTERM with a child that ignores SIGTERM and stdin EOF: the daemon escalates, then exits 0", async () => {
+    await using dir = tempDir("svc-cleanup-");
+    const { daemon, agentPid, spawned } = await serveWithSession(dir.path, { FAKE_AGENT_IGNORE_SIGTERM: "1" });
+    await using _ = daemon;
+    daemon.proc.kill("SIGTERM");
+    expect(await daemon.proc.exited).toBe(0);
+    await expectPidsGone([agentPid, ...spawned], 3000, "the daemon's children");
+    const wire = (await readWireLog(join(dir.path, "wire.jsonl"))).filter((e) => e.pid === agentPid);
+    // The child saw the polite steps (and ignored them) before the SIGKILL.
+    expect(wire.filter((e) => e.event === "stdin_closed" || e.event === "signal").map((e) => e.event)).toEqual(["stdin_closed", "signal"]);
+  }, 15_000);
+
+  test("SIGKILL: the orphan watcher kills the agent child's group, then exits", async () => {
+    await using dir = tempDir("svc-cleanup-");
+    const { daemon, agentPid, spawned } = await serveWithSession(dir.path);
+    await using _ = daemon;
+    daemon.proc.kill("SIGKILL");
+    await daemon.proc.exited;
+    await expectPidsGone([agentPid, ...spawned], 3000, "the daemon's children");
+  });
+
+  test("SIGKILL with a child that ignores SIGTERM and stdin EOF: it is still gone", async () => {
+    await using dir = tempDir("svc-cleanup-");
+    const { daemon, agentPid, spawned } = await serveWithSession(dir.path, { FAKE_AGENT_IGNORE_SIGTERM: "1" });
+    await using _ = daemon;
+    daemon.proc.kill("SIGKILL");
+    await daemon.proc.exited;
+    await expectPidsGone([agentPid, ...spawned], 3000, "the daemon's children");
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The agent child's command line (DESIGN.md "Processes"): `[runtime, entry, ...args]`, never a PATH
+ * lookup; inside the compiled binary its own entry is the binary itself, and a third-party entry
+ * runs under it with `BUN_BE_BUN=1`; no entry at all is `MissingCliEntryError`.
+ */
+import { describe, expect, test } from "bun:test";
+import type { AgentLaunch } from "../../../src/config/config.ts";
+import { childCommand, MissingCliEntryError } from "../../../src/runtime/agent-process.ts";
+
+const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({
+  cliEntry: null,
+  cliArgs: ["--acp"],
+  execPath: "/opt/bun/bin/bun",
+  compiled: false,
+  baseEnv: {},
+  ...overrides,
+});
+
+describe("childCommand", () => {
+  test("runs SVC_CLI_ENTRY under the daemon's own runtime", () => {
+    expect(childCommand(launch({ cliEntry: { path: "/agents/agent.ts", source: "env" } }))).toEqual({
+      argv: ["/opt/bun/bin/bun", "/agents/agent.ts", "--acp"],
+      env: {},
+    });
+  });
+
+  test("runs the daemon's own script with --acp when no entry is set", () => {
+    expect(childCommand(launch({ cliEntry: { path: "/src/svc/main.ts", source: "argv" }, cliArgs: ["--acp", "--x"] })).argv).toEqual([
+      "/opt/bun/bin/bun",
+      "/src/svc/main.ts",
+      "--acp",
+      "--x",
+    ]);
+  });
+
+  test("in the compiled binary, its own entry is the binary; another entry runs with BUN_BE_BUN=1", () => {
+    const own = childCommand(launch({ compiled: true, execPath: "/usr/local/bin/svc", cliEntry: { path: "/$bunfs/root/svc", source: "argv" } }));
+    expect(own).toEqual({ argv: ["/usr/local/bin/svc", "--acp"], env: {} });
+    const other = childCommand(launch({ compiled: true, execPath: "/usr/local/bin/svc", cliEntry: { path: "/agents/agent.js", source: "env" } }));
+    expect(other).toEqual({ argv: ["/usr/local/bin/svc", "/agents/agent.js", "--acp"], env: { BUN_BE_BUN: "1" } });
+  });
+
+  test("no entry is MissingCliEntryError (500 missing_cli_entry, errorKind missing_binary)", () => {
+    let thrown: unknown;
+    try {
+      childCommand(launch({ cliEntry: null }));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(MissingCliEntryError);
+    expect((thrown as MissingCliEntryError).status).toBe(500);
+    expect((thrown as MissingCliEntryError).body()).toMatchObject({ code: "missing_cli_entry", errorKind: "missing_binary" });
+  });
+});
