@@ -1,0 +1,146 @@
+/**
+ * The bench's result: `BenchSummary` is what `.bench/last.json` holds, and `renderReport` turns it
+ * into the tables printed on stdout.
+ */
+import { BARE_NAME, SVC_BINARY } from "./lib/servers.ts";
+import { fmt, table } from "./lib/table.ts";
+import { REFERENCE, type Verdict } from "./lib/targets.ts";
+import type { RssResult } from "./rss.ts";
+import type { StartupResult } from "./startup.ts";
+import type { ThroughputResult } from "./throughput.ts";
+
+export interface BenchSummary {
+  readonly finishedAt: string;
+  readonly mode: "full" | "quick";
+  readonly sections: readonly string[];
+  readonly machine: {
+    readonly cpus: number;
+    readonly platform: string;
+    readonly bun: string;
+    /** 1-minute load average before and after: other work on the machine skews every figure. */
+    readonly loadAverageBefore: number;
+    readonly loadAverageAfter: number;
+  };
+  readonly binary: { readonly path: string; readonly origin: string; readonly bytes: number };
+  readonly startup: { readonly runs: number; readonly results: readonly StartupResult[] } | null;
+  readonly rss: { readonly runs: number; readonly settleMs: number; readonly results: readonly RssResult[] } | null;
+  readonly throughput:
+    | (ThroughputResult & {
+        readonly generator: string;
+        readonly fallback: boolean;
+        readonly warmupSeconds: number;
+        readonly durationSeconds: number;
+        readonly rounds: number;
+      })
+    | null;
+  readonly verdicts: readonly Verdict[];
+}
+
+/** Load averages above this are called out: the figures then say as much about the neighbours. */
+const BUSY_LOAD_AVERAGE = 0.5;
+
+const MIB = 1024 * 1024;
+
+function header(s: BenchSummary): string {
+  const m = s.machine;
+  const lines = [
+    `svc bench (${s.mode}; sections: ${s.sections.join(", ")}), ${s.finishedAt}`,
+    `machine: ${m.cpus} cores, ${m.platform}, bun ${m.bun}; load average ${m.loadAverageBefore.toFixed(2)} before, ${m.loadAverageAfter.toFixed(2)} after`,
+    `binary: ${s.binary.origin}`,
+  ];
+  if (Math.max(m.loadAverageBefore, m.loadAverageAfter) > BUSY_LOAD_AVERAGE)
+    lines.push(`note: the machine was busy with other work during the run; figures are noisier and lower than on an idle machine`);
+  return lines.join("\n");
+}
+
+function binarySection(s: BenchSummary): string {
+  const b = s.binary.bytes;
+  return `Binary size\n${table(["binary", "bytes", "MB", "MiB"], [["svc", fmt.int(b), (b / 1e6).toFixed(1), (b / MIB).toFixed(1)]])}`;
+}
+
+function startupSection(startup: NonNullable<BenchSummary["startup"]>): string {
+  const bare = startup.results.find((r) => r.name === BARE_NAME);
+  const rows = startup.results.map((r) => [
+    r.name,
+    fmt.ms(r.medianMs),
+    fmt.ms(r.p90Ms),
+    fmt.ms(r.listeningMedianMs),
+    r.cpuMedianMs === null ? "?" : fmt.ms(r.cpuMedianMs),
+    bare === undefined ? "" : `${fmt.ratio(r.medianMs / bare.medianMs)}×`,
+  ]);
+  return [
+    `Cold start: spawn → first GET /health 200 (${startup.runs} runs each, interleaved, after one untimed run)`,
+    `  (the baseline is bench/servers/bare-serve.ts under the same Bun; server CPU = user + system of all its threads)`,
+    table(["server", "median", "p90", "to stdout line (median)", "server CPU used (median)", "÷ bare (median)"], rows),
+  ].join("\n");
+}
+
+function rssSection(rss: NonNullable<BenchSummary["rss"]>): string {
+  const bare = rss.results.find((r) => r.name === BARE_NAME);
+  const rows = rss.results.map((r) => [
+    r.name,
+    fmt.mb(r.medianMb),
+    fmt.mb(r.anonMedianMb),
+    fmt.mb(r.fileMedianMb),
+    r.samplesMb.map((x) => x.toFixed(1)).join(" "),
+    bare === undefined ? "" : `${fmt.ratio(r.medianMb / bare.medianMb)}×`,
+  ]);
+  return [
+    `Idle RSS: VmRSS after 20× /health + 20× /capabilities and ${rss.settleMs} ms idle (${rss.runs} runs each)`,
+    table(["server", "VmRSS", "anonymous", "file-backed", "VmRSS samples (MB)", "÷ bare"], rows),
+    `  (medians; file-backed pages are mostly the executable's own code, shared with the page cache)`,
+  ].join("\n");
+}
+
+function throughputSection(t: NonNullable<BenchSummary["throughput"]>): string {
+  const bare50 = t.rows.find((r) => r.server === BARE_NAME && r.concurrency === 50);
+  const rows = t.rows.map((r) => [
+    r.server,
+    r.path,
+    String(r.concurrency),
+    fmt.rps(r.requestsPerSecond),
+    fmt.ms(r.p50Ms),
+    fmt.ms(r.p99Ms),
+    bare50 !== undefined && r.concurrency === 50 ? fmt.ratio(r.requestsPerSecond / bare50.requestsPerSecond) : "",
+    r.cpuUsPerRequest === null ? "?" : r.cpuUsPerRequest.toFixed(1),
+    String(r.errors),
+    t.rounds > 1 ? r.roundsRps.map(fmt.rps).join(" ") : "",
+  ]);
+  const rss = Object.entries(t.rssAfterLoadMb).map(([name, mb]) => `${name} ${mb === null ? "?" : fmt.mb(mb)}`);
+  // What the req/s ratio would be if both servers were bound by their own CPU: robust to neighbours.
+  const svc50 = t.rows.find((r) => r.server === SVC_BINARY && r.path === "/health" && r.concurrency === 50);
+  const cpuRatio =
+    svc50?.cpuUsPerRequest && bare50?.cpuUsPerRequest
+      ? [`/health c=50 by CPU cost (bare µs/req ÷ ${SVC_BINARY} µs/req): ${fmt.ratio(bare50.cpuUsPerRequest / svc50.cpuUsPerRequest)}`]
+      : [];
+  return [
+    `Throughput: ${t.durationSeconds} s per run, median of ${t.rounds} interleaved round(s), ${t.warmupSeconds} s warm-up before round 1`,
+    `load generator: ${t.generator}`,
+    `2 cores: the generator and the server each get about one; the server side is one JS thread, so svc and bare are bound alike.`,
+    `server CPU µs/req (user + system, from /proc) is the steadier figure when other work shares the machine.`,
+    table(["server", "path", "c", "req/s", "p50", "p99", "÷ bare c=50", "server CPU µs/req", "errors", "rounds (req/s)"], rows),
+    ...cpuRatio,
+    `RSS after load: ${rss.join("; ")}`,
+  ].join("\n");
+}
+
+function verdictSection(verdicts: readonly Verdict[]): string {
+  const show = (v: Verdict, n: number) => (v.what.includes("req/s") ? fmt.rps(n) : v.what.includes("÷") ? fmt.ratio(n) : n.toFixed(1));
+  const rows = verdicts.map((v) => [
+    v.what,
+    show(v, v.measured),
+    `${v.direction === "at most" ? "≤" : "≥"} ${show(v, v.target)}`,
+    v.met ? "ok" : "MISSED",
+    v.reference === null ? "" : show(v, v.reference),
+  ]);
+  return [`Targets (MB = 10^6 bytes; timing never fails the bench)`, table(["figure", "measured", "target", "", REFERENCE.name], rows)].join("\n");
+}
+
+export function renderReport(s: BenchSummary): string {
+  const parts = [header(s), binarySection(s)];
+  if (s.startup !== null) parts.push(startupSection(s.startup));
+  if (s.rss !== null) parts.push(rssSection(s.rss));
+  if (s.throughput !== null) parts.push(throughputSection(s.throughput));
+  parts.push(verdictSection(s.verdicts));
+  return `${parts.join("\n\n")}\n`;
+}

@@ -1,0 +1,167 @@
+/**
+ * `bun run bench [--quick] [--only startup|rss|throughput] [--binary <path>] [--fallback-load]`
+ *
+ * Measures svc's foundation figures against the issue's targets and a bare `Bun.serve` baseline
+ * measured in the same run: binary size, cold start, idle RSS, and throughput/latency of
+ * /health and /capabilities. Prints tables on stdout (progress on stderr) and writes the JSON summary
+ * to `.bench/last.json`. Timing never fails it: it exits non-zero only when something broke.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { obtainBinary } from "./lib/binary.ts";
+import { pickLoadGenerator } from "./lib/load.ts";
+import { cleanUp, cleanUpOnSignals } from "./lib/procs.ts";
+import { BARE_NAME, bareServer, REPO_ROOT, SVC_BINARY, svcCommand, svcServer } from "./lib/servers.ts";
+import { verdicts } from "./lib/targets.ts";
+import { renderReport, type BenchSummary } from "./report.ts";
+import { measureRss } from "./rss.ts";
+import { measureStartup } from "./startup.ts";
+import { measureThroughput, type LoadPlan } from "./throughput.ts";
+
+const SECTIONS = ["startup", "rss", "throughput"] as const;
+type Section = (typeof SECTIONS)[number];
+
+const SETTINGS = {
+  full: { startupRuns: 15, rssRuns: 5, rssSettleMs: 1000, warmupSeconds: 1, durationSeconds: 5, rounds: 3 },
+  quick: { startupRuns: 5, rssRuns: 2, rssSettleMs: 300, warmupSeconds: 1, durationSeconds: 2, rounds: 1 },
+};
+
+const USAGE = `usage: bun bench/run.ts [--quick] [--only startup|rss|throughput]... [--binary <path>] [--fallback-load]
+  --quick          fewer runs and shorter load runs (a smoke run)
+  --only <name>    run only these sections (repeatable or comma-separated)
+  --binary <path>  measure this compiled binary instead of building one from the working tree
+  --fallback-load  use the Bun fetch-loop load generator even when wrk is on PATH
+`;
+
+function readOptions() {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      quick: { type: "boolean", default: false },
+      only: { type: "string", multiple: true, default: [] },
+      binary: { type: "string" },
+      "fallback-load": { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const only = values.only.flatMap((v) => v.split(",")).map((v) => v.trim());
+  for (const name of only)
+    if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: ${JSON.stringify(name)} is not one of ${SECTIONS.join(", ")}`);
+  return {
+    mode: values.quick ? ("quick" as const) : ("full" as const),
+    sections: (only.length === 0 ? [...SECTIONS] : SECTIONS.filter((s) => only.includes(s))) as Section[],
+    binary: values.binary ?? null,
+    forceFallback: values["fallback-load"],
+  };
+}
+
+const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+async function main(): Promise<void> {
+  const options = readOptions();
+  const settings = SETTINGS[options.mode];
+  const loadAverageBefore = loadavg()[0]!;
+
+  progress(options.binary === null ? "building the binary from the working tree…" : `using ${options.binary}`);
+  const binary = await obtainBinary(options.binary);
+  const svcBinary = svcCommand(binary.path);
+  const svcSource = svcCommand(null);
+  const bootServers = [
+    svcServer(SVC_BINARY, svcBinary, { stderr: "file" }),
+    svcServer("svc (bun src/main.ts)", svcSource, { stderr: "file" }),
+    bareServer({ stderr: "file" }),
+  ];
+
+  let startup: BenchSummary["startup"] = null;
+  if (options.sections.includes("startup")) {
+    progress(`cold start, ${settings.startupRuns} runs per server…`);
+    startup = { runs: settings.startupRuns, results: await measureStartup(bootServers, settings.startupRuns) };
+  }
+
+  let rss: BenchSummary["rss"] = null;
+  if (options.sections.includes("rss")) {
+    progress(`idle RSS, ${settings.rssRuns} runs per server…`);
+    rss = { runs: settings.rssRuns, settleMs: settings.rssSettleMs, results: await measureRss(bootServers, settings.rssRuns, settings.rssSettleMs) };
+  }
+
+  let throughput: BenchSummary["throughput"] = null;
+  if (options.sections.includes("throughput")) {
+    const generator = pickLoadGenerator({ forceFallback: options.forceFallback });
+    // The access log is part of the default configuration, so the headline rows keep it (written to
+    // /dev/null: the cost measured is svc's, not a disk's). The warn-level rows show what it costs.
+    const plans: LoadPlan[] = [
+      {
+        ...svcServer(SVC_BINARY, svcBinary, { stderr: "null" }),
+        runs: [
+          { path: "/health", concurrency: 1 },
+          { path: "/health", concurrency: 50 },
+          { path: "/capabilities", concurrency: 1 },
+          { path: "/capabilities", concurrency: 50 },
+        ],
+      },
+      {
+        ...svcServer("svc (binary, --log-level warn)", svcBinary, { args: ["--log-level", "warn"], stderr: "null" }),
+        runs: [
+          { path: "/health", concurrency: 50 },
+          { path: "/capabilities", concurrency: 50 },
+        ],
+      },
+      {
+        ...bareServer({ stderr: "null" }),
+        runs: [
+          { path: "/health", concurrency: 1 },
+          { path: "/health", concurrency: 50 },
+        ],
+      },
+    ];
+    const runCount = plans.reduce((n, p) => n + p.runs.length, 0);
+    progress(`throughput, ${runCount} load runs × ${settings.rounds} round(s) × ${settings.durationSeconds} s with ${generator.description}…`);
+    const timing = { warmupSeconds: settings.warmupSeconds, durationSeconds: settings.durationSeconds, rounds: settings.rounds };
+    throughput = { ...(await measureThroughput(plans, generator, timing)), generator: generator.description, fallback: generator.fallback, ...timing };
+  }
+
+  const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
+  const health = rowOf(SVC_BINARY, "/health");
+  const bare = rowOf(BARE_NAME, "/health");
+  const summary: BenchSummary = {
+    finishedAt: new Date().toISOString(),
+    mode: options.mode,
+    sections: options.sections,
+    machine: { cpus: cpus().length, platform: `${process.platform}-${process.arch}`, bun: Bun.version, loadAverageBefore, loadAverageAfter: loadavg()[0]! },
+    binary: { path: options.binary ?? "(temporary build, removed)", origin: binary.origin, bytes: binary.bytes },
+    startup,
+    rss,
+    throughput,
+    verdicts: verdicts({
+      startupMs: startup?.results.find((r) => r.name === SVC_BINARY)?.medianMs ?? null,
+      idleRssMb: rss?.results.find((r) => r.name === SVC_BINARY)?.medianMb ?? null,
+      healthRps: health?.requestsPerSecond ?? null,
+      healthVsBare: health !== undefined && bare !== undefined ? health.requestsPerSecond / bare.requestsPerSecond : null,
+      capabilitiesRps: rowOf(SVC_BINARY, "/capabilities")?.requestsPerSecond ?? null,
+      binaryMb: binary.bytes / 1e6,
+    }),
+  };
+
+  process.stdout.write(renderReport(summary));
+  const outDir = join(REPO_ROOT, ".bench");
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, "last.json"), `${JSON.stringify(summary, null, 2)}\n`);
+  progress(`summary written to ${join(outDir, "last.json")}`);
+}
+
+cleanUpOnSignals();
+try {
+  await main();
+} catch (err) {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
