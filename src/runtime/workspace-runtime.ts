@@ -107,8 +107,7 @@ export class WorkspaceRuntime {
     if (!live) return;
     this.teardown(live, { reason: "daemon_shutdown", exitCode: null, signalCode: null });
     this.retiring.add(live);
-    live.channel.close("daemon shutdown");
-    await live.child.stop();
+    await this.retire(live, "daemon shutdown");
   }
 
   /** Stops an idle child (no sessions) so the next session starts a fresh one. */
@@ -117,8 +116,16 @@ export class WorkspaceRuntime {
     if (!live || this.sinks.size > 0) return;
     this.live = null;
     this.retiring.add(live);
-    live.channel.close("idle");
+    await this.retire(live, "idle");
+  }
+
+  /**
+   * Planned stop: the child's stdout is read until it exits (a child flushing at shutdown must not
+   * hit a closed pipe); only then is the channel closed.
+   */
+  private async retire(live: Live, reason: string): Promise<void> {
     await live.child.stop();
+    live.channel.close(reason);
   }
 
   private async start(): Promise<Live> {
