@@ -179,6 +179,13 @@ describe("GET /glob", () => {
     expect(exact.body).toMatchObject({ count: 5, truncated: false });
   });
 
+  test("directories deeper than 64 levels are not entered, and the result says truncated", async () => {
+    const deep = Array.from({ length: 70 }, () => "d").join("/");
+    writeTree(d.workspace, { [`deep/${deep}/bottom.ts`]: "", "deep/top.ts": "" });
+    const r = await files.get("/glob", { pattern: "**/*.ts", cwd: "deep" });
+    expect(r.body).toMatchObject({ matches: ["deep/top.ts"], truncated: true });
+  });
+
   test.each<[string, Record<string, string | number>, number, string]>([
     ["no pattern", {}, 400, "parse_error"],
     ["maxResults 0", { pattern: "*", maxResults: 0 }, 400, "parse_error"],
