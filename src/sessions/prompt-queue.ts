@@ -184,11 +184,12 @@ export class PromptQueue {
 
   private expire(prompt: QueuedPrompt, deadlineMs: number): void {
     if (prompt.settled) return;
-    const wasRunning = prompt.state === "running";
+    // The agent's cancel goes out before `settle` starts the next prompt: `session/cancel` names
+    // the session, not the turn, so sent later it would cancel the next prompt instead.
+    const live = this.session.runtime.current();
+    if (prompt.state === "running" && live) void live.profile.cancelPrompt(live.channel, this.session.id).catch(() => {});
     this.settle(prompt, "turn_error", { message: `prompt exceeded the ${deadlineMs}ms deadline`, code: "prompt_deadline_exceeded", errorKind: "prompt_deadline_exceeded" });
     this.session.publish("prompt_cancelled", { sessionId: this.session.id, reason: "prompt_deadline_exceeded" }, this.fieldsOf(prompt));
-    const live = this.session.runtime.current();
-    if (wasRunning && live) void live.profile.cancelPrompt(live.channel, this.session.id).catch(() => {});
   }
 
   /** Publishes the prompt's one terminal event, removes it and starts the next. */
