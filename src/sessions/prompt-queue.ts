@@ -208,7 +208,9 @@ export class PromptQueue {
     if (prompt.state === "running") {
       this.session.promptFields = {};
       const next = this.items[0];
-      if (next && next.state === "queued" && !this.closing) void this.run(next);
+      // With the agent channel gone the session is about to die: the queued prompts wait for
+      // `endAll` rather than being started (echoed) on a child that can no longer take them.
+      if (next && next.state === "queued" && !this.closing && this.session.runtime.channelLive) void this.run(next);
     }
   }
 
