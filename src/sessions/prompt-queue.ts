@@ -117,11 +117,14 @@ export class PromptQueue {
     if (!prompt || prompt.cancelledAt !== null) return;
     prompt.cancelledAt = Date.now();
     this.session.publish("prompt_cancelled", { sessionId: this.session.id }, { promptId: prompt.promptId, ...(cancellerClientId ? { originatorClientId: cancellerClientId } : {}) });
-    this.deps.onPromptEnded(prompt.promptId);
+    // ACP order: the cancel reaches the agent before its pending permissions are answered
+    // `cancelled`; the other way round the agent takes the answer as a refusal and keeps going.
     const live = this.session.runtime.current();
-    if (live) {
+    const sent = live ? live.profile.cancelPrompt(live.channel, this.session.id) : null;
+    this.deps.onPromptEnded(prompt.promptId);
+    if (sent) {
       try {
-        await live.profile.cancelPrompt(live.channel, this.session.id);
+        await sent;
       } catch (err) {
         this.deps.logger.warn("agent cancel failed", { sessionId: this.session.id, error: String(err) });
       }
