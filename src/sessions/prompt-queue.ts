@@ -170,7 +170,10 @@ export class PromptQueue {
         { sessionId: session.id, prompt: prompt.content, _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
         { signal: prompt.abort.signal },
       );
-      const stopReason = prompt.cancelledAt !== null && response?.stopReason === undefined ? "cancelled" : (response?.stopReason ?? "end_turn");
+      // Once `prompt_cancelled` is out, the turn ends `cancelled` even if the agent finished it
+      // another way (it may see the cancel only after answering, as ACP SDKs dispatch
+      // notifications asynchronously).
+      const stopReason = prompt.cancelledAt !== null ? "cancelled" : (response?.stopReason ?? "end_turn");
       this.settle(prompt, "turn_complete", { stopReason, ...(prompt.cancelledAt !== null ? { promptCancelled: this.cancelInfo(prompt) } : {}) });
     } catch (err) {
       if (prompt.settled) return;
