@@ -27,7 +27,8 @@ export function sseResponse(sub: Subscription, options: SseOptions): Response {
   const streamId = crypto.randomUUID();
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   let pending: Promise<Frame[] | null> | null = null;
-  let lastPull = Date.now();
+  /** Since when written data has waited for the client to take more; null while a pull waits for frames. */
+  let unreadSince: number | null = Date.now();
   let idleTimer: Timer | null = null;
   let closed = false;
 
@@ -47,8 +48,10 @@ export function sseResponse(sub: Subscription, options: SseOptions): Response {
         if (timeout !== null) {
           const every = Math.max(250, Math.min(5000, Math.floor(timeout / 4)));
           idleTimer = setInterval(() => {
-            const idleFor = Date.now() - lastPull;
-            if (idleFor < timeout || closed) return;
+            // A quiet session is not an idle writer: only time the client spends not reading counts.
+            if (closed || unreadSince === null) return;
+            const idleFor = Date.now() - unreadSince;
+            if (idleFor < timeout) return;
             try {
               controller.enqueue(encoder.encode(options.idleEviction(idleFor, timeout).text));
               controller.close();
@@ -60,13 +63,14 @@ export function sseResponse(sub: Subscription, options: SseOptions): Response {
         }
       },
       async pull(controller) {
-        lastPull = Date.now();
+        unreadSince = null;
         pending ??= sub.next();
         let timer: Timer | undefined;
         const beat = new Promise<"beat">((resolve) => (timer = setTimeout(resolve, heartbeatMs, "beat")));
         const result = await Promise.race([pending, beat]);
         clearTimeout(timer);
         if (closed) return;
+        unreadSince = Date.now();
         if (result === "beat") {
           controller.enqueue(encoder.encode(": heartbeat\n\n"));
           return;
