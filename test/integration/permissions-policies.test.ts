@@ -1,0 +1,182 @@
+/**
+ * The permission mediation modes over HTTP, each configured through `$SVC_HOME/settings.json`
+ * (`policy.permissionStrategy`, `policy.consensusQuorum`): `designated`, `consensus` and
+ * `local-only`. Votes here always come from loopback; the remote refusal of `local-only` is covered
+ * by the vote-policy unit tests.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon, type TestSession } from "../helpers/prompt-session.ts";
+import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
+
+const proceedOnce = { outcome: "selected", optionId: "proceed_once" };
+const agentSaid = (frames: readonly SseFrame[]) =>
+  frames.filter((f) => f.event === "session_update" && f.data.update.sessionUpdate === "agent_message_chunk").map((f) => f.data.update.content.text as string);
+
+async function askPermission(s: TestSession, sse: SseClient, clientId: string | null): Promise<{ promptId: string; requestId: string }> {
+  const admitted = await s.prompt("@permission", { clientId });
+  expect(admitted.status).toBe(202);
+  const request = await sse.waitFor("permission_request", (f) => f.envelope.promptId === admitted.body.promptId);
+  return { promptId: admitted.body.promptId, requestId: request.data.requestId };
+}
+
+async function reportedPolicy(d: FakeAgentTestDaemon) {
+  const capabilities = (await (await d.fetch("/capabilities")).json()) as { policy: { permission: string } };
+  const status = (await (await d.fetch("/daemon/status")).json()) as { runtime: { permissions: { policy: string } } };
+  return [capabilities.policy.permission, status.runtime.permissions.policy];
+}
+
+function withPolicy(policy: { permissionStrategy: string; consensusQuorum?: number }, body: (daemon: () => FakeAgentTestDaemon) => void) {
+  let d: FakeAgentTestDaemon;
+  beforeAll(async () => {
+    d = await fakeAgentDaemon([], { settings: { policy } });
+  });
+  afterAll(async () => {
+    await d?.[Symbol.asyncDispose]();
+  });
+  body(() => d);
+}
+
+describe("designated", () => {
+  withPolicy({ permissionStrategy: "designated" }, (daemon) => {
+    test("is the reported policy", async () => {
+      expect(await reportedPolicy(daemon())).toEqual(["designated", "designated"]);
+    });
+
+    test("only the prompt originator resolves; other clients get 403 designated_mismatch and a permission_forbidden event", async () => {
+      await using s = await openSession(daemon(), "single");
+      const other = await s.addClient();
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+
+      for (const voter of [other, null]) {
+        const refused = await s.vote(requestId, proceedOnce, { clientId: voter });
+        expect(refused.status).toBe(403);
+        expect(refused.body).toEqual({ error: expect.any(String), code: "permission_forbidden", requestId, sessionId: s.id, reason: "designated_mismatch" });
+        const event = await sse.waitFor("permission_forbidden");
+        expect(event.data).toEqual({ requestId, sessionId: s.id, reason: "designated_mismatch", ...(voter ? { clientId: voter } : {}) });
+      }
+
+      const accepted = await s.vote(requestId, proceedOnce, { clientId: s.clientId });
+      expect(accepted.status).toBe(200);
+      const turn = await untilTurnEnds(sse, promptId);
+      expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: s.clientId });
+      expect(agentSaid(turn)).toEqual(["permission: selected proceed_once"]);
+    });
+
+    test("a cancelled outcome from another client still resolves the request", async () => {
+      await using s = await openSession(daemon(), "single");
+      const other = await s.addClient();
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+      expect((await s.vote(requestId, { outcome: "cancelled" }, { clientId: other })).status).toBe(200);
+      const turn = await untilTurnEnds(sse, promptId);
+      expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: { outcome: "cancelled" }, voterClientId: other });
+      expect(agentSaid(turn)).toEqual(["permission: cancelled"]);
+    });
+
+    test("a prompt without an originator falls back to first-responder", async () => {
+      await using s = await openSession(daemon(), "single");
+      const other = await s.addClient();
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, null);
+      expect((await s.vote(requestId, proceedOnce, { clientId: other })).status).toBe(200);
+      await untilTurnEnds(sse, promptId);
+    });
+  });
+});
+
+describe("consensus", () => {
+  withPolicy({ permissionStrategy: "consensus", consensusQuorum: 3 }, (daemon) => {
+    test("is the reported policy", async () => {
+      expect(await reportedPolicy(daemon())).toEqual(["consensus", "consensus"]);
+    });
+
+    test("with three registered clients and quorum 3: partial votes publish permission_partial_vote, the quorum resolves", async () => {
+      await using s = await openSession(daemon(), "single");
+      const [a, b, c] = [s.clientId, await s.addClient(), await s.addClient()];
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, a);
+      const late = await s.addClient(); // registered after the request was issued: not a voter
+
+      const first = await s.vote(requestId, proceedOnce, { clientId: a });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({});
+      const partial1 = await sse.waitFor("permission_partial_vote");
+      expect(partial1.data).toEqual({ requestId, sessionId: s.id, votesReceived: 1, votesNeeded: 2, quorum: 3, optionTallies: { proceed_once: 1 } });
+      expect(partial1.envelope).toMatchObject({ originatorClientId: a, promptId });
+
+      // A repeat vote is ignored (recorded once); outsiders are refused.
+      expect((await s.vote(requestId, { outcome: "selected", optionId: "cancel" }, { clientId: a })).status).toBe(200);
+      expect((await sse.waitFor("permission_partial_vote")).data).toMatchObject({ votesReceived: 1, optionTallies: { proceed_once: 1 } });
+      for (const outsider of [late, null]) {
+        const refused = await s.vote(requestId, proceedOnce, { clientId: outsider });
+        expect(refused.status).toBe(403);
+        expect(refused.body).toMatchObject({ code: "permission_forbidden", reason: "designated_mismatch" });
+      }
+
+      expect((await s.vote(requestId, proceedOnce, { clientId: b })).status).toBe(200);
+      expect((await sse.waitFor("permission_partial_vote")).data).toEqual({ requestId, sessionId: s.id, votesReceived: 2, votesNeeded: 1, quorum: 3, optionTallies: { proceed_once: 2 } });
+      expect(sse.frames.some((f) => f.event === "permission_resolved")).toBe(false);
+
+      expect((await s.vote(requestId, proceedOnce, { clientId: c })).status).toBe(200);
+      const turn = await untilTurnEnds(sse, promptId);
+      const resolved = turn.find((f) => f.event === "permission_resolved")!;
+      expect(resolved.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: c });
+      expect(agentSaid(turn)).toEqual(["permission: selected proceed_once"]);
+      expect(sse.frames.filter((f) => f.event === "permission_forbidden")).toHaveLength(2);
+    });
+
+    test("a cancelled outcome resolves at once, even from an anonymous client", async () => {
+      await using s = await openSession(daemon(), "single");
+      await s.addClient();
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+      expect((await s.vote(requestId, { outcome: "cancelled" })).status).toBe(200);
+      const turn = await untilTurnEnds(sse, promptId);
+      expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: { outcome: "cancelled" } });
+      expect(agentSaid(turn)).toEqual(["permission: cancelled"]);
+    });
+  });
+});
+
+describe("local-only", () => {
+  withPolicy({ permissionStrategy: "local-only" }, (daemon) => {
+    test("is the reported policy", async () => {
+      expect(await reportedPolicy(daemon())).toEqual(["local-only", "local-only"]);
+    });
+
+    test("a vote from loopback resolves, anonymous or not", async () => {
+      await using s = await openSession(daemon());
+      await using sse = await s.events();
+      for (const voter of [null, s.clientId]) {
+        const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+        expect((await s.vote(requestId, proceedOnce, { clientId: voter })).status).toBe(200);
+        const turn = await untilTurnEnds(sse, promptId);
+        expect(turn[0]!.data).toMatchObject({ requestId, outcome: proceedOnce });
+        expect(agentSaid(turn)).toEqual(["permission: selected proceed_once"]);
+      }
+    });
+
+    test("a cancelled outcome resolves", async () => {
+      await using s = await openSession(daemon());
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+      expect((await s.vote(requestId, { outcome: "cancelled" })).status).toBe(200);
+      expect(agentSaid(await untilTurnEnds(sse, promptId))).toEqual(["permission: cancelled"]);
+    });
+  });
+});
+
+describe("first-responder (the default)", () => {
+  withPolicy({ permissionStrategy: "first-responder" }, (daemon) => {
+    test("is the reported policy, and any client's vote resolves", async () => {
+      expect(await reportedPolicy(daemon())).toEqual(["first-responder", "first-responder"]);
+      await using s = await openSession(daemon(), "single");
+      const other = await s.addClient();
+      await using sse = await s.events();
+      const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+      expect((await s.vote(requestId, proceedOnce, { clientId: other })).status).toBe(200);
+      expect((await untilTurnEnds(sse, promptId))[0]!.data).toMatchObject({ voterClientId: other });
+    });
+  });
+});

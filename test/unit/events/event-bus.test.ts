@@ -1,0 +1,285 @@
+/**
+ * The per-session event bus: ids, replay on subscribe (Last-Event-ID / epoch), byte budget,
+ * slow-subscriber warning and eviction, close, and the subscriber cap.
+ */
+import { describe, expect, test } from "bun:test";
+import { EventBus, REPLAY_BYTE_BUDGET, type Subscription } from "../../../src/events/event-bus.ts";
+import type { Frame } from "../../../src/events/frame.ts";
+
+const EPOCH = "epoch-1";
+const newBus = (options: { ringSize?: number; maxSubscribers?: number } = {}) =>
+  new EventBus({ ringSize: options.ringSize ?? 100, maxSubscribers: options.maxSubscribers ?? 8, now: () => 42, epoch: EPOCH });
+
+const publishN = (bus: EventBus, n: number, pad = 0) => {
+  for (let i = 0; i < n; i++) bus.publish("session_update", { n: bus.lastId + 1, pad: "x".repeat(pad) });
+};
+
+/** A compact view of frames: ids for id-carrying frames, the type for synthetic ones. */
+const view = (frames: readonly Frame[]) => frames.map((f) => f.id ?? f.type);
+
+/** Everything a subscription delivers until it ends (use only once it is known to end). */
+async function readToEnd(sub: Subscription): Promise<Frame[]> {
+  const out: Frame[] = [];
+  for (let batch = await sub.next(); batch !== null; batch = await sub.next()) out.push(...batch);
+  return out;
+}
+
+/** The batch waiting for the subscriber right now (fails rather than hang when there is none). */
+async function ready(sub: Subscription): Promise<Frame[]> {
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("nothing was ready")), 1000));
+  const batch = await Promise.race([sub.next(), timeout]);
+  if (batch === null) throw new Error("the subscription ended");
+  return batch;
+}
+
+describe("ids", () => {
+  test("are monotonic from 1 per bus", () => {
+    const bus = newBus();
+    expect(bus.lastId).toBe(0);
+    const frames = [bus.publish("a", {}), bus.publish("b", {}), bus.publish("c", {})];
+    expect(frames.map((f) => f!.id)).toEqual([1, 2, 3]);
+    expect(bus.lastId).toBe(3);
+    expect(newBus().publish("a", {})!.id).toBe(1);
+  });
+
+  test("synthetic frames never consume an id and are never replayed", () => {
+    const bus = newBus();
+    bus.publish("a", {});
+    const synthetic = bus.synthetic("slow_client_warning", { queueSize: 1 });
+    expect(synthetic.id).toBeUndefined();
+    expect(synthetic.envelope._meta.serverTimestamp).toBe(42);
+    expect(bus.publish("b", {})!.id).toBe(2);
+    const sub = bus.subscribe({ lastEventId: 0, epoch: null })!;
+    return ready(sub).then((batch) => expect(view(batch)).toEqual([1, 2, "replay_complete"]));
+  });
+
+  test("the envelope carries promptId and originatorClientId when given", () => {
+    const frame = newBus().publish("turn_complete", { stopReason: "end_turn" }, { promptId: "p", originatorClientId: "client_x" })!;
+    expect(frame.envelope).toMatchObject({ id: 1, v: 1, type: "turn_complete", promptId: "p", originatorClientId: "client_x", _meta: { serverTimestamp: 42 } });
+  });
+});
+
+describe("replay on subscribe", () => {
+  test("without Last-Event-ID the subscriber gets live frames only, and no replay_complete", async () => {
+    const bus = newBus();
+    publishN(bus, 3);
+    const sub = bus.subscribe({ lastEventId: null, epoch: null })!;
+    bus.publish("live", {});
+    expect(view(await ready(sub))).toEqual([4]);
+  });
+
+  test("Last-Event-ID 0 replays the whole ring, then replay_complete, then live frames", async () => {
+    const bus = newBus();
+    publishN(bus, 3);
+    const sub = bus.subscribe({ lastEventId: 0, epoch: EPOCH })!;
+    bus.publish("live", {});
+    const batch = await ready(sub);
+    expect(view(batch)).toEqual([1, 2, 3, "replay_complete", 4]);
+    expect(batch[3]!.envelope.data).toEqual({ replayedCount: 3, lastReplayedEventId: 3, lastEventId: 3 });
+  });
+
+  test("Last-Event-ID N replays only what follows N", async () => {
+    const bus = newBus();
+    publishN(bus, 5);
+    const batch = await ready(bus.subscribe({ lastEventId: 3, epoch: EPOCH })!);
+    expect(view(batch)).toEqual([4, 5, "replay_complete"]);
+    expect(batch[2]!.envelope.data).toEqual({ replayedCount: 2, lastReplayedEventId: 5, lastEventId: 5 });
+  });
+
+  test("Last-Event-ID equal to the last id replays nothing but still says replay_complete", async () => {
+    const bus = newBus();
+    publishN(bus, 2);
+    const batch = await ready(bus.subscribe({ lastEventId: 2, epoch: EPOCH })!);
+    expect(view(batch)).toEqual(["replay_complete"]);
+    expect(batch[0]!.envelope.data).toEqual({ replayedCount: 0, lastEventId: 2 });
+  });
+
+  test("an epoch mismatch asks for a resync first, then replays the whole ring", async () => {
+    const bus = newBus();
+    publishN(bus, 4);
+    const batch = await ready(bus.subscribe({ lastEventId: 2, epoch: "another-epoch" })!);
+    expect(view(batch)).toEqual(["state_resync_required", 1, 2, 3, 4, "replay_complete"]);
+    expect(batch[0]!.envelope.data).toEqual({ reason: "epoch_reset", detail: "epoch_mismatch", lastDeliveredId: 2, earliestAvailableId: 1 });
+    expect(batch[0]!.id).toBeUndefined();
+  });
+
+  test("an id beyond the last one is an epoch reset (without the mismatch detail)", async () => {
+    const bus = newBus();
+    publishN(bus, 2);
+    const batch = await ready(bus.subscribe({ lastEventId: 9, epoch: null })!);
+    expect(view(batch)).toEqual(["state_resync_required", 1, 2, "replay_complete"]);
+    expect(batch[0]!.envelope.data).toEqual({ reason: "epoch_reset", lastDeliveredId: 9, earliestAvailableId: 1 });
+  });
+
+  test("a gap the ring no longer holds is reported as ring_evicted before the surviving suffix", async () => {
+    const bus = newBus({ ringSize: 3 });
+    publishN(bus, 6);
+    const batch = await ready(bus.subscribe({ lastEventId: 1, epoch: EPOCH })!);
+    expect(view(batch)).toEqual(["state_resync_required", 4, 5, 6, "replay_complete"]);
+    expect(batch[0]!.envelope.data).toEqual({ reason: "ring_evicted", lastDeliveredId: 1, earliestAvailableId: 4 });
+  });
+
+  test("no ring_evicted when the client's last id is just before the oldest retained one", async () => {
+    const bus = newBus({ ringSize: 3 });
+    publishN(bus, 6);
+    expect(view(await ready(bus.subscribe({ lastEventId: 3, epoch: EPOCH })!))).toEqual([4, 5, 6, "replay_complete"]);
+  });
+
+  test("replay stops at the 8 MiB byte budget with replay_budget_exceeded, then replay_complete", async () => {
+    const bus = newBus();
+    publishN(bus, 10, 1 << 20); // ten frames of just over 1 MiB
+    const batch = await ready(bus.subscribe({ lastEventId: 0, epoch: EPOCH })!);
+    expect(view(batch)).toEqual([1, 2, 3, 4, 5, 6, 7, "state_resync_required", "replay_complete"]);
+    expect(batch.slice(0, 7).reduce((n, f) => n + f.bytes, 0)).toBeLessThanOrEqual(REPLAY_BYTE_BUDGET);
+    expect(batch[7]!.envelope.data).toEqual({ reason: "replay_budget_exceeded", lastDeliveredId: 7, earliestAvailableId: 8 });
+    expect(batch[8]!.envelope.data).toEqual({ replayedCount: 7, lastReplayedEventId: 7, lastEventId: 10 });
+  });
+
+  test("replay always delivers at least one frame, even one larger than the budget", async () => {
+    const bus = newBus();
+    publishN(bus, 1, REPLAY_BYTE_BUDGET + 10);
+    publishN(bus, 1);
+    const batch = await ready(bus.subscribe({ lastEventId: 0, epoch: EPOCH })!);
+    expect(view(batch)).toEqual([1, "state_resync_required", "replay_complete"]);
+    expect(batch[1]!.envelope.data).toMatchObject({ reason: "replay_budget_exceeded", lastDeliveredId: 1, earliestAvailableId: 2 });
+  });
+
+  test("a replay of an empty bus is just replay_complete", async () => {
+    const batch = await ready(newBus().subscribe({ lastEventId: 0, epoch: null })!);
+    expect(view(batch)).toEqual(["replay_complete"]);
+    expect(batch[0]!.envelope.data).toEqual({ replayedCount: 0, lastEventId: 0 });
+  });
+});
+
+describe("slow subscribers", () => {
+  test("warns once at 75% full, re-arms after a drain, then evicts on overflow while others go on", async () => {
+    const bus = newBus();
+    const slow = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 16 })!;
+    const fast = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 16 })!;
+    const fastSeen: Frame[] = [];
+    const publishAndKeepFastDrained = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        expect(() => bus.publish("session_update", { n: i })).not.toThrow();
+        fastSeen.push(...(await ready(fast)));
+      }
+    };
+
+    // Episode 1: 15 frames fill the queue to the brim (15 + the warning) without overflowing.
+    await publishAndKeepFastDrained(15);
+    const first = await ready(slow);
+    expect(view(first)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, "slow_client_warning", 13, 14, 15]);
+    expect(first[12]!.envelope.data).toEqual({ queueSize: 12, maxQueued: 16, lastEventId: 12, queuedBytes: expect.any(Number), maxQueuedBytes: 2 * 1024 * 1024, threshold: "frames" });
+
+    // Episode 2: after the drain the warning is armed again; then the queue overflows.
+    await publishAndKeepFastDrained(16);
+    const rest = await readToEnd(slow);
+    expect(view(rest)).toEqual(["client_evicted"]);
+    expect(rest[0]!.envelope.data).toMatchObject({ reason: "queue_overflow", droppedAfter: 31, queueSize: 16, maxQueued: 16 });
+    expect(slow.ended).toBe(true);
+    expect(bus.subscriberCount).toBe(1);
+
+    // The warning of episode 2 was queued (and dropped with the queue at eviction): the fast one never saw any.
+    await publishAndKeepFastDrained(1);
+    expect(view(fastSeen)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+  });
+
+  test("a second episode warns again once the subscriber has drained", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 16 })!;
+    publishN(bus, 12);
+    expect(view(await ready(sub)).filter((v) => v === "slow_client_warning")).toHaveLength(1);
+    publishN(bus, 12);
+    const second = await ready(sub);
+    expect(view(second)).toEqual([13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, "slow_client_warning"]);
+    expect(second[12]!.envelope.data).toMatchObject({ lastEventId: 24 });
+    expect(bus.publish("after", {})!.id).toBe(25);
+  });
+
+  test("a subscriber over the live byte cap is evicted with queue_bytes_overflow", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 2048 })!;
+    publishN(bus, 25, 100 * 1024);
+    const frames = await readToEnd(sub);
+    expect(view(frames)).toEqual(["client_evicted"]);
+    expect(frames[0]!.envelope.data).toMatchObject({ reason: "queue_bytes_overflow", maxQueuedBytes: 2 * 1024 * 1024 });
+  });
+
+  test("the byte warning names its threshold", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 2048 })!;
+    publishN(bus, 16, 100 * 1024);
+    const batch = await ready(sub);
+    const warning = batch.find((f) => f.type === "slow_client_warning");
+    expect(warning?.envelope.data).toMatchObject({ threshold: "bytes", maxQueued: 2048 });
+  });
+});
+
+describe("publish, close and cancel", () => {
+  test("publish never throws: not for evicted, cancelled or ended subscribers, nor after close", () => {
+    const bus = newBus();
+    const evicted = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 16 })!;
+    const cancelled = bus.subscribe({ lastEventId: null, epoch: null })!;
+    cancelled.cancel();
+    expect(() => publishN(bus, 40)).not.toThrow();
+    expect(evicted.ended).toBe(true);
+    bus.close();
+    expect(() => bus.publish("late", {})).not.toThrow();
+    expect(bus.publish("late", {})).toBeNull();
+    expect(bus.lastId).toBe(40);
+  });
+
+  test("a waiting subscriber is woken by the next publish", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: null, epoch: null })!;
+    const waiting = sub.next();
+    bus.publish("a", {});
+    expect(view((await waiting)!)).toEqual([1]);
+  });
+
+  test("closing the bus ends subscriptions after they deliver what they hold", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: null, epoch: null })!;
+    publishN(bus, 3);
+    bus.close();
+    expect(bus.closed).toBe(true);
+    expect(sub.ended).toBe(true);
+    expect(view(await readToEnd(sub))).toEqual([1, 2, 3]);
+    expect(bus.subscriberCount).toBe(0);
+  });
+
+  test("closing the bus wakes a waiting subscriber with the end", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: null, epoch: null })!;
+    const waiting = sub.next();
+    bus.close();
+    expect(await waiting).toBeNull();
+  });
+
+  test("a subscriber arriving after close gets its replay, then the end", async () => {
+    const bus = newBus();
+    publishN(bus, 2);
+    bus.close();
+    const sub = bus.subscribe({ lastEventId: 0, epoch: null })!;
+    expect(view(await readToEnd(sub))).toEqual([1, 2, "replay_complete"]);
+  });
+
+  test("cancel drops what is queued and ends the subscription", async () => {
+    const bus = newBus();
+    const sub = bus.subscribe({ lastEventId: 0, epoch: null })!;
+    publishN(bus, 3);
+    sub.cancel();
+    sub.cancel();
+    expect(await sub.next()).toBeNull();
+    expect(bus.subscriberCount).toBe(0);
+    expect(bus.publish("after", {})!.id).toBe(4);
+  });
+
+  test("refuses subscribers past the cap until one leaves", () => {
+    const bus = newBus({ maxSubscribers: 2 });
+    const a = bus.subscribe({ lastEventId: null, epoch: null })!;
+    expect(bus.subscribe({ lastEventId: null, epoch: null })).not.toBeNull();
+    expect(bus.subscribe({ lastEventId: null, epoch: null })).toBeNull();
+    a.cancel();
+    expect(bus.subscribe({ lastEventId: null, epoch: null })).not.toBeNull();
+  });
+});

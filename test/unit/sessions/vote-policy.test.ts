@@ -1,0 +1,96 @@
+/** Permission vote decisions under each mediation mode (pure). */
+import { describe, expect, test } from "bun:test";
+import type { PermissionStrategy } from "../../../src/config/settings.ts";
+import { decideVote, quorumOf, type VoteOutcome, type VotePolicy } from "../../../src/sessions/vote-policy.ts";
+
+const policy = (strategy: PermissionStrategy, extra: Partial<VotePolicy> = {}): VotePolicy => ({ strategy, quorum: null, electorate: [], originator: null, ...extra });
+const select = (optionId: string): VoteOutcome => ({ outcome: "selected", optionId });
+const cancelled: VoteOutcome = { outcome: "cancelled" };
+const local = (clientId: string | null = null) => ({ clientId, loopback: true });
+const remote = (clientId: string | null = null) => ({ clientId, loopback: false });
+
+describe("first-responder", () => {
+  test("any vote resolves, anonymous or remote", () => {
+    expect(decideVote(policy("first-responder"), new Map(), select("proceed_once"), remote())).toEqual({ kind: "resolve", outcome: select("proceed_once") });
+  });
+});
+
+describe("designated", () => {
+  const designated = policy("designated", { originator: "client_a", electorate: ["client_a", "client_b"] });
+
+  test("only the prompt originator resolves", () => {
+    expect(decideVote(designated, new Map(), select("proceed_once"), local("client_a"))).toEqual({ kind: "resolve", outcome: select("proceed_once") });
+    expect(decideVote(designated, new Map(), select("proceed_once"), local("client_b"))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(designated, new Map(), select("proceed_once"), local(null))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+  });
+
+  test("falls back to first-responder when the prompt had no originator", () => {
+    expect(decideVote(policy("designated"), new Map(), select("proceed_once"), remote("client_z")).kind).toBe("resolve");
+  });
+});
+
+describe("local-only", () => {
+  test("resolves loopback votes, anonymous included", () => {
+    expect(decideVote(policy("local-only"), new Map(), select("proceed_once"), local()).kind).toBe("resolve");
+  });
+
+  test("refuses votes from other addresses with remote_not_allowed", () => {
+    expect(decideVote(policy("local-only"), new Map(), select("proceed_once"), remote("client_a"))).toEqual({ kind: "forbidden", reason: "remote_not_allowed" });
+  });
+});
+
+describe("consensus", () => {
+  const electorate = ["client_a", "client_b", "client_c"];
+
+  test("the default quorum is a majority of the voters registered at issue", () => {
+    expect(quorumOf(policy("consensus", { electorate }))).toBe(2);
+    expect(quorumOf(policy("consensus", { electorate: ["a", "b", "c", "d"] }))).toBe(3);
+    expect(quorumOf(policy("consensus", { electorate: ["a"] }))).toBe(1);
+  });
+
+  test("a configured quorum is capped to the number of voters", () => {
+    expect(quorumOf(policy("consensus", { electorate, quorum: 2 }))).toBe(2);
+    expect(quorumOf(policy("consensus", { electorate, quorum: 10 }))).toBe(3);
+  });
+
+  test("votes below quorum are partial with a tally; the first option to reach quorum wins", () => {
+    const p = policy("consensus", { electorate });
+    const votes = new Map<string, string>();
+    expect(decideVote(p, votes, select("proceed_once"), local("client_a"))).toEqual({
+      kind: "partial",
+      tally: { votesReceived: 1, votesNeeded: 1, quorum: 2, optionTallies: { proceed_once: 1 } },
+    });
+    expect(decideVote(p, votes, select("cancel"), local("client_b"))).toEqual({
+      kind: "partial",
+      tally: { votesReceived: 2, votesNeeded: 1, quorum: 2, optionTallies: { proceed_once: 1, cancel: 1 } },
+    });
+    expect(decideVote(p, votes, select("cancel"), local("client_c"))).toEqual({ kind: "resolve", outcome: select("cancel") });
+  });
+
+  test("a voter's repeat vote is ignored", () => {
+    const p = policy("consensus", { electorate });
+    const votes = new Map<string, string>();
+    decideVote(p, votes, select("proceed_once"), local("client_a"));
+    const again = decideVote(p, votes, select("proceed_always"), local("client_a"));
+    expect(again).toEqual({ kind: "partial", tally: { votesReceived: 1, votesNeeded: 1, quorum: 2, optionTallies: { proceed_once: 1 } } });
+    expect(votes.get("client_a")).toBe("proceed_once");
+  });
+
+  test("voters not registered at issue, and anonymous voters, are refused", () => {
+    const p = policy("consensus", { electorate });
+    expect(decideVote(p, new Map(), select("proceed_once"), local("client_late"))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(p, new Map(), select("proceed_once"), local(null))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+  });
+
+  test("with nobody registered at issue it falls back to first-responder", () => {
+    expect(decideVote(policy("consensus"), new Map(), select("proceed_once"), remote()).kind).toBe("resolve");
+  });
+});
+
+describe("cancel escape hatch", () => {
+  test.each(["first-responder", "designated", "consensus", "local-only"] as const)("a cancelled vote resolves under %s from anyone", (strategy) => {
+    const p = policy(strategy, { originator: "client_a", electorate: ["client_a", "client_b"] });
+    expect(decideVote(p, new Map(), cancelled, remote("client_stranger"))).toEqual({ kind: "resolve", outcome: cancelled });
+    expect(decideVote(p, new Map(), cancelled, remote(null))).toEqual({ kind: "resolve", outcome: cancelled });
+  });
+});
