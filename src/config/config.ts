@@ -39,6 +39,19 @@ export interface Limits {
   readonly journalPinned: boolean;
 }
 
+/** How agent children are started: `[process.execPath, entry?, ...args]` in the workspace. */
+export interface AgentLaunch {
+  /** The entry script: `SVC_CLI_ENTRY`, else the daemon's own first script argument. */
+  readonly cliEntry: { readonly path: string; readonly source: "env" | "argv" } | null;
+  readonly cliArgs: readonly string[];
+  /** The runtime binary (never looked up on PATH). */
+  readonly execPath: string;
+  /** True inside a compiled binary, whose own entry is embedded (`/$bunfs/…`). */
+  readonly compiled: boolean;
+  /** The daemon's environment at boot, the base of every child's environment. */
+  readonly baseEnv: Readonly<Record<string, string>>;
+}
+
 export interface RateLimitConfig {
   readonly enabled: boolean;
   readonly windowMs: number;
@@ -66,7 +79,7 @@ export interface Config {
   readonly mcp: { readonly clientBudget: number | null; readonly budgetMode: McpBudgetMode; readonly pool: boolean };
   readonly childHeapMode: ChildHeapMode;
   readonly settings: DaemonSettings;
-  readonly agent: { readonly cliEntry: { readonly path: string; readonly source: "env" | "argv" } | null; readonly cliArgs: readonly string[] };
+  readonly agent: AgentLaunch;
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
   /** Non-fatal notes from boot (e.g. `--allow-origin '*'`), printed as warnings. */
   readonly warnings: readonly string[];
@@ -83,6 +96,8 @@ export interface ConfigInputs {
   readonly version: string;
   /** The daemon's own first script argument (process.argv[1]), the default agent entry. */
   readonly selfEntry: string | undefined;
+  /** The runtime binary (process.execPath). */
+  readonly execPath?: string;
   readonly platform?: NodeJS.Platform;
 }
 
@@ -203,7 +218,13 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     mcp: { clientBudget: budget, budgetMode, pool: !envSwitch(env, "SVC_SERVE_NO_MCP_POOL") },
     childHeapMode: f["child-heap-mode"] as ChildHeapMode,
     settings,
-    agent: { cliEntry, cliArgs: parseCliArgs(env.SVC_CLI_ARGS) },
+    agent: {
+      cliEntry,
+      cliArgs: parseCliArgs(env.SVC_CLI_ARGS),
+      execPath: inputs.execPath ?? process.execPath,
+      compiled: (inputs.selfEntry ?? "").startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/.test(inputs.selfEntry ?? ""),
+      baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+    },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
     warnings,
   };
