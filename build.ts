@@ -1,7 +1,8 @@
 /**
  * Builds the single `svc` binary: `bun build.ts [--outfile dist/svc] [--target bun-linux-arm64]`.
  *
- * The executable is minified, stamped with `<package version>+<short git sha>` (the sha only when git
+ * The executable is minified, compiled to bytecode (parsing the bundle at every start was most of
+ * the cold start: ~110 ms → ~50 ms, for ~4 MB of binary), stamped with `<package version>+<short git sha>` (the sha only when git
  * is available), and ignores any `.env` or `bunfig.toml` in the directory it runs from: the daemon's
  * configuration comes from its flags, environment and settings files, never from a stray project file.
  * Beside it goes `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads against.
@@ -48,6 +49,8 @@ const version = sha === null ? packageVersion : `${packageVersion}+${sha}`;
 await Bun.build({
   entrypoints: [join(ROOT, "src", "main.ts")],
   minify: true,
+  bytecode: true,
+  format: "esm",
   define: { SVC_BUILD_VERSION: JSON.stringify(version) },
   compile: {
     outfile,

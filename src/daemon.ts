@@ -95,7 +95,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   }
   const listener = server;
   const port = listener.port!;
-  frontDoor = createFrontDoor({ config, logger, app: built.fetch, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port });
+  frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port });
   deps.daemon.listenerReadyAt = Date.now();
   sessions.startReaper();
 

@@ -8,12 +8,12 @@ import type { AppDeps } from "./app-deps.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
 import { isStreamedUpload, readJsonBody } from "./json-body.ts";
-import { capabilitiesRoutes } from "./routes/capabilities.ts";
+import { capabilitiesResponder, capabilitiesRoutes } from "./routes/capabilities.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { eventRoutes } from "./routes/events.ts";
-import { healthRoutes } from "./routes/health.ts";
+import { healthRoutes, shallowHealth } from "./routes/health.ts";
 import { landingRoutes } from "./routes/landing.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
@@ -27,16 +27,22 @@ export interface BuiltApp {
   /** The `features` list of /capabilities. */
   readonly features: readonly string[];
   readonly isStrictRoute: (method: string, path: string) => boolean;
+  /**
+   * Query-less GETs whose answer is a constant (`/health`, `/capabilities`): the front door serves
+   * them without entering the router, the hottest paths of a daemon that launchers poll.
+   */
+  readonly constantGets: ReadonlyMap<string, () => Response>;
 }
 
 export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
+  const capabilities = capabilitiesResponder(deps.config, () => features);
   const app = new Elysia({ name: "svc" })
     .onParse(async ({ request }) => (isStreamedUpload(request.headers.get("content-type")) ? undefined : await readJsonBody(request)))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
     .use(healthRoutes(deps))
-    .use(capabilitiesRoutes(deps.config, () => features))
+    .use(capabilitiesRoutes(capabilities))
     .use(daemonStatusRoutes(deps))
     .use(fileRoutes(deps))
     .use(sessionRoutes(deps))
@@ -60,5 +66,9 @@ export function createApp(deps: AppDeps): BuiltApp {
     fetch: app.fetch,
     features,
     isStrictRoute: (method, path) => strict.find(method, path) !== null,
+    constantGets: new Map([
+      ["/health", shallowHealth],
+      ["/capabilities", capabilities],
+    ]),
   };
 }

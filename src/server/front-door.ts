@@ -26,6 +26,8 @@ export interface FrontDoorDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly app: AppFetch;
+  /** Constant answers to query-less GETs, served without entering the app (see BuiltApp). */
+  readonly constantGets: ReadonlyMap<string, () => Response>;
   /** True for `METHOD path` pairs of strict mutation routes. */
   readonly isStrictRoute: (method: string, path: string) => boolean;
   readonly rateLimiter: RateLimiter | null;
@@ -62,7 +64,9 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
   }
 }
 
-export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server: Server<unknown>) => Promise<Response> {
+export type FrontDoor = (request: Request, server: Server<unknown>) => Response | Promise<Response>;
+
+export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const { config, logger, transport } = deps;
   const strip = selfOrigins(config.hostname, deps.port);
   const allowedHosts = config.loopbackBind ? selfAuthorities(config.hostname, deps.port) : null;
@@ -72,8 +76,11 @@ export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server:
   const maxActive = config.limits.listenerMaxConnections;
   const slowRequestIdleSeconds = Math.min(255, Math.ceil(Math.max(config.limits.sessionRestoreTimeoutMs, config.limits.initTimeoutMs) / 1000) + 30);
 
-  /** Runs the chain; returns the response and the CORS headers to attach to it. */
-  async function pass(request: Request, server: Server<unknown>, method: string, path: string): Promise<[Response, Record<string, string> | null]> {
+  /**
+   * Runs the chain; returns the response (a promise only when the app is asynchronous) and the CORS
+   * headers to attach to it. Kept synchronous so constant answers cost no promise at all.
+   */
+  function pass(request: Request, server: Server<unknown>, method: string, url: string, path: string): [Response | Promise<Response>, Record<string, string> | null] {
     const headers = request.headers;
 
     // 1. Self-origin strip, 2. CORS allowlist.
@@ -92,7 +99,7 @@ export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server:
     if (allowedHosts !== null) {
       const host = headers.get("host");
       if (host === null || !allowedHosts.has(host.toLowerCase())) return [jsonResponse({ error: "Invalid Host header" }, 403), cors];
-    } else if (request.url.startsWith("/")) {
+    } else if (url.startsWith("/")) {
       // A Host that cannot form a URL (empty, or with `/`, `?`, `#`, `@`) leaves a bare request
       // target, which the router reads differently from this chain: refuse it (RFC 9112 §3.2).
       return [jsonResponse({ error: "Invalid Host header" }, 400), cors];
@@ -143,33 +150,52 @@ export function createFrontDoor(deps: FrontDoorDeps): (request: Request, server:
     if (path.endsWith("/events")) server.timeout(request, 0);
     else if (method !== "GET" && method !== "HEAD") server.timeout(request, slowRequestIdleSeconds);
 
+    if (method === "GET") {
+      const constant = deps.constantGets.get(path);
+      if (constant !== undefined && !url.includes("?")) return [constant(), cors];
+    }
+
     // A plain OPTIONS (no preflight headers) that got this far is answered here.
     if (method === "OPTIONS") return [new Response(null, { status: 204, headers: { Allow: "GET, POST, PATCH, DELETE, OPTIONS" } }), cors];
 
-    return [await deps.app(request), cors];
+    return [deps.app(request), cors];
   }
 
-  return async function frontDoor(request, server) {
-    const started = performance.now();
-    const method = request.method;
-    const path = pathOf(request.url);
-    let response: Response;
-    let cors: Record<string, string> | null = null;
-    if (transport.activeRequests >= maxActive) {
-      response = jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxActive }, 503, { "Retry-After": "1" });
-    } else {
-      transport.activeRequests++;
-      try {
-        [response, cors] = await pass(request, server, method, path);
-      } catch (err) {
-        logger.error("request failed outside the app", { method, path, error: String(err) });
-        response = jsonResponse({ error: "Internal server error" }, 500);
-      } finally {
-        transport.activeRequests--;
-      }
-    }
+  /** Attaches CORS headers, writes the access-log line and releases the request slot. */
+  function finish(response: Response, cors: Record<string, string> | null, method: string, path: string, started: number): Response {
+    transport.activeRequests--;
     if (cors !== null) response = withHeaders(response, cors);
     if (logRequests) logger.request(method, path.length > 200 ? `${path.slice(0, 200)}…` : path, response.status, performance.now() - started);
     return response;
+  }
+
+  function failed(err: unknown, method: string, path: string, started: number): Response {
+    logger.error("request failed outside the app", { method, path, error: String(err) });
+    return finish(jsonResponse({ error: "Internal server error" }, 500), null, method, path, started);
+  }
+
+  return function frontDoor(request, server) {
+    const started = performance.now();
+    const method = request.method;
+    const url = request.url;
+    const path = pathOf(url);
+    if (transport.activeRequests >= maxActive) {
+      transport.activeRequests++;
+      return finish(jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxActive }, 503, { "Retry-After": "1" }), null, method, path, started);
+    }
+    transport.activeRequests++;
+    let result: [Response | Promise<Response>, Record<string, string> | null];
+    try {
+      result = pass(request, server, method, url, path);
+    } catch (err) {
+      return failed(err, method, path, started);
+    }
+    const [response, cors] = result;
+    if (response instanceof Promise)
+      return response.then(
+        (r) => finish(r, cors, method, path, started),
+        (err) => failed(err, method, path, started),
+      );
+    return finish(response, cors, method, path, started);
   };
 }

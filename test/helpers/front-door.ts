@@ -86,6 +86,7 @@ export async function startFrontDoor(args: string[] = [], options: { env?: Recor
     config,
     logger,
     app: app.fetch,
+    constantGets: new Map(),
     isStrictRoute: (method, path) => strict.find(method, path) !== null,
     rateLimiter,
     transport,

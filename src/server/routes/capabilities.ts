@@ -49,12 +49,17 @@ export function capabilitiesDocument(config: Config, features: readonly string[]
 
 const HEADERS = { "Content-Type": "application/json; charset=utf-8" };
 
-/** `features` is read lazily: the full route table is known only once the app is assembled. */
-export const capabilitiesRoutes = (config: Config, features: () => readonly string[]) => {
+/**
+ * The constant response, rendered on first use: `features` is read lazily because the full route
+ * table is known only once the app is assembled. Also served straight from the front door.
+ */
+export function capabilitiesResponder(config: Config, features: () => readonly string[]): () => Response {
   let body: string | null = null;
-  return new Elysia({ name: "routes/capabilities" }).get(
-    "/capabilities",
-    () => new Response((body ??= JSON.stringify(capabilitiesDocument(config, features()))), { headers: HEADERS }),
-    { response: CapabilitiesDocument, detail: capability("capabilities", { summary: "What this daemon supports" }) },
-  );
-};
+  return () => new Response((body ??= JSON.stringify(capabilitiesDocument(config, features()))), { headers: HEADERS });
+}
+
+export const capabilitiesRoutes = (respond: () => Response) =>
+  new Elysia({ name: "routes/capabilities" }).get("/capabilities", respond, {
+    response: CapabilitiesDocument,
+    detail: capability("capabilities", { summary: "What this daemon supports" }),
+  });

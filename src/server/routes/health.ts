@@ -18,6 +18,9 @@ const Degraded = t.Object({ status: t.Literal("degraded"), reason: t.String() })
 const OK_BODY = JSON.stringify({ status: "ok" });
 const OK_HEADERS = { "Content-Type": "application/json; charset=utf-8" };
 
+/** The shallow answer, also served straight from the front door for a query-less GET. */
+export const shallowHealth = () => new Response(OK_BODY, { headers: OK_HEADERS });
+
 /** `deep` given as `1`, `true` or bare (`?deep`). */
 function wantsDeep(query: Record<string, string | undefined>): boolean {
   const deep = query.deep;
@@ -28,7 +31,7 @@ export const healthRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/health" }).get(
     "/health",
     ({ query, status }) => {
-      if (!wantsDeep(query)) return new Response(OK_BODY, { headers: OK_HEADERS });
+      if (!wantsDeep(query)) return shallowHealth();
       try {
         const a = deps.activity();
         return {
