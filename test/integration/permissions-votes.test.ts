@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon, type TestSession } from "../helpers/prompt-session.ts";
 import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
+import { until } from "../helpers/until.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BAD_SHAPE = "`outcome` must be `{ outcome: \"cancelled\" }` or `{ outcome: \"selected\", optionId: string }`";
@@ -84,7 +85,11 @@ describe("the vote round trip", () => {
     const turn = await untilTurnEnds(sse, promptId);
     const resolved = sse.frames.filter((f) => f.event === "permission_resolved");
     expect(resolved).toHaveLength(1);
-    const already = sse.frames.filter((f) => f.event === "permission_already_resolved");
+    // A lost vote can be handled after the turn ended, so its event may trail turn_complete on the wire.
+    const already = await until(() => {
+      const frames = sse.frames.filter((f) => f.event === "permission_already_resolved");
+      return frames.length >= 4 ? frames : null;
+    }, 5000, "four permission_already_resolved events");
     expect(already).toHaveLength(4);
     for (const f of already) expect(f.data).toEqual({ requestId, sessionId: s.id, outcome: resolved[0]!.data.outcome });
     expect(agentSaid(turn)).toEqual([`permission: selected ${resolved[0]!.data.outcome.optionId}`]);
