@@ -7,8 +7,11 @@
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 
+/** Error answers are never cached and never content-sniffed, whatever route they come from. */
+export const ERROR_HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" } as const;
+
 export const jsonResponse = (body: unknown, status: number, headers?: Record<string, string>) =>
-  Response.json(body, headers ? { status, headers } : { status });
+  Response.json(body, { status, headers: headers ? { ...ERROR_HEADERS, ...headers } : ERROR_HEADERS });
 
 export function daemonErrorResponse(err: DaemonError): Response {
   const headers: Record<string, string> = {};

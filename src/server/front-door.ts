@@ -12,7 +12,7 @@
 import type { Server } from "bun";
 import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
-import { jsonResponse } from "./error-response.ts";
+import { ERROR_HEADERS, jsonResponse } from "./error-response.ts";
 import { MAX_JSON_BODY_BYTES, isStreamedUpload } from "./json-body.ts";
 import { createBearerCheck } from "./security/bearer.ts";
 import { decideCors } from "./security/cors.ts";
@@ -37,7 +37,7 @@ export interface FrontDoorDeps {
 }
 
 const UNAUTHORIZED = JSON.stringify({ error: "Unauthorized" });
-const JSON_HEADERS = { "Content-Type": "application/json; charset=utf-8" };
+const UNAUTHORIZED_HEADERS = { "Content-Type": "application/json; charset=utf-8", ...ERROR_HEADERS };
 const TOKEN_REQUIRED = {
   error: "This route requires the daemon to be configured with a bearer token. Set SVC_SERVER_TOKEN or pass --token to enable bearer auth.",
   code: "token_required",
@@ -108,7 +108,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     // 4. Bearer.
     const isHealth = path === "/health" && (method === "GET" || method === "HEAD");
     if (checkBearer !== null && !(isHealth && healthExempt) && !checkBearer(headers.get("authorization")))
-      return [new Response(UNAUTHORIZED, { status: 401, headers: JSON_HEADERS }), cors];
+      return [new Response(UNAUTHORIZED, { status: 401, headers: UNAUTHORIZED_HEADERS }), cors];
 
     // 5. Rate limit, keyed by the socket's address.
     if (deps.rateLimiter !== null) {

@@ -79,6 +79,11 @@ export class PermissionBroker {
     return [...this.pending.values()];
   }
 
+  /** Whether this session issued the request (pending, or resolved and still remembered). */
+  knows(requestId: string): boolean {
+    return this.pending.has(requestId) || this.resolved.has(requestId);
+  }
+
   /** Handles the agent's request; resolves with the ACP answer once voted, cancelled or timed out. */
   request(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     const options = Array.isArray(params.options) ? params.options : [];

@@ -154,6 +154,8 @@ describe("the vote round trip", () => {
     const again = await post(requestId);
     expect(again.status).toBe(404);
     expect(await again.json()).toEqual({ error: "No pending permission request", requestId });
+    const late = await sse.waitFor("permission_already_resolved");
+    expect(late.data).toEqual({ requestId, sessionId: s.id, outcome: { outcome: "selected", optionId: "proceed_always" } });
   });
 });
 

@@ -42,7 +42,7 @@ export const permissionRoutes = (deps: AppDeps) => {
         const lost = () => new DaemonError(404, null, "No pending permission request", { requestId: params.requestId });
         for (const session of deps.sessions.all()) {
           if (session.runtime !== deps.runtimes.primary) continue;
-          if (!session.permissions.list().some((p) => p.requestId === params.requestId)) continue;
+          if (!session.permissions.knows(params.requestId)) continue;
           const clientId = registeredClient(session, request);
           return session.permissions.vote(params.requestId, outcome, voterOf(request, clientId), lost);
         }
