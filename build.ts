@@ -50,6 +50,9 @@ await Bun.build({
   entrypoints: [join(ROOT, "src", "main.ts")],
   minify: true,
   bytecode: true,
+  // Lazily imported modules (the ACP SDK, the OpenAPI generator) become separate embedded chunks
+  // that are read only when first imported: ~1 MB less resident memory at idle.
+  splitting: true,
   format: "esm",
   define: { SVC_BUILD_VERSION: JSON.stringify(version) },
   compile: {

@@ -107,6 +107,24 @@ describe("compiled binary", () => {
     expect(existsSync(join(cwd.path, "preloaded"))).toBe(false);
   });
 
+  test("runs a third-party agent entry (as bun) and loads the ACP SDK chunk on the first session", async () => {
+    await using cwd = tempDir();
+    await using ws = tempDir("svc-ws-");
+    const env = { SVC_CLI_ENTRY: join(REPO_ROOT, "test/fixtures/fake-agent.ts") };
+    await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path], { cmd: [binary.path], cwd: cwd.path, env });
+    const created = await d.fetch("/session", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    expect(created.status).toBe(200);
+    const { sessionId, attached } = (await created.json()) as { sessionId: string; attached: boolean };
+    expect(attached).toBe(false);
+    const prompt = await d.fetch(`/session/${sessionId}/prompt`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ prompt: [{ type: "text", text: "hello" }] }),
+    });
+    expect(prompt.status).toBe(202);
+    expect((await d.fetch(`/session/${sessionId}`, { method: "DELETE" })).status).toBe(204);
+  });
+
   test(`is at most ${MAX_BINARY_BYTES / 1024 / 1024} MiB`, () => {
     const size = statSync(binary.path).size;
     console.log(`compiled binary: ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB)`);
