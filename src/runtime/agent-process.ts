@@ -14,6 +14,9 @@ import { StderrTail, pumpStderr } from "./stderr-tail.ts";
 /** Stop sequence budgets. */
 export const STDIN_CLOSE_GRACE_MS = 1500;
 export const SIGTERM_GRACE_MS = 1500;
+/** Stderr lines logged when a child dies unexpectedly, and how long to wait for its last ones. */
+const TAIL_LINES_REPORTED = 10;
+const STDERR_DRAIN_MS = 250;
 
 export interface ExitInfo {
   readonly exitCode: number | null;
@@ -68,12 +71,19 @@ export class AgentProcess {
     this.pid = this.proc.pid;
     options.reaper.track(this.pid);
     this.stderr = new StderrTail((line) => log.debug("agent stderr", { pid: this.pid, line }));
-    void pumpStderr(this.proc.stderr, this.stderr);
-    this.exited = this.proc.exited.then(() => {
+    const pumped = pumpStderr(this.proc.stderr, this.stderr);
+    this.exited = this.proc.exited.then(async () => {
       const info: ExitInfo = { exitCode: this.proc.exitCode, signalCode: this.proc.signalCode === null ? null : String(this.proc.signalCode) };
       this.exitInfo = info;
       options.reaper.untrack(this.pid);
       log.info("agent exited", { pid: this.pid, exitCode: info.exitCode, signal: info.signalCode });
+      // An exit nobody asked for is reported with what the child last said on stderr.
+      if (this.stopping === null && info.exitCode !== 0) {
+        await Promise.race([pumped, Bun.sleep(STDERR_DRAIN_MS)]);
+        const tail = this.stderr.tail().slice(-TAIL_LINES_REPORTED);
+        if (tail.length > 0) log.warn("agent died unexpectedly; last stderr lines follow", { pid: this.pid, lines: tail.length });
+        for (const line of tail) log.warn("agent stderr", { pid: this.pid, line });
+      }
       return info;
     });
     log.info("agent spawned", { pid: this.pid, cwd: options.cwd });
