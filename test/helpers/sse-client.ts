@@ -1,11 +1,18 @@
 /**
- * A small SSE reader over a real `fetch` response body, for tests: it parses `id:`, `event:`,
- * `data:`, `retry:` and comment lines exactly as they arrive on the wire, checks every frame's
- * invariants (one `data:` line of JSON whose `type` equals `event:` and whose `id` equals `id:`),
- * and hands frames out in order.
+ * An SSE reader over a real `fetch` response body, for tests: it parses `id:`, `event:`, `data:`,
+ * `retry:` and comment lines exactly as they arrive on the wire, checks every frame's invariants
+ * (one `data:` line of JSON whose `type` equals `event:` and whose `id` equals `id:`), and keeps
+ * every frame in arrival order. A frame that breaks them fails the next read, `waitForEnd`, and
+ * dispose.
+ *
+ * Two ways to read:
+ * - a cursor, for order: `next()` hands out the next unconsumed frame; `waitFor(type, predicate)`
+ *   consumes frames up to the first match;
+ * - a lookup, for "has it arrived": `first(type, predicate)` is the earliest matching frame ever
+ *   received (or still to come), and consumes nothing; `frames` and `types()` are what came so far.
  *
  *   await using sse = await openSse(`${url}/session/${id}/events`, { headers: { "Last-Event-ID": "0" } });
- *   const done = await sse.waitFor("turn_complete", (e) => e.promptId === promptId);
+ *   const done = await sse.waitFor("turn_complete", (f) => f.data.promptId === promptId);
  */
 
 /** The JSON envelope carried on a frame's `data:` line. */
@@ -40,10 +47,14 @@ export interface SseClient extends AsyncDisposable {
   readonly frames: readonly SseFrame[];
   /** True once the server ended the stream. */
   readonly ended: boolean;
+  /** The event names of every frame received so far, in order. */
+  types(): string[];
   /** The next unconsumed frame; null once the stream has ended and nothing is left. */
   next(timeoutMs?: number): Promise<SseFrame | null>;
   /** Consumes frames until one of `type` matches `predicate`; throws on timeout or end of stream. */
   waitFor(type: string, predicate?: (frame: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame>;
+  /** The earliest frame of `type` matching `predicate`, received or still to come; consumes nothing. */
+  first(type: string, predicate?: (frame: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame>;
   /** Resolves once the server has ended the stream (throws on timeout). */
   waitForEnd(timeoutMs?: number): Promise<void>;
   /** Aborts the request (the server sees the client go away). Idempotent. */
@@ -78,6 +89,7 @@ export async function openSse(url: string, options: OpenOptions = {}): Promise<S
   const notify = () => {
     for (const w of [...waiters]) w();
   };
+  const seen = () => frames.map((f) => f.event).join(", ");
 
   const dispatch = (block: string) => {
     blocks.push(block);
@@ -127,11 +139,14 @@ export async function openSse(url: string, options: OpenOptions = {}): Promise<S
         }
       } catch (err) {
         if (!abort.signal.aborted) failure = err instanceof Error ? err : new Error(String(err));
+        abort.abort();
       } finally {
         ended = true;
         notify();
       }
     })();
+  } else {
+    await response.body?.cancel().catch(() => {});
   }
 
   const changed = (deadline: number) =>
@@ -159,13 +174,14 @@ export async function openSse(url: string, options: OpenOptions = {}): Promise<S
     get ended() {
       return ended;
     },
+    types: () => frames.map((f) => f.event),
     async next(timeoutMs = DEFAULT_TIMEOUT_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         if (failure) throw failure;
         if (consumed < frames.length) return frames[consumed++]!;
         if (ended) return null;
-        if (!(await changed(deadline))) throw new Error(`no SSE frame within ${timeoutMs} ms (seen: ${frames.map((f) => f.event).join(", ")})`);
+        if (!(await changed(deadline))) throw new Error(`no SSE frame within ${timeoutMs} ms (seen: ${seen()})`);
       }
     },
     async waitFor(type, predicate = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) {
@@ -178,19 +194,31 @@ export async function openSse(url: string, options: OpenOptions = {}): Promise<S
         } catch (err) {
           throw new Error(`waiting for ${type}: ${(err as Error).message}`);
         }
-        if (frame === null) throw new Error(`stream ended before ${type} (seen: ${frames.map((f) => f.event).join(", ")})`);
+        if (frame === null) throw new Error(`stream ended before ${type} (seen: ${seen()})`);
         if (frame.event === type && predicate(frame)) return frame;
+      }
+    },
+    async first(type, predicate = () => true, timeoutMs = DEFAULT_TIMEOUT_MS) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        if (failure) throw new Error(`waiting for ${type}: ${failure.message}`);
+        const found = frames.find((f) => f.event === type && predicate(f));
+        if (found) return found;
+        if (ended) throw new Error(`stream ended before ${type} (seen: ${seen()})`);
+        if (!(await changed(deadline))) throw new Error(`no ${type} frame within ${timeoutMs} ms (seen: ${seen()})`);
       }
     },
     async waitForEnd(timeoutMs = DEFAULT_TIMEOUT_MS) {
       const deadline = Date.now() + timeoutMs;
       while (!ended) if (!(await changed(deadline))) throw new Error(`stream still open after ${timeoutMs} ms`);
+      if (failure) throw failure;
     },
     close() {
       abort.abort();
     },
     async [Symbol.asyncDispose]() {
       client.close();
+      if (failure) throw failure;
     },
   };
   return client;

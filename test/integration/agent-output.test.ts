@@ -6,18 +6,20 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { openEvents } from "../helpers/event-stream.ts";
-import { daemonWithFakeAgent, expectPidsGone, pidAlive, type FakeAgentDaemon } from "../helpers/fake-agent-env.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { expectPidsGone, pidAlive } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
 const ONCE_ENTRY = join(import.meta.dir, "..", "fixtures", "fake-agent-once.ts");
 
 /** A daemon whose first agent child runs with `firstChildEnv` added. */
 async function daemonWithBadFirstChild(firstChildEnv: Record<string, string>, markerDir: string): Promise<FakeAgentDaemon> {
-  return await daemonWithFakeAgent([], {
-    SVC_CLI_ENTRY: ONCE_ENTRY,
-    FAKE_AGENT_ONCE_MARKER: join(markerDir, "first-child"),
-    FAKE_AGENT_ONCE_ENV: JSON.stringify(firstChildEnv),
+  return await fakeAgentDaemon([], {
+    env: {
+      SVC_CLI_ENTRY: ONCE_ENTRY,
+      FAKE_AGENT_ONCE_MARKER: join(markerDir, "first-child"),
+      FAKE_AGENT_ONCE_ENV: JSON.stringify(firstChildEnv),
+    },
   });
 }
 
@@ -32,9 +34,9 @@ async function expectRecovery(d: FakeAgentDaemon, firstPid: number): Promise<voi
   const pids = await d.waitForAgents(2);
   expect(pids[1]).not.toBe(firstPid);
   expect(pidAlive(pids[1]!)).toBe(true);
-  await using events = await openEvents(d.url, fresh.sessionId);
+  await using events = await d.events(fresh.sessionId);
   expect((await d.json("POST", `/session/${fresh.sessionId}/prompt`, { prompt: [{ type: "text", text: "still here" }] })).status).toBe(202);
-  expect((await events.next("turn_complete")).data).toMatchObject({ stopReason: "end_turn" });
+  expect((await events.first("turn_complete")).data).toMatchObject({ stopReason: "end_turn" });
 }
 
 describe("a misbehaving agent stdout retires the channel, not the daemon", () => {
@@ -65,18 +67,18 @@ describe("a misbehaving agent stdout retires the channel, not the daemon", () =>
     const a = await d.createSession({ sessionScope: "thread" });
     const b = await d.createSession({ sessionScope: "thread" });
     const [first] = await d.waitForAgents(1);
-    await using eventsA = await openEvents(d.url, a.sessionId);
-    await using eventsB = await openEvents(d.url, b.sessionId);
+    await using eventsA = await d.events(a.sessionId);
+    await using eventsB = await d.events(b.sessionId);
 
     // Every message comes with a junk line before it; a short turn still completes.
     await d.json("POST", `/session/${a.sessionId}/prompt`, { prompt: [{ type: "text", text: "hello" }] });
-    expect((await eventsA.next("turn_complete")).data).toMatchObject({ stopReason: "end_turn" });
+    expect((await eventsA.first("turn_complete")).data).toMatchObject({ stopReason: "end_turn" });
 
     // Hundreds of updates mean hundreds of junk lines: past the daemon's bound the child is cut off.
     await d.json("POST", `/session/${a.sessionId}/prompt`, { prompt: [{ type: "text", text: "@stream 400" }] });
     for (const [events, sessionId] of [[eventsA, a.sessionId], [eventsB, b.sessionId]] as const) {
-      expect((await events.next("session_died")).data).toMatchObject({ sessionId, reason: "channel_closed" });
-      await events.waitEnded();
+      expect((await events.first("session_died")).data).toMatchObject({ sessionId, reason: "channel_closed" });
+      await events.waitForEnd();
     }
     await expectRecovery(d, first!);
   });

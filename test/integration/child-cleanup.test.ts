@@ -8,9 +8,11 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
-import { expectPidsGone, FAKE_AGENT_ENTRY, jsonRequest, pidAlive, type WireEntry } from "../helpers/fake-agent-env.ts";
+import { jsonRequest } from "../helpers/json-request.ts";
+import { expectPidsGone, pidAlive } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
+import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
 
 /** Direct children of `pid`, from /proc. */
@@ -50,7 +52,7 @@ async function serveWithSession(dir: string, env: Record<string, string> = {}): 
     // Wait for the agent's last write after session/new (its command list): a child still writing
     // when the daemon stops reading its stdout dies of EPIPE before any stop step could be seen.
     await until(async () => (await jsonRequest(daemon.url, "GET", `/session/${created.body.sessionId}/supported-commands`)).body.availableCommands?.length === 2);
-    const wire = (await readWireLog(logPath)) as WireEntry[];
+    const wire = await readWireLog(logPath);
     const agentPid = wire.find((e) => e.event === "start")!.pid;
     expect(pidAlive(agentPid)).toBe(true);
     const spawned = childrenOf(daemon.proc.pid);

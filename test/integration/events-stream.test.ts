@@ -4,8 +4,9 @@
  * fan-out to many subscribers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openSse, type SseClient, type SseFrame } from "../helpers/sse-client.ts";
-import { completeTurn, fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon } from "../helpers/prompt-session.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { completeTurn, openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
+import type { SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -14,9 +15,9 @@ const ids = (frames: readonly SseFrame[]) => frames.map((f) => f.id);
 const isChunk = (f: SseFrame) => f.event === "session_update" && f.data.update.sessionUpdate === "agent_message_chunk";
 const chunkTexts = (frames: readonly SseFrame[]) => frames.filter(isChunk).map((f) => f.data.update.content.text as string);
 
-const sseActive = async (d: FakeAgentTestDaemon) => ((await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } }).runtime.transport.restSseActive;
+const sseActive = async (d: FakeAgentDaemon) => ((await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } }).runtime.transport.restSseActive;
 
-let d: FakeAgentTestDaemon;
+let d: FakeAgentDaemon;
 beforeAll(async () => {
   d = await fakeAgentDaemon();
 });
@@ -46,7 +47,7 @@ describe("handshake", () => {
   });
 
   test("an unknown session is a JSON 404 naming it", async () => {
-    const sse = await openSse(`${d.url}/session/no-such-session/events`, { expectOk: false });
+    await using sse = await d.events("no-such-session", {}, { expectOk: false });
     expect(sse.status).toBe(404);
     expect(sse.headers.get("content-type")).toStartWith("application/json");
     const res = await d.fetch("/session/no-such-session/events");

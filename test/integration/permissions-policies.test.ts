@@ -5,7 +5,8 @@
  * by the vote-policy unit tests.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon, type TestSession } from "../helpers/prompt-session.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
 import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
 
 const proceedOnce = { outcome: "selected", optionId: "proceed_once" };
@@ -19,14 +20,14 @@ async function askPermission(s: TestSession, sse: SseClient, clientId: string | 
   return { promptId: admitted.body.promptId, requestId: request.data.requestId };
 }
 
-async function reportedPolicy(d: FakeAgentTestDaemon) {
+async function reportedPolicy(d: FakeAgentDaemon) {
   const capabilities = (await (await d.fetch("/capabilities")).json()) as { policy: { permission: string } };
   const status = (await (await d.fetch("/daemon/status")).json()) as { runtime: { permissions: { policy: string } } };
   return [capabilities.policy.permission, status.runtime.permissions.policy];
 }
 
-function withPolicy(policy: { permissionStrategy: string; consensusQuorum?: number }, body: (daemon: () => FakeAgentTestDaemon) => void) {
-  let d: FakeAgentTestDaemon;
+function withPolicy(policy: { permissionStrategy: string; consensusQuorum?: number }, body: (daemon: () => FakeAgentDaemon) => void) {
+  let d: FakeAgentDaemon;
   beforeAll(async () => {
     d = await fakeAgentDaemon([], { settings: { policy } });
   });

@@ -5,7 +5,8 @@
  * the discovery routes report.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon, type TestSession } from "../helpers/prompt-session.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
 import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
 
@@ -23,12 +24,12 @@ async function askPermission(s: TestSession, sse: SseClient, text = "@permission
   return { promptId: admitted.body.promptId, request };
 }
 
-const cancelsSentFor = async (d: FakeAgentTestDaemon, sessionId: string) =>
+const cancelsSentFor = async (d: FakeAgentDaemon, sessionId: string) =>
   (await d.wire()).filter((e) => e.method === "session/cancel" && (e.params as { sessionId?: string }).sessionId === sessionId).length;
-const deepHealth = async (d: FakeAgentTestDaemon) => (await (await d.fetch("/health?deep")).json()) as { pendingPermissions: number; activePrompts: number };
-const daemonStatus = async (d: FakeAgentTestDaemon) => (await (await d.fetch("/daemon/status")).json()) as any;
+const deepHealth = async (d: FakeAgentDaemon) => (await (await d.fetch("/health?deep")).json()) as { pendingPermissions: number; activePrompts: number };
+const daemonStatus = async (d: FakeAgentDaemon) => (await (await d.fetch("/daemon/status")).json()) as any;
 
-let d: FakeAgentTestDaemon;
+let d: FakeAgentDaemon;
 beforeAll(async () => {
   d = await fakeAgentDaemon();
 });

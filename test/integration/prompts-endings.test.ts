@@ -4,15 +4,16 @@
  * going away. Whatever happens, every admitted prompt gets exactly one terminal event.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon } from "../helpers/prompt-session.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
 import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
 
 const isTerminal = (f: SseFrame) => f.event === "turn_complete" || f.event === "turn_error";
 const terminalsOf = (frames: readonly SseFrame[], promptId: string) => frames.filter((f) => isTerminal(f) && f.data.promptId === promptId);
-const cancelsSentFor = async (d: FakeAgentTestDaemon, sessionId: string) =>
+const cancelsSentFor = async (d: FakeAgentDaemon, sessionId: string) =>
   (await d.wire()).filter((e) => e.method === "session/cancel" && (e.params as { sessionId?: string }).sessionId === sessionId).length;
-const promptReached = (d: FakeAgentTestDaemon, sessionId: string) =>
+const promptReached = (d: FakeAgentDaemon, sessionId: string) =>
   until(async () => (await d.wire()).some((e) => e.method === "session/prompt" && (e.params as { sessionId: string }).sessionId === sessionId), 5000, "the agent to get the prompt");
 
 /** Reads the stream until the daemon ends it; returns everything it delivered. */
@@ -23,10 +24,10 @@ async function readToEnd(sse: SseClient): Promise<SseFrame[]> {
   return [...sse.frames];
 }
 
-const sseActive = async (d: FakeAgentTestDaemon) => ((await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } }).runtime.transport.restSseActive;
+const sseActive = async (d: FakeAgentDaemon) => ((await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } }).runtime.transport.restSseActive;
 
 describe("prompt deadline", () => {
-  let d: FakeAgentTestDaemon;
+  let d: FakeAgentDaemon;
   beforeAll(async () => {
     d = await fakeAgentDaemon(["--prompt-deadline-ms", "300"]);
   });
@@ -65,7 +66,7 @@ describe("prompt deadline", () => {
 });
 
 describe("with the default flags", () => {
-  let d: FakeAgentTestDaemon;
+  let d: FakeAgentDaemon;
   beforeAll(async () => {
     d = await fakeAgentDaemon();
   });

@@ -4,17 +4,18 @@
  * only the running prompt.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { completeTurn, fakeAgentDaemon, openSession, untilTurnEnds, type FakeAgentTestDaemon } from "../helpers/prompt-session.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { completeTurn, openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
 import type { SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
 
 const BAD_PROMPT = "`prompt` is required and must be a non-empty array of content blocks";
 const terminals = (frames: readonly SseFrame[], promptId: string) =>
   frames.filter((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId);
-const cancelsSentFor = async (d: FakeAgentTestDaemon, sessionId: string) =>
+const cancelsSentFor = async (d: FakeAgentDaemon, sessionId: string) =>
   (await d.wire()).filter((e) => e.method === "session/cancel" && (e.params as { sessionId?: string }).sessionId === sessionId).length;
 
-let d: FakeAgentTestDaemon;
+let d: FakeAgentDaemon;
 beforeAll(async () => {
   d = await fakeAgentDaemon();
 });

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { resolveConfig } from "../../src/config/config.ts";
 import { createDaemon } from "../../src/daemon.ts";
 import { Logger } from "../../src/logging/logger.ts";
-import { openEvents } from "../helpers/event-stream.ts";
-import { daemonWithFakeAgent, expectPidsGone, jsonRequest, pidAlive, pidGone, type FakeAgentDaemon } from "../helpers/fake-agent-env.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { jsonRequest } from "../helpers/json-request.ts";
+import { expectPidsGone, pidAlive, pidGone } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -19,19 +20,19 @@ const prompt = (text: string) => ({ prompt: [{ type: "text", text }] });
 
 describe("child death under live sessions", () => {
   test("a crash tears down every session on the child; the next create spawns a fresh child", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const a = await d.createSession({ sessionScope: "thread" });
     const b = await d.createSession({ sessionScope: "thread" });
     const [first] = await d.waitForAgents(1);
-    await using eventsA = await openEvents(d.url, a.sessionId);
-    await using eventsB = await openEvents(d.url, b.sessionId);
+    await using eventsA = await d.events(a.sessionId);
+    await using eventsB = await d.events(b.sessionId);
 
     expect((await d.json("POST", `/session/${a.sessionId}/prompt`, prompt("@crash 3"))).status).toBe(202);
 
     for (const [events, sessionId] of [[eventsA, a.sessionId], [eventsB, b.sessionId]] as const) {
-      const died = await events.next("session_died");
+      const died = await events.first("session_died");
       expect(died.data).toMatchObject({ sessionId, reason: "channel_closed", exitCode: 3, signalCode: null });
-      await events.waitEnded();
+      await events.waitForEnd();
       expect((await d.json("GET", `/session/${sessionId}/status`)).status).toBe(404);
     }
     expect(pidGone(first!)).toBe(true);
@@ -45,13 +46,13 @@ describe("child death under live sessions", () => {
   });
 
   test("a child killed from outside ends its sessions with the signal; the default session is then created anew", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const main = await d.createSession();
     const [pid] = await d.waitForAgents(1);
-    await using events = await openEvents(d.url, main.sessionId);
+    await using events = await d.events(main.sessionId);
 
     process.kill(pid!, "SIGKILL");
-    expect((await events.next("session_died")).data).toMatchObject({ sessionId: main.sessionId, exitCode: null, signalCode: "SIGKILL" });
+    expect((await events.first("session_died")).data).toMatchObject({ sessionId: main.sessionId, exitCode: null, signalCode: "SIGKILL" });
     await until(async () => (await d.json("GET", `/session/${main.sessionId}/status`)).status === 404);
 
     const again = await d.createSession();
@@ -63,7 +64,7 @@ describe("child death under live sessions", () => {
 
 describe("start failures", () => {
   test("an agent that never answers initialize: every waiting create gets 504 init_timeout and the child is killed", async () => {
-    await using d = await daemonWithFakeAgent(["--initialize-timeout-ms", "500"], { FAKE_AGENT_INIT_HANG: "1" });
+    await using d = await fakeAgentDaemon(["--initialize-timeout-ms", "500"], { env: { FAKE_AGENT_INIT_HANG: "1" } });
     const started = performance.now();
     const replies = await Promise.all([d.json("POST", "/session", {}), d.json("POST", "/session", {}), d.json("POST", "/session", { sessionScope: "thread" })]);
     expect(performance.now() - started).toBeGreaterThanOrEqual(450);
@@ -80,7 +81,7 @@ describe("start failures", () => {
   });
 
   test("an initialize error is forwarded with the agent's JSON-RPC code, and the child is stopped", async () => {
-    await using d = await daemonWithFakeAgent([], { FAKE_AGENT_INIT_ERROR: "no credentials" });
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_INIT_ERROR: "no credentials" } });
     const reply = await d.json("POST", "/session", {});
     expect(reply.status).toBe(500);
     expect(reply.body).toMatchObject({ code: -32603 });
@@ -92,7 +93,7 @@ describe("start failures", () => {
     await using dir = tempDir("svc-entry-");
     const entry = join(dir.path, "exits.ts");
     writeFileSync(entry, `require("node:fs").appendFileSync(${JSON.stringify(join(dir.path, "pids"))}, process.pid + "\\n");\nprocess.exit(7);\n`);
-    await using d = await daemonWithFakeAgent([], { SVC_CLI_ENTRY: entry });
+    await using d = await fakeAgentDaemon([], { env: { SVC_CLI_ENTRY: entry } });
     const reply = await d.json("POST", "/session", {});
     expect(reply.status).toBe(503);
     expect(reply.body).toMatchObject({ code: "acp_channel_unavailable", retryable: true });
@@ -126,7 +127,7 @@ describe("start failures", () => {
 
 describe("what the child is given", () => {
   test("argv --acp, the workspace as cwd, QWEN_CODE_NO_RELAUNCH=true, and never the daemon's token", async () => {
-    await using d = await daemonWithFakeAgent([], { SVC_SERVER_TOKEN: "daemon-secret", FAKE_AGENT_STDERR_LINES: "2" });
+    await using d = await fakeAgentDaemon([], { env: { SVC_SERVER_TOKEN: "daemon-secret", FAKE_AGENT_STDERR_LINES: "2" } });
     const auth = { Authorization: "Bearer daemon-secret" };
     expect((await d.json("POST", "/session", {})).status).toBe(401);
     const created = await d.json("POST", "/session", {}, auth);
@@ -159,7 +160,7 @@ describe("bounded stop of a child that ignores SIGTERM and stdin EOF", () => {
 
   // Each of these waits out the stdin and SIGTERM graces (~3 s), so they run side by side.
   test.concurrent("closing its last session escalates to SIGKILL", async () => {
-    await using d = await daemonWithFakeAgent([], { FAKE_AGENT_IGNORE_SIGTERM: "1" });
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_IGNORE_SIGTERM: "1" } });
     const { sessionId } = await d.createSession();
     const [pid] = await d.waitForAgents(1);
     await quiet(d, sessionId);
@@ -173,7 +174,7 @@ describe("bounded stop of a child that ignores SIGTERM and stdin EOF", () => {
   }, 15_000);
 
   test.concurrent("stopping the daemon escalates to SIGKILL before stop() resolves", async () => {
-    await using d = await daemonWithFakeAgent([], { FAKE_AGENT_IGNORE_SIGTERM: "1" });
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_IGNORE_SIGTERM: "1" } });
     const a = await d.createSession({ sessionScope: "thread" });
     const b = await d.createSession({ sessionScope: "thread" });
     const [pid] = await d.waitForAgents(1);

@@ -6,8 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { openEvents } from "../helpers/event-stream.ts";
-import { daemonWithFakeAgent, type FakeAgentDaemon } from "../helpers/fake-agent-env.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -15,7 +14,7 @@ const CLIENT_ID = /^client_[0-9a-f-]{36}$/;
 
 describe("session scopes", () => {
   test("two thread sessions share one agent child, each with its own session/new", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const a = await d.createSession({ sessionScope: "thread" });
     const b = await d.createSession({ sessionScope: "thread" });
     expect(a).toMatchObject({ attached: false, workspaceCwd: d.workspace, clientId: expect.stringMatching(CLIENT_ID) });
@@ -30,7 +29,7 @@ describe("session scopes", () => {
   });
 
   test("a default-scope create attaches to the workspace's session with a new client id and sends the agent nothing", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const first = await d.createSession();
     expect(first.attached).toBe(false);
     const second = await d.createSession({ sessionScope: "single" });
@@ -44,7 +43,7 @@ describe("session scopes", () => {
   });
 
   test("X-Svc-Client-Id of a registered client is reused on attach; an unknown one is replaced by a minted id", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const first = await d.createSession();
 
     const again = await d.createSession({}, { "X-Svc-Client-Id": first.clientId });
@@ -63,7 +62,7 @@ describe("session scopes", () => {
   });
 
   test("a malformed X-Svc-Client-Id is refused with 400 invalid_client_id", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const reply = await d.json("POST", "/session", {}, { "X-Svc-Client-Id": "has space" });
     expect(reply.status).toBe(400);
     expect(reply.body.code).toBe("invalid_client_id");
@@ -71,7 +70,7 @@ describe("session scopes", () => {
   });
 
   test("concurrent cold creates coalesce onto one spawn: one attached:false, one session, one child", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const replies = await Promise.all(Array.from({ length: 8 }, () => d.json("POST", "/session", {})));
     expect(replies.map((r) => r.status)).toEqual(Array(8).fill(200));
     const bodies = replies.map((r) => r.body);
@@ -85,7 +84,7 @@ describe("session scopes", () => {
   });
 
   test("an invalid sessionScope is 400 invalid_session_scope and starts no child", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const reply = await d.json("POST", "/session", { sessionScope: "team" });
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ code: "invalid_session_scope", error: expect.any(String) });
@@ -95,7 +94,7 @@ describe("session scopes", () => {
 
 describe("workspace check", () => {
   test("a cwd outside the bound workspace is 400 workspace_mismatch naming both paths", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     await using other = tempDir("svc-other-");
     for (const cwd of [other.path, join(d.workspace, "missing-subdir"), join(d.workspace, "..")]) {
       const reply = await d.json("POST", "/session", { cwd });
@@ -106,7 +105,7 @@ describe("workspace check", () => {
   });
 
   test("a symlink to the workspace, or a path that resolves to it, is accepted and reports the canonical path", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     await using links = tempDir("svc-links-");
     const link = join(links.path, "ws-link");
     symlinkSync(d.workspace, link);
@@ -124,7 +123,7 @@ describe("workspace check", () => {
 
 describe("session caps", () => {
   test("--max-sessions 2: the third thread is 503 session_limit_exceeded with Retry-After 5; attaches do not count", async () => {
-    await using d = await daemonWithFakeAgent(["--max-sessions", "2"]);
+    await using d = await fakeAgentDaemon(["--max-sessions", "2"]);
     const main = await d.createSession();
     await d.createSession({ sessionScope: "thread" });
 
@@ -143,7 +142,7 @@ describe("session caps", () => {
   });
 
   test("--max-total-sessions caps sessions across the daemon with scope total", async () => {
-    await using d = await daemonWithFakeAgent(["--max-total-sessions", "1", "--max-sessions", "0"]);
+    await using d = await fakeAgentDaemon(["--max-total-sessions", "1", "--max-sessions", "0"]);
     await d.createSession({ sessionScope: "thread" });
     const over = await d.json("POST", "/session", { sessionScope: "thread" });
     expect(over.status).toBe(503);
@@ -152,7 +151,7 @@ describe("session caps", () => {
   });
 
   test("creates racing for the last slot: only as many succeed as the cap allows", async () => {
-    await using d = await daemonWithFakeAgent(["--max-sessions", "3"]);
+    await using d = await fakeAgentDaemon(["--max-sessions", "3"]);
     const replies = await Promise.all(Array.from({ length: 6 }, () => d.json("POST", "/session", { sessionScope: "thread" })));
     expect(replies.filter((r) => r.status === 200)).toHaveLength(3);
     expect(replies.filter((r) => r.status === 503 && r.body.code === "session_limit_exceeded")).toHaveLength(3);
@@ -165,7 +164,7 @@ describe("model choice on create", () => {
   // One daemon and child for these; each test uses its own sessions (only one uses the default scope).
   let shared: FakeAgentDaemon;
   beforeAll(async () => {
-    shared = await daemonWithFakeAgent();
+    shared = await fakeAgentDaemon();
   });
   afterAll(async () => {
     await shared?.[Symbol.asyncDispose]();
@@ -175,8 +174,8 @@ describe("model choice on create", () => {
     const d = shared;
     const created = await d.createSession({ sessionScope: "thread", modelServiceId: "fake-model-b" });
     expect(created).toMatchObject({ attached: false, modelApplied: true });
-    await using events = await openEvents(d.url, created.sessionId, { "Last-Event-ID": "0" });
-    expect((await events.next("model_switched")).data).toMatchObject({ sessionId: created.sessionId, modelId: "fake-model-b" });
+    await using events = await d.events(created.sessionId, { "Last-Event-ID": "0" });
+    expect((await events.first("model_switched")).data).toMatchObject({ sessionId: created.sessionId, modelId: "fake-model-b" });
     const context = await d.json("GET", `/session/${created.sessionId}/context`);
     expect(context.body.state.models.currentModelId).toBe("fake-model-b");
     const switches = (await d.wire()).filter((e) => e.method === "session/set_model" || e.method === "session/set_config_option");
@@ -190,20 +189,20 @@ describe("model choice on create", () => {
     const attached = await d.createSession({ modelServiceId: "also-missing" });
     expect(attached).toMatchObject({ attached: true, modelApplied: false, sessionId: created.sessionId });
 
-    await using events = await openEvents(d.url, created.sessionId, { "Last-Event-ID": "0" });
+    await using events = await d.events(created.sessionId, { "Last-Event-ID": "0" });
     const failures = await until(() => {
-      const seen = events.events.filter((e) => e.type === "model_switch_failed");
+      const seen = events.frames.filter((f) => f.event === "model_switch_failed");
       return seen.length === 2 ? seen : null;
     });
-    expect(failures.map((e) => e.data.requestedModelId)).toEqual(["no-such-model", "also-missing"]);
-    expect(failures[1]!.originatorClientId).toBe(attached.clientId);
+    expect(failures.map((f) => f.data.requestedModelId)).toEqual(["no-such-model", "also-missing"]);
+    expect(failures[1]!.envelope.originatorClientId).toBe(attached.clientId);
     expect(events.types()).not.toContain("model_switched");
     // Without a modelServiceId the response carries no modelApplied.
     expect(await d.createSession()).not.toHaveProperty("modelApplied");
   });
 
   test("a malformed startupConfig is 400 invalid_startup_config and starts no child", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const bad: unknown[] = [
       { startupConfig: "fake-model-a" },
       { startupConfig: [] },

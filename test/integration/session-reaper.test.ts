@@ -5,8 +5,8 @@
  * control would have reaped the older session too, so seeing it alive then is the proof.
  */
 import { describe, expect, test } from "bun:test";
-import { openEvents } from "../helpers/event-stream.ts";
-import { daemonWithFakeAgent, pidGone, type FakeAgentDaemon } from "../helpers/fake-agent-env.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { pidGone } from "../helpers/pids.ts";
 import { until } from "../helpers/until.ts";
 
 const IDLE_MS = 400;
@@ -17,7 +17,7 @@ const reaped = (d: FakeAgentDaemon, sessionId: string) => until(async () => (awa
 
 describe("idle reaper", () => {
   test("closes an idle session, tells the agent, and stops the child it leaves idle", async () => {
-    await using d = await daemonWithFakeAgent(REAPER);
+    await using d = await fakeAgentDaemon(REAPER);
     const { sessionId } = await d.createSession();
     const created = performance.now();
     const [pid] = await d.waitForAgents(1);
@@ -34,7 +34,7 @@ describe("idle reaper", () => {
   });
 
   test("heartbeats defer reaping; once they stop, the session is reaped", async () => {
-    await using d = await daemonWithFakeAgent(REAPER);
+    await using d = await fakeAgentDaemon(REAPER);
     const kept = await d.createSession({ sessionScope: "thread" });
     const control = await d.createSession({ sessionScope: "thread" });
 
@@ -58,10 +58,10 @@ describe("idle reaper", () => {
   });
 
   test("a session with an open SSE subscriber is not reaped; it is once the subscriber leaves", async () => {
-    await using d = await daemonWithFakeAgent(REAPER);
+    await using d = await fakeAgentDaemon(REAPER);
     const watched = await d.createSession({ sessionScope: "thread" });
     const control = await d.createSession({ sessionScope: "thread" });
-    await using events = await openEvents(d.url, watched.sessionId);
+    await using events = await d.events(watched.sessionId);
 
     await reaped(d, control.sessionId);
     expect(await statusOf(d, watched.sessionId)).toBe(200);
@@ -72,7 +72,7 @@ describe("idle reaper", () => {
   });
 
   test("a session with a running prompt is not reaped; it is once the prompt ends", async () => {
-    await using d = await daemonWithFakeAgent(REAPER);
+    await using d = await fakeAgentDaemon(REAPER);
     const busy = await d.createSession({ sessionScope: "thread" });
     const control = await d.createSession({ sessionScope: "thread" });
     expect((await d.json("POST", `/session/${busy.sessionId}/prompt`, { prompt: [{ type: "text", text: "@hang" }] })).status).toBe(202);

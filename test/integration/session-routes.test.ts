@@ -4,8 +4,8 @@
  * daemon-wide views (`/health?deep`, `/daemon/status`) — none of which may start an agent child.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { openEvents } from "../helpers/event-stream.ts";
-import { daemonWithFakeAgent, pidGone, type FakeAgentDaemon } from "../helpers/fake-agent-env.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { pidGone } from "../helpers/pids.ts";
 import { until } from "../helpers/until.ts";
 
 /**
@@ -14,7 +14,7 @@ import { until } from "../helpers/until.ts";
  */
 let shared: FakeAgentDaemon;
 beforeAll(async () => {
-  shared = await daemonWithFakeAgent();
+  shared = await fakeAgentDaemon();
 });
 afterAll(async () => {
   await shared?.[Symbol.asyncDispose]();
@@ -29,23 +29,24 @@ async function sharedSession() {
 describe("DELETE /session/:id", () => {
   test("answers 204, ends the stream with session_closed, then 404 for the id everywhere", async () => {
     const { d, sessionId, clientId } = await sharedSession();
-    await using events = await openEvents(d.url, sessionId);
+    await using events = await d.events(sessionId);
 
     const closed = await d.json("DELETE", `/session/${sessionId}`, undefined, { "X-Svc-Client-Id": clientId });
     expect(closed.status).toBe(204);
     expect(closed.body).toBeNull();
 
-    const terminal = await events.next("session_closed");
+    const terminal = await events.first("session_closed");
     expect(terminal.data).toMatchObject({ sessionId, reason: "client_close", closedBy: clientId });
-    expect(terminal.originatorClientId).toBe(clientId);
-    await events.waitEnded();
+    expect(terminal.envelope.originatorClientId).toBe(clientId);
+    await events.waitForEnd();
 
     const again = await d.json("DELETE", `/session/${sessionId}`);
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ code: "session_not_found", sessionId, error: expect.stringContaining(sessionId) });
     for (const path of ["status", "context", "supported-commands"]) expect((await d.json("GET", `/session/${sessionId}/${path}`)).status).toBe(404);
     expect((await d.json("POST", `/session/${sessionId}/heartbeat`, {})).status).toBe(404);
-    expect((await openEvents(d.url, sessionId)).status).toBe(404);
+    await using gone = await d.events(sessionId, {}, { expectOk: false });
+    expect(gone.status).toBe(404);
   });
 
   test("closing the default session lets the next default create start a new one", async () => {
@@ -66,7 +67,7 @@ describe("DELETE /session/:id", () => {
   });
 
   test("the generic profile closes the agent session with session/close, and the idle child is stopped", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const { sessionId } = await d.createSession();
     const [pid] = await d.waitForAgents(1);
     expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
@@ -119,14 +120,14 @@ describe("POST /session/:id/heartbeat", () => {
 describe("PATCH /session/:id/metadata", () => {
   test("sets the display name (trimmed, capped at 256) and a PR link, publishing session_metadata_updated", async () => {
     const { d, sessionId, clientId } = await sharedSession();
-    await using events = await openEvents(d.url, sessionId);
+    await using events = await d.events(sessionId);
 
     const named = await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: "  Fix the parser  " }, { "X-Svc-Client-Id": clientId });
     expect(named.status).toBe(200);
     expect(named.body).toEqual({ sessionId, displayName: "Fix the parser" });
-    const update = await events.next("session_metadata_updated");
+    const update = await events.first("session_metadata_updated");
     expect(update.data).toMatchObject({ sessionId, displayName: "Fix the parser", titleSource: "manual" });
-    expect(update.originatorClientId).toBe(clientId);
+    expect(update.envelope.originatorClientId).toBe(clientId);
 
     const long = await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: "é".repeat(300) });
     expect(long.body.displayName).toBe("é".repeat(256));
@@ -137,12 +138,12 @@ describe("PATCH /session/:id/metadata", () => {
 
     const status = (await d.json("GET", `/session/${sessionId}/status`)).body;
     expect(status).toMatchObject({ displayName: "é".repeat(256), titleSource: "manual", prs: [{ number: 12 }] });
-    await until(() => events.events.filter((e) => e.type === "session_metadata_updated").length === 3);
+    await until(() => events.frames.filter((f) => f.event === "session_metadata_updated").length === 3);
   });
 
   test("rejects bad values with 400 invalid_metadata naming the field, and {} changes nothing", async () => {
     const { d, sessionId } = await sharedSession();
-    await using events = await openEvents(d.url, sessionId);
+    await using events = await d.events(sessionId);
     const cases: [unknown, string][] = [
       [{ displayName: "" }, "displayName"],
       [{ displayName: "   " }, "displayName"],
@@ -165,32 +166,32 @@ describe("PATCH /session/:id/metadata", () => {
 
     // A valid change afterwards is the first and only metadata event.
     await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: "ok" });
-    await events.next("session_metadata_updated");
-    expect(events.events.filter((e) => e.type === "session_metadata_updated")).toHaveLength(1);
+    await events.first("session_metadata_updated");
+    expect(events.frames.filter((f) => f.event === "session_metadata_updated")).toHaveLength(1);
   });
 });
 
 describe("POST /session/:id/model", () => {
   test("switches to an offered model: 200, model_switched, and the context reflects it", async () => {
     const { d, sessionId, clientId } = await sharedSession();
-    await using events = await openEvents(d.url, sessionId);
+    await using events = await d.events(sessionId);
     const reply = await d.json("POST", `/session/${sessionId}/model`, { modelId: "fake-model-b" }, { "X-Svc-Client-Id": clientId });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ sessionId, modelId: "fake-model-b" });
-    const switched = await events.next("model_switched");
+    const switched = await events.first("model_switched");
     expect(switched.data).toEqual({ sessionId, modelId: "fake-model-b" });
-    expect(switched.originatorClientId).toBe(clientId);
+    expect(switched.envelope.originatorClientId).toBe(clientId);
     expect((await d.json("GET", `/session/${sessionId}/context`)).body.state.models.currentModelId).toBe("fake-model-b");
   });
 
   test("an unknown model is an error response plus model_switch_failed; a missing modelId is 400", async () => {
     const { d, sessionId } = await sharedSession();
-    await using events = await openEvents(d.url, sessionId);
+    await using events = await d.events(sessionId);
     const reply = await d.json("POST", `/session/${sessionId}/model`, { modelId: "no-such-model" });
     // The agent offered a model list, so the daemon refuses the id itself without asking the agent.
     expect(reply.status).toBe(400);
     expect(reply.body).toMatchObject({ code: "unknown_model", sessionId, modelId: "no-such-model", availableModelIds: ["fake-model-a", "fake-model-b"] });
-    expect((await events.next("model_switch_failed")).data).toMatchObject({ sessionId, requestedModelId: "no-such-model" });
+    expect((await events.first("model_switch_failed")).data).toMatchObject({ sessionId, requestedModelId: "no-such-model" });
     expect(events.types()).not.toContain("model_switched");
     expect((await d.json("GET", `/session/${sessionId}/context`)).body.state.models.currentModelId).toBe("fake-model-a");
 
@@ -258,7 +259,7 @@ describe("read-only session views", () => {
 describe("qwen-code profile", () => {
   let qwen: FakeAgentDaemon;
   beforeAll(async () => {
-    qwen = await daemonWithFakeAgent([], { FAKE_AGENT_NAME: "qwen-code" });
+    qwen = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code" } });
   });
   afterAll(async () => {
     await qwen?.[Symbol.asyncDispose]();
@@ -294,7 +295,7 @@ describe("qwen-code profile", () => {
 
 describe("daemon-wide views", () => {
   test("status routes on a cold daemon answer without starting an agent child", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const capabilities = await d.json("GET", "/capabilities");
     const reads = [
       "/health",
@@ -322,7 +323,7 @@ describe("daemon-wide views", () => {
   });
 
   test("the workspace session list, /health?deep and /daemon/status follow the live sessions", async () => {
-    await using d = await daemonWithFakeAgent();
+    await using d = await fakeAgentDaemon();
     const capabilities = await d.json("GET", "/capabilities");
     const workspaceId = capabilities.body.workspaces[0].id as string;
     expect(workspaceId).toMatch(/^[0-9a-f]{16}$/);

@@ -1,0 +1,116 @@
+/**
+ * In-process daemons whose agent child is the real fake agent (`test/fixtures/fake-agent.ts`), with
+ * its wire log switched on so tests can see which children ran and what the daemon sent them.
+ *
+ *   await using d = await fakeAgentDaemon(["--max-sessions", "2"], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+ *   const { sessionId } = await d.createSession({ sessionScope: "thread" });
+ *   await using events = await d.events(sessionId);
+ *
+ * `env` goes to the daemon (and so to the child): `FAKE_AGENT_*` variables script the agent.
+ * `settings` is written to `$SVC_HOME/settings.json` for the boot only. Disposing stops the daemon
+ * and then fails the test if any agent child it started is still alive (after killing it, so
+ * nothing is left behind either way).
+ */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { readWireLog, type WireEntry } from "../fixtures/fake-agent/wire-log.ts";
+import { startDaemon, type StartOptions, type TestDaemon } from "./daemon.ts";
+import { jsonRequest, type JsonReply } from "./json-request.ts";
+import { expectPidsGone } from "./pids.ts";
+import { openSse, type OpenOptions, type SseClient } from "./sse-client.ts";
+import { tempDir } from "./temp-dir.ts";
+import { until } from "./until.ts";
+
+/** The parts of `settings.json` these tests set. */
+export interface DaemonSettingsDoc {
+  policy?: { permissionStrategy?: string; consensusQuorum?: number };
+}
+
+export interface FakeAgentDaemonOptions extends StartOptions {
+  /** Written to `$SVC_HOME/settings.json` just for the boot (the config is read once, at start), then removed. */
+  settings?: DaemonSettingsDoc;
+}
+
+export interface CreateReply {
+  sessionId: string;
+  workspaceCwd: string;
+  attached: boolean;
+  clientId: string;
+  createdAt: string;
+  modelApplied?: boolean;
+  startupConfigApplied?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface FakeAgentDaemon extends TestDaemon {
+  /** The fake agent's wire log (shared by every child of this daemon; each line names its pid). */
+  readonly logPath: string;
+  /** What the daemon sent its fake agents and what happened to them, one entry per line. */
+  wire(): Promise<WireEntry[]>;
+  /** Pids of every agent child started so far, in start order. */
+  agentPids(): Promise<number[]>;
+  /** Waits until exactly `n` children have started and returns their pids. */
+  waitForAgents(n: number): Promise<number[]>;
+  /** A JSON request; `body` is parsed when the response has one. */
+  json<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<JsonReply<T>>;
+  /** `POST /session`, asserting 200. */
+  createSession(body?: Record<string, unknown>, headers?: Record<string, string>): Promise<CreateReply>;
+  /** Opens `GET /session/:id/events` (`query` is appended verbatim, e.g. `?maxQueued=16`). */
+  events(sessionId: string, headers?: Record<string, string>, options?: Omit<OpenOptions, "headers"> & { query?: string }): Promise<SseClient>;
+}
+
+export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDaemonOptions = {}): Promise<FakeAgentDaemon> {
+  const { settings, ...start } = options;
+  const home = process.env.SVC_HOME!;
+  const settingsFile = join(home, "settings.json");
+  const logDir = tempDir("svc-wire-");
+  const logPath = join(logDir.path, "wire.jsonl");
+  if (settings) {
+    mkdirSync(home, { recursive: true });
+    writeFileSync(settingsFile, JSON.stringify(settings));
+  }
+  let daemon: TestDaemon;
+  try {
+    daemon = await startDaemon(args, { ...start, env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...start.env } });
+  } catch (err) {
+    await logDir[Symbol.asyncDispose]();
+    throw err;
+  } finally {
+    if (settings) rmSync(settingsFile, { force: true });
+  }
+  const wire = () => readWireLog(logPath);
+  const agentPids = async () => (await wire()).filter((e) => e.event === "start").map((e) => e.pid);
+  const json = <T>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => jsonRequest<T>(daemon.url, method, path, body, headers);
+  return {
+    ...daemon,
+    logPath,
+    wire,
+    agentPids,
+    async waitForAgents(n) {
+      const pids = await until(async () => {
+        const p = await agentPids();
+        return p.length >= n ? p : null;
+      }, 5000, `${n} agent child(ren) to start`);
+      if (pids.length !== n) throw new Error(`expected ${n} agent children, saw ${pids.length}`);
+      return pids;
+    },
+    json,
+    async createSession(body = {}, headers = {}) {
+      const reply = await json<CreateReply>("POST", "/session", body, headers);
+      if (reply.status !== 200) throw new Error(`POST /session answered ${reply.status}: ${JSON.stringify(reply.body)}`);
+      return reply.body;
+    },
+    events: (sessionId, headers = {}, { query = "", ...open } = {}) =>
+      openSse(`${daemon.url}/session/${encodeURIComponent(sessionId)}/events${query}`, { ...open, headers }),
+    async [Symbol.asyncDispose]() {
+      try {
+        await daemon.daemon.stop(1000);
+        await expectPidsGone(await agentPids());
+      } finally {
+        await daemon[Symbol.asyncDispose]();
+        await logDir[Symbol.asyncDispose]();
+      }
+    },
+  };
+}
