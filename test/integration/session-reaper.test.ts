@@ -26,6 +26,8 @@ describe("idle reaper", () => {
     // Not before it was idle for the timeout (less the moment between its creation and our reply).
     expect(performance.now() - created).toBeGreaterThanOrEqual(IDLE_MS - 50);
     expect(d.logs.some((l) => l.includes("reaping idle session") && l.includes(sessionId))).toBe(true);
+    // The reaper forgets the session before it tells the agent, so the 404 can come first.
+    await until(async () => (await d.wire()).some((e) => e.method === "session/close"), 5000, "session/close to reach the agent");
     expect((await d.wire()).filter((e) => e.method === "session/close").map((e) => e.params)).toEqual([{ sessionId }]);
     await until(() => pidGone(pid!), 5000, "the idle child to exit");
 
