@@ -15,15 +15,19 @@ import { until } from "./until.ts";
 export const REPO_ROOT = join(import.meta.dir, "..", "..");
 export const MAIN_TS = join(REPO_ROOT, "src", "main.ts");
 
-export interface TestDaemon extends AsyncDisposable {
-  readonly daemon: Daemon;
+/** An in-process server on port 0 (a daemon, or the front door around a test app). */
+export interface TestServer extends AsyncDisposable {
   readonly config: Config;
   readonly url: string;
   readonly port: number;
   readonly workspace: string;
-  /** Lines the daemon logged so far. */
+  /** Lines the server logged so far. */
   readonly logs: string[];
   fetch(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export interface TestDaemon extends TestServer {
+  readonly daemon: Daemon;
 }
 
 export interface StartOptions {
@@ -32,19 +36,28 @@ export interface StartOptions {
   workspace?: string;
 }
 
-export async function startDaemon(args: string[] = [], options: StartOptions = {}): Promise<TestDaemon> {
-  const dir: TempDir | null = options.workspace ? null : tempDir("svc-ws-");
-  const workspace = options.workspace ?? dir!.path;
+/**
+ * The config of an in-process test server (port 0, `workspace` as cwd and `--workspace`, debug logs)
+ * and a logger whose lines are kept in `logs`.
+ */
+export function testServerConfig(workspace: string, args: string[], env: Record<string, string | undefined> = {}): { config: Config; logger: Logger; logs: string[] } {
   const logs: string[] = [];
   const output: LogOutput = { write: (chunk) => void logs.push(...chunk.split("\n").filter(Boolean)) };
   const config = resolveConfig({
     args: ["--port", "0", "--workspace", workspace, "--log-level", "debug", ...args],
-    env: { SVC_HOME: process.env.SVC_HOME, ...options.env },
+    env: { SVC_HOME: process.env.SVC_HOME, ...env },
     cwd: workspace,
     version: "0.0.0-test",
     selfEntry: MAIN_TS,
   });
-  const daemon = createDaemon(config, { logger: new Logger(config.log.level, config.log.format, output) });
+  return { config, logger: new Logger(config.log.level, config.log.format, output), logs };
+}
+
+export async function startDaemon(args: string[] = [], options: StartOptions = {}): Promise<TestDaemon> {
+  const dir: TempDir | null = options.workspace ? null : tempDir("svc-ws-");
+  const workspace = options.workspace ?? dir!.path;
+  const { config, logger, logs } = testServerConfig(workspace, args, options.env);
+  const daemon = createDaemon(config, { logger });
   return {
     daemon,
     config,
@@ -58,6 +71,12 @@ export async function startDaemon(args: string[] = [], options: StartOptions = {
       await dir?.[Symbol.asyncDispose]();
     },
   };
+}
+
+/** How many event streams the daemon is serving (`/daemon/status` → `runtime.transport.restSseActive`). */
+export async function activeSseStreams(d: TestServer): Promise<number> {
+  const status = (await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } };
+  return status.runtime.transport.restSseActive;
 }
 
 export interface SpawnedDaemon extends AsyncDisposable {
@@ -80,20 +99,30 @@ function collect(stream: ReadableStream<Uint8Array>, into: { text: string }) {
   })();
 }
 
-/** Runs `svc` as a child: `cmd` defaults to `[bun, src/main.ts]`. Resolves once it prints its URL. */
-export async function spawnDaemon(
-  args: string[],
-  options: { env?: Record<string, string | undefined>; cmd?: string[]; cwd?: string; timeoutMs?: number } = {},
-): Promise<SpawnedDaemon> {
-  const out = { text: "" };
-  const err = { text: "" };
-  const proc = Bun.spawn([...(options.cmd ?? [process.execPath, MAIN_TS]), ...args], {
+export interface SvcOptions {
+  /** Added to the test process's environment. */
+  env?: Record<string, string | undefined>;
+  /** The command to run; defaults to `[bun, src/main.ts]`. */
+  cmd?: string[];
+  cwd?: string;
+}
+
+/** Starts `svc args…` with stdout and stderr piped. */
+function spawnSvc(args: string[], options: SvcOptions) {
+  return Bun.spawn([...(options.cmd ?? [process.execPath, MAIN_TS]), ...args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
   });
+}
+
+/** Runs `svc` as a child. Resolves once it prints its URL. */
+export async function spawnDaemon(args: string[], options: SvcOptions & { timeoutMs?: number } = {}): Promise<SpawnedDaemon> {
+  const out = { text: "" };
+  const err = { text: "" };
+  const proc = spawnSvc(args, options);
   collect(proc.stdout, out);
   collect(proc.stderr, err);
   const dispose = async () => {
@@ -124,14 +153,8 @@ export async function spawnDaemon(
 }
 
 /** Runs `svc` to completion (for boot failures and --version). */
-export async function runSvc(args: string[], options: { env?: Record<string, string | undefined>; cmd?: string[]; cwd?: string } = {}) {
-  const proc = Bun.spawn([...(options.cmd ?? [process.execPath, MAIN_TS]), ...args], {
-    cwd: options.cwd,
-    env: { ...process.env, ...options.env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+export async function runSvc(args: string[], options: SvcOptions = {}) {
+  const proc = spawnSvc(args, options);
   const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);

@@ -17,25 +17,17 @@
  */
 import { Elysia } from "elysia";
 import { Memoirist } from "memoirist";
-import { resolveConfig, type Config } from "../../src/config/config.ts";
-import { Logger, type LogOutput } from "../../src/logging/logger.ts";
+import type { Logger } from "../../src/logging/logger.ts";
 import type { RouteDetail } from "../../src/server/capability.ts";
 import { errorResponse } from "../../src/server/error-response.ts";
 import { createFrontDoor } from "../../src/server/front-door.ts";
 import { isStreamedUpload, readJsonBody } from "../../src/server/json-body.ts";
 import { RateLimiter } from "../../src/server/security/rate-limiter.ts";
 import { TransportStats } from "../../src/server/transport-stats.ts";
-import { MAIN_TS } from "./daemon.ts";
+import { testServerConfig, type TestServer } from "./daemon.ts";
 import { tempDir } from "./temp-dir.ts";
 
-export interface TestFrontDoor extends AsyncDisposable {
-  readonly config: Config;
-  readonly url: string;
-  readonly port: number;
-  readonly workspace: string;
-  readonly logs: string[];
-  fetch(path: string, init?: RequestInit): Promise<Response>;
-}
+export type TestFrontDoor = TestServer;
 
 const STRICT: RouteDetail = { "x-svc-strict": true };
 
@@ -54,16 +46,7 @@ function testApp(logger: Logger, workspace: string) {
 
 export async function startFrontDoor(args: string[] = [], options: { env?: Record<string, string | undefined> } = {}): Promise<TestFrontDoor> {
   const dir = tempDir("svc-fd-");
-  const logs: string[] = [];
-  const output: LogOutput = { write: (chunk) => void logs.push(...chunk.split("\n").filter(Boolean)) };
-  const config = resolveConfig({
-    args: ["--port", "0", "--workspace", dir.path, "--log-level", "debug", ...args],
-    env: { SVC_HOME: process.env.SVC_HOME, ...options.env },
-    cwd: dir.path,
-    version: "0.0.0-test",
-    selfEntry: MAIN_TS,
-  });
-  const logger = new Logger(config.log.level, config.log.format, output);
+  const { config, logger, logs } = testServerConfig(dir.path, args, options.env);
   const transport = new TransportStats();
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null;
   const app = testApp(logger, dir.path);
