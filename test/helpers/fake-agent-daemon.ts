@@ -48,6 +48,8 @@ export interface FakeAgentDaemon extends TestDaemon {
   readonly logPath: string;
   /** What the daemon sent its fake agents and what happened to them, one entry per line. */
   wire(): Promise<WireEntry[]>;
+  /** The requests and notifications the daemon sent its agents with `method` (only those for `sessionId`, when given). */
+  sentToAgent(method: string, sessionId?: string): Promise<WireEntry[]>;
   /** Pids of every agent child started so far, in start order. */
   agentPids(): Promise<number[]>;
   /** Waits until exactly `n` children have started and returns their pids. */
@@ -86,6 +88,9 @@ export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDae
     ...daemon,
     logPath,
     wire,
+    async sentToAgent(method, sessionId) {
+      return (await wire()).filter((e) => e.method === method && (sessionId === undefined || (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId));
+    },
     agentPids,
     async waitForAgents(n) {
       const pids = await until(async () => {

@@ -1,11 +1,12 @@
 /**
- * Live sessions on a fake-agent daemon, for the prompt, event and permission tests:
- * `await using d = await fakeAgentDaemon()`, then `await using s = await openSession(d)`;
- * disposing the session closes it (DELETE).
+ * Live sessions on a fake-agent daemon and the turns their prompts make, for the prompt, event and
+ * permission tests: `await using d = await fakeAgentDaemon()`, then
+ * `await using s = await openSession(d)`; disposing the session closes it (DELETE).
  */
 import type { FakeAgentDaemon } from "./fake-agent-daemon.ts";
 import { readJsonReply, type JsonReply } from "./json-request.ts";
 import type { OpenOptions, SseClient, SseFrame } from "./sse-client.ts";
+import { until } from "./until.ts";
 
 export interface TestSession extends AsyncDisposable {
   readonly id: string;
@@ -64,6 +65,22 @@ export async function openSession(d: FakeAgentDaemon, scope: "single" | "thread"
   };
 }
 
+/** Whether `frame` ends a prompt: `turn_complete` or `turn_error`. */
+export const isTerminal = (frame: SseFrame) => frame.event === "turn_complete" || frame.event === "turn_error";
+
+/** The terminal frames of `promptId` among `frames` (every admitted prompt gets exactly one). */
+export const terminalsOf = (frames: readonly SseFrame[], promptId: string) => frames.filter((f) => isTerminal(f) && f.data.promptId === promptId);
+
+/** Whether `frame` is a chunk of the agent's message. */
+export const isAgentChunk = (frame: SseFrame) => frame.event === "session_update" && frame.data.update.sessionUpdate === "agent_message_chunk";
+
+/** The text of every agent message chunk among `frames`, in order. */
+export const agentChunks = (frames: readonly SseFrame[]) => frames.filter(isAgentChunk).map((f) => f.data.update.content.text as string);
+
+/** Waits until the agent has been sent a `session/prompt` for `s`. */
+export const untilAgentHasPrompt = (s: TestSession) =>
+  until(async () => (await s.daemon.sentToAgent("session/prompt", s.id)).length > 0, 5000, "the agent to get the prompt");
+
 /** Consumes frames up to and including the terminal event (`turn_complete`/`turn_error`) of `promptId`. */
 export async function untilTurnEnds(sse: SseClient, promptId: string, timeoutMs = 5000): Promise<SseFrame[]> {
   const out: SseFrame[] = [];
@@ -72,7 +89,7 @@ export async function untilTurnEnds(sse: SseClient, promptId: string, timeoutMs 
     const frame = await sse.next(Math.max(1, deadline - Date.now()));
     if (frame === null) throw new Error(`stream ended before prompt ${promptId} did (seen: ${out.map((f) => f.event).join(", ")})`);
     out.push(frame);
-    if ((frame.event === "turn_complete" || frame.event === "turn_error") && frame.data.promptId === promptId) return out;
+    if (isTerminal(frame) && frame.data.promptId === promptId) return out;
   }
 }
 

@@ -4,18 +4,15 @@
  * fan-out to many subscribers.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { activeSseStreams } from "../helpers/daemon.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
-import { completeTurn, openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
+import { agentChunks, completeTurn, isAgentChunk, isTerminal, openSession, terminalsOf, untilTurnEnds } from "../helpers/prompt-session.ts";
 import type { SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const ids = (frames: readonly SseFrame[]) => frames.map((f) => f.id);
-const isChunk = (f: SseFrame) => f.event === "session_update" && f.data.update.sessionUpdate === "agent_message_chunk";
-const chunkTexts = (frames: readonly SseFrame[]) => frames.filter(isChunk).map((f) => f.data.update.content.text as string);
-
-const sseActive = async (d: FakeAgentDaemon) => ((await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } }).runtime.transport.restSseActive;
 
 let d: FakeAgentDaemon;
 beforeAll(async () => {
@@ -62,7 +59,7 @@ describe("handshake", () => {
       expect(res.headers.get("content-type")).toStartWith("application/json");
       expect(await res.json()).toMatchObject({ code: "invalid_max_queued", error: expect.any(String) });
     }
-    expect(await sseActive(d)).toBe(0);
+    expect(await activeSseStreams(d)).toBe(0);
     for (const good of ["16", "2048"]) {
       await using sse = await s.events({}, { query: `?maxQueued=${good}` });
       expect(sse.status).toBe(200);
@@ -86,7 +83,7 @@ describe("the prompt flow", () => {
       sessionId: s.id,
       update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "@stream 3 5" }, _meta: { source: "bridge-echo" } },
     });
-    expect(chunkTexts(turn)).toEqual(["chunk 1/3\n", "chunk 2/3\n", "chunk 3/3\n"]);
+    expect(agentChunks(turn)).toEqual(["chunk 1/3\n", "chunk 2/3\n", "chunk 3/3\n"]);
     expect(turn.at(-1)!.data).toEqual({ sessionId: s.id, stopReason: "end_turn", promptId });
     for (const frame of turn) {
       expect(frame.envelope.promptId).toBe(promptId);
@@ -100,8 +97,8 @@ describe("the prompt flow", () => {
     // Nothing else finishes that prompt: the next prompt's turn follows without another terminal for it.
     const next = await s.prompt("second");
     const nextTurn = await untilTurnEnds(sse, next.body.promptId);
-    expect(nextTurn.filter((f) => f.event === "turn_complete" || f.event === "turn_error").map((f) => f.data.promptId)).toEqual([next.body.promptId]);
-    expect(sse.frames.filter((f) => f.data?.promptId === promptId && (f.event === "turn_complete" || f.event === "turn_error"))).toHaveLength(1);
+    expect(nextTurn.filter(isTerminal).map((f) => f.data.promptId)).toEqual([next.body.promptId]);
+    expect(terminalsOf(sse.frames, promptId)).toHaveLength(1);
   });
 
   test("prompt-driven frames carry the promptId and the originator's client id; an anonymous prompt carries no client id", async () => {
@@ -135,7 +132,7 @@ describe("replay", () => {
     await using first = await s.events();
     const epoch = first.headers.get("x-svc-event-epoch")!;
     const { body } = await s.prompt("@stream 20 20");
-    for (let seen = 0; seen < 5; ) if (isChunk((await first.next())!)) seen++;
+    for (let seen = 0; seen < 5; ) if (isAgentChunk((await first.next())!)) seen++;
     first.close();
     const lastSeen = first.frames.at(-1)!.id!;
     // Let the turn move on while nobody is listening on this client's behalf.
@@ -150,7 +147,7 @@ describe("replay", () => {
 
     const combined = [...first.frames.filter((f) => f.id !== undefined && f.id <= lastSeen), ...rest.filter((f) => f.id !== undefined)];
     expect(ids(combined)).toEqual(combined.map((_, i) => combined[0]!.id! + i));
-    expect(chunkTexts(combined)).toEqual(Array.from({ length: 20 }, (_, i) => `chunk ${i + 1}/20\n`));
+    expect(agentChunks(combined)).toEqual(Array.from({ length: 20 }, (_, i) => `chunk ${i + 1}/20\n`));
     expect(combined.filter((f) => f.event === "turn_complete")).toHaveLength(1);
     // The client that never disconnected saw exactly the same frames.
     await untilTurnEnds(watcher, body.promptId);
@@ -183,7 +180,7 @@ describe("replay", () => {
     const frames = turn.filter((f) => f.id !== undefined);
     expect(frames[0]!.id).toBe(body.lastEventId + 1);
     expect(frames[0]!.data.update).toMatchObject({ sessionUpdate: "user_message_chunk", _meta: { source: "bridge-echo" } });
-    expect(chunkTexts(frames)).toEqual(["chunk 1/2\n", "chunk 2/2\n"]);
+    expect(agentChunks(frames)).toEqual(["chunk 1/2\n", "chunk 2/2\n"]);
     expect(turn.filter((f) => f.event === "state_resync_required")).toEqual([]);
   });
 
@@ -248,7 +245,7 @@ describe("fan-out", () => {
     await using s = await openSession(d);
     const streams = await Promise.all(Array.from({ length: 100 }, () => s.events()));
     try {
-      await until(async () => (await sseActive(d)) === 100, 5000, "100 open streams");
+      await until(async () => (await activeSseStreams(d)) === 100, 5000, "100 open streams");
       const { body } = await s.prompt("@stream 10 2");
       const seen = await Promise.all(streams.map(async (sse) => ids(await untilTurnEnds(sse, body.promptId, 15_000))));
       const expected = seen[0]!;
@@ -259,7 +256,7 @@ describe("fan-out", () => {
       for (const sse of streams) sse.close();
     }
     // The daemon lets go of every stream whose client left.
-    await until(async () => (await sseActive(d)) === 0, 5000, "the streams to be released");
+    await until(async () => (await activeSseStreams(d)) === 0, 5000, "the streams to be released");
   });
 });
 
@@ -271,7 +268,7 @@ describe("writer idle timeout", () => {
     // The agent goes quiet for three times the timeout in the middle of the turn.
     const { body } = await s.prompt("@say before\n@sleep 900\n@say after");
     const turn = await untilTurnEnds(sse, body.promptId);
-    expect(chunkTexts(turn)).toEqual(["before", "after"]);
+    expect(agentChunks(turn)).toEqual(["before", "after"]);
     expect(sse.frames.some((f) => f.event === "client_evicted")).toBe(false);
     expect(sse.ended).toBe(false);
   });

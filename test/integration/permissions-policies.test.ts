@@ -6,12 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
-import { openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
-import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
+import { agentChunks, openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
+import type { SseClient } from "../helpers/sse-client.ts";
 
 const proceedOnce = { outcome: "selected", optionId: "proceed_once" };
-const agentSaid = (frames: readonly SseFrame[]) =>
-  frames.filter((f) => f.event === "session_update" && f.data.update.sessionUpdate === "agent_message_chunk").map((f) => f.data.update.content.text as string);
 
 async function askPermission(s: TestSession, sse: SseClient, clientId: string | null): Promise<{ promptId: string; requestId: string }> {
   const admitted = await s.prompt("@permission", { clientId });
@@ -61,7 +59,7 @@ describe("designated", () => {
       expect(accepted.status).toBe(200);
       const turn = await untilTurnEnds(sse, promptId);
       expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: s.clientId });
-      expect(agentSaid(turn)).toEqual(["permission: selected proceed_once"]);
+      expect(agentChunks(turn)).toEqual(["permission: selected proceed_once"]);
     });
 
     test("a cancelled outcome from another client still resolves the request", async () => {
@@ -72,7 +70,7 @@ describe("designated", () => {
       expect((await s.vote(requestId, { outcome: "cancelled" }, { clientId: other })).status).toBe(200);
       const turn = await untilTurnEnds(sse, promptId);
       expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: { outcome: "cancelled" }, voterClientId: other });
-      expect(agentSaid(turn)).toEqual(["permission: cancelled"]);
+      expect(agentChunks(turn)).toEqual(["permission: cancelled"]);
     });
 
     test("a prompt without an originator falls back to first-responder", async () => {
@@ -123,7 +121,7 @@ describe("consensus", () => {
       const turn = await untilTurnEnds(sse, promptId);
       const resolved = turn.find((f) => f.event === "permission_resolved")!;
       expect(resolved.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: c });
-      expect(agentSaid(turn)).toEqual(["permission: selected proceed_once"]);
+      expect(agentChunks(turn)).toEqual(["permission: selected proceed_once"]);
       expect(sse.frames.filter((f) => f.event === "permission_forbidden")).toHaveLength(2);
     });
 
@@ -135,7 +133,7 @@ describe("consensus", () => {
       expect((await s.vote(requestId, { outcome: "cancelled" })).status).toBe(200);
       const turn = await untilTurnEnds(sse, promptId);
       expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: { outcome: "cancelled" } });
-      expect(agentSaid(turn)).toEqual(["permission: cancelled"]);
+      expect(agentChunks(turn)).toEqual(["permission: cancelled"]);
     });
   });
 });
@@ -154,7 +152,7 @@ describe("local-only", () => {
         expect((await s.vote(requestId, proceedOnce, { clientId: voter })).status).toBe(200);
         const turn = await untilTurnEnds(sse, promptId);
         expect(turn[0]!.data).toMatchObject({ requestId, outcome: proceedOnce });
-        expect(agentSaid(turn)).toEqual(["permission: selected proceed_once"]);
+        expect(agentChunks(turn)).toEqual(["permission: selected proceed_once"]);
       }
     });
 
@@ -163,7 +161,7 @@ describe("local-only", () => {
       await using sse = await s.events();
       const { promptId, requestId } = await askPermission(s, sse, s.clientId);
       expect((await s.vote(requestId, { outcome: "cancelled" })).status).toBe(200);
-      expect(agentSaid(await untilTurnEnds(sse, promptId))).toEqual(["permission: cancelled"]);
+      expect(agentChunks(await untilTurnEnds(sse, promptId))).toEqual(["permission: cancelled"]);
     });
   });
 });

@@ -6,15 +6,13 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
-import { openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
+import { agentChunks, openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
 import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BAD_SHAPE = "`outcome` must be `{ outcome: \"cancelled\" }` or `{ outcome: \"selected\", optionId: string }`";
 const proceedOnce = { outcome: "selected", optionId: "proceed_once" };
-const agentSaid = (frames: readonly SseFrame[]) =>
-  frames.filter((f) => f.event === "session_update" && f.data.update.sessionUpdate === "agent_message_chunk").map((f) => f.data.update.content.text as string);
 
 /** Starts a prompt that asks for permission; resolves with its id and the permission_request frame. */
 async function askPermission(s: TestSession, sse: SseClient, text = "@permission"): Promise<{ promptId: string; request: SseFrame }> {
@@ -24,8 +22,6 @@ async function askPermission(s: TestSession, sse: SseClient, text = "@permission
   return { promptId: admitted.body.promptId, request };
 }
 
-const cancelsSentFor = async (d: FakeAgentDaemon, sessionId: string) =>
-  (await d.wire()).filter((e) => e.method === "session/cancel" && (e.params as { sessionId?: string }).sessionId === sessionId).length;
 const deepHealth = async (d: FakeAgentDaemon) => (await (await d.fetch("/health?deep")).json()) as { pendingPermissions: number; activePrompts: number };
 const daemonStatus = async (d: FakeAgentDaemon) => (await (await d.fetch("/daemon/status")).json()) as any;
 
@@ -65,7 +61,7 @@ describe("the vote round trip", () => {
     expect(resolved.event).toBe("permission_resolved");
     expect(resolved.data).toEqual({ requestId: request.data.requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: s.clientId });
     expect(resolved.envelope).toMatchObject({ promptId, originatorClientId: s.clientId });
-    expect(agentSaid(turn)).toEqual(["permission: selected proceed_once", "after"]);
+    expect(agentChunks(turn)).toEqual(["permission: selected proceed_once", "after"]);
     expect(turn.at(-1)!.data).toMatchObject({ stopReason: "end_turn" });
   });
 
@@ -93,7 +89,7 @@ describe("the vote round trip", () => {
     }, 5000, "four permission_already_resolved events");
     expect(already).toHaveLength(4);
     for (const f of already) expect(f.data).toEqual({ requestId, sessionId: s.id, outcome: resolved[0]!.data.outcome });
-    expect(agentSaid(turn)).toEqual([`permission: selected ${resolved[0]!.data.outcome.optionId}`]);
+    expect(agentChunks(turn)).toEqual([`permission: selected ${resolved[0]!.data.outcome.optionId}`]);
   });
 
   test("an option that was not offered is 400 invalid_option_id and leaves the request pending", async () => {
@@ -150,7 +146,7 @@ describe("the vote round trip", () => {
     expect(await res.json()).toEqual({});
     const turn = await untilTurnEnds(sse, promptId);
     expect(turn[0]!.data).toMatchObject({ requestId, outcome: { outcome: "selected", optionId: "proceed_always" } });
-    expect(agentSaid(turn)).toEqual(["permission: selected proceed_always"]);
+    expect(agentChunks(turn)).toEqual(["permission: selected proceed_always"]);
 
     const again = await post(requestId);
     expect(again.status).toBe(404);
@@ -168,7 +164,7 @@ describe("cancelling a permission", () => {
     expect((await s.vote(request.data.requestId, { outcome: "cancelled" })).status).toBe(200);
     const turn = await untilTurnEnds(sse, promptId);
     expect(turn[0]!.data).toEqual({ requestId: request.data.requestId, sessionId: s.id, outcome: { outcome: "cancelled" } });
-    expect(agentSaid(turn)).toEqual(["permission: cancelled"]);
+    expect(agentChunks(turn)).toEqual(["permission: cancelled"]);
     expect(turn.at(-1)!.data.stopReason).toBe("end_turn");
   });
 
@@ -187,7 +183,7 @@ describe("cancelling a permission", () => {
       expect(turn.at(-1)!.data).toMatchObject({ stopReason: "cancelled", promptCancelled: { cancelledAt: expect.any(String), elapsedMs: expect.any(Number) } });
       expect((await s.vote(request.data.requestId, proceedOnce)).status).toBe(404);
     }
-    expect(await cancelsSentFor(d, s.id)).toBe(3);
+    expect(await d.sentToAgent("session/cancel", s.id)).toHaveLength(3);
   });
 
   test("--permission-response-timeout-ms resolves an unanswered request as cancelled", async () => {
@@ -199,7 +195,7 @@ describe("cancelling a permission", () => {
     expect(turn[0]!.event).toBe("permission_resolved");
     expect(turn[0]!.data).toMatchObject({ requestId: request.data.requestId, outcome: { outcome: "cancelled" } });
     expect(turn[0]!.data.voterClientId).toBeUndefined();
-    expect(agentSaid(turn)).toEqual(["permission: cancelled"]);
+    expect(agentChunks(turn)).toEqual(["permission: cancelled"]);
     expect(turn.at(-1)!.data.stopReason).toBe("end_turn");
   });
 });

@@ -4,17 +4,11 @@
  * going away. Whatever happens, every admitted prompt gets exactly one terminal event.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { activeSseStreams } from "../helpers/daemon.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
-import { openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
+import { isAgentChunk, isTerminal, openSession, terminalsOf, untilAgentHasPrompt, untilTurnEnds } from "../helpers/prompt-session.ts";
 import type { SseClient, SseFrame } from "../helpers/sse-client.ts";
 import { until } from "../helpers/until.ts";
-
-const isTerminal = (f: SseFrame) => f.event === "turn_complete" || f.event === "turn_error";
-const terminalsOf = (frames: readonly SseFrame[], promptId: string) => frames.filter((f) => isTerminal(f) && f.data.promptId === promptId);
-const cancelsSentFor = async (d: FakeAgentDaemon, sessionId: string) =>
-  (await d.wire()).filter((e) => e.method === "session/cancel" && (e.params as { sessionId?: string }).sessionId === sessionId).length;
-const promptReached = (d: FakeAgentDaemon, sessionId: string) =>
-  until(async () => (await d.wire()).some((e) => e.method === "session/prompt" && (e.params as { sessionId: string }).sessionId === sessionId), 5000, "the agent to get the prompt");
 
 /** Reads the stream until the daemon ends it; returns everything it delivered. */
 async function readToEnd(sse: SseClient): Promise<SseFrame[]> {
@@ -23,8 +17,6 @@ async function readToEnd(sse: SseClient): Promise<SseFrame[]> {
   for (let f = await sse.next(); f !== null; f = await sse.next()) rest.push(f);
   return [...sse.frames];
 }
-
-const sseActive = async (d: FakeAgentDaemon) => ((await (await d.fetch("/daemon/status")).json()) as { runtime: { transport: { restSseActive: number } } }).runtime.transport.restSseActive;
 
 describe("prompt deadline", () => {
   let d: FakeAgentDaemon;
@@ -49,7 +41,7 @@ describe("prompt deadline", () => {
     expect(cancelled).toHaveLength(1);
     expect(cancelled[0]!.data).toEqual({ sessionId: s.id, reason: "prompt_deadline_exceeded" });
     expect(sse.frames.indexOf(cancelled[0]!)).toBeGreaterThan(sse.frames.indexOf(first.at(-1)!));
-    await until(async () => (await cancelsSentFor(d, s.id)) >= 1, 5000, "session/cancel to reach the agent");
+    await until(async () => (await d.sentToAgent("session/cancel", s.id)).length >= 1, 5000, "session/cancel to reach the agent");
     expect(terminalsOf(sse.frames, running)).toHaveLength(1);
     expect(terminalsOf(sse.frames, queued)).toHaveLength(1);
     expect((await s.pending()).body.pendingPrompts).toEqual([]);
@@ -80,7 +72,7 @@ describe("with the default flags", () => {
       await using sse = await s.events();
       const running = (await s.prompt("@hang")).body.promptId;
       const queued = [(await s.prompt("@say a")).body.promptId, (await s.prompt("@say b")).body.promptId];
-      await promptReached(d, s.id);
+      await untilAgentHasPrompt(s);
 
       const res = await d.fetch(`/session/${s.id}`, { method: "DELETE" });
       expect(res.status).toBe(204);
@@ -135,15 +127,15 @@ describe("with the default flags", () => {
       await sse.waitFor("session_update", (f) => f.data.update.sessionUpdate === "agent_message_chunk");
       sse.close();
       const lastSeen = sse.frames.at(-1)!.id!;
-      await until(async () => (await sseActive(d)) === 0, 5000, "the daemon to see the stream go");
+      await until(async () => (await activeSseStreams(d)) === 0, 5000, "the daemon to see the stream go");
 
       await using again = await s.events({ "Last-Event-ID": String(lastSeen), "X-Svc-Event-Epoch": epoch });
       const end = (await untilTurnEnds(again, promptId)).at(-1)!;
       expect(end.event).toBe("turn_complete");
       expect(end.data.stopReason).toBe("end_turn");
-      expect(again.frames.filter((f) => f.event === "session_update" && f.data.update.sessionUpdate === "agent_message_chunk").length).toBeGreaterThan(0);
+      expect(again.frames.filter(isAgentChunk).length).toBeGreaterThan(0);
       expect(again.frames.some((f) => f.event === "prompt_cancelled")).toBe(false);
-      expect(await cancelsSentFor(d, s.id)).toBe(0);
+      expect(await d.sentToAgent("session/cancel", s.id)).toHaveLength(0);
     });
   });
 });

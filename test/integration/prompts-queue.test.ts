@@ -5,15 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
-import { completeTurn, openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
-import type { SseFrame } from "../helpers/sse-client.ts";
-import { until } from "../helpers/until.ts";
+import { completeTurn, isTerminal, openSession, terminalsOf, untilAgentHasPrompt, untilTurnEnds } from "../helpers/prompt-session.ts";
 
 const BAD_PROMPT = "`prompt` is required and must be a non-empty array of content blocks";
-const terminals = (frames: readonly SseFrame[], promptId: string) =>
-  frames.filter((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId);
-const cancelsSentFor = async (d: FakeAgentDaemon, sessionId: string) =>
-  (await d.wire()).filter((e) => e.method === "session/cancel" && (e.params as { sessionId?: string }).sessionId === sessionId).length;
 
 let d: FakeAgentDaemon;
 beforeAll(async () => {
@@ -70,7 +64,7 @@ describe("the prompt queue", () => {
     const admitted: string[] = [];
     for (const text of ["@stream 2 5", "@say b", "@say c"]) admitted.push((await s.prompt(text)).body.promptId);
     await untilTurnEnds(sse, admitted[2]!);
-    const ends = sse.frames.filter((f) => f.event === "turn_complete" || f.event === "turn_error");
+    const ends = sse.frames.filter(isTerminal);
     expect(ends.map((f) => f.data.promptId)).toEqual(admitted);
     expect(ends.every((f) => f.event === "turn_complete" && f.data.stopReason === "end_turn")).toBe(true);
     const echoes = sse.frames.filter((f) => f.event === "session_update" && f.data.update.sessionUpdate === "user_message_chunk");
@@ -171,7 +165,7 @@ describe("cancel", () => {
     expect(await res.text()).toBe("");
     const ok = await s.prompt("@say after");
     expect((await sse.next())!.id).toBe(ok.body.lastEventId + 1);
-    expect(await cancelsSentFor(d, s.id)).toBe(0);
+    expect(await d.sentToAgent("session/cancel", s.id)).toHaveLength(0);
     await untilTurnEnds(sse, ok.body.promptId);
   });
 
@@ -181,7 +175,7 @@ describe("cancel", () => {
     const running = (await s.prompt("@hang")).body.promptId;
     const queued = (await s.prompt("@say still runs")).body.promptId;
     await sse.waitFor("pending_prompt_added");
-    await until(async () => (await d.wire()).some((e) => e.method === "session/prompt" && (e.params as { sessionId: string }).sessionId === s.id), 5000, "the agent to get the prompt");
+    await untilAgentHasPrompt(s);
 
     // The prompt was anonymous; the canceller is named on prompt_cancelled.
     expect((await s.cancel({ clientId: s.clientId })).status).toBe(204);
@@ -196,7 +190,7 @@ describe("cancel", () => {
     const next = await untilTurnEnds(sse, queued);
     expect(next[0]!.event).toBe("pending_prompt_started");
     expect(next.at(-1)!.data).toMatchObject({ promptId: queued, stopReason: "end_turn" });
-    expect(terminals(sse.frames, running)).toHaveLength(1);
-    expect(await cancelsSentFor(d, s.id)).toBe(1);
+    expect(terminalsOf(sse.frames, running)).toHaveLength(1);
+    expect(await d.sentToAgent("session/cancel", s.id)).toHaveLength(1);
   });
 });
