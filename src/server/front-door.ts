@@ -133,6 +133,12 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     // 6. Strict mutation gate: such routes need a configured token (which step 4 then enforced).
     if (checkBearer === null && method !== "GET" && deps.isStrictRoute(method, path)) return [jsonResponse(TOKEN_REQUIRED, 401), cors];
 
+    // Constant answers need nothing below (their paths are plain and they read no body).
+    if (method === "GET") {
+      const constant = deps.constantGets.get(path);
+      if (constant !== undefined && !url.includes("?")) return [constant(), cors];
+    }
+
     // URL and body sanity before routing.
     if (path.includes("%")) {
       try {
@@ -149,11 +155,6 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     // sockets (it also counts time spent waiting for a handler) for requests that may take long.
     if (path.endsWith("/events")) server.timeout(request, 0);
     else if (method !== "GET" && method !== "HEAD") server.timeout(request, slowRequestIdleSeconds);
-
-    if (method === "GET") {
-      const constant = deps.constantGets.get(path);
-      if (constant !== undefined && !url.includes("?")) return [constant(), cors];
-    }
 
     // A plain OPTIONS (no preflight headers) that got this far is answered here.
     if (method === "OPTIONS") return [new Response(null, { status: 204, headers: { Allow: "GET, POST, PATCH, DELETE, OPTIONS" } }), cors];
