@@ -2,10 +2,13 @@
  * The bench's result: `BenchSummary` is what `.bench/last.json` holds, and `renderReport` turns it
  * into the tables printed on stdout.
  */
+import { renderEvents, type EventsResult } from "./events.ts";
+import { renderFilesReport, type FilesBenchSummary } from "./files.ts";
 import { BARE_NAME, SVC_BINARY } from "./lib/servers.ts";
 import { fmt, table } from "./lib/table.ts";
 import { REFERENCE, type Verdict } from "./lib/targets.ts";
 import type { RssResult } from "./rss.ts";
+import { renderSessions, type SessionsResult } from "./sessions.ts";
 import type { StartupResult } from "./startup.ts";
 import type { ThroughputResult } from "./throughput.ts";
 
@@ -33,6 +36,9 @@ export interface BenchSummary {
         readonly rounds: number;
       })
     | null;
+  readonly sessions: SessionsResult | null;
+  readonly events: EventsResult | null;
+  readonly files: FilesBenchSummary | null;
   readonly verdicts: readonly Verdict[];
 }
 
@@ -125,7 +131,7 @@ function throughputSection(t: NonNullable<BenchSummary["throughput"]>): string {
 }
 
 function verdictSection(verdicts: readonly Verdict[]): string {
-  const show = (v: Verdict, n: number) => (v.what.includes("req/s") ? fmt.rps(n) : v.what.includes("÷") ? fmt.ratio(n) : n.toFixed(1));
+  const show = (v: Verdict, n: number) => (v.what.includes("req/s") ? fmt.rps(n) : v.what.includes("÷") ? fmt.ratio(n) : n.toFixed(n < 10 ? 2 : 1));
   const rows = verdicts.map((v) => [
     v.what,
     show(v, v.measured),
@@ -141,6 +147,9 @@ export function renderReport(s: BenchSummary): string {
   if (s.startup !== null) parts.push(startupSection(s.startup));
   if (s.rss !== null) parts.push(rssSection(s.rss));
   if (s.throughput !== null) parts.push(throughputSection(s.throughput));
+  if (s.sessions !== null) parts.push(renderSessions(s.sessions));
+  if (s.events !== null) parts.push(renderEvents(s.events));
+  if (s.files !== null) parts.push(renderFilesReport(s.files).trimEnd());
   parts.push(verdictSection(s.verdicts));
   return `${parts.join("\n\n")}\n`;
 }

@@ -1,26 +1,31 @@
 /**
- * `bun run bench [--quick] [--only startup|rss|throughput] [--binary <path>] [--fallback-load]`
+ * `bun run bench [--quick] [--only startup|rss|throughput|sessions|events|files] [--binary <path>] [--fallback-load]`
  *
- * Measures svc's foundation figures against the issue's targets and a bare `Bun.serve` baseline
- * measured in the same run: binary size, cold start, idle RSS, and throughput/latency of
- * /health and /capabilities. Prints tables on stdout (progress on stderr) and writes the JSON summary
- * to `.bench/last.json`. Timing never fails it: it exits non-zero only when something broke.
+ * Measures svc's figures against the issues' targets: the foundation against a bare `Bun.serve`
+ * baseline measured in the same run (binary size, cold start, idle RSS, throughput/latency of
+ * /health and /capabilities), sessions and events with the fake ACP agent as the agent child, and
+ * the workspace file routes. Prints tables on stdout (progress on stderr) and writes the JSON
+ * summary to `.bench/last.json`. Timing never fails it: it exits non-zero only when something broke.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { measureEvents } from "./events.ts";
+import { runFilesBench } from "./files.ts";
 import { obtainBinary } from "./lib/binary.ts";
+import { bundleFakeAgent, FAKE_AGENT_TS } from "./lib/fake-agent-bundle.ts";
 import { pickLoadGenerator } from "./lib/load.ts";
-import { cleanUp, cleanUpOnSignals } from "./lib/procs.ts";
+import { cleanUp, cleanUpOnSignals, scratchDir } from "./lib/procs.ts";
 import { BARE_NAME, bareServer, REPO_ROOT, SVC_BINARY, svcCommand, svcServer } from "./lib/servers.ts";
 import { verdicts } from "./lib/targets.ts";
 import { renderReport, type BenchSummary } from "./report.ts";
 import { measureRss } from "./rss.ts";
+import { measureSessions } from "./sessions.ts";
 import { measureStartup } from "./startup.ts";
 import { measureThroughput, type LoadPlan } from "./throughput.ts";
 
-const SECTIONS = ["startup", "rss", "throughput"] as const;
+const SECTIONS = ["startup", "rss", "throughput", "sessions", "events", "files"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const SETTINGS = {
@@ -28,7 +33,7 @@ const SETTINGS = {
   quick: { startupRuns: 5, rssRuns: 2, rssSettleMs: 300, warmupSeconds: 1, durationSeconds: 2, rounds: 1 },
 };
 
-const USAGE = `usage: bun bench/run.ts [--quick] [--only startup|rss|throughput]... [--binary <path>] [--fallback-load]
+const USAGE = `usage: bun bench/run.ts [--quick] [--only ${SECTIONS.join("|")}]... [--binary <path>] [--fallback-load]
   --quick          fewer runs and shorter load runs (a smoke run)
   --only <name>    run only these sections (repeatable or comma-separated)
   --binary <path>  measure this compiled binary instead of building one from the working tree
@@ -127,6 +132,33 @@ async function main(): Promise<void> {
     throughput = { ...(await measureThroughput(plans, generator, timing)), generator: generator.description, fallback: generator.fallback, ...timing };
   }
 
+  // Sessions and events run the compiled binary with the fake agent as its child. A third-party entry
+  // runs under the binary itself acting as bun (BUN_BE_BUN=1), as the daemon starts it; one HOME
+  // for all of them keeps Bun's transpiler cache as warm as on a user's machine.
+  let sessions: BenchSummary["sessions"] = null;
+  let events: BenchSummary["events"] = null;
+  if (options.sections.includes("sessions") || options.sections.includes("events")) {
+    progress("bundling the fake agent…");
+    const bundledAgent = await bundleFakeAgent();
+    const home = scratchDir("agent-home");
+    const quick = options.mode === "quick";
+    if (options.sections.includes("sessions"))
+      sessions = await measureSessions({
+        svc: svcBinary,
+        agentRuntime: { execPath: binary.path, env: { BUN_BE_BUN: "1" }, home },
+        agents: [
+          { name: "fake-agent.ts (transpiled at spawn)", entry: FAKE_AGENT_TS },
+          { name: "fake-agent.js (pre-bundled)", entry: bundledAgent },
+        ],
+        quick,
+        progress,
+      });
+    if (options.sections.includes("events")) events = await measureEvents({ svc: svcBinary, agentEntry: bundledAgent, home, quick, progress });
+  }
+
+  let files: BenchSummary["files"] = null;
+  if (options.sections.includes("files")) files = await runFilesBench({ quick: options.mode === "quick", binary: binary.path, progress: (text) => progress(`files: ${text}`) });
+
   const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
   const health = rowOf(SVC_BINARY, "/health");
   const bare = rowOf(BARE_NAME, "/health");
@@ -139,6 +171,9 @@ async function main(): Promise<void> {
     startup,
     rss,
     throughput,
+    sessions,
+    events,
+    files,
     verdicts: verdicts({
       startupMs: startup?.results.find((r) => r.name === SVC_BINARY)?.medianMs ?? null,
       idleRssMb: rss?.results.find((r) => r.name === SVC_BINARY)?.medianMb ?? null,
@@ -146,6 +181,14 @@ async function main(): Promise<void> {
       healthVsBare: health !== undefined && bare !== undefined ? health.requestsPerSecond / bare.requestsPerSecond : null,
       capabilitiesRps: rowOf(SVC_BINARY, "/capabilities")?.requestsPerSecond ?? null,
       binaryMb: binary.bytes / 1e6,
+      firstSessionMs: sessions?.firstSession[1]?.medianMs ?? null,
+      threadCreateP50Ms: sessions?.threadCreate.p50Ms ?? null,
+      threadCreateP95Ms: sessions?.threadCreate.p95Ms ?? null,
+      sessionKb: sessions?.rss.daemonKbPerSession ?? null,
+      promptAckP50Ms: events?.prompts.ackP50Ms ?? null,
+      promptFirstEventP50Ms: events?.prompts.firstEventP50Ms ?? null,
+      fanout1000P99Ms: events?.fanout.find((f) => f.subscribers === 1000)?.lagP99Ms ?? null,
+      replayMs: events?.replay.p50Ms ?? null,
     }),
   };
 
