@@ -1,6 +1,7 @@
 /**
- * Event envelopes and their SSE encoding. An envelope is serialized once at publish time into a
- * complete SSE frame (`id:`/`event:`/`data:` lines), so fan-out and replay only copy strings.
+ * Event envelopes and their SSE encoding. An envelope is serialized and UTF-8 encoded once at
+ * publish time into a complete SSE frame (`id:`/`event:`/`data:` lines), so fan-out and replay
+ * hand the same bytes to every subscriber.
  */
 export interface EventEnvelope {
   /** Per-session monotonic id from 1; absent on synthetic frames, which never consume an id. */
@@ -16,10 +17,13 @@ export interface EventEnvelope {
 export interface Frame {
   readonly id: number | undefined;
   readonly type: string;
-  /** The full SSE frame text, ending with a blank line. */
+  /** The full SSE frame, UTF-8, ending with a blank line. Shared by every subscriber: never mutate. */
+  readonly encoded: Uint8Array;
+  /** The same frame as text (decoded on demand). */
   readonly text: string;
-  /** UTF-8 size of `text`, for byte budgets. */
+  /** Size of `encoded`, for byte budgets. */
   readonly bytes: number;
+  /** The envelope, parsed back from the frame on demand (frames keep only their bytes). */
   readonly envelope: EventEnvelope;
 }
 
@@ -29,6 +33,8 @@ export interface EnvelopeFields {
 }
 
 const SAFE_FIELD = /^[^\r\n]*$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Builds the envelope and its SSE frame. `type` must be a single-line token. */
 export function encodeFrame(id: number | undefined, type: string, data: unknown, fields: EnvelopeFields = {}, now = Date.now()): Frame {
@@ -44,6 +50,18 @@ export function encodeFrame(id: number | undefined, type: string, data: unknown,
   };
   // JSON.stringify never emits raw CR/LF (they are escaped inside strings), so `data:` stays one line.
   const json = JSON.stringify(envelope);
-  const text = `${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`;
-  return { id, type, text, bytes: Buffer.byteLength(text), envelope };
+  const encoded = encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
+  return {
+    id,
+    type,
+    encoded,
+    get text() {
+      return decoder.decode(encoded);
+    },
+    bytes: encoded.byteLength,
+    get envelope() {
+      const text = decoder.decode(encoded);
+      return JSON.parse(text.slice(text.indexOf("\ndata: ") + 7)) as EventEnvelope;
+    },
+  };
 }

@@ -1,8 +1,9 @@
 /**
  * Writes one event subscription as an SSE response. The stream is pulled by the socket (high water
  * mark 0), so a slow client leaves frames in its bounded subscriber queue, where the bus warns and
- * evicts. While idle, `: heartbeat` comments keep the connection (and proxies) alive; with a writer
- * idle timeout, a client that accepts nothing for that long is evicted.
+ * evicts. Frames are already encoded by the bus, so a batch of one is handed over as is. While the
+ * client is caught up and the session is quiet, `: heartbeat` comments keep the connection (and
+ * proxies) alive; with a writer idle timeout, a client that accepts nothing for that long is evicted.
  */
 import type { Subscription } from "../events/event-bus.ts";
 import type { Frame } from "../events/frame.ts";
@@ -22,20 +23,27 @@ export interface SseOptions {
 }
 
 const encoder = new TextEncoder();
+const RETRY = encoder.encode(`retry: ${RETRY_MS}\n\n`);
+const HEARTBEAT = encoder.encode(": heartbeat\n\n");
+
+function join(frames: readonly Frame[]): Uint8Array {
+  if (frames.length === 1) return frames[0]!.encoded;
+  return Buffer.concat(frames.map((f) => f.encoded));
+}
 
 export function sseResponse(sub: Subscription, options: SseOptions): Response {
   const streamId = crypto.randomUUID();
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  let pending: Promise<Frame[] | null> | null = null;
   /** Since when written data has waited for the client to take more; null while a pull waits for frames. */
   let unreadSince: number | null = Date.now();
-  let idleTimer: Timer | null = null;
+  let lastWrite = Date.now();
+  const timers: Timer[] = [];
   let closed = false;
 
   const finish = () => {
     if (closed) return;
     closed = true;
-    if (idleTimer) clearInterval(idleTimer);
+    for (const timer of timers) clearInterval(timer);
     sub.cancel();
     options.onClose();
   };
@@ -43,47 +51,51 @@ export function sseResponse(sub: Subscription, options: SseOptions): Response {
   const body = new ReadableStream<Uint8Array>(
     {
       start(controller) {
-        controller.enqueue(encoder.encode(`retry: ${RETRY_MS}\n\n`));
+        controller.enqueue(RETRY);
+        // One timer per stream (not per pull): a heartbeat goes out only while the client is caught
+        // up (a pull is waiting) and nothing was written for a whole interval.
+        timers.push(
+          setInterval(() => {
+            if (closed || unreadSince !== null || Date.now() - lastWrite < heartbeatMs) return;
+            lastWrite = Date.now();
+            try {
+              controller.enqueue(HEARTBEAT);
+            } catch {
+              finish(); // the consumer is gone
+            }
+          }, heartbeatMs),
+        );
         const timeout = options.writerIdleTimeoutMs;
         if (timeout !== null) {
           const every = Math.max(250, Math.min(5000, Math.floor(timeout / 4)));
-          idleTimer = setInterval(() => {
-            // A quiet session is not an idle writer: only time the client spends not reading counts.
-            if (closed || unreadSince === null) return;
-            const idleFor = Date.now() - unreadSince;
-            if (idleFor < timeout) return;
-            try {
-              controller.enqueue(encoder.encode(options.idleEviction(idleFor, timeout).text));
-              controller.close();
-            } catch {
-              // the consumer is gone already
-            }
-            finish();
-          }, every);
+          timers.push(
+            setInterval(() => {
+              // A quiet session is not an idle writer: only time the client spends not reading counts.
+              if (closed || unreadSince === null) return;
+              const idleFor = Date.now() - unreadSince;
+              if (idleFor < timeout) return;
+              try {
+                controller.enqueue(options.idleEviction(idleFor, timeout).encoded);
+                controller.close();
+              } catch {
+                // the consumer is gone already
+              }
+              finish();
+            }, every),
+          );
         }
       },
       async pull(controller) {
         unreadSince = null;
-        pending ??= sub.next();
-        let timer: Timer | undefined;
-        const beat = new Promise<"beat">((resolve) => (timer = setTimeout(resolve, heartbeatMs, "beat")));
-        const result = await Promise.race([pending, beat]);
-        clearTimeout(timer);
+        const frames = await sub.next();
         if (closed) return;
-        unreadSince = Date.now();
-        if (result === "beat") {
-          controller.enqueue(encoder.encode(": heartbeat\n\n"));
-          return;
-        }
-        pending = null;
-        if (result === null) {
+        unreadSince = lastWrite = Date.now();
+        if (frames === null) {
           controller.close();
           finish();
           return;
         }
-        let text = "";
-        for (const frame of result) text += frame.text;
-        controller.enqueue(encoder.encode(text));
+        controller.enqueue(join(frames));
       },
       cancel() {
         finish();

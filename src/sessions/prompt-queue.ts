@@ -159,6 +159,14 @@ export class PromptQueue {
     for (const block of prompt.content)
       session.publish("session_update", { sessionId: session.id, update: { sessionUpdate: "user_message_chunk", content: block, _meta: { serverTimestamp: Date.now(), source: "bridge-echo" } } }, fields);
 
+    // Let the admission answer go out before the prompt is written to the agent (that write and
+    // its flush are the costliest part of starting a turn).
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (prompt.settled) return;
+    if (prompt.cancelledAt !== null) {
+      this.settle(prompt, "turn_complete", { stopReason: "cancelled", promptCancelled: this.cancelInfo(prompt) });
+      return;
+    }
     const live = session.runtime.current();
     if (!live) {
       this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
