@@ -6,9 +6,16 @@
 import { existsSync, statSync } from "node:fs";
 import type { AgentLaunch } from "../config/config.ts";
 import type { StatusCell } from "./status-cell.ts";
-import type { ToolProbe } from "./tool-probe.ts";
 
 export const REQUIRED_BUN = ">=1.4";
+
+/** What was found of an optional host tool (see runtime/tool-probe.ts). */
+export interface ToolStatus {
+  readonly name: string;
+  readonly path: string | null;
+  readonly version: string | null;
+  readonly error?: string;
+}
 const ACP_KINDS = ["auth", "mcp_discovery", "skills", "providers", "tool_registry", "egress"] as const;
 
 function meetsRequired(version: string): boolean {
@@ -39,7 +46,7 @@ export function workspaceDirCell(path: string): StatusCell {
     : { kind: "workspace_dir", locality: "daemon", status: "error", errorKind: "missing_file", error: "the bound workspace is missing or not a directory", detail: { path } };
 }
 
-export function preflightCells(input: { runtimeVersion: string; launch: AgentLaunch; workspace: string; tools: readonly ToolProbe[]; channelLive: boolean }): StatusCell[] {
+export function preflightCells(input: { runtimeVersion: string; launch: AgentLaunch; workspace: string; tools: readonly ToolStatus[]; channelLive: boolean }): StatusCell[] {
   const cells: StatusCell[] = [
     meetsRequired(input.runtimeVersion)
       ? { kind: "node_version", locality: "daemon", status: "ok", detail: { version: input.runtimeVersion, required: REQUIRED_BUN } }

@@ -2,7 +2,7 @@
 import { Elysia } from "elysia";
 import { envCells } from "../../workspace/env-cells.ts";
 import { preflightCells } from "../../workspace/preflight-cells.ts";
-import { ToolProber } from "../../workspace/tool-probe.ts";
+import { ToolProber } from "../../runtime/tool-probe.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 
