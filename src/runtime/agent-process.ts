@@ -57,7 +57,7 @@ export class AgentProcess {
   private exitInfo: ExitInfo | null = null;
   private stopping: Promise<ExitInfo> | null = null;
 
-  constructor(private readonly options: SpawnOptions) {
+  constructor(options: SpawnOptions) {
     const { argv, env } = childCommand(options.launch);
     const log = options.logger;
     this.proc = Bun.spawn(argv, {
