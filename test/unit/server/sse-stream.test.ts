@@ -10,13 +10,14 @@ import { until } from "../../helpers/until.ts";
 
 const decoder = new TextDecoder();
 
-function setup(writerIdleTimeoutMs: number | null) {
+function setup(writerIdleTimeoutMs: number | null, heartbeatMs?: number) {
   const bus = new EventBus({ ringSize: 16, maxSubscribers: 4 });
   const sub = bus.subscribe({ lastEventId: null, epoch: null })!;
   let closes = 0;
   const response = sseResponse(sub, {
     epoch: bus.epoch,
     writerIdleTimeoutMs,
+    ...(heartbeatMs === undefined ? {} : { heartbeatMs }),
     idleEviction: (idleForMs, timeoutMs) => bus.synthetic("client_evicted", { reason: "writer_idle_timeout", errorKind: "writer_idle_timeout", idleForMs, timeoutMs }),
     onClose: () => closes++,
   });
@@ -41,6 +42,19 @@ describe("sseResponse", () => {
     expect(text).toStartWith("id: 1\nevent: a\ndata: ");
     expect(text.match(/^id: \d+$/gm)).toEqual(["id: 1", "id: 2"]);
     expect(closes()).toBe(1);
+  });
+
+  test("a quiet stream gets `: heartbeat` comments, and frames still follow them", async () => {
+    const { bus, reader } = setup(null, 40);
+    expect(decoder.decode((await reader.read()).value)).toBe("retry: 3000\n\n");
+    const started = Date.now();
+    expect(decoder.decode((await reader.read()).value)).toBe(": heartbeat\n\n");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(30);
+    expect(decoder.decode((await reader.read()).value)).toBe(": heartbeat\n\n");
+    bus.publish("a", { n: 1 });
+    expect(decoder.decode((await reader.read()).value)).toStartWith("id: 1\nevent: a\n");
+    bus.close();
+    await reader.cancel();
   });
 
   test("a client that stops reading is evicted after the writer idle timeout, and the subscription is released", async () => {
