@@ -3,8 +3,8 @@
  * see (the daemon's bearer token and other daemon-private variables), plus the profile's additions.
  */
 const DENIED = new Set(["SVC_SERVER_TOKEN", "SVC_CLI_ENTRY", "SVC_CLI_ARGS"]);
-/** Bun's own loaders must not turn a third-party entry into something else. */
-const DENIED_PREFIXES = ["BUN_INSPECT", "NODE_OPTIONS"];
+/** Runtime option variables meant for the daemon (inspectors, preloads) must not leak into agents. */
+const DENIED_PREFIXES = ["BUN_INSPECT", "BUN_OPTIONS", "NODE_OPTIONS"];
 
 export function childEnv(base: Readonly<Record<string, string | undefined>>, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
