@@ -13,7 +13,7 @@
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readSync, readlinkSync, realpathSync, statSync, type Dir, type Dirent } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, stat, type FileHandle } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { dirname, relative, resolve } from "node:path";
 import { alreadyExists, fromErrno, parseError, pathNotFound, shownPath, symlinkEscape } from "./fs-errors.ts";
 import { absoluteOf, isInside, nameOf, parentOf } from "./paths.ts";
 
@@ -21,12 +21,15 @@ const { O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY, O_RDONLY } = constants;
 
 const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 
+/** Most links followed by hand through a dangling chain (the kernel gives up after 40 as well). */
+const MAX_LINK_HOPS = 40;
+
 /**
- * Called when `rel` does not resolve: refuses a dangling symlink whose target lies outside
- * (`symlink_escape`) and otherwise reports `path_not_found`.
+ * For a `rel` that does not resolve: true when the deepest entry that exists on the way to it is a
+ * symlink leading outside the workspace, directly or through further links (each hop followed while
+ * it stays inside, at most MAX_LINK_HOPS, more counting as a loop), or lies in a directory outside.
  */
-async function missing(root: string, rel: string): Promise<never> {
-  // Find the deepest existing entry on the way to `rel`.
+async function danglingEscapes(root: string, rel: string, hops = 0): Promise<boolean> {
   for (let prefix = rel; prefix !== ""; prefix = parentOf(prefix)) {
     const abs = absoluteOf(root, prefix);
     let isLink: boolean;
@@ -36,14 +39,18 @@ async function missing(root: string, rel: string): Promise<never> {
       continue;
     }
     const realParent = await realpath(dirname(abs)).catch(() => null);
-    if (realParent === null || !isInside(root, realParent)) throw symlinkEscape(rel);
-    if (isLink) {
-      const target = resolve(realParent, await readlink(abs).catch(() => ""));
-      if (!isInside(root, target)) throw symlinkEscape(rel);
-    }
-    break;
+    if (realParent === null || !isInside(root, realParent)) return true;
+    if (!isLink) return false;
+    const target = resolve(realParent, await readlink(abs).catch(() => ""));
+    if (!isInside(root, target)) return true;
+    return hops >= MAX_LINK_HOPS || (await danglingEscapes(root, relative(root, target), hops + 1));
   }
-  throw pathNotFound(rel);
+  return false;
+}
+
+/** Called when `rel` does not resolve: `symlink_escape` when a dangling link leads outside, else `path_not_found`. */
+async function missing(root: string, rel: string): Promise<never> {
+  throw (await danglingEscapes(root, rel)) ? symlinkEscape(rel) : pathNotFound(rel);
 }
 
 /** Real path of an existing entry (symlinks followed); it must lie inside the workspace. */
@@ -98,8 +105,21 @@ export async function resolveForCreate(root: string, rel: string): Promise<{ rea
     if (errnoOf(err) === "ENOENT") return { realParent, target };
     throw fromErrno(err, rel);
   }
-  if (existing.isSymbolicLink() && !isInside(root, resolve(realParent, await readlink(target)))) throw symlinkEscape(rel);
+  if (existing.isSymbolicLink()) await checkSymlink(root, rel);
   throw alreadyExists(rel);
+}
+
+/**
+ * For an entry `rel` known to be a symlink: refuses it (`symlink_escape`) when following it, through
+ * any further links, leads outside the workspace, whether the final target exists or not. A link
+ * dangling inside passes.
+ */
+export async function checkSymlink(root: string, rel: string): Promise<void> {
+  try {
+    await resolveExisting(root, rel);
+  } catch (err) {
+    if ((err as { errorKind?: string }).errorKind !== "path_not_found") throw err;
+  }
 }
 
 /** Real path of `rel`'s parent (symlinks followed, must stay inside) joined with `rel`'s own name. */

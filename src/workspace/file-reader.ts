@@ -7,7 +7,7 @@ import { constants } from "node:fs";
 import { lstat, type FileHandle } from "node:fs/promises";
 import { FsError } from "../errors/daemon-error.ts";
 import { contentHash } from "./content-hash.ts";
-import { openContained, resolveExisting, resolveParent } from "./contained-fs.ts";
+import { checkSymlink, openContained, resolveExisting, resolveParent } from "./contained-fs.ts";
 import { LINE_SCAN_CAP_BYTES, TEXT_READ_CAP_BYTES } from "./file-limits.ts";
 import { fromErrno, notRegularFile, shownPath } from "./fs-errors.ts";
 import { IgnoreRules, type IgnoreMatch } from "./ignore-rules.ts";
@@ -205,7 +205,11 @@ export async function readBytes(root: string, rel: string, offset: number, maxBy
   };
 }
 
-/** `lstat` semantics: a symlink is reported as one, never followed (so it cannot reveal its target). */
+/**
+ * `lstat` semantics: a symlink is reported as one, never followed (so it cannot reveal its target),
+ * but only when following it would stay inside the workspace: a link leading outside, directly or
+ * through further links, is `symlink_escape` here as on every other file route.
+ */
 export async function statEntry(root: string, rel: string): Promise<FileStat> {
   const target = await resolveParent(root, rel);
   let st;
@@ -214,6 +218,7 @@ export async function statEntry(root: string, rel: string): Promise<FileStat> {
   } catch (err) {
     throw fromErrno(err, rel);
   }
+  if (st.isSymbolicLink()) await checkSymlink(root, rel);
   const type = st.isFile() ? "file" : st.isDirectory() ? "directory" : st.isSymbolicLink() ? "symlink" : "other";
   return { kind: "stat", path: shownPath(rel), type, sizeBytes: st.size, modifiedMs: st.mtimeMs };
 }

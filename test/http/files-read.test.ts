@@ -251,6 +251,19 @@ describe("GET /stat", () => {
     expect((await files.get("/stat", { path: "alias.txt" })).body).toMatchObject({ type: "symlink", sizeBytes: "hello.txt".length });
   });
 
+  test("links that stay inside are symlinks: to a link, dangling, or through a linked directory", async () => {
+    symlinkSync("alias.txt", join(d.workspace, "alias-of-alias.txt"));
+    symlinkSync("no-such-file", join(d.workspace, "dangling-inside"));
+    symlinkSync("dangling-inside", join(d.workspace, "to-dangling-inside"));
+    symlinkSync("dir", join(d.workspace, "dir-alias"));
+    symlinkSync("../alias.txt", join(d.workspace, "dir", "up-alias.txt"));
+    for (const path of ["alias-of-alias.txt", "dangling-inside", "to-dangling-inside", "dir-alias", "dir-alias/up-alias.txt"]) {
+      const r = await files.get("/stat", { path });
+      expect({ path, status: r.status, type: r.body.type }).toEqual({ path, status: 200, type: "symlink" });
+    }
+    expect((await files.get("/stat", { path: "dir-alias/inner.txt" })).body).toMatchObject({ path: "dir-alias/inner.txt", type: "file" });
+  });
+
   test("a FIFO is other, and /file refuses it without blocking", async () => {
     mkdirSync(join(d.workspace, "fifo-dir"));
     const made = Bun.spawnSync(["mkfifo", join(d.workspace, "fifo-dir", "pipe")]);

@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { constants, existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FsError } from "../../../src/errors/daemon-error.ts";
-import { openContained, openDirContained, resolveExisting, resolveForCreate } from "../../../src/workspace/contained-fs.ts";
+import { checkSymlink, openContained, openDirContained, resolveExisting, resolveForCreate } from "../../../src/workspace/contained-fs.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
 async function kindOf(work: Promise<unknown> | (() => unknown)): Promise<string> {
@@ -48,6 +48,22 @@ describe("resolveExisting", () => {
     ["a relative symlink climbing out", (fx) => symlinkSync("../../..", join(fx.ws, "real", "up")), "real/up/etc/passwd"],
     ["a dangling symlink pointing outside", (fx) => symlinkSync(join(fx.outside, "missing"), join(fx.ws, "dangling")), "dangling"],
     ["a path below a dangling symlink to outside", (fx) => symlinkSync(join(fx.outside, "nodir"), join(fx.ws, "dl")), "dl/x/y"],
+    [
+      "a link to a dangling link pointing outside",
+      (fx) => {
+        symlinkSync(join(fx.outside, "missing"), join(fx.ws, "real", "dangling"));
+        symlinkSync("real/dangling", join(fx.ws, "hop"));
+      },
+      "hop",
+    ],
+    [
+      "a path below a link to a link to a missing directory outside",
+      (fx) => {
+        symlinkSync(join(fx.outside, "nodir"), join(fx.ws, "real", "dl"));
+        symlinkSync(join(fx.ws, "real", "dl"), join(fx.ws, "hop"));
+      },
+      "hop/x/y",
+    ],
   ])("refuses %s with symlink_escape", async (_what, arrange, rel) => {
     await using fx = await fixture();
     arrange(fx);
@@ -67,6 +83,20 @@ describe("resolveExisting", () => {
     symlinkSync("loop-b", join(fx.ws, "loop-a"));
     symlinkSync("loop-a", join(fx.ws, "loop-b"));
     expect(await kindOf(resolveExisting(fx.ws, "loop-a"))).toBe("symlink_escape");
+  });
+});
+
+describe("checkSymlink", () => {
+  test("passes links that stay inside, dangling or not, and refuses chains that leave", async () => {
+    await using fx = await fixture();
+    symlinkSync("real/f.txt", join(fx.ws, "to-file"));
+    symlinkSync("to-file", join(fx.ws, "to-link"));
+    symlinkSync("nowhere", join(fx.ws, "dangling-inside"));
+    symlinkSync("dangling-inside", join(fx.ws, "to-dangling-inside"));
+    symlinkSync(join(fx.outside, "f.txt"), join(fx.ws, "out"));
+    symlinkSync("out", join(fx.ws, "to-out"));
+    for (const rel of ["to-file", "to-link", "dangling-inside", "to-dangling-inside"]) expect(await kindOf(checkSymlink(fx.ws, rel))).toBe("ok");
+    for (const rel of ["out", "to-out"]) expect(await kindOf(checkSymlink(fx.ws, rel))).toBe("symlink_escape");
   });
 });
 
