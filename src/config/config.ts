@@ -11,6 +11,7 @@ import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { isLoopbackHost } from "./net.ts";
 import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./origin-patterns.ts";
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
+import { parseToken } from "./token.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "text" | "json";
@@ -143,8 +144,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
   const f = readFlags(inputs.args, env);
   const warnings: string[] = [];
 
-  const token = f.token === null || f.token === "" ? null : f.token;
-  if (token !== null && token.trim() !== token) throw new BootError("the bearer token must not start or end with white space");
+  const token = parseToken(f.token);
   const hostname = (f.hostname ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   if (hostname.trim() === "") throw new BootError("--hostname: must not be empty");
   const loopbackBind = isLoopbackHost(hostname);

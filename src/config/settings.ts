@@ -1,11 +1,11 @@
 /**
  * Operator settings from `$SVC_HOME/settings.json`. Only the keys the daemon itself needs are read
  * and validated here; the rest of the document is left for the agent. A malformed file or an invalid
- * value fails boot, naming the file and key.
+ * value fails boot, naming the file and key. How the file is read safely is `settings-file.ts`'s job.
  */
-import { readFileSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import { BootError } from "./boot-error.ts";
+import { readSettingsText } from "./settings-file.ts";
 
 export const PERMISSION_STRATEGIES = ["first-responder", "designated", "consensus", "local-only"] as const;
 export type PermissionStrategy = (typeof PERMISSION_STRATEGIES)[number];
@@ -24,19 +24,9 @@ export interface DaemonSettings {
   readonly folderTrust: FolderTrustSettings;
 }
 
-const MAX_SETTINGS_BYTES = 1 << 20; // a settings file larger than 1 MiB is refused, not read
-
 function readJsonObject(file: string): Record<string, unknown> | null {
-  let text: string;
-  try {
-    const buf = readFileSync(file);
-    if (buf.byteLength > MAX_SETTINGS_BYTES) throw new BootError(`settings file ${file} is larger than 1 MiB`);
-    text = buf.toString("utf8");
-  } catch (err) {
-    if (err instanceof BootError) throw err;
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new BootError(`cannot read settings file ${file}: ${(err as Error).message}`);
-  }
+  const text = readSettingsText(file);
+  if (text === null) return null;
   let doc: unknown;
   try {
     doc = JSON.parse(text);

@@ -1,7 +1,8 @@
 /**
  * The `/daemon/status` snapshot (pure): daemon identity, security posture, limits, live runtime
  * counts, and the issues rolled up into one overall status. It reads in-memory state only and never
- * carries tokens, client ids, allow-origin patterns or connection ids.
+ * carries tokens, client ids, allow-origin patterns or connection ids. What has to be read from the
+ * system (memory use) arrives as an input that may be missing; the snapshot then says so, it never fails.
  */
 import type { Config } from "../config/config.ts";
 import type { ActivitySnapshot, DaemonIdentity } from "./app-deps.ts";
@@ -15,6 +16,12 @@ export interface StatusIssue {
   readonly message: string;
 }
 
+/** The process's memory use; null when it could not be read (see `readProcessMemory`). */
+export interface ProcessMemory {
+  readonly rssBytes: number;
+  readonly heapUsedBytes: number;
+}
+
 export interface StatusInputs {
   readonly config: Config;
   readonly daemon: DaemonIdentity;
@@ -23,6 +30,7 @@ export interface StatusInputs {
   readonly sseStreams: number;
   readonly rateLimitRejected: Readonly<Record<RateTier, number>> | null;
   readonly now: number;
+  readonly memory: ProcessMemory | null;
 }
 
 /** Share of a cap at which capacity issues are raised. */
@@ -51,6 +59,12 @@ export function statusIssues(s: StatusInputs): StatusIssue[] {
     const total = s.rateLimitRejected.prompt + s.rateLimitRejected.mutation + s.rateLimitRejected.read;
     if (total > 0) issues.push({ code: "rate_limit_hits", severity: "info", message: `${total} request(s) rejected by the rate limiter` });
   }
+  if (s.memory === null)
+    issues.push({
+      code: "process_memory_unavailable",
+      severity: "warning",
+      message: "the daemon's memory use could not be read; it may be out of file descriptors",
+    });
   return issues;
 }
 
@@ -63,7 +77,6 @@ export function rollUp(issues: readonly StatusIssue[]): "ok" | "warning" | "erro
 export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
   const { config, daemon, activity } = s;
   const issues = statusIssues(s);
-  const memory = process.memoryUsage();
   return {
     v: 1 as const,
     detail,
@@ -128,7 +141,7 @@ export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
         enabled: config.rateLimit.enabled,
         rejectedSinceStart: s.rateLimitRejected ?? { prompt: 0, mutation: 0, read: 0 },
       },
-      memory: { rssBytes: memory.rss, heapUsedBytes: memory.heapUsed },
+      memory: s.memory ?? { rssBytes: null, heapUsedBytes: null },
     },
     ...(detail === "full"
       ? {

@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { startDaemon } from "../helpers/daemon.ts";
+import { until } from "../helpers/until.ts";
 
 const TOKEN = "status-token-5e2a";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -29,7 +30,6 @@ describe("summary (the default)", () => {
     expect(body.issues).toEqual([]);
 
     expect(body.daemon).toMatchObject({ pid: process.pid, mode: "http-bridge", workspaceCwd: workspace, version: "0.0.0-test" });
-    expect(body.daemon.uptimeMs).toBeGreaterThanOrEqual(0);
     expect(typeof body.daemon.daemonId).toBe("string");
 
     expect(body.security).toEqual({
@@ -60,6 +60,33 @@ describe("summary (the default)", () => {
     expect(Object.keys(body.runtime.transport.acp).sort()).toEqual(
       ["connectionStreams", "connections", "enabled", "pendingClientRequests", "sessionStreams", "sseStreams", "wsStreams"].sort(),
     );
+  });
+
+  test("uptimeMs is the time since the daemon started, and grows", async () => {
+    const beforeStart = Date.now();
+    await using d = await startDaemon();
+    const afterStart = Date.now();
+    const read = async () => {
+      const sent = Date.now();
+      const body = (await (await d.fetch("/daemon/status")).json()) as Json;
+      return { body, sent, received: Date.now() };
+    };
+    const first = await read();
+    // The snapshot is taken between sending and receiving, the start between the two marks.
+    expect(first.body.daemon.uptimeMs).toBeGreaterThanOrEqual(first.sent - afterStart);
+    expect(first.body.daemon.uptimeMs).toBeLessThanOrEqual(first.received - beforeStart);
+    expect(first.body.daemon.uptimeMs).toBe(Date.parse(first.body.generatedAt) - Date.parse(first.body.daemon.startup.processStartedAt));
+
+    await until(() => Date.now() >= first.received + 25, 1000, "the clock to move on");
+    const second = await read();
+    expect(second.body.daemon.uptimeMs - first.body.daemon.uptimeMs).toBeGreaterThanOrEqual(25);
+    expect(second.body.daemon.startup.processStartedAt).toBe(first.body.daemon.startup.processStartedAt);
+  });
+
+  test("memory use is reported while it can be read", async () => {
+    const { body } = await status([]);
+    expect(body.runtime.memory.rssBytes).toBeGreaterThan(0);
+    expect(body.runtime.memory.heapUsedBytes).toBeGreaterThan(0);
   });
 
   test("limits and security follow the flags", async () => {

@@ -3,17 +3,19 @@
  * workspace, the data dir and `settings.json` policy validation.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BootError, InvalidAllowOriginPatternError } from "../../src/config/boot-error.ts";
 import { resolveConfig } from "../../src/config/config.ts";
+import { MAX_SETTINGS_BYTES } from "../../src/config/settings-file.ts";
+import { MAX_TOKEN_LENGTH } from "../../src/config/token.ts";
 import { configFixture, type Env } from "../helpers/config.ts";
 
 describe("auth and bind safety rules", () => {
   test("--require-auth without a token fails boot naming the flag", async () => {
     await using fx = configFixture();
     expect(fx.bootError(["--require-auth"]).message).toMatch(/--require-auth.*token/);
-    expect(fx.bootError(["--require-auth", "--token", ""]).message).toMatch(/--require-auth/);
+    expect(fx.bootError(["--require-auth", "--token", ""]).message).toMatch(/--token: must not be empty/);
     expect(fx.bootError(["--require-auth"], { SVC_SERVER_TOKEN: "" }).message).toMatch(/--require-auth/);
   });
 
@@ -59,6 +61,49 @@ describe("auth and bind safety rules", () => {
   test.each([" padded", "padded ", "\ttab"])("a token with surrounding white space (%j) fails boot", async (token) => {
     await using fx = configFixture();
     expect(fx.bootError([], { SVC_SERVER_TOKEN: token }).message).toMatch(/token/);
+  });
+
+  test("an explicitly empty --token fails boot; an empty SVC_SERVER_TOKEN is unset", async () => {
+    await using fx = configFixture();
+    expect(fx.bootError(["--token", ""]).message).toBe("--token: must not be empty (omit it to run without a token)");
+    expect(fx.resolve([], { SVC_SERVER_TOKEN: "" }).token).toBeNull();
+  });
+
+  test.each<[string, string]>([
+    ["the lowest visible character", "!"],
+    ["the highest visible character", "~"],
+    ["every visible ASCII character", Array.from({ length: 0x7e - 0x20 }, (_, i) => String.fromCharCode(0x21 + i)).join("")],
+    ["hex", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"],
+    ["base64 with padding", "n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg="],
+    ["base64url", "n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg"],
+    ["the longest accepted", "x".repeat(MAX_TOKEN_LENGTH)],
+  ])("a token of %s boots", async (_what, token) => {
+    await using fx = configFixture();
+    expect(fx.resolve([], { SVC_SERVER_TOKEN: token }).token).toBe(token);
+    expect(fx.resolve(["--token", token]).token).toBe(token);
+  });
+
+  test.each<[string, string, RegExp]>([
+    ["a space inside", "secret-token value", /contains a space \(character 13\)/],
+    ["white space only", "   ", /must not start or end with white space/],
+    ["a trailing newline", "secret-token-value\n", /must not start or end with white space/],
+    ["a tab inside", "secret-token\tvalue", /contains a control character \(character 13\)/],
+    ["an escape character", "secret-token\x1bvalue", /contains a control character \(character 13\)/],
+    ["DEL", "secret-token\x7fvalue", /contains a control character \(character 13\)/],
+    ["NUL", "secret-token\0value", /contains a control character \(character 13\)/],
+    ["Latin-1", "secret-tokén-value", /contains a non-ASCII character \(character 11\)/],
+    ["an emoji", "secret-token-🔑-value", /contains a non-ASCII character \(character 14\)/],
+    ["a non-breaking space", "secret-token\u00a0value", /contains a non-ASCII character \(character 13\)/],
+    ["one character too many", "x".repeat(MAX_TOKEN_LENGTH + 1), new RegExp(`longer than ${MAX_TOKEN_LENGTH} characters`)],
+  ])("a token with %s fails boot with one line that does not print it", async (_what, token, message) => {
+    await using fx = configFixture();
+    for (const err of [fx.bootError([], { SVC_SERVER_TOKEN: token }), fx.bootError(["--token", token])]) {
+      expect(err.message).toMatch(message);
+      expect(err.message).toMatch(/^the bearer token \(--token or SVC_SERVER_TOKEN\) /);
+      expect(err.message).not.toContain("secret-tok");
+      expect(err.message).not.toContain("xxxxxxxx");
+      expect(err.message).not.toMatch(/[\u0000-\u001f\u007f-\uffff]/);
+    }
   });
 
   test("boot error messages never contain the token", async () => {
@@ -197,6 +242,68 @@ describe("settings.json policy", () => {
     await using fx = configFixture();
     fx.writeSettings(JSON.stringify({ pad: "x".repeat(1 << 20) }));
     expect(fx.bootError([]).message).toContain("larger than 1 MiB");
+  });
+});
+
+describe("settings.json is read safely", () => {
+  const settingsFile = (fx: { home: string }) => join(fx.home, "settings.json");
+  /** A settings document of exactly `bytes` bytes choosing `consensus`. */
+  const paddedTo = (bytes: number) => {
+    const shell = JSON.stringify({ policy: { permissionStrategy: "consensus" }, pad: "" });
+    return shell.replace('"pad":""', `"pad":"${"x".repeat(bytes - shell.length)}"`);
+  };
+
+  test("a UTF-8 byte order mark is accepted", async () => {
+    await using fx = configFixture();
+    fx.writeSettings(`\ufeff${JSON.stringify({ policy: { permissionStrategy: "consensus" } })}`);
+    expect(fx.resolve([]).settings.permissionStrategy).toBe("consensus");
+  });
+
+  test("exactly 1 MiB is read; one byte more is refused", async () => {
+    await using fx = configFixture();
+    fx.writeSettings(paddedTo(MAX_SETTINGS_BYTES));
+    expect(fx.resolve([]).settings.permissionStrategy).toBe("consensus");
+    fx.writeSettings(paddedTo(MAX_SETTINGS_BYTES + 1));
+    expect(fx.bootError([]).message).toBe(`settings file ${settingsFile(fx)} is larger than 1 MiB`);
+  });
+
+  test("a symlink to a regular file is followed", async () => {
+    await using fx = configFixture();
+    writeFileSync(join(fx.home, "real.json"), JSON.stringify({ policy: { permissionStrategy: "local-only" } }));
+    symlinkSync(join(fx.home, "real.json"), settingsFile(fx));
+    expect(fx.resolve([]).settings.permissionStrategy).toBe("local-only");
+  });
+
+  test.each<[string, (file: string) => void]>([
+    ["a directory", (file) => mkdirSync(file)],
+    ["a symlink to a directory", (file) => symlinkSync("/", file)],
+    ["a symlink to /dev/null", (file) => symlinkSync("/dev/null", file)],
+  ])("%s is not a regular file", async (_what, arrange) => {
+    await using fx = configFixture();
+    arrange(settingsFile(fx));
+    expect(fx.bootError([]).message).toBe(`settings file ${settingsFile(fx)} is not a regular file`);
+  });
+
+  test("an empty file is not valid JSON; a dangling symlink is no file; a loop cannot be read", async () => {
+    await using fx = configFixture();
+    fx.writeSettings("");
+    expect(fx.bootError([]).message).toStartWith(`settings file ${settingsFile(fx)} is not valid JSON`);
+    rmSync(settingsFile(fx));
+    symlinkSync(join(fx.home, "nowhere.json"), settingsFile(fx));
+    expect(fx.resolve([]).settings.permissionStrategy).toBe("first-responder");
+    rmSync(settingsFile(fx));
+    symlinkSync(settingsFile(fx), settingsFile(fx));
+    expect(fx.bootError([]).message).toBe(`cannot read settings file ${settingsFile(fx)} (ELOOP)`);
+  });
+
+  test("a data dir whose path holds a newline still fails boot in one line", async () => {
+    await using fx = configFixture();
+    const home = join(fx.home, "two\nlines");
+    mkdirSync(home);
+    writeFileSync(join(home, "settings.json"), "{");
+    const err = fx.bootError([], { SVC_HOME: home });
+    expect(err.message).not.toContain("\n");
+    expect(err.message).toContain("two\\x0alines");
   });
 });
 

@@ -30,6 +30,7 @@ describe("statusIssues", () => {
       sseStreams: 0,
       rateLimitRejected: null,
       now: 1000,
+      memory: { rssBytes: 50_000_000, heapUsedBytes: 20_000_000 },
       ...rest,
     };
   }
@@ -57,6 +58,23 @@ describe("statusIssues", () => {
       ["rate_limit_hits", "info"],
     ]);
     expect(daemonStatus(s, "summary").status).toBe("ok");
+  });
+
+  test("memory that could not be read is reported as unknown with a warning, never a failure", async () => {
+    const readable = daemonStatus(await inputs([]), "summary");
+    expect(readable.runtime.memory).toEqual({ rssBytes: 50_000_000, heapUsedBytes: 20_000_000 });
+    expect(readable.issues).toEqual([]);
+    const unreadable = daemonStatus(await inputs([], { memory: null }), "full");
+    expect(unreadable.runtime.memory).toEqual({ rssBytes: null, heapUsedBytes: null });
+    expect(unreadable.issues.map((i) => [i.code, i.severity])).toEqual([["process_memory_unavailable", "warning"]]);
+    expect(unreadable.status).toBe("warning");
+  });
+
+  test("uptime is the time since the process started, as of the snapshot", async () => {
+    const snap = daemonStatus(await inputs([], { now: 61_000, daemon: { id: "daemon:1", pid: 1, processStartedAt: 1_000, listenerReadyAt: 1_040 } }), "summary");
+    expect(snap.daemon.uptimeMs).toBe(60_000);
+    expect(snap.generatedAt).toBe(new Date(61_000).toISOString());
+    expect(snap.daemon.startup).toEqual({ processStartedAt: new Date(1_000).toISOString(), listenerReadyAt: new Date(1_040).toISOString(), processToListenMs: 40 });
   });
 
   test("the snapshot's status is the roll-up of its issues", async () => {

@@ -3,7 +3,21 @@ import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { daemonStatus } from "../daemon-status.ts";
+import { daemonStatus, type ProcessMemory } from "../daemon-status.ts";
+
+/**
+ * The process's memory use, or null when it cannot be read: Bun reads it from /proc, which fails
+ * when the process is out of file descriptors; the status route must still answer then. This is
+ * the route's only filesystem access.
+ */
+function readProcessMemory(): ProcessMemory | null {
+  try {
+    const { rss, heapUsed } = process.memoryUsage();
+    return { rssBytes: rss, heapUsedBytes: heapUsed };
+  } catch {
+    return null;
+  }
+}
 
 export const daemonStatusRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/daemon-status" }).get(
@@ -21,6 +35,7 @@ export const daemonStatusRoutes = (deps: AppDeps) =>
           sseStreams: deps.transport.sseStreams,
           rateLimitRejected: deps.rateLimiter?.rejectedSinceStart() ?? null,
           now: Date.now(),
+          memory: readProcessMemory(),
         },
         detail,
       );
