@@ -19,6 +19,18 @@ export function proxyHostPort(value: string): string | null {
   }
 }
 
+/**
+ * `NO_PROXY` as a host list: each entry without a scheme or credentials (`user:pass@`, with or
+ * without a scheme), so nothing but hosts, ports, domains and CIDR ranges is passed through.
+ */
+export function noProxyHosts(value: string): string {
+  return value
+    .split(",")
+    .map((entry) => entry.trim().replace(/^[a-z][a-z0-9+.-]*:\/\//i, "").replace(/^.*@/, ""))
+    .filter(Boolean)
+    .join(",");
+}
+
 function lookup(env: Readonly<Record<string, string>>, name: string): string | undefined {
   return env[name] ?? env[name.toLowerCase()];
 }
@@ -38,14 +50,7 @@ export function envCells(env: Readonly<Record<string, string>>, runtime: { name:
       cells.push({ kind: "proxy", name, status: "disabled", present: false });
       continue;
     }
-    const value =
-      name === "NO_PROXY"
-        ? raw
-            .split(",")
-            .map((h) => h.trim().replace(/^[a-z]+:\/\/(?:[^@/]*@)?/i, ""))
-            .filter(Boolean)
-            .join(",")
-        : proxyHostPort(raw);
+    const value = name === "NO_PROXY" ? noProxyHosts(raw) : proxyHostPort(raw);
     cells.push(value === null ? { kind: "proxy", name, status: "warning", present: true, hint: "value is not a URL" } : { kind: "proxy", name, status: "ok", present: true, value });
   }
   for (const name of SECRET_NAMES) cells.push({ kind: "env_var", name, status: env[name] ? "ok" : "disabled", present: Boolean(env[name]) });
