@@ -30,6 +30,17 @@ const SPEC_TAGS = new Set(
   session_shell_command rate_limit workspace_reload`.split(/\s+/),
 );
 
+/**
+ * Exactly what this build advertises with no toggle on: the tags of its mounted routes. A tag added
+ * without its route (or a route mounted without its tag) changes this list, so it must be updated
+ * together with the route table.
+ */
+const BUILD_TAGS = `capabilities client_heartbeat client_identity daemon_status health non_blocking_prompt permission_mediation
+  permission_vote session_cancel session_close session_context session_create session_events session_list session_metadata
+  session_permission_vote session_prompt session_scope_override session_set_model session_startup_config session_status
+  session_supported_commands slow_client_warning typed_event_schema workspace_env workspace_file_bytes workspace_file_read
+  workspace_file_write workspace_preflight`.split(/\s+/);
+
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 
@@ -86,6 +97,11 @@ describe("the document", () => {
     expect(doc.features.filter((t) => !SPEC_TAGS.has(t))).toEqual([]);
   });
 
+  test("features: exactly this build's route tags", async () => {
+    const { doc } = await capabilities();
+    expect(doc.features).toEqual(BUILD_TAGS);
+  });
+
   test("no conditional tag is on by default", async () => {
     const { doc } = await capabilities();
     for (const tag of ["require_auth", "allow_origin", "rate_limit", "prompt_absolute_deadline", "writer_idle_timeout", "session_shell_command"])
@@ -132,9 +148,21 @@ describe("conditional tags follow their toggles", () => {
     expect(timing(featureTags(new Set(["health"]), flags))).toEqual([]);
   });
 
-  test("SVC_SERVE_NO_MCP_POOL=1 keeps the pool tags off", async () => {
-    const { doc } = await capabilities([], { SVC_SERVE_NO_MCP_POOL: "1" });
-    expect(doc.features).not.toContain("mcp_workspace_pool");
-    expect(doc.features).not.toContain("mcp_pool_restart");
+  test("every toggle on adds exactly its own tag", async () => {
+    const { doc } = await capabilities(["--token", TOKEN, "--require-auth", "--allow-origin", "https://ui.example", "--rate-limit", "--prompt-deadline-ms", "1000", "--writer-idle-timeout-ms", "1000"]);
+    expect(doc.features).toEqual([...BUILD_TAGS, "allow_origin", "prompt_absolute_deadline", "rate_limit", "require_auth", "writer_idle_timeout"].sort());
+  });
+
+  // The pool tags need a shared MCP pool and its restart route; this build has neither, so they are
+  // never advertised, whether SVC_SERVE_NO_MCP_POOL is set or not (the switch itself is read: status shows it).
+  test.each<[Record<string, string>, boolean]>([
+    [{}, true],
+    [{ SVC_SERVE_NO_MCP_POOL: "0" }, true],
+    [{ SVC_SERVE_NO_MCP_POOL: "1" }, false],
+  ])("no MCP pool tags with %j", async (env, pool) => {
+    const { doc } = await capabilities([], env);
+    expect(doc.features).toEqual(BUILD_TAGS);
+    await using d = await startDaemon([], { env });
+    expect(((await (await d.fetch("/daemon/status")).json()) as { limits: { mcpPool: boolean } }).limits.mcpPool).toBe(pool);
   });
 });
