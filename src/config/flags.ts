@@ -16,7 +16,7 @@ const MAX_MS = 2_147_483_647; // setTimeout's ceiling
 const INT32 = 2_147_483_647;
 
 export const FLAGS = {
-  token: { kind: "string", default: null, env: "SVC_SERVER_TOKEN", help: "bearer token (prefer env SVC_SERVER_TOKEN)" },
+  token: { kind: "string", default: null, env: "SVC_SERVER_TOKEN", help: "bearer token, 1-4096 visible ASCII characters (prefer env SVC_SERVER_TOKEN)" },
   "require-auth": { kind: "bool", help: "require the token on every route, /health included" },
   "allow-origin": { kind: "string", default: null, multiple: true, help: "CORS allowlist entry (repeatable)" },
   hostname: { kind: "string", default: "127.0.0.1", help: "bind address" },

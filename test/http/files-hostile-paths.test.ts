@@ -1,7 +1,7 @@
 /**
  * Hostile paths against every file route: traversal spellings, encodings left after decoding, NUL,
- * absolute paths, reserved names, overlong names, symlinks out (final, intermediate, dangling), and
- * a directory swapped for a symlink while requests run. Each is refused with the right kind, no
+ * absolute paths, reserved names, overlong names, symlinks out (final, intermediate, dangling, and
+ * links to such links), and a directory swapped for a symlink while requests run. Each is refused with the right kind, no
  * body ever names an absolute path, and nothing outside is read or written.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
