@@ -2,8 +2,9 @@
  * Reads a settings file at boot without trusting what sits at its path. The file is opened first
  * (non-blocking, so a FIFO cannot stall boot waiting for a writer) and the opened descriptor is
  * examined, so a swap between a check and the open changes nothing: it must be a regular file
- * (a device such as `/dev/zero`, a FIFO or a directory is refused), at most MAX_SETTINGS_BYTES long,
- * and no more than that is ever read, whatever its size claims. A UTF-8 byte order mark is dropped.
+ * (a device such as `/dev/zero`, a FIFO or a directory is refused) and at most MAX_SETTINGS_BYTES
+ * long, and at most one byte more than that is ever read, whatever its size claims. A UTF-8 byte
+ * order mark is dropped.
  * A symlink is followed (dotfile managers link settings files), and its target is held to the same rules.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";

@@ -16,7 +16,7 @@ export interface StatusIssue {
   readonly message: string;
 }
 
-/** The process's memory use; null when it could not be read (see `readProcessMemory`). */
+/** The process's memory use (read by the route; an input is null when it could not be read). */
 export interface ProcessMemory {
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
