@@ -3,8 +3,8 @@
  * subscribers. `publish` encodes first and takes an id only once the frame exists, so data that
  * cannot be encoded leaves the ids, the ring and every subscriber as they were (and throws
  * `EventEncodeError` to the caller). It never blocks and never throws on behalf of a subscriber: a
- * subscriber that falls behind is warned (`slow_client_warning`) and then evicted
- * (`client_evicted`), and the session goes on.
+ * subscriber that falls behind is warned (`slow_client_warning`) and then evicted: it gets what it
+ * had queued, then `client_evicted`, then its end; the session goes on.
  */
 import { encodeFrame, type EnvelopeFields, type Frame } from "./frame.ts";
 import { ReplayCursor, type ReplayRequest } from "./replay-cursor.ts";
@@ -95,7 +95,9 @@ export class Subscription {
 
   /** Immediate stop (the client went away): everything queued is dropped. Idempotent. */
   cancel(): void {
-    this.drop();
+    this.replay = null;
+    this.replayHead = null;
+    this.queue.clear();
     this.final = null;
     this.end();
   }
@@ -105,17 +107,17 @@ export class Subscription {
     if (this.state !== "open") return;
     const result = this.queue.offer(frame, this.writerWaiting);
     if (result.kind === "overflow") {
-      const evicted = this.bus.synthetic("client_evicted", {
+      // What is queued (the warning included) still goes out, then the eviction: a client that
+      // reconnects with Last-Event-ID = droppedAfter loses nothing the ring still holds.
+      this.final = this.bus.synthetic("client_evicted", {
         reason: result.reason,
-        droppedAfter: this.bus.lastId,
+        droppedAfter: frame.id! - 1,
         queueSize: this.queue.chargedFrames,
         maxQueued: this.queue.maxQueued,
         queuedBytes: this.queue.chargedBytes,
         maxQueuedBytes: this.queue.maxQueuedBytes,
         eventBytes: frame.bytes,
       });
-      this.drop();
-      this.final = evicted;
       this.end();
       return;
     }
@@ -134,12 +136,6 @@ export class Subscription {
       );
     }
     this.wake();
-  }
-
-  private drop(): void {
-    this.replay = null;
-    this.replayHead = null;
-    this.queue.clear();
   }
 
   private take(maxBytes: number): Frame[] | null {

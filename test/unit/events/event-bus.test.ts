@@ -182,15 +182,16 @@ describe("slow subscribers", () => {
     expect(view(first)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "slow_client_warning", 14, 15, 16]);
     expect(first[13]!.envelope.data).toEqual({ queueSize: 12, maxQueued: 16, lastEventId: 13, queuedBytes: expect.any(Number), maxQueuedBytes: 2 * 1024 * 1024, threshold: "frames" });
 
-    // Episode 2: after the drain the warning is armed again; then the queue overflows.
+    // Episode 2: after the drain the warning is armed again; then the queue overflows. What was
+    // queued still goes out, the warning in its place, then the eviction naming the last id delivered.
     await publishAndKeepFastDrained(17);
-    const rest = await readToEnd(slow);
-    expect(view(rest)).toEqual(["client_evicted"]);
-    expect(rest[0]!.envelope.data).toMatchObject({ reason: "queue_overflow", droppedAfter: 33, queueSize: 16, maxQueued: 16 });
     expect(slow.ended).toBe(true);
     expect(bus.subscriberCount).toBe(1);
+    const rest = await readToEnd(slow);
+    expect(view(rest)).toEqual([17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, "slow_client_warning", 30, 31, 32, "client_evicted"]);
+    expect(rest.at(-1)!.envelope.data).toMatchObject({ reason: "queue_overflow", droppedAfter: 32, queueSize: 16, maxQueued: 16 });
 
-    // The warning of episode 2 was queued (and dropped with the queue at eviction): the fast one never saw any.
+    // The warnings went to the slow one only: the fast one never saw any.
     await publishAndKeepFastDrained(1);
     expect(view(fastSeen)).toEqual(Array.from({ length: 34 }, (_, i) => i + 1));
   });
@@ -210,10 +211,10 @@ describe("slow subscribers", () => {
   test("a subscriber over the live byte cap is evicted with queue_bytes_overflow", async () => {
     const bus = newBus();
     const sub = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 2048 })!;
-    publishN(bus, 25, 100 * 1024);
+    publishN(bus, 25, 100 * 1024); // the head, then 20 charged frames (and the warning) fit in 2 MiB; the 22nd overflows
     const frames = await readToEnd(sub);
-    expect(view(frames)).toEqual(["client_evicted"]);
-    expect(frames[0]!.envelope.data).toMatchObject({ reason: "queue_bytes_overflow", maxQueuedBytes: 2 * 1024 * 1024 });
+    expect(view(frames)).toEqual([...Array.from({ length: 17 }, (_, i) => i + 1), "slow_client_warning", 18, 19, 20, 21, "client_evicted"]);
+    expect(frames.at(-1)!.envelope.data).toMatchObject({ reason: "queue_bytes_overflow", droppedAfter: 21, queueSize: 21, maxQueuedBytes: 2 * 1024 * 1024 });
   });
 
   test("the byte warning names its threshold", async () => {
@@ -242,13 +243,13 @@ describe("subscribers that keep up", () => {
   test("frames that arrive while the writer is busy after a burst are charged again", async () => {
     const bus = newBus({ ringSize: 8000 });
     const sub = bus.subscribe({ lastEventId: null, epoch: null, maxQueued: 16 })!;
-    const waiting = sub.next();
+    const waiting = sub.next(1);
     publishN(bus, 300);
-    await waiting; // the writer took the first frame and is writing it
-    publishN(bus, 17); // behind 299 owed frames: the 17th charged one overflows
+    expect(view((await waiting)!)).toEqual([1]); // the writer took one frame and is writing it
+    publishN(bus, 17); // behind 299 owed frames: 12 charged ones raise the warning, which takes a slot; the 16th overflows
     const frames = await readToEnd(sub);
-    expect(view(frames).at(-1)).toBe("client_evicted");
-    expect(frames.at(-1)!.envelope.data).toMatchObject({ reason: "queue_overflow", droppedAfter: 317, queueSize: 16 });
+    expect(view(frames)).toEqual([...Array.from({ length: 311 }, (_, i) => i + 2), "slow_client_warning", 313, 314, 315, "client_evicted"]);
+    expect(frames.at(-1)!.envelope.data).toMatchObject({ reason: "queue_overflow", droppedAfter: 315, queueSize: 16 });
   });
 
   test("a burst holding a frame larger than the byte cap reaches a subscriber whose writer waits", async () => {
@@ -271,19 +272,19 @@ describe("subscribers that keep up", () => {
     const batch = await ready(sub);
     expect(view(batch)).toEqual([2]);
     expect(batch[0]!.bytes).toBeGreaterThan(MAX_QUEUED_BYTES);
-    // The writer stalls on that frame; the next large one waits behind the head and overflows, and the queue is dropped.
+    // The writer stalls on that frame; the next large one is the head, the one after it overflows.
     large();
-    const third = large();
+    const fourth = large();
     const frames = await readToEnd(sub);
-    expect(view(frames)).toEqual(["client_evicted"]);
-    expect(frames[0]!.envelope.data).toEqual({
+    expect(view(frames)).toEqual([3, "client_evicted"]);
+    expect(frames[1]!.envelope.data).toEqual({
       reason: "queue_bytes_overflow",
-      droppedAfter: 4,
+      droppedAfter: 3,
       queueSize: 0,
       maxQueued: DEFAULT_MAX_QUEUED,
       queuedBytes: 0,
       maxQueuedBytes: MAX_QUEUED_BYTES,
-      eventBytes: third.bytes,
+      eventBytes: fourth.bytes,
     });
   });
 
