@@ -150,8 +150,7 @@ describe("memory", () => {
       await until(async () => (await activeSseStreams(d)) === streams, 5000, "every stream to be open");
       Bun.gc(true);
       const perStream = (process.memoryUsage().rss - before) / streams;
-      console.log(`unread replay streams: ${streams}, RSS growth per stream ${(perStream / 1024).toFixed(0)} KiB`);
-      expect(perStream).toBeLessThan(MAX_QUEUED_BYTES / 2);
+      expect(perStream, `RSS growth per unread stream: ${(perStream / 1024).toFixed(0)} KiB`).toBeLessThan(MAX_QUEUED_BYTES / 2);
     } finally {
       for (const stream of stalled) await stream[Symbol.asyncDispose]();
     }
