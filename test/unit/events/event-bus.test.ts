@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { DaemonError } from "../../../src/errors/daemon-error.ts";
-import { DEFAULT_MAX_QUEUED, EventBus, MAX_QUEUED_BYTES, REPLAY_BYTE_BUDGET, type Subscription } from "../../../src/events/event-bus.ts";
+import { DEFAULT_MAX_QUEUED, EventBus, MAX_QUEUED_BYTES, REPLAY_BYTE_BUDGET, RING_MAX_BYTES, type Subscription } from "../../../src/events/event-bus.ts";
 import { EventEncodeError, type Frame } from "../../../src/events/frame.ts";
 
 const EPOCH = "epoch-1";
@@ -315,6 +315,15 @@ describe("replay is read lazily from the ring", () => {
     expect(view(rest)).toEqual([2, "state_resync_required", 4, "replay_complete", 5, 6, 7]);
     expect(rest[1]!.envelope.data).toEqual({ reason: "ring_evicted", lastDeliveredId: 2, earliestAvailableId: 4 });
     expect(rest[3]!.envelope.data).toEqual({ replayedCount: 3, lastReplayedEventId: 4, lastEventId: 4 });
+  });
+
+  test("the ring keeps at most RING_MAX_BYTES of frames: older ones are gone even within --event-ring-size", async () => {
+    const bus = newBus({ ringSize: 100 });
+    const frameBytes = Math.ceil(RING_MAX_BYTES / 3.5);
+    publishN(bus, 5, frameBytes); // 5 frames of over a quarter of the bound each: the last 3 fit
+    const batch = await ready(bus.subscribe({ lastEventId: 1, epoch: EPOCH })!);
+    expect(view(batch)[0]).toBe("state_resync_required");
+    expect(batch[0]!.envelope.data).toEqual({ reason: "ring_evicted", lastDeliveredId: 1, earliestAvailableId: 3 });
   });
 
   test("a replay costs no live queue: a replay far larger than the byte cap is delivered whole", async () => {
