@@ -21,8 +21,8 @@ export const MAX_QUEUED_BYTES = 2 * 1024 * 1024;
 export const REPLAY_BYTE_BUDGET = 8 * 1024 * 1024;
 /**
  * Byte bound of a session's replay ring (beside `--event-ring-size` frames); past it the oldest
- * frames are dropped, but never the newest. Twice the replay budget, so a full replay survives one
- * frame of any size.
+ * frames are dropped, but never the newest. Twice the replay budget, so after a frame as large as
+ * the budget the ring still holds a full replay.
  */
 export const RING_MAX_BYTES = 2 * REPLAY_BYTE_BUDGET;
 
@@ -142,21 +142,23 @@ export class Subscription {
     this.writerWaiting = false;
     const out: Frame[] = [];
     let bytes = 0;
-    const add = (frame: Frame): boolean => {
-      if (out.length > 0 && bytes + frame.bytes > maxBytes) return false;
+    /** Whether `frame` joins the batch: the first one always does, the rest while they fit. */
+    const fits = (frame: Frame) => out.length === 0 || bytes + frame.bytes <= maxBytes;
+    for (let frame = this.nextReplayFrame(); frame !== null; frame = this.nextReplayFrame()) {
+      if (!fits(frame)) return out;
       out.push(frame);
       bytes += frame.bytes;
-      return true;
-    };
-    for (let frame = this.nextReplayFrame(); frame !== null; frame = this.nextReplayFrame()) {
-      if (!add(frame)) return out;
       this.replayHead = null;
     }
     for (let frame = this.queue.peek(); frame !== undefined; frame = this.queue.peek()) {
-      if (!add(frame)) return out;
-      this.queue.shift();
+      if (!fits(frame)) return out;
+      out.push(this.queue.shift()!);
+      bytes += frame.bytes;
     }
-    if (this.final !== null && add(this.final)) this.final = null;
+    if (this.final !== null && fits(this.final)) {
+      out.push(this.final);
+      this.final = null;
+    }
     return out.length === 0 ? null : out;
   }
 
