@@ -1,22 +1,30 @@
 /**
  * Per-session event bus: monotonic ids from 1 within a random epoch, a replay ring, and bounded
- * subscribers. `publish` never blocks and never throws on behalf of a subscriber: a subscriber that
- * falls behind is warned (`slow_client_warning`) and then evicted (`client_evicted`), and the
- * session goes on.
+ * subscribers. `publish` encodes first and takes an id only once the frame exists, so data that
+ * cannot be encoded leaves the ids, the ring and every subscriber as they were (and throws
+ * `EventEncodeError` to the caller). It never blocks and never throws on behalf of a subscriber: a
+ * subscriber that falls behind is warned (`slow_client_warning`) and then evicted: it gets what it
+ * had queued, then `client_evicted`, then its end; the session goes on.
  */
 import { encodeFrame, type EnvelopeFields, type Frame } from "./frame.ts";
+import { ReplayCursor, type ReplayRequest } from "./replay-cursor.ts";
 import { ReplayRing } from "./replay-ring.ts";
-import { planReplay, type ReplayRequest } from "./replay-plan.ts";
 import { SubscriberQueue } from "./subscriber-queue.ts";
 
-/** Live queue defaults and bounds (frames); `maxQueued` from clients must fall in [MIN, MAX]. */
+/** Live queue defaults and bounds (charged frames); `maxQueued` from clients must fall in [MIN, MAX]. */
 export const DEFAULT_MAX_QUEUED = 256;
 export const MIN_MAX_QUEUED = 16;
 export const MAX_MAX_QUEUED = 2048;
-/** Live byte cap per subscriber; overflow evicts. */
+/** Live byte cap per subscriber (charged bytes, see `SubscriberQueue`); overflow evicts. */
 export const MAX_QUEUED_BYTES = 2 * 1024 * 1024;
 /** Replay byte budget per subscription; past it the replay stops with `replay_budget_exceeded`. */
 export const REPLAY_BYTE_BUDGET = 8 * 1024 * 1024;
+/**
+ * Byte bound of a session's replay ring (beside `--event-ring-size` frames); past it the oldest
+ * frames are dropped, but never the newest. Twice the replay budget, so after a frame as large as
+ * the budget the ring still holds a full replay.
+ */
+export const RING_MAX_BYTES = 2 * REPLAY_BYTE_BUDGET;
 
 export interface BusOptions {
   readonly ringSize: number;
@@ -30,18 +38,27 @@ export interface SubscribeOptions extends ReplayRequest {
   readonly maxQueued?: number;
 }
 
-/** One subscriber's view: replay first, then live frames, until it ends. */
+/**
+ * One subscriber's view: the replay first (read lazily from the ring), then live frames, until it
+ * ends. Its writer pulls batches with `next`; whether the writer is waiting decides whether a
+ * published frame is owed or charged (see `SubscriberQueue`).
+ */
 export class Subscription {
-  private replay: Frame[];
+  private replay: ReplayCursor | null;
+  /** A replay frame taken from the cursor that did not fit in the last batch. */
+  private replayHead: Frame | null = null;
   private readonly queue: SubscriberQueue;
-  private waiter: ((frames: Frame[] | null) => void) | null = null;
   private final: Frame | null = null;
   /** open → accepting frames; ending → delivering what is left, then done. */
   private state: "open" | "ending" = "open";
+  /** Wakes a writer that waits for frames. */
+  private waiter: (() => void) | null = null;
+  /** The writer waits for data: from finding nothing to take until it takes again (wakeup included). */
+  private writerWaiting = false;
 
   constructor(
     private readonly bus: EventBus,
-    replay: Frame[],
+    replay: ReplayCursor | null,
     maxQueued: number,
   ) {
     this.replay = replay;
@@ -53,11 +70,19 @@ export class Subscription {
     return this.state !== "open";
   }
 
-  /** Resolves with the next batch of frames to write, or null once the subscription is over. */
-  next(): Promise<Frame[] | null> {
-    const batch = this.take();
-    if (batch !== null || this.state !== "open") return Promise.resolve(batch);
-    return new Promise((resolve) => (this.waiter = resolve));
+  /**
+   * Resolves with the next batch to write, or null once the subscription is over. A batch is at
+   * most `maxBytes` (but always at least one frame), in order: replay, then live frames, then the
+   * eviction notice if there is one.
+   */
+  async next(maxBytes = Infinity): Promise<Frame[] | null> {
+    for (;;) {
+      const batch = this.take(maxBytes);
+      if (batch !== null) return batch;
+      if (this.state !== "open") return null;
+      this.writerWaiting = true;
+      await new Promise<void>((resolve) => (this.waiter = resolve));
+    }
   }
 
   /** Graceful end (the session closed): what is queued is still delivered, then `next` gives null. */
@@ -70,7 +95,8 @@ export class Subscription {
 
   /** Immediate stop (the client went away): everything queued is dropped. Idempotent. */
   cancel(): void {
-    this.replay = [];
+    this.replay = null;
+    this.replayHead = null;
     this.queue.clear();
     this.final = null;
     this.end();
@@ -79,20 +105,19 @@ export class Subscription {
   /** @internal called by the bus for each published frame. */
   offer(frame: Frame): void {
     if (this.state !== "open") return;
-    const result = this.queue.offer(frame);
+    const result = this.queue.offer(frame, this.writerWaiting);
     if (result.kind === "overflow") {
-      const evicted = this.bus.synthetic("client_evicted", {
+      // What is queued (the warning included) still goes out, then the eviction: a client that
+      // reconnects with Last-Event-ID = droppedAfter loses nothing the ring still holds.
+      this.final = this.bus.synthetic("client_evicted", {
         reason: result.reason,
-        droppedAfter: this.bus.lastId,
-        queueSize: this.queue.size,
+        droppedAfter: frame.id! - 1,
+        queueSize: this.queue.chargedFrames,
         maxQueued: this.queue.maxQueued,
-        queuedBytes: this.queue.bytes,
+        queuedBytes: this.queue.chargedBytes,
         maxQueuedBytes: this.queue.maxQueuedBytes,
         eventBytes: frame.bytes,
       });
-      this.replay = [];
-      this.queue.clear();
-      this.final = evicted;
       this.end();
       return;
     }
@@ -100,39 +125,58 @@ export class Subscription {
       // The warning goes in right behind the frame that crossed the mark.
       this.queue.offer(
         this.bus.synthetic("slow_client_warning", {
-          queueSize: this.queue.size,
+          queueSize: this.queue.chargedFrames,
           maxQueued: this.queue.maxQueued,
           lastEventId: this.bus.lastId,
-          queuedBytes: this.queue.bytes,
+          queuedBytes: this.queue.chargedBytes,
           maxQueuedBytes: this.queue.maxQueuedBytes,
           threshold: result.threshold,
         }),
+        false,
       );
     }
     this.wake();
   }
 
-  private take(): Frame[] | null {
-    let out: Frame[] | null = null;
-    if (this.replay.length > 0) {
-      out = this.replay;
-      this.replay = [];
+  private take(maxBytes: number): Frame[] | null {
+    this.writerWaiting = false;
+    const out: Frame[] = [];
+    let bytes = 0;
+    /** Whether `frame` joins the batch: the first one always does, the rest while they fit. */
+    const fits = (frame: Frame) => out.length === 0 || bytes + frame.bytes <= maxBytes;
+    for (let frame = this.nextReplayFrame(); frame !== null; frame = this.nextReplayFrame()) {
+      if (!fits(frame)) return out;
+      out.push(frame);
+      bytes += frame.bytes;
+      this.replayHead = null;
     }
-    if (this.queue.size > 0) out = out === null ? this.queue.drain() : out.concat(this.queue.drain());
-    if (this.final !== null) {
-      (out ??= []).push(this.final);
+    for (let frame = this.queue.peek(); frame !== undefined; frame = this.queue.peek()) {
+      if (!fits(frame)) return out;
+      out.push(this.queue.shift()!);
+      bytes += frame.bytes;
+    }
+    if (this.final !== null && fits(this.final)) {
+      out.push(this.final);
       this.final = null;
     }
-    return out;
+    return out.length === 0 ? null : out;
+  }
+
+  /** The next replay frame (held in `replayHead` until taken), or null once the replay is over. */
+  private nextReplayFrame(): Frame | null {
+    if (this.replayHead === null && this.replay !== null) {
+      const step = this.replay.next();
+      if (step === null) this.replay = null;
+      else this.replayHead = "frame" in step ? step.frame : this.bus.synthetic(step.type, step.data);
+    }
+    return this.replayHead;
   }
 
   private wake(): void {
-    if (this.waiter === null) return;
-    const batch = this.take();
-    if (batch === null && this.state === "open") return;
     const resolve = this.waiter;
+    if (resolve === null) return;
     this.waiter = null;
-    resolve(batch);
+    resolve();
   }
 }
 
@@ -146,7 +190,7 @@ export class EventBus {
 
   constructor(private readonly options: BusOptions) {
     this.epoch = options.epoch ?? crypto.randomUUID();
-    this.ring = new ReplayRing(options.ringSize);
+    this.ring = new ReplayRing(options.ringSize, RING_MAX_BYTES);
     this.now = options.now ?? Date.now;
   }
 
@@ -163,10 +207,15 @@ export class EventBus {
     return this.isClosed;
   }
 
-  /** Publishes an id-carrying event to the ring and every subscriber. Never throws for them. */
+  /**
+   * Publishes an id-carrying event to the ring and every subscriber; null once the bus is closed.
+   * Throws `EventEncodeError` (having published nothing) when `data` cannot be encoded; never
+   * throws on behalf of a subscriber.
+   */
   publish(type: string, data: unknown, fields?: EnvelopeFields): Frame | null {
     if (this.isClosed) return null;
-    const frame = encodeFrame(this.nextId++, type, data, fields, this.now());
+    const frame = encodeFrame(this.nextId, type, data, fields, this.now());
+    this.nextId++;
     this.ring.push(frame);
     for (const sub of this.subscribers) sub.offer(frame);
     return frame;
@@ -178,15 +227,13 @@ export class EventBus {
   }
 
   /**
-   * Registers a subscriber. The replay (per the request's Last-Event-ID and epoch) is computed and
-   * the subscriber attached in one synchronous step, so nothing is lost or doubled in between.
-   * Returns null when the session already has `maxSubscribers`.
+   * Registers a subscriber. The replay cursor (per the request's Last-Event-ID and epoch) is
+   * opened at the current last id and the subscriber attached in one synchronous step, so nothing
+   * is lost or doubled in between. Returns null when the session already has `maxSubscribers`.
    */
   subscribe(options: SubscribeOptions): Subscription | null {
     if (this.subscribers.size >= this.options.maxSubscribers) return null;
-    const replay = planReplay(options, { epoch: this.epoch, lastId: this.lastId, ring: this.ring, budgetBytes: REPLAY_BYTE_BUDGET }).map((step) =>
-      "frame" in step ? step.frame : this.synthetic(step.type, step.data),
-    );
+    const replay = ReplayCursor.open(options, { epoch: this.epoch, lastId: this.lastId, ring: this.ring, budgetBytes: REPLAY_BYTE_BUDGET });
     const sub = new Subscription(this, replay, options.maxQueued ?? DEFAULT_MAX_QUEUED);
     if (this.isClosed) sub.end();
     else this.subscribers.add(sub);

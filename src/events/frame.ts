@@ -1,8 +1,11 @@
 /**
  * Event envelopes and their SSE encoding. An envelope is serialized and UTF-8 encoded once at
  * publish time into a complete SSE frame (`id:`/`event:`/`data:` lines), so fan-out and replay
- * hand the same bytes to every subscriber.
+ * hand the same bytes to every subscriber. Data that JSON cannot carry (nesting deeper than the
+ * serializer's stack, a cycle, a BigInt, a throwing `toJSON`) is refused with `EventEncodeError`.
  */
+import { DaemonError } from "../errors/daemon-error.ts";
+
 export interface EventEnvelope {
   /** Per-session monotonic id from 1; absent on synthetic frames, which never consume an id. */
   readonly id?: number;
@@ -32,6 +35,23 @@ export interface EnvelopeFields {
   readonly originatorClientId?: string;
 }
 
+/**
+ * An event whose data cannot be serialized. Nothing was published: no id was used, no subscriber
+ * saw it. `reason` is `too_deep` (the serializer ran out of stack) or `not_json` (a cycle, a
+ * BigInt, a throwing `toJSON`).
+ */
+export class EventEncodeError extends DaemonError {
+  override readonly name = "EventEncodeError";
+  constructor(
+    readonly eventType: string,
+    readonly reason: "too_deep" | "not_json",
+    cause: unknown,
+  ) {
+    super(422, "event_not_encodable", `event ${eventType} cannot be encoded as JSON (${reason})`, { eventType, reason });
+    this.cause = cause;
+  }
+}
+
 const SAFE_FIELD = /^[^\r\n]*$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -49,7 +69,12 @@ export function encodeFrame(id: number | undefined, type: string, data: unknown,
     _meta: { serverTimestamp: now },
   };
   // JSON.stringify never emits raw CR/LF (they are escaped inside strings), so `data:` stays one line.
-  const json = JSON.stringify(envelope);
+  let json: string;
+  try {
+    json = JSON.stringify(envelope);
+  } catch (error) {
+    throw new EventEncodeError(type, error instanceof RangeError ? "too_deep" : "not_json", error);
+  }
   const encoded = encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}event: ${type}\ndata: ${json}\n\n`);
   return {
     id,

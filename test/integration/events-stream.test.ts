@@ -214,6 +214,21 @@ describe("replay", () => {
     expect((await sse.next())!.event).toBe("replay_complete");
   });
 
+  test("Last-Event-ID one past the last event (an id this epoch never issued) is an epoch reset; the last event itself is not", async () => {
+    await using s = await openSession(d);
+    const body = await completeTurn(s, "@say x");
+    const lastId = body.frames.at(-1)!.id!;
+    await using current = await s.events({ "Last-Event-ID": String(lastId) });
+    const epoch = current.headers.get("x-svc-event-epoch")!;
+    expect((await current.next())!.data).toEqual({ replayedCount: 0, lastEventId: lastId });
+
+    await using ahead = await s.events({ "Last-Event-ID": String(lastId + 1), "X-Svc-Event-Epoch": epoch });
+    expect((await ahead.next())!.data).toEqual({ reason: "epoch_reset", lastDeliveredId: lastId + 1, earliestAvailableId: 1 });
+    const replay = await untilTurnEnds(ahead, body.promptId);
+    expect(ids(replay)).toEqual(Array.from({ length: lastId }, (_, i) => i + 1));
+    expect((await ahead.next())!.event).toBe("replay_complete");
+  });
+
   test("a Last-Event-ID past the last event is treated as an epoch reset", async () => {
     await using s = await openSession(d);
     await completeTurn(s, "@say x");

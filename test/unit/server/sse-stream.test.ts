@@ -1,18 +1,20 @@
 /**
  * The SSE writer on its own (a bus subscription read through the Response body): `retry:` first,
- * frames in order, the end of the subscription ends the body, and the writer idle timeout evicts
- * a client that stops reading.
+ * frames in order, the end of the subscription ends the body, every chunk bounded by
+ * WRITE_CHUNK_BYTES (replays and large frames included), and the writer idle timeout evicts a
+ * client that stops reading.
  */
 import { describe, expect, test } from "bun:test";
 import { EventBus } from "../../../src/events/event-bus.ts";
-import { sseResponse } from "../../../src/server/sse-stream.ts";
+import { sseResponse, WRITE_CHUNK_BYTES } from "../../../src/server/sse-stream.ts";
 import { until } from "../../helpers/until.ts";
 
 const decoder = new TextDecoder();
 
-function setup(writerIdleTimeoutMs: number | null, heartbeatMs?: number) {
-  const bus = new EventBus({ ringSize: 16, maxSubscribers: 4 });
-  const sub = bus.subscribe({ lastEventId: null, epoch: null })!;
+function setup(writerIdleTimeoutMs: number | null, heartbeatMs?: number, prepare: (bus: EventBus) => void = () => {}) {
+  const bus = new EventBus({ ringSize: 1000, maxSubscribers: 4 });
+  prepare(bus);
+  const sub = bus.subscribe({ lastEventId: bus.lastId > 0 ? 0 : null, epoch: null })!;
   let closes = 0;
   const response = sseResponse(sub, {
     epoch: bus.epoch,
@@ -25,10 +27,21 @@ function setup(writerIdleTimeoutMs: number | null, heartbeatMs?: number) {
 }
 
 async function readAll(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<string> {
-  let text = "";
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
-  return text;
+  return (await readChunks(reader)).map((c) => decoder.decode(c)).join("");
 }
+
+async function readChunks(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) chunks.push(chunk.value);
+  return chunks;
+}
+
+/** The `data:` envelopes of an SSE text, in order. */
+const envelopes = (text: string) =>
+  text
+    .split("\n\n")
+    .filter((block) => block.includes("\ndata: "))
+    .map((block) => JSON.parse(block.slice(block.indexOf("\ndata: ") + 7)));
 
 describe("sseResponse", () => {
   test("writes `retry: 3000` first, then each published frame, and ends with the subscription", async () => {
@@ -69,6 +82,46 @@ describe("sseResponse", () => {
     expect(JSON.parse(evicted!.split("\n")[1]!.slice("data: ".length)).data).toMatchObject({ reason: "writer_idle_timeout", timeoutMs: 300, idleForMs: expect.any(Number) });
     expect(closes()).toBe(1);
     expect(bus.subscriberCount).toBe(0);
+  });
+
+  test("a frame larger than a chunk goes out in slices and arrives whole", async () => {
+    const { bus, reader } = setup(null);
+    await reader.read();
+    const frame = bus.publish("session_update", { diff: "d".repeat(5 * WRITE_CHUNK_BYTES) })!;
+    bus.publish("after", {});
+    bus.close();
+    const chunks = await readChunks(reader);
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) expect(chunk.byteLength).toBeLessThanOrEqual(WRITE_CHUNK_BYTES);
+    const text = chunks.map((c) => decoder.decode(c)).join("");
+    expect(text.startsWith(frame.text)).toBe(true);
+    expect(envelopes(text).map((e) => e.id)).toEqual([1, 2]);
+  });
+
+  test("a replay goes out in chunks of at most WRITE_CHUNK_BYTES, never as one buffer", async () => {
+    const { reader } = setup(null, undefined, (bus) => {
+      for (let i = 0; i < 200; i++) bus.publish("session_update", { n: i, pad: "p".repeat(5000) });
+    });
+    await reader.read();
+    const replay: Uint8Array[] = [];
+    for (let text = ""; !text.includes("replay_complete"); text = decoder.decode(replay.at(-1)!)) replay.push((await reader.read()).value!);
+    expect(replay.length).toBeGreaterThan(10);
+    for (const chunk of replay) expect(chunk.byteLength).toBeLessThanOrEqual(WRITE_CHUNK_BYTES);
+    expect(envelopes(replay.map((c) => decoder.decode(c)).join("")).map((e) => e.id ?? e.type)).toEqual([...Array.from({ length: 200 }, (_, i) => i + 1), "replay_complete"]);
+    await reader.cancel();
+  });
+
+  test("the writer idle timeout finishes a frame it had started before the eviction frame", async () => {
+    const { bus, reader, closes } = setup(300);
+    await reader.read();
+    const frame = bus.publish("session_update", { diff: "d".repeat(3 * WRITE_CHUNK_BYTES) })!;
+    const first = (await reader.read()).value!;
+    expect(first.byteLength).toBe(WRITE_CHUNK_BYTES);
+    // The client reads nothing more until the writer gives up on it.
+    await until(() => closes() === 1, 3000, "the idle writer to give up");
+    const text = decoder.decode(first) + (await readAll(reader));
+    expect(text.startsWith(frame.text)).toBe(true);
+    expect(envelopes(text).map((e) => e.type)).toEqual(["session_update", "client_evicted"]);
   });
 
   test("cancelling the body releases the subscription once", async () => {
