@@ -104,16 +104,16 @@ describe("consensus", () => {
       expect(partial1.data).toEqual({ requestId, sessionId: s.id, votesReceived: 1, votesNeeded: 2, quorum: 3, optionTallies: { proceed_once: 1 } });
       expect(partial1.envelope).toMatchObject({ originatorClientId: a, promptId });
 
-      // A repeat vote is ignored (recorded once); outsiders are refused.
+      // A repeat vote changes nothing and publishes nothing; outsiders are refused, each announced once.
       expect((await s.vote(requestId, { outcome: "selected", optionId: "cancel" }, { clientId: a })).status).toBe(200);
-      expect((await sse.waitFor("permission_partial_vote")).data).toMatchObject({ votesReceived: 1, optionTallies: { proceed_once: 1 } });
-      for (const outsider of [late, null]) {
+      for (const outsider of [late, null, late, null]) {
         const refused = await s.vote(requestId, proceedOnce, { clientId: outsider });
         expect(refused.status).toBe(403);
         expect(refused.body).toMatchObject({ code: "permission_forbidden", reason: "designated_mismatch" });
       }
 
       expect((await s.vote(requestId, proceedOnce, { clientId: b })).status).toBe(200);
+      // The next partial vote is b's: the repeat vote published none.
       expect((await sse.waitFor("permission_partial_vote")).data).toEqual({ requestId, sessionId: s.id, votesReceived: 2, votesNeeded: 1, quorum: 3, optionTallies: { proceed_once: 2 } });
       expect(sse.frames.some((f) => f.event === "permission_resolved")).toBe(false);
 
