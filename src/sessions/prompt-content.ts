@@ -10,7 +10,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 
 /** Nesting levels allowed inside one content block (the block object itself is level 1). */
-export const MAX_CONTENT_DEPTH = 64;
+export const MAX_CONTENT_DEPTH = 32;
 
 /** Whether `value` nests objects/arrays no deeper than `limit` levels. Iterative: no recursion of its own. */
 export function nestsWithin(value: unknown, limit: number): boolean {
