@@ -8,13 +8,12 @@ import { isLoopbackHost } from "../../config/net.ts";
 import type { VoteOutcome } from "../../sessions/vote-policy.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { registeredClient, requireObjectBody } from "./session-params.ts";
+import { registeredClient } from "./session-params.ts";
 
 const RequestIdParam = t.String({ minLength: 1, maxLength: 128 });
 
 const BAD_SHAPE = "`outcome` must be `{ outcome: \"cancelled\" }` or `{ outcome: \"selected\", optionId: string }`";
-const badShape = () => new DaemonError(400, null, BAD_SHAPE);
-const badShapeBody = () => badShape().body();
+const badShapeBody = () => new DaemonError(400, null, BAD_SHAPE).body();
 
 /** `{outcome}`; other members (`answers`, `expectedPlanExecutionMode`) are ignored. */
 const VoteBody = t.Object(
@@ -30,7 +29,7 @@ const VoteBody = t.Object(
   { additionalProperties: true, error: badShapeBody },
 );
 const VoteAnswer = t.Object({});
-const voteSchemas = { transform: requireObjectBody(badShape), body: VoteBody, response: VoteAnswer };
+const voteSchemas = { body: VoteBody, response: VoteAnswer };
 
 export const permissionRoutes = (deps: AppDeps) => {
   const voterOf = (request: Request, clientId: string | null) => {

@@ -13,8 +13,7 @@ import { wholeNumber } from "./session-params.ts";
 export const MAX_BLOCKS = 1000;
 export const BAD_PROMPT = "`prompt` is required and must be a non-empty array of content blocks";
 
-export const badPrompt = () => new DaemonError(400, null, BAD_PROMPT);
-const badPromptBody = () => badPrompt().body();
+const badPromptBody = () => new DaemonError(400, null, BAD_PROMPT).body();
 
 const nullable = <T extends Parameters<typeof t.Optional>[0]>(schema: T) => t.Optional(t.Union([schema, t.Null()]));
 const Meta = nullable(t.Record(t.String(), t.Unknown()));

@@ -3,8 +3,8 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { badPrompt, ContentBlock, PromptAccepted, PromptBody } from "./prompt-schemas.ts";
-import { SessionIdParams, registeredClient, requireObjectBody } from "./session-params.ts";
+import { ContentBlock, PromptAccepted, PromptBody } from "./prompt-schemas.ts";
+import { SessionIdParams, registeredClient } from "./session-params.ts";
 
 const PendingPrompts = t.Object({
   pendingPrompts: t.Array(
@@ -33,7 +33,6 @@ export const promptRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
-        transform: requireObjectBody(badPrompt),
         body: PromptBody,
         response: { 202: PromptAccepted },
         detail: capability(["session_prompt", "non_blocking_prompt"], { summary: "Queue a prompt (202 on admission)" }),

@@ -1,4 +1,4 @@
-/** Shared pieces of the session routes: the `:id` schema, whole numbers, the JSON-object body guard and client-id checks. */
+/** Shared pieces of the session routes: the `:id` schema, whole numbers, the object-body error and client-id checks. */
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
@@ -13,17 +13,8 @@ export const SessionIdParams = t.Object({ id: t.String({ minLength: 1, maxLength
 export const wholeNumber = (options: { minimum: number; description?: string; error?: () => unknown }) =>
   t.Number({ multipleOf: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
 
-/**
- * A `transform` hook for routes whose body is a JSON object: anything else (an array, a string, a
- * number, `null`) is refused with `refusal()` before validation. It has to run before it, because
- * Elysia's normalisation would otherwise turn `[1,2]` into `{"0":1,"1":2}` and `123` into `{}`.
- * (An empty body reads as `{}`.)
- */
-export const requireObjectBody =
-  (refusal: () => DaemonError = () => new DaemonError(400, "invalid_request", "The request body must be a JSON object")) =>
-  ({ body }: { body: unknown }): void => {
-    if (body === null || typeof body !== "object" || Array.isArray(body)) throw refusal();
-  };
+/** The schema `error` of a body that must be a JSON object and is not (an empty body reads as `{}`). */
+export const notAnObject = () => new DaemonError(400, "invalid_request", "The request body must be a JSON object").body();
 
 /** `X-Svc-Client-Id`, which must be absent (anonymous) or registered on the session; using it refreshes it. */
 export function registeredClient(session: LiveSession, request: Request): string | null {

@@ -9,7 +9,7 @@ import { checkDisplayName } from "../../sessions/display-name.ts";
 import { switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SessionIdParams, registeredClient, requireObjectBody, wholeNumber } from "./session-params.ts";
+import { SessionIdParams, notAnObject, registeredClient, wholeNumber } from "./session-params.ts";
 
 /** Pull-request links kept per session; the oldest is dropped past it. */
 const MAX_PRS = 20;
@@ -21,7 +21,7 @@ const CreateBody = t.Object(
     modelServiceId: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
     startupConfig: t.Optional(t.Unknown()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, error: notAnObject },
 );
 
 const invalidMetadata = (field: string, message: string) => new DaemonError(400, "invalid_metadata", message, { field });
@@ -47,7 +47,7 @@ const MetadataBody = t.Object(
       ),
     ),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, error: notAnObject },
 );
 
 const NAME_PROBLEMS = {
@@ -81,7 +81,6 @@ export const sessionRoutes = (deps: AppDeps) =>
         return await deps.sessions.create(body, clientHeader);
       },
       {
-        transform: requireObjectBody(),
         body: CreateBody,
         response: CreateResponse,
         detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity"], {
@@ -143,7 +142,6 @@ export const sessionRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
-        transform: requireObjectBody(),
         body: MetadataBody,
         detail: capability("session_metadata", { summary: "Set the display name or a pull-request link" }),
       },
@@ -159,7 +157,6 @@ export const sessionRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
-        transform: requireObjectBody(() => new DaemonError(400, null, MODEL_ID)),
         body: ModelBody,
         detail: capability("session_set_model", { summary: "Switch the session's model" }),
       },
