@@ -90,6 +90,20 @@ describe("session scopes", () => {
     expect(reply.body).toMatchObject({ code: "invalid_session_scope", error: expect.any(String) });
     expect(await d.agentPids()).toEqual([]);
   });
+
+  test("a body that is not a JSON object is 400 invalid_request, creates and attaches nothing; an empty body is {}", async () => {
+    await using d = await fakeAgentDaemon();
+    for (const body of ["[1,2]", "[]", '"str"', "123", "null", "true"]) {
+      const res = await d.fetch("/session", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(await res.json()).toEqual({ error: "The request body must be a JSON object", code: "invalid_request" });
+    }
+    expect(await d.agentPids()).toEqual([]);
+    const empty = await d.fetch("/session", { method: "POST" });
+    expect(empty.status).toBe(200);
+    const created = (await empty.json()) as { sessionId: string };
+    expect((await d.json("GET", `/session/${created.sessionId}/status`)).body.clientCount).toBe(1);
+  });
 });
 
 describe("workspace check", () => {
