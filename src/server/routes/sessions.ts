@@ -35,7 +35,7 @@ const DISPLAY_NAME = "`displayName` must be a non-empty string";
 
 const MetadataBody = t.Object(
   {
-    displayName: t.Optional(t.String({ maxLength: 4096, error: metadataError("displayName", DISPLAY_NAME) })),
+    displayName: t.Optional(t.String({ error: metadataError("displayName", DISPLAY_NAME) })),
     pr: t.Optional(
       t.Object(
         {
@@ -70,7 +70,6 @@ const CreateResponse = t.Object({
   modelApplied: t.Optional(t.Boolean()),
   startupConfigApplied: t.Optional(t.Record(t.String(), t.Unknown())),
 });
-
 
 export const sessionRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/sessions" })
