@@ -38,7 +38,10 @@ export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
   const capabilities = capabilitiesResponder(deps.config, () => features);
-  const app = new Elysia({ name: "svc" })
+  // Bodies are normalised with TypeBox (`Value.Clean`: members a schema does not define are
+  // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
+  // passes (`[1,2]` → `{"0":1,"1":2}`, `123` → `{}`) and so lets it through.
+  const app = new Elysia({ name: "svc", normalize: "typebox" })
     .onParse(async ({ request }) => (isStreamedUpload(request.headers.get("content-type")) ? undefined : await readJsonBody(request)))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
     .use(healthRoutes(deps))

@@ -2,12 +2,22 @@
  * Client identity (protocol-notes §9): ids are minted by the daemon (`client_<uuid>`) on every
  * create/attach and echoed by the client in `X-Svc-Client-Id`. They attribute actions; they are not
  * security principals. A header naming an id not registered on the session is refused.
+ *
+ * An id lives as long as its client is active: registering it, presenting it (any call that carries
+ * the header: prompt, vote, heartbeat, cancel, …) and the end of a turn it started refresh it, and
+ * it expires after `idleTtlMs` without any of these. An id is pinned (never expires, never evicted)
+ * while a prompt it submitted is queued or running.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
 export const CLIENT_ID_HEADER = "x-svc-client-id";
 const CLIENT_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
-/** Registered clients per session; past it the least recently seen one is forgotten. */
+/**
+ * Registered clients per session. Registering one more first drops expired ids, then the oldest id
+ * that was never presented back (an attach whose caller never used its id: a poller, a reload);
+ * when every id is in use the attach is refused with 503 `client_limit_exceeded`. An id in use is
+ * never evicted to make room.
+ */
 export const MAX_CLIENTS_PER_SESSION = 256;
 
 export function mintClientId(): string {
@@ -22,51 +32,125 @@ export function parseClientIdHeader(value: string | null): string | null {
   return value;
 }
 
-export interface ClientRecord {
-  readonly registeredAt: number;
+export interface ClientRegistryOptions {
+  readonly sessionId: string;
+  /** How long an id lives without activity; 0 keeps it until the session ends. */
+  readonly idleTtlMs: number;
+  readonly now: () => number;
+  /** Ids that stopped being registered (expired or evicted). */
+  readonly onForget: (ids: readonly string[]) => void;
+}
+
+interface ClientRecord {
   lastSeenAt: number;
+  /** The client sent the id back at least once. */
+  presented: boolean;
+  /** Prompts of this client still queued or running. */
+  pins: number;
 }
 
 /** The clients registered on one session. */
 export class ClientRegistry {
   private readonly clients = new Map<string, ClientRecord>();
 
+  constructor(private readonly options: ClientRegistryOptions) {}
+
+  /** Registered ids that have not expired. */
   get size(): number {
-    return this.clients.size;
+    let n = 0;
+    for (const record of this.clients.values()) if (this.alive(record)) n++;
+    return n;
   }
 
+  /** Whether `id` is registered and has not expired. */
   has(id: string): boolean {
-    return this.clients.has(id);
+    const record = this.clients.get(id);
+    return record !== undefined && this.alive(record);
   }
 
+  /** The ids that can act on the session now. */
   ids(): string[] {
-    return [...this.clients.keys()];
+    return [...this.clients].filter(([, record]) => this.alive(record)).map(([id]) => id);
   }
 
-  /** Reuses `requested` when it is registered here, else mints a new id. */
-  attach(requested: string | null, now: number): string {
-    if (requested !== null && this.clients.has(requested)) {
-      this.touch(requested, now);
+  /** Reuses `requested` when it is registered here, else mints a new id (see MAX_CLIENTS_PER_SESSION). */
+  attach(requested: string | null): string {
+    if (requested !== null && this.has(requested)) {
+      this.present(requested);
       return requested;
     }
+    if (this.clients.size >= MAX_CLIENTS_PER_SESSION) this.makeRoom();
     const id = mintClientId();
-    if (this.clients.size >= MAX_CLIENTS_PER_SESSION) this.clients.delete(this.clients.keys().next().value!);
-    this.clients.set(id, { registeredAt: now, lastSeenAt: now });
+    this.clients.set(id, { lastSeenAt: this.options.now(), presented: false, pins: 0 });
     return id;
   }
 
-  touch(id: string, now: number): void {
-    const record = this.clients.get(id);
-    if (!record) return;
-    record.lastSeenAt = now;
-    this.clients.delete(id); // keep Map order = recency for the eviction above
-    this.clients.set(id, record);
+  /**
+   * Validates a header value against this session: null (anonymous) or a registered id, which
+   * this use refreshes. An expired id is forgotten and refused like an unknown one.
+   */
+  use(clientId: string | null): string | null {
+    if (clientId === null) return null;
+    const record = this.clients.get(clientId);
+    if (!record || !this.alive(record)) {
+      if (record) this.forget([clientId]);
+      throw new DaemonError(400, "invalid_client_id", `Client id "${clientId}" is not registered for session ${this.options.sessionId}`, {
+        sessionId: this.options.sessionId,
+        clientId,
+      });
+    }
+    this.present(clientId);
+    return clientId;
   }
 
-  /** Validates a header value against this session: null (anonymous) or a registered id. */
-  require(sessionId: string, clientId: string | null): string | null {
-    if (clientId !== null && !this.clients.has(clientId))
-      throw new DaemonError(400, "invalid_client_id", `Client id "${clientId}" is not registered for session ${sessionId}`, { sessionId, clientId });
-    return clientId;
+  /** Marks activity of `id` (a turn it started ended). */
+  touch(id: string): void {
+    const record = this.clients.get(id);
+    if (record) record.lastSeenAt = this.options.now();
+  }
+
+  pin(id: string): void {
+    const record = this.clients.get(id);
+    if (record) record.pins++;
+  }
+
+  unpin(id: string): void {
+    const record = this.clients.get(id);
+    if (record && record.pins > 0) record.pins--;
+  }
+
+  /** Forgets every expired id; returns them. */
+  sweep(): string[] {
+    const expired = [...this.clients].filter(([, record]) => !this.alive(record)).map(([id]) => id);
+    if (expired.length > 0) this.forget(expired);
+    return expired;
+  }
+
+  private alive(record: ClientRecord): boolean {
+    const ttl = this.options.idleTtlMs;
+    return ttl === 0 || record.pins > 0 || this.options.now() - record.lastSeenAt < ttl;
+  }
+
+  private present(id: string): void {
+    const record = this.clients.get(id)!;
+    record.lastSeenAt = this.options.now();
+    record.presented = true;
+  }
+
+  private makeRoom(): void {
+    if (this.sweep().length > 0) return;
+    let oldest: [string, ClientRecord] | null = null;
+    for (const entry of this.clients) if (!entry[1].presented && entry[1].pins === 0 && (oldest === null || entry[1].lastSeenAt < oldest[1].lastSeenAt)) oldest = entry;
+    if (oldest === null)
+      throw new DaemonError(503, "client_limit_exceeded", `Session ${this.options.sessionId} already has ${MAX_CLIENTS_PER_SESSION} active clients`, {
+        sessionId: this.options.sessionId,
+        limit: MAX_CLIENTS_PER_SESSION,
+      }, 5);
+    this.forget([oldest[0]]);
+  }
+
+  private forget(ids: readonly string[]): void {
+    for (const id of ids) this.clients.delete(id);
+    this.options.onForget(ids);
   }
 }

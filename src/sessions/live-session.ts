@@ -2,6 +2,10 @@
  * A live session: its event bus, registered clients, the model/mode/config state the agent
  * reported, metadata, and activity clocks. It receives its share of the agent channel's traffic
  * (updates, permission requests, channel death) as the runtime's SessionSink.
+ *
+ * Activity (what the idle reaper measures from `lastSeenAt`): creation, attaches, heartbeats,
+ * prompt admission and the end of every turn. A client's own activity keeps its id registered (see
+ * `client-ids.ts`); the prompt originator's id is pinned while its prompt is pending.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { EventBus } from "../events/event-bus.ts";
@@ -9,13 +13,12 @@ import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { ClientRegistry } from "./client-ids.ts";
+import { titleFromAgent } from "./display-name.ts";
 import { PermissionBroker, type BrokerSettings } from "./permission-broker.ts";
-import { PromptQueue } from "./prompt-queue.ts";
+import { PromptQueue, type QueueHost } from "./prompt-queue.ts";
 
 /** SSE subscribers per session; past it subscribing answers 429. */
 export const MAX_SUBSCRIBERS_PER_SESSION = 1024;
-/** `displayName` length cap in UTF-16 units; longer names are truncated. */
-export const MAX_DISPLAY_NAME = 256;
 
 export interface SessionState {
   models?: unknown;
@@ -38,16 +41,18 @@ export interface SessionHooks {
 
 export interface SessionOptions {
   readonly ringSize: number;
-  readonly now: number;
+  readonly clock: () => number;
+  /** How long a client id lives without activity (0: as long as the session). */
+  readonly clientIdleTtlMs: number;
   readonly maxPendingPrompts: number;
   readonly promptDeadlineMs: number | null;
   readonly permissions: BrokerSettings;
   readonly logger: Logger;
 }
 
-export class LiveSession implements SessionSink {
+export class LiveSession implements SessionSink, QueueHost {
   readonly bus: EventBus;
-  readonly clients = new ClientRegistry();
+  readonly clients: ClientRegistry;
   readonly prompts: PromptQueue;
   readonly permissions: PermissionBroker;
   readonly createdAt: number;
@@ -58,6 +63,7 @@ export class LiveSession implements SessionSink {
   /** Fields stamped on events published while a prompt runs (its id and originator). */
   promptFields: EnvelopeFields = {};
   private ended: EndReason | null = null;
+  private readonly clock: () => number;
 
   constructor(
     readonly id: string,
@@ -66,15 +72,23 @@ export class LiveSession implements SessionSink {
     private readonly hooks: SessionHooks,
     options: SessionOptions,
   ) {
-    this.createdAt = options.now;
-    this.lastSeenAt = options.now;
+    this.clock = options.clock;
+    this.createdAt = this.clock();
+    this.lastSeenAt = this.createdAt;
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };
     this.bus = new EventBus({ ringSize: options.ringSize, maxSubscribers: MAX_SUBSCRIBERS_PER_SESSION });
+    this.clients = new ClientRegistry({
+      sessionId: id,
+      idleTtlMs: options.clientIdleTtlMs,
+      now: this.clock,
+      onForget: () => this.permissions.electorateChanged(),
+    });
     this.permissions = new PermissionBroker(
       {
         sessionId: id,
         publish: (type, data, fields) => this.publish(type, data, fields),
         registeredClients: () => this.clients.ids(),
+        canVote: (clientId) => this.clients.has(clientId),
         promptFields: () => this.promptFields,
       },
       options.permissions,
@@ -83,7 +97,17 @@ export class LiveSession implements SessionSink {
       maxPending: options.maxPendingPrompts,
       deadlineMs: options.promptDeadlineMs,
       logger: options.logger,
-      onPromptEnded: (promptId) => this.permissions.cancelAll("prompt_cancelled", promptId),
+      onAdmitted: (prompt) => {
+        if (prompt.originatorClientId) this.clients.pin(prompt.originatorClientId);
+      },
+      cancelPermissions: (promptId) => this.permissions.cancelAll("prompt_cancelled", promptId),
+      onSettled: (prompt) => {
+        if (prompt.originatorClientId) {
+          this.clients.unpin(prompt.originatorClientId);
+          this.clients.touch(prompt.originatorClientId);
+        }
+        this.noteActivity();
+      },
     });
   }
 
@@ -98,6 +122,16 @@ export class LiveSession implements SessionSink {
 
   get isEnded(): boolean {
     return this.ended !== null;
+  }
+
+  /** Something happened that keeps the session from counting as idle. */
+  noteActivity(): void {
+    this.lastSeenAt = this.clock();
+  }
+
+  /** Forgets client ids that expired (the idle reaper's scan). */
+  sweepClients(): void {
+    this.clients.sweep();
   }
 
   publish(type: string, data: unknown, fields?: EnvelopeFields): void {
@@ -148,8 +182,11 @@ export class LiveSession implements SessionSink {
         break;
       case "session_info_update":
         if (typeof update.title === "string" && this.metadata.titleSource !== "manual") {
-          this.metadata.displayName = update.title.slice(0, MAX_DISPLAY_NAME);
-          this.metadata.titleSource = "agent";
+          const title = titleFromAgent(update.title);
+          if (title !== "") {
+            this.metadata.displayName = title;
+            this.metadata.titleSource = "agent";
+          }
         }
         break;
     }

@@ -12,8 +12,12 @@ export const REASONING_EFFORTS = ["none", "default", "low", "medium", "high", "x
 
 export interface StartupConfig {
   readonly modelServiceId: string;
-  readonly reasoningEffort?: (typeof REASONING_EFFORTS)[number];
-  applied(session: LiveSession): Record<string, unknown>;
+  /**
+   * `startupConfigApplied` once the model switch succeeded: only what the agent accepted. The model
+   * is the one selection sent to it; a requested `reasoningEffort` is validated but not sent, so it
+   * is not reported as applied (nor is any `effectiveReasoning`).
+   */
+  readonly applied: Record<string, unknown>;
 }
 
 const invalid = (message: string) => new DaemonError(400, "invalid_startup_config", message);
@@ -29,16 +33,7 @@ export function checkStartupConfig(raw: unknown, request: { modelServiceId?: str
   if (unknown.length > 0) throw invalid(`unknown \`startupConfig\` field ${JSON.stringify(unknown[0])}`);
   if (request.modelServiceId !== undefined) throw invalid("`startupConfig` cannot be combined with top-level `modelServiceId`");
   if (request.sessionScope === "single") throw invalid("`startupConfig` starts a new thread and cannot be combined with `sessionScope: single`");
-  const effort = reasoningEffort as StartupConfig["reasoningEffort"];
-  return {
-    modelServiceId,
-    ...(effort === undefined ? {} : { reasoningEffort: effort }),
-    applied: () => ({
-      modelServiceId,
-      ...(effort === undefined ? {} : { reasoningEffort: effort }),
-      effectiveReasoning: effort === "none" ? { state: "disabled" } : { state: "provider-default" },
-    }),
-  };
+  return { modelServiceId, applied: { modelServiceId } };
 }
 
 /** Model ids the agent offered for this session, or null when it reported none. */

@@ -3,17 +3,21 @@
  * The agent's `session/request_permission` becomes a `permission_request` event with a daemon-minted
  * `requestId`; votes resolve it under the session's policy (captured per request at issue):
  * `first-responder`, `designated`, `consensus` or `local-only`. A `cancelled` vote resolves under
- * every policy. Pending requests are capped (MAX_PENDING; extra ones are cancelled at once) and
- * resolved ids are remembered (MAX_RESOLVED, oldest forgotten) so late votes learn they lost.
+ * every policy. Pending requests are capped (MAX_PENDING; extra ones are cancelled at once).
+ *
+ * A vote that changes nothing publishes nothing that takes an event id, so no client can flush the
+ * replay ring by voting: a late vote (the request is resolved or unknown) gets its 404 only, a
+ * consensus voter's repeat vote its 200 only, and a refused vote publishes `permission_forbidden`
+ * once per request and voter (anonymous voters count as one), which the client registry's cap
+ * bounds.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { PermissionStrategy } from "../config/settings.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
-import { decideVote, type VoteOutcome, type VotePolicy } from "./vote-policy.ts";
+import { decideVote, tallyVotes, type VoteOutcome, type VotePolicy } from "./vote-policy.ts";
 
 export const MAX_PENDING = 64;
-export const MAX_RESOLVED = 512;
 /** Reserved option id; an agent offering it is refused. */
 export const CANCEL_SENTINEL = "__cancelled__";
 
@@ -28,6 +32,8 @@ export interface PendingPermission {
   readonly createdAt: number;
   readonly policy: VotePolicy;
   readonly votes: Map<string, string>;
+  /** Voters already refused (client id, "" for anonymous): each is announced once. */
+  readonly refused: Set<string>;
   readonly settle: (response: acp.RequestPermissionResponse, reason: CancelReason | null) => void;
 }
 
@@ -36,6 +42,8 @@ export interface BrokerContext {
   publish(type: string, data: unknown, fields?: EnvelopeFields): void;
   /** Client ids registered on the session now (the consensus electorate at issue). */
   registeredClients(): string[];
+  /** Whether a client id is still registered (can still vote). */
+  canVote(clientId: string): boolean;
   /** The running prompt's id and originator, stamped on the request. */
   promptFields(): EnvelopeFields;
 }
@@ -51,20 +59,8 @@ export interface Voter {
   readonly loopback: boolean;
 }
 
-const BAD_SHAPE = "`outcome` must be `{ outcome: \"cancelled\" }` or `{ outcome: \"selected\", optionId: string }`";
-
-/** Validates a vote body's `outcome`. */
-export function parseVote(body: unknown): VoteOutcome {
-  const outcome = (body as { outcome?: unknown } | null)?.outcome as { outcome?: unknown; optionId?: unknown } | undefined;
-  if (outcome && outcome.outcome === "cancelled") return { outcome: "cancelled" };
-  if (outcome && outcome.outcome === "selected" && typeof outcome.optionId === "string" && outcome.optionId !== "")
-    return { outcome: "selected", optionId: outcome.optionId };
-  throw new DaemonError(400, null, BAD_SHAPE);
-}
-
 export class PermissionBroker {
   private readonly pending = new Map<string, PendingPermission>();
-  private readonly resolved = new Map<string, VoteOutcome>();
 
   constructor(
     private readonly ctx: BrokerContext,
@@ -79,9 +75,9 @@ export class PermissionBroker {
     return [...this.pending.values()];
   }
 
-  /** Whether this session issued the request (pending, or resolved and still remembered). */
-  knows(requestId: string): boolean {
-    return this.pending.has(requestId) || this.resolved.has(requestId);
+  /** Whether this session has the request pending. */
+  has(requestId: string): boolean {
+    return this.pending.has(requestId);
   }
 
   /** Handles the agent's request; resolves with the ACP answer once voted, cancelled or timed out. */
@@ -105,12 +101,11 @@ export class PermissionBroker {
         createdAt: Date.now(),
         policy: { strategy: this.settings.strategy, quorum: this.settings.consensusQuorum, electorate, originator: fields.originatorClientId ?? null },
         votes: new Map(),
+        refused: new Set(),
         settle: (response, reason) => {
           clearTimeout(timer);
           signal.removeEventListener("abort", onAbort);
           this.pending.delete(requestId);
-          const outcome: VoteOutcome = response.outcome.outcome === "selected" ? { outcome: "selected", optionId: response.outcome.optionId } : { outcome: "cancelled" };
-          this.remember(requestId, outcome);
           resolve(reason === null ? response : { ...response, _meta: { "svc.daemon.permissionCancelReason": reason } });
         },
       };
@@ -127,26 +122,39 @@ export class PermissionBroker {
    */
   vote(requestId: string, outcome: VoteOutcome, voter: Voter, lostVote: () => DaemonError): Record<string, never> {
     const entry = this.pending.get(requestId);
-    if (!entry) {
-      const previous = this.resolved.get(requestId);
-      if (previous) this.ctx.publish("permission_already_resolved", { requestId, sessionId: this.ctx.sessionId, outcome: previous }, voterFields(voter));
-      throw lostVote();
-    }
+    if (!entry) throw lostVote();
     if (outcome.outcome === "selected") {
       if (outcome.optionId === CANCEL_SENTINEL || !entry.options.some((o) => o.optionId === outcome.optionId))
         throw new DaemonError(400, "invalid_option_id", `Option ${JSON.stringify(outcome.optionId)} was not offered`, { requestId, optionId: outcome.optionId });
     }
-    const decision = decideVote(entry.policy, entry.votes, outcome, voter);
+    const decision = decideVote(entry.policy, entry.votes, outcome, voter, this.present(entry));
     if (decision.kind === "forbidden") {
-      this.ctx.publish("permission_forbidden", { requestId, sessionId: this.ctx.sessionId, ...(voter.clientId ? { clientId: voter.clientId } : {}), reason: decision.reason }, voterFields(voter));
+      const key = voter.clientId ?? "";
+      if (!entry.refused.has(key)) {
+        entry.refused.add(key);
+        this.ctx.publish("permission_forbidden", { requestId, sessionId: this.ctx.sessionId, ...(voter.clientId ? { clientId: voter.clientId } : {}), reason: decision.reason }, voterFields(voter));
+      }
       throw new DaemonError(403, "permission_forbidden", "This client may not answer this permission request", { requestId, sessionId: this.ctx.sessionId, reason: decision.reason });
     }
+    if (decision.kind === "repeat") return {};
     if (decision.kind === "partial") {
       this.ctx.publish("permission_partial_vote", { requestId, sessionId: this.ctx.sessionId, ...decision.tally }, { ...voterFields(voter), ...(entry.promptId ? { promptId: entry.promptId } : {}) });
       return {};
     }
     this.finish(entry, decision.outcome, voter.clientId, outcome.outcome === "cancelled" ? "vote" : null);
     return {};
+  }
+
+  /**
+   * Clients left the session (expired or evicted): a consensus request whose recorded votes now
+   * reach the smaller quorum resolves with the winning option.
+   */
+  electorateChanged(): void {
+    for (const entry of [...this.pending.values()]) {
+      if (entry.policy.strategy !== "consensus" || entry.votes.size === 0) continue;
+      const { winner } = tallyVotes(entry.policy, entry.votes, this.present(entry));
+      if (winner !== null) this.finish(entry, { outcome: "selected", optionId: winner }, null, null);
+    }
   }
 
   /** Resolves one request as cancelled (timeout, agent abort). */
@@ -170,10 +178,11 @@ export class PermissionBroker {
     entry.settle({ outcome: outcome.outcome === "selected" ? { outcome: "selected", optionId: outcome.optionId } : { outcome: "cancelled" } }, reason);
   }
 
-  private remember(requestId: string, outcome: VoteOutcome): void {
-    this.resolved.set(requestId, outcome);
-    if (this.resolved.size > MAX_RESOLVED) this.resolved.delete(this.resolved.keys().next().value!);
+  /** The request's electorate members that can still vote. */
+  private present(entry: PendingPermission): string[] {
+    return entry.policy.electorate.filter((id) => this.ctx.canVote(id));
   }
+
 }
 
 function voterFields(voter: Voter): EnvelopeFields {

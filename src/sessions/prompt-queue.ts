@@ -1,15 +1,21 @@
 /**
  * The prompts of one session, run one at a time in admission order. Every admitted prompt ends with
  * exactly one `turn_complete` or `turn_error` carrying its `promptId`, whatever happens: agent
- * answer, agent error, cancel, deadline, session close, child crash or daemon shutdown.
+ * answer, agent error, cancel, deadline, session close, child crash, daemon shutdown, or a fault of
+ * the daemon's own while running it (that ends this prompt, never the session or the daemon).
+ * Every event of a prompt is published before the next prompt's first one, and the next prompt is
+ * not sent to the agent while a cancel for the previous one is still being delivered (ACP's
+ * `session/cancel` names the session, not the turn: sent late, it would cancel the next prompt).
  * The queue (running + waiting) is capped at `maxPending`; past it admission answers 503.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
+import type { EventBus } from "../events/event-bus.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";
-import type { LiveSession } from "./live-session.ts";
+import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import { checkPublishable } from "./prompt-content.ts";
 
 /** Hard ceiling when `--max-pending-prompts-per-session 0` asks for "unlimited". */
 export const UNLIMITED_PENDING_CEILING = 1000;
@@ -36,12 +42,26 @@ export interface QueuedPrompt {
   deadline: Timer | null;
 }
 
+/** What the queue needs from its session. */
+export interface QueueHost {
+  readonly id: string;
+  readonly bus: Pick<EventBus, "lastId" | "epoch">;
+  readonly runtime: Pick<WorkspaceRuntime, "current" | "channelLive">;
+  publish(type: string, data: unknown, fields?: EnvelopeFields): void;
+  /** Fields stamped on the agent's updates while a prompt runs (its id and originator). */
+  promptFields: EnvelopeFields;
+}
+
 export interface PromptQueueDeps {
   readonly maxPending: number;
   readonly deadlineMs: number | null;
   readonly logger: Logger;
-  /** Cancels the pending permissions of a prompt that ended. */
-  readonly onPromptEnded: (promptId: string) => void;
+  /** A prompt was admitted. */
+  readonly onAdmitted: (prompt: QueuedPrompt) => void;
+  /** Cancels the pending permissions of a prompt that was cancelled or ended. */
+  readonly cancelPermissions: (promptId: string) => void;
+  /** A prompt settled (its terminal event is out). */
+  readonly onSettled: (prompt: QueuedPrompt) => void;
 }
 
 export interface Admission {
@@ -60,11 +80,13 @@ export class PromptQueue {
   private readonly items: QueuedPrompt[] = [];
   /** Set by `endAll`: nothing new starts once the session is going away. */
   private closing = false;
+  /** Agent cancels still being delivered; the next `session/prompt` waits for them. */
+  private readonly cancelsInFlight = new Set<Promise<void>>();
   /** The last failed turn, until the next prompt starts. */
   lastTurnError: { message: string; code?: string; errorKind?: string } | null = null;
 
   constructor(
-    private readonly session: LiveSession,
+    private readonly host: QueueHost,
     private readonly deps: PromptQueueDeps,
   ) {}
 
@@ -82,11 +104,12 @@ export class PromptQueue {
   }
 
   submit(content: acp.ContentBlock[], clientId: string | null, requestDeadlineMs: number | null): Admission {
-    if (this.closing) throw new DaemonError(404, "session_not_found", `No session with id "${this.session.id}"`, { sessionId: this.session.id });
+    if (this.closing) throw new DaemonError(404, "session_not_found", `No session with id "${this.host.id}"`, { sessionId: this.host.id });
+    checkPublishable(content);
     const limit = this.deps.maxPending > 0 ? this.deps.maxPending : UNLIMITED_PENDING_CEILING;
     if (this.items.length >= limit)
-      throw new DaemonError(503, "prompt_queue_full", `The session already has ${this.items.length} pending prompts`, { sessionId: this.session.id, limit, pendingCount: this.items.length }, 5);
-    const bus = this.session.bus;
+      throw new DaemonError(503, "prompt_queue_full", `The session already has ${this.items.length} pending prompts`, { sessionId: this.host.id, limit, pendingCount: this.items.length }, 5);
+    const bus = this.host.bus;
     const admission: Admission = { promptId: crypto.randomUUID(), lastEventId: bus.lastId, eventEpoch: bus.epoch };
     const prompt: QueuedPrompt = {
       promptId: admission.promptId,
@@ -103,10 +126,11 @@ export class PromptQueue {
       deadline: null,
     };
     this.items.push(prompt);
+    this.deps.onAdmitted(prompt);
     const deadline = this.deps.deadlineMs === null ? null : Math.min(this.deps.deadlineMs, requestDeadlineMs ?? this.deps.deadlineMs);
     if (deadline !== null) prompt.deadline = setTimeout(() => this.expire(prompt, deadline), deadline);
     if (prompt.waited)
-      this.session.publish("pending_prompt_added", { sessionId: this.session.id, promptId: prompt.promptId, text: prompt.text, queuedAt: prompt.queuedAt }, this.fieldsOf(prompt));
+      this.host.publish("pending_prompt_added", { sessionId: this.host.id, promptId: prompt.promptId, text: prompt.text, queuedAt: prompt.queuedAt }, this.fieldsOf(prompt));
     else void this.run(prompt);
     return admission;
   }
@@ -116,19 +140,12 @@ export class PromptQueue {
     const prompt = this.running;
     if (!prompt || prompt.cancelledAt !== null) return;
     prompt.cancelledAt = Date.now();
-    this.session.publish("prompt_cancelled", { sessionId: this.session.id }, { promptId: prompt.promptId, ...(cancellerClientId ? { originatorClientId: cancellerClientId } : {}) });
+    this.host.publish("prompt_cancelled", { sessionId: this.host.id }, { promptId: prompt.promptId, ...(cancellerClientId ? { originatorClientId: cancellerClientId } : {}) });
     // ACP order: the cancel reaches the agent before its pending permissions are answered
     // `cancelled`; the other way round the agent takes the answer as a refusal and keeps going.
-    const live = this.session.runtime.current();
-    const sent = live ? live.profile.cancelPrompt(live.channel, this.session.id) : null;
-    this.deps.onPromptEnded(prompt.promptId);
-    if (sent) {
-      try {
-        await sent;
-      } catch (err) {
-        this.deps.logger.warn("agent cancel failed", { sessionId: this.session.id, error: String(err) });
-      }
-    }
+    const delivered = this.cancelOnAgent();
+    this.deps.cancelPermissions(prompt.promptId);
+    await delivered;
     // An agent that ignores the cancel does not keep the queue stuck.
     setTimeout(() => {
       if (!prompt.settled) this.settle(prompt, "turn_complete", { stopReason: "cancelled", promptCancelled: this.cancelInfo(prompt) });
@@ -140,7 +157,7 @@ export class PromptQueue {
     this.closing = true;
     for (const prompt of [...this.items]) {
       if (prompt.state === "running" && code === "session_closed") {
-        this.session.publish("prompt_cancelled", { sessionId: this.session.id, reason: "session_closed" }, this.fieldsOf(prompt));
+        this.host.publish("prompt_cancelled", { sessionId: this.host.id, reason: "session_closed" }, this.fieldsOf(prompt));
         this.settle(prompt, "turn_complete", { stopReason: "cancelled", promptCancelled: this.cancelInfo(prompt) });
       } else {
         this.settle(prompt, "turn_error", { message: messageFor(code), code });
@@ -148,26 +165,38 @@ export class PromptQueue {
     }
   }
 
+  /** Runs one prompt to its terminal event; a fault inside the daemon ends this prompt with `turn_error`. */
   private async run(prompt: QueuedPrompt): Promise<void> {
+    try {
+      await this.drive(prompt);
+    } catch (err) {
+      this.deps.logger.error("prompt failed inside the daemon", { sessionId: this.host.id, promptId: prompt.promptId, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
+      this.settle(prompt, "turn_error", { message: "the daemon could not run this prompt", code: "internal_error" });
+    }
+  }
+
+  private async drive(prompt: QueuedPrompt): Promise<void> {
     prompt.state = "running";
     prompt.startedAt = Date.now();
     this.lastTurnError = null;
     const fields = this.fieldsOf(prompt);
-    const session = this.session;
-    session.promptFields = fields;
-    if (prompt.waited) session.publish("pending_prompt_started", { sessionId: session.id, promptId: prompt.promptId, text: prompt.text }, fields);
+    const host = this.host;
+    host.promptFields = fields;
+    if (prompt.waited) host.publish("pending_prompt_started", { sessionId: host.id, promptId: prompt.promptId, text: prompt.text }, fields);
     for (const block of prompt.content)
-      session.publish("session_update", { sessionId: session.id, update: { sessionUpdate: "user_message_chunk", content: block, _meta: { serverTimestamp: Date.now(), source: "bridge-echo" } } }, fields);
+      host.publish("session_update", { sessionId: host.id, update: { sessionUpdate: "user_message_chunk", content: block, _meta: { serverTimestamp: Date.now(), source: "bridge-echo" } } }, fields);
 
     // Let the admission answer go out before the prompt is written to the agent (that write and
-    // its flush are the costliest part of starting a turn).
+    // its flush are the costliest part of starting a turn), and let the previous prompt's cancel
+    // reach the agent first.
     await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.cancelsInFlight.size > 0) await Promise.all(this.cancelsInFlight);
     if (prompt.settled) return;
     if (prompt.cancelledAt !== null) {
       this.settle(prompt, "turn_complete", { stopReason: "cancelled", promptCancelled: this.cancelInfo(prompt) });
       return;
     }
-    const live = session.runtime.current();
+    const live = host.runtime.current();
     if (!live) {
       this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
       return;
@@ -175,7 +204,7 @@ export class PromptQueue {
     try {
       const response = await live.channel.request<acp.PromptResponse>(
         "session/prompt",
-        { sessionId: session.id, prompt: prompt.content, _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
+        { sessionId: host.id, prompt: prompt.content, _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
         { signal: prompt.abort.signal },
       );
       // Once `prompt_cancelled` is out, the turn ends `cancelled` even if the agent finished it
@@ -185,7 +214,7 @@ export class PromptQueue {
       this.settle(prompt, "turn_complete", { stopReason, ...(prompt.cancelledAt !== null ? { promptCancelled: this.cancelInfo(prompt) } : {}) });
     } catch (err) {
       if (prompt.settled) return;
-      if (!session.runtime.channelLive) {
+      if (!host.runtime.channelLive) {
         this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
         return;
       }
@@ -198,33 +227,48 @@ export class PromptQueue {
 
   private expire(prompt: QueuedPrompt, deadlineMs: number): void {
     if (prompt.settled) return;
-    // The agent's cancel goes out before `settle` starts the next prompt: `session/cancel` names
-    // the session, not the turn, so sent later it would cancel the next prompt instead.
-    const live = this.session.runtime.current();
-    if (prompt.state === "running" && live) void live.profile.cancelPrompt(live.channel, this.session.id).catch(() => {});
-    this.settle(prompt, "turn_error", { message: `prompt exceeded the ${deadlineMs}ms deadline`, code: "prompt_deadline_exceeded", errorKind: "prompt_deadline_exceeded" });
-    this.session.publish("prompt_cancelled", { sessionId: this.session.id, reason: "prompt_deadline_exceeded" }, this.fieldsOf(prompt));
+    if (prompt.state === "running") void this.cancelOnAgent();
+    this.settle(prompt, "turn_error", { message: `prompt exceeded the ${deadlineMs}ms deadline`, code: "prompt_deadline_exceeded", errorKind: "prompt_deadline_exceeded" }, () =>
+      this.host.publish("prompt_cancelled", { sessionId: this.host.id, reason: "prompt_deadline_exceeded" }, this.fieldsOf(prompt)),
+    );
   }
 
-  /** Publishes the prompt's one terminal event, removes it and starts the next. */
-  private settle(prompt: QueuedPrompt, type: "turn_complete" | "turn_error", data: Record<string, unknown>): void {
+  /** Tells the agent to stop the session's turn; the next prompt is held until this is delivered. */
+  private cancelOnAgent(): Promise<void> {
+    const live = this.host.runtime.current();
+    if (!live) return Promise.resolve();
+    const delivery = live.profile.cancelPrompt(live.channel, this.host.id).catch((err) => {
+      this.deps.logger.warn("agent cancel failed", { sessionId: this.host.id, error: String(err) });
+    });
+    this.cancelsInFlight.add(delivery);
+    void delivery.then(() => this.cancelsInFlight.delete(delivery));
+    return delivery;
+  }
+
+  /**
+   * Publishes the prompt's one terminal event (then `andThen`'s events, still ahead of the next
+   * prompt's), removes it and starts the next.
+   */
+  private settle(prompt: QueuedPrompt, type: "turn_complete" | "turn_error", data: Record<string, unknown>, andThen?: () => void): void {
     if (prompt.settled) return;
     prompt.settled = true;
     if (prompt.deadline) clearTimeout(prompt.deadline);
     prompt.abort.abort();
     const fields = this.fieldsOf(prompt);
-    this.session.publish(type, { sessionId: this.session.id, ...data, promptId: prompt.promptId }, fields);
+    this.host.publish(type, { sessionId: this.host.id, ...data, promptId: prompt.promptId }, fields);
     if (type === "turn_error") this.lastTurnError = { message: String(data.message), ...(data.code ? { code: String(data.code) } : {}), ...(data.errorKind ? { errorKind: String(data.errorKind) } : {}) };
-    if (prompt.waited) this.session.publish("pending_prompt_completed", { sessionId: this.session.id, promptId: prompt.promptId, state: type === "turn_complete" ? "completed" : "failed" }, fields);
-    this.deps.onPromptEnded(prompt.promptId);
+    if (prompt.waited) this.host.publish("pending_prompt_completed", { sessionId: this.host.id, promptId: prompt.promptId, state: type === "turn_complete" ? "completed" : "failed" }, fields);
+    andThen?.();
+    this.deps.cancelPermissions(prompt.promptId);
     const index = this.items.indexOf(prompt);
     if (index !== -1) this.items.splice(index, 1);
+    this.deps.onSettled(prompt);
     if (prompt.state === "running") {
-      this.session.promptFields = {};
+      this.host.promptFields = {};
       const next = this.items[0];
       // With the agent channel gone the session is about to die: the queued prompts wait for
       // `endAll` rather than being started (echoed) on a child that can no longer take them.
-      if (next && next.state === "queued" && !this.closing && this.session.runtime.channelLive) void this.run(next);
+      if (next && next.state === "queued" && !this.closing && this.host.runtime.channelLive) void this.run(next);
     }
   }
 

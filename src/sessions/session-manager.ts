@@ -1,7 +1,8 @@
 /**
  * Live sessions of the daemon: create (scope `single` attaches to the workspace's default session,
  * `thread` always makes a new one; concurrent creates coalesce onto one spawn), caps, close, death
- * with the child, heartbeats and the idle reaper.
+ * with the child, heartbeats, the idle reaper (which also expires idle client ids: they live as long
+ * as a session may idle, `--session-idle-timeout-ms`), and stopping a child left without sessions.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Config } from "../config/config.ts";
@@ -48,6 +49,8 @@ export class SessionManager {
   /** Creations in flight, counted against the caps. */
   private readonly inflight = new Map<string, number>();
   private reaper: Timer | null = null;
+  /** Per runtime, the one pending stop of a child left without sessions (re-armed on every release). */
+  private readonly idleStops = new Map<WorkspaceRuntime, Timer>();
   private readonly now: () => number;
   private readonly hooks: SessionHooks;
 
@@ -118,11 +121,10 @@ export class SessionManager {
   /** Records a heartbeat; returns what the route answers. */
   heartbeat(sessionId: string, clientId: string | null): { sessionId: string; clientId?: string; lastSeenAt: number } {
     const session = this.get(sessionId);
-    session.clients.require(sessionId, clientId);
-    const now = this.now();
-    session.lastSeenAt = now;
-    if (clientId !== null) session.clients.touch(clientId, now);
-    return clientId === null ? { sessionId, lastSeenAt: now } : { sessionId, clientId, lastSeenAt: now };
+    session.clients.use(clientId);
+    session.noteActivity();
+    const lastSeenAt = session.lastSeenAt;
+    return clientId === null ? { sessionId, lastSeenAt } : { sessionId, clientId, lastSeenAt };
   }
 
   /** Starts the idle reaper (`--session-idle-timeout-ms`, 0 disables it). */
@@ -133,10 +135,11 @@ export class SessionManager {
     this.reaper.unref();
   }
 
-  /** Closes sessions idle past the timeout with no subscriber and no running work. */
+  /** Expires idle client ids, and closes sessions idle past the timeout with no subscriber and no running work. */
   reapIdle(): void {
     const cutoff = this.now() - this.deps.config.limits.sessionIdleTimeoutMs;
     for (const session of [...this.sessions.values()]) {
+      session.sweepClients();
       if (session.lastSeenAt > cutoff || session.bus.subscriberCount > 0 || session.busy) continue;
       this.deps.logger.info("reaping idle session", { sessionId: session.id });
       void this.close(session.id, "idle_timeout").catch(() => {});
@@ -147,6 +150,8 @@ export class SessionManager {
   shutdown(): void {
     if (this.reaper) clearInterval(this.reaper);
     this.reaper = null;
+    for (const timer of this.idleStops.values()) clearTimeout(timer);
+    this.idleStops.clear();
     for (const session of [...this.sessions.values()]) {
       this.forget(session);
       session.end("daemon_shutdown", { type: "session_died", data: { reason: "daemon_shutdown" } });
@@ -174,20 +179,19 @@ export class SessionManager {
 
   /** The response for the session's creator (a new session has no registered client to reuse). */
   private async welcome(session: LiveSession, modelServiceId: string | undefined, startup: StartupConfig | null) {
-    const clientId = session.clients.attach(null, this.now());
+    const clientId = session.clients.attach(null);
     const result: CreateResult = { sessionId: session.id, workspaceCwd: session.workspaceCwd, attached: false, clientId, createdAt: new Date(session.createdAt).toISOString() };
     if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
     if (startup) {
       result.modelApplied = true;
-      result.startupConfigApplied = startup.applied(session);
+      result.startupConfigApplied = startup.applied;
     }
     return result;
   }
 
   private async attach(session: LiveSession, clientHeader: string | null, modelServiceId: string | undefined): Promise<CreateResult> {
-    const now = this.now();
-    const clientId = session.clients.attach(clientHeader, now);
-    session.lastSeenAt = now;
+    const clientId = session.clients.attach(clientHeader);
+    session.noteActivity();
     const result: CreateResult = {
       sessionId: session.id,
       workspaceCwd: session.workspaceCwd,
@@ -215,6 +219,7 @@ export class SessionManager {
   private async spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
     this.checkCaps(runtime);
     this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
+    this.cancelIdleStop(runtime);
     try {
       const live = await runtime.ensureStarted();
       const response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
@@ -229,7 +234,8 @@ export class SessionManager {
       const { limits, settings } = this.deps.config;
       const session = new LiveSession(response.sessionId, runtime, response, this.hooks, {
         ringSize: limits.eventRingSize,
-        now: this.now(),
+        clock: this.now,
+        clientIdleTtlMs: limits.sessionIdleTimeoutMs,
         maxPendingPrompts: limits.maxPendingPromptsPerSession,
         promptDeadlineMs: limits.promptDeadlineMs,
         permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
@@ -259,12 +265,23 @@ export class SessionManager {
     if (this.defaults.get(session.workspaceCwd) === session.id) this.defaults.delete(session.workspaceCwd);
   }
 
-  /** With no session left (and none being created), the child goes after `--channel-idle-timeout-ms`. */
+  /**
+   * With no session left (and none being created), the child goes after `--channel-idle-timeout-ms`
+   * counted from this release: an earlier release's stop is replaced, and a new session cancels it.
+   */
   private releaseIdleRuntime(runtime: WorkspaceRuntime): void {
     if (runtime.sessionCount > 0 || this.inflight.has(runtime.cwd)) return;
+    this.cancelIdleStop(runtime);
     const timer = setTimeout(() => {
+      this.idleStops.delete(runtime);
       if (runtime.sessionCount === 0 && !this.inflight.has(runtime.cwd)) void runtime.stopIfIdle();
     }, this.deps.config.limits.channelIdleTimeoutMs);
     timer.unref();
+    this.idleStops.set(runtime, timer);
+  }
+
+  private cancelIdleStop(runtime: WorkspaceRuntime): void {
+    clearTimeout(this.idleStops.get(runtime));
+    this.idleStops.delete(runtime);
   }
 }

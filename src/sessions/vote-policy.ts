@@ -3,9 +3,13 @@
  * - `first-responder`: any vote for an offered option resolves it;
  * - `designated`: only the prompt originator's client (falls back to first-responder when the
  *   prompt had none);
- * - `consensus`: voters registered on the session at issue; quorum = `consensusQuorum` capped to
- *   their number, else floor(M/2)+1; the first option to reach it wins; a repeat vote is ignored;
- *   with nobody registered at issue it falls back to first-responder;
+ * - `consensus`: the clients registered on the session at issue (the electorate) that can still
+ *   vote; quorum = `consensusQuorum` capped to the voters that count, else floor(M/2)+1, where the
+ *   voters that count (M) are the electorate members still registered plus those who already voted
+ *   (an id that expires or is evicted stops counting, so a quorum never waits on a client that is
+ *   gone). The first option to reach quorum wins; a voter's repeat vote changes nothing; when no
+ *   voter counts (nobody registered at issue, or all of them gone without voting) it falls back to
+ *   first-responder;
  * - `local-only`: votes from loopback sockets only.
  * A `cancelled` vote resolves under every policy.
  */
@@ -36,15 +40,34 @@ export interface Tally {
 export type VoteDecision =
   | { readonly kind: "resolve"; readonly outcome: VoteOutcome }
   | { readonly kind: "partial"; readonly tally: Tally }
+  /** A consensus voter voting again: the first vote stands and nothing changes. */
+  | { readonly kind: "repeat" }
   | { readonly kind: "forbidden"; readonly reason: "designated_mismatch" | "remote_not_allowed" };
 
-export function quorumOf(policy: VotePolicy): number {
-  const m = policy.electorate.length;
-  return Math.max(1, Math.min(policy.quorum ?? Math.floor(m / 2) + 1, m));
+/** Quorum over `counted` voters: the configured one capped to them, else a majority. */
+export function quorumOf(policy: VotePolicy, counted: number): number {
+  return Math.max(1, Math.min(policy.quorum ?? Math.floor(counted / 2) + 1, counted));
 }
 
-/** Decides one vote; records it in `votes` (voter → option) under consensus. */
-export function decideVote(policy: VotePolicy, votes: Map<string, string>, outcome: VoteOutcome, voter: VoterLike): VoteDecision {
+/**
+ * The consensus count: `present` are the electorate members that can still vote, `votes` the
+ * recorded ones (voter → option). `winner` is the first option (in voting order) at quorum.
+ */
+export function tallyVotes(policy: VotePolicy, votes: ReadonlyMap<string, string>, present: readonly string[]): { winner: string | null; tally: Tally } {
+  const counted = new Set([...present, ...votes.keys()]).size;
+  const quorum = quorumOf(policy, counted);
+  const optionTallies: Record<string, number> = {};
+  for (const option of votes.values()) optionTallies[option] = (optionTallies[option] ?? 0) + 1;
+  const winner = Object.entries(optionTallies).find(([, n]) => n >= quorum)?.[0] ?? null;
+  const best = Math.max(0, ...Object.values(optionTallies));
+  return { winner, tally: { votesReceived: votes.size, votesNeeded: quorum - best, quorum, optionTallies } };
+}
+
+/**
+ * Decides one vote; records it in `votes` under consensus. `present` are the electorate members
+ * that can still vote (registered and not expired).
+ */
+export function decideVote(policy: VotePolicy, votes: Map<string, string>, outcome: VoteOutcome, voter: VoterLike, present: readonly string[]): VoteDecision {
   if (outcome.outcome === "cancelled") return { kind: "resolve", outcome };
   switch (policy.strategy) {
     case "first-responder":
@@ -55,16 +78,12 @@ export function decideVote(policy: VotePolicy, votes: Map<string, string>, outco
     case "local-only":
       return voter.loopback ? { kind: "resolve", outcome } : { kind: "forbidden", reason: "remote_not_allowed" };
     case "consensus": {
-      if (policy.electorate.length === 0) return { kind: "resolve", outcome };
-      if (voter.clientId === null || !policy.electorate.includes(voter.clientId)) return { kind: "forbidden", reason: "designated_mismatch" };
-      if (!votes.has(voter.clientId)) votes.set(voter.clientId, outcome.optionId);
-      const quorum = quorumOf(policy);
-      const optionTallies: Record<string, number> = {};
-      for (const option of votes.values()) optionTallies[option] = (optionTallies[option] ?? 0) + 1;
-      const winner = Object.entries(optionTallies).find(([, n]) => n >= quorum);
-      if (winner) return { kind: "resolve", outcome: { outcome: "selected", optionId: winner[0] } };
-      const best = Math.max(...Object.values(optionTallies));
-      return { kind: "partial", tally: { votesReceived: votes.size, votesNeeded: quorum - best, quorum, optionTallies } };
+      if (present.length === 0 && votes.size === 0) return { kind: "resolve", outcome };
+      if (voter.clientId === null || !present.includes(voter.clientId)) return { kind: "forbidden", reason: "designated_mismatch" };
+      if (votes.has(voter.clientId)) return { kind: "repeat" };
+      votes.set(voter.clientId, outcome.optionId);
+      const { winner, tally } = tallyVotes(policy, votes, present);
+      return winner === null ? { kind: "partial", tally } : { kind: "resolve", outcome: { outcome: "selected", optionId: winner } };
     }
   }
 }

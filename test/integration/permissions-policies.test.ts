@@ -1,13 +1,14 @@
 /**
  * The permission mediation modes over HTTP, each configured through `$SVC_HOME/settings.json`
  * (`policy.permissionStrategy`, `policy.consensusQuorum`): `designated`, `consensus` and
- * `local-only`. Votes here always come from loopback; the remote refusal of `local-only` is covered
- * by the vote-policy unit tests.
+ * `local-only`. Votes come from loopback, except in the `local-only` test that serves the real app
+ * with a stand-in peer address (`helpers/session-app.ts`) to send one from another host.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { agentChunks, openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
-import type { SseClient } from "../helpers/sse-client.ts";
+import { PEER_ADDRESS_HEADER, startSessionApp } from "../helpers/session-app.ts";
+import { openSse, type SseClient } from "../helpers/sse-client.ts";
 
 const proceedOnce = { outcome: "selected", optionId: "proceed_once" };
 
@@ -104,16 +105,16 @@ describe("consensus", () => {
       expect(partial1.data).toEqual({ requestId, sessionId: s.id, votesReceived: 1, votesNeeded: 2, quorum: 3, optionTallies: { proceed_once: 1 } });
       expect(partial1.envelope).toMatchObject({ originatorClientId: a, promptId });
 
-      // A repeat vote is ignored (recorded once); outsiders are refused.
+      // A repeat vote changes nothing and publishes nothing; outsiders are refused, each announced once.
       expect((await s.vote(requestId, { outcome: "selected", optionId: "cancel" }, { clientId: a })).status).toBe(200);
-      expect((await sse.waitFor("permission_partial_vote")).data).toMatchObject({ votesReceived: 1, optionTallies: { proceed_once: 1 } });
-      for (const outsider of [late, null]) {
+      for (const outsider of [late, null, late, null]) {
         const refused = await s.vote(requestId, proceedOnce, { clientId: outsider });
         expect(refused.status).toBe(403);
         expect(refused.body).toMatchObject({ code: "permission_forbidden", reason: "designated_mismatch" });
       }
 
       expect((await s.vote(requestId, proceedOnce, { clientId: b })).status).toBe(200);
+      // The next partial vote is b's: the repeat vote published none.
       expect((await sse.waitFor("permission_partial_vote")).data).toEqual({ requestId, sessionId: s.id, votesReceived: 2, votesNeeded: 1, quorum: 3, optionTallies: { proceed_once: 2 } });
       expect(sse.frames.some((f) => f.event === "permission_resolved")).toBe(false);
 
@@ -153,6 +154,43 @@ describe("local-only", () => {
         const turn = await untilTurnEnds(sse, promptId);
         expect(turn[0]!.data).toMatchObject({ requestId, outcome: proceedOnce });
         expect(agentChunks(turn)).toEqual(["permission: selected proceed_once"]);
+      }
+    });
+
+    test("through the real route, a vote from another host is 403 remote_not_allowed; loopback peers in any spelling resolve", async () => {
+      await using app = await startSessionApp({ settings: { policy: { permissionStrategy: "local-only" } } });
+      const created = await app.json("POST", "/session", { sessionScope: "thread" });
+      expect(created.status).toBe(200);
+      const sessionId = created.body.sessionId as string;
+      await using sse = await openSse(`${app.url}/session/${sessionId}/events`);
+      const ask = async () => {
+        const admitted = await app.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@permission" }] });
+        expect(admitted.status).toBe(202);
+        const request = await sse.waitFor("permission_request", (f) => f.envelope.promptId === admitted.body.promptId);
+        return { promptId: admitted.body.promptId as string, requestId: request.data.requestId as string };
+      };
+      const vote = (requestId: string, peer: string, legacy = false) =>
+        app.json("POST", legacy ? `/permission/${requestId}` : `/session/${sessionId}/permission/${requestId}`, { outcome: proceedOnce }, { [PEER_ADDRESS_HEADER]: peer });
+
+      const { promptId, requestId } = await ask();
+      for (const [peer, legacy] of [["192.0.2.7", false], ["fd00::7", false], ["::ffff:192.0.2.7", true]] as const) {
+        const refused = await vote(requestId, peer, legacy);
+        expect({ peer, status: refused.status, body: refused.body }).toEqual({
+          peer,
+          status: 403,
+          body: { error: expect.any(String), code: "permission_forbidden", requestId, sessionId, reason: "remote_not_allowed" },
+        });
+      }
+      // The remote refusals were announced once (one anonymous voter), and the request is still pending.
+      expect(sse.frames.filter((f) => f.event === "permission_forbidden").map((f) => f.data)).toEqual([{ requestId, sessionId, reason: "remote_not_allowed" }]);
+      expect(sse.frames.some((f) => f.event === "permission_resolved")).toBe(false);
+      expect((await vote(requestId, "::ffff:127.0.0.1")).status).toBe(200);
+      expect(agentChunks(await untilTurnEnds(sse, promptId))).toEqual(["permission: selected proceed_once"]);
+
+      for (const peer of ["127.0.0.1", "::1", "127.8.9.10"]) {
+        const next = await ask();
+        expect({ peer, status: (await vote(next.requestId, peer)).status }).toEqual({ peer, status: 200 });
+        await untilTurnEnds(sse, next.promptId);
       }
     });
 

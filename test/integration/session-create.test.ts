@@ -90,6 +90,20 @@ describe("session scopes", () => {
     expect(reply.body).toMatchObject({ code: "invalid_session_scope", error: expect.any(String) });
     expect(await d.agentPids()).toEqual([]);
   });
+
+  test("a body that is not a JSON object is 400 invalid_request, creates and attaches nothing; an empty body is {}", async () => {
+    await using d = await fakeAgentDaemon();
+    for (const body of ["[1,2]", "[]", '"str"', "123", "null", "true"]) {
+      const res = await d.fetch("/session", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(await res.json()).toEqual({ error: "The request body must be a JSON object", code: "invalid_request" });
+    }
+    expect(await d.agentPids()).toEqual([]);
+    const empty = await d.fetch("/session", { method: "POST" });
+    expect(empty.status).toBe(200);
+    const created = (await empty.json()) as { sessionId: string };
+    expect((await d.json("GET", `/session/${created.sessionId}/status`)).body.clientCount).toBe(1);
+  });
 });
 
 describe("workspace check", () => {
@@ -236,18 +250,18 @@ describe("model choice on create", () => {
     expect((await d.json("GET", `/session/${closed[0]}/status`)).status).toBe(404);
   });
 
-  test("an accepted startupConfig reports startupConfigApplied and always makes a new thread", async () => {
+  test("an accepted startupConfig reports only what the agent accepted in startupConfigApplied, and always makes a new thread", async () => {
     const d = shared;
     const main = await d.createSession({ sessionScope: "thread" });
     const first = await d.createSession({ startupConfig: { modelServiceId: "fake-model-b", reasoningEffort: "high" } });
-    expect(first).toMatchObject({
-      attached: false,
-      modelApplied: true,
-      startupConfigApplied: { modelServiceId: "fake-model-b", reasoningEffort: "high", effectiveReasoning: expect.any(Object) },
-    });
+    expect(first).toMatchObject({ attached: false, modelApplied: true });
+    // The model is the one selection sent to the agent; the effort was never sent, so it is not claimed.
+    expect(first.startupConfigApplied).toEqual({ modelServiceId: "fake-model-b" });
     expect(first.sessionId).not.toBe(main.sessionId);
     const second = await d.createSession({ startupConfig: { modelServiceId: "fake-model-a", reasoningEffort: "none" } });
-    expect(second.startupConfigApplied).toMatchObject({ modelServiceId: "fake-model-a", effectiveReasoning: { state: "disabled" } });
+    expect(second.startupConfigApplied).toEqual({ modelServiceId: "fake-model-a" });
+    const sent = await d.sentToAgent("session/set_config_option", second.sessionId);
+    expect(sent.map((e) => e.params)).toEqual([{ sessionId: second.sessionId, configId: "model", value: "fake-model-a" }]);
     expect(second.sessionId).not.toBe(first.sessionId);
     expect((await d.json("GET", `/session/${first.sessionId}/context`)).body.state.models.currentModelId).toBe("fake-model-b");
   });

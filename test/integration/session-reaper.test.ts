@@ -1,8 +1,10 @@
 /**
  * The idle reaper (`--session-idle-timeout-ms`, scanned every `--session-reap-interval-ms`): an idle
- * session is closed; heartbeats, an open SSE subscriber or running work keep one alive. Each test
- * has an untouched "control" session, created after the one under test: the scan that reaps the
- * control would have reaped the older session too, so seeing it alive then is the proof.
+ * session is closed; heartbeats, an open SSE subscriber or running work keep one alive, and the end
+ * of a turn starts its idle time afresh. Most tests have an untouched "control" session, created
+ * after the one under test: the scan that reaps the control would have reaped the older session
+ * too, so seeing it alive then is the proof. Also: a child left without sessions is stopped
+ * `--channel-idle-timeout-ms` after the last one closed, never earlier.
  */
 import { describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
@@ -86,5 +88,40 @@ describe("idle reaper", () => {
 
     expect((await d.json("POST", `/session/${busy.sessionId}/cancel`)).status).toBe(204);
     await reaped(d, busy.sessionId);
+  });
+});
+
+describe("activity", () => {
+  test("a turn longer than the idle timeout, with nobody watching, leaves the session a whole idle period after it ends", async () => {
+    const idleMs = 600;
+    await using d = await fakeAgentDaemon(["--session-idle-timeout-ms", String(idleMs), "--session-reap-interval-ms", "100"]);
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    expect((await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@sleep 1200\n@say done" }] })).status).toBe(202);
+
+    await until(async () => (await d.json("GET", `/session/${sessionId}/status`)).body.hasActivePrompt === false, 10_000, "the turn to end");
+    const ended = performance.now();
+    await reaped(d, sessionId);
+    // Observed late by up to one status poll; a session reaped at the turn's end would go within a scan.
+    expect(performance.now() - ended).toBeGreaterThanOrEqual(idleMs / 2);
+  });
+});
+
+describe("the agent child left without sessions", () => {
+  test("is stopped --channel-idle-timeout-ms after the last session closed, not after an earlier close", async () => {
+    const idleMs = 800;
+    await using d = await fakeAgentDaemon(["--channel-idle-timeout-ms", String(idleMs)]);
+    const first = await d.createSession({ sessionScope: "thread" });
+    const [pid] = await d.waitForAgents(1);
+    expect((await d.json("DELETE", `/session/${first.sessionId}`)).status).toBe(204);
+
+    // A new session on the same child while the first close's stop is pending, closed later.
+    const second = await d.createSession({ sessionScope: "thread" });
+    expect(await d.agentPids()).toEqual([pid!]);
+    await Bun.sleep(idleMs / 2); // spacing between the two closes, not a wait for an outcome
+    expect((await d.json("DELETE", `/session/${second.sessionId}`)).status).toBe(204);
+    const lastClose = performance.now();
+
+    await until(() => pidGone(pid!), 10_000, "the idle child to exit");
+    expect(performance.now() - lastClose).toBeGreaterThanOrEqual(idleMs * 0.75);
   });
 });

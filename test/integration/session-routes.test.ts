@@ -141,6 +141,48 @@ describe("PATCH /session/:id/metadata", () => {
     await until(() => events.frames.filter((f) => f.event === "session_metadata_updated").length === 3);
   });
 
+  test("truncation never splits a surrogate pair", async () => {
+    const { d, sessionId } = await sharedSession();
+    const name = "a".repeat(255) + "😀tail";
+    const reply = await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: name });
+    expect(reply.status).toBe(200);
+    expect(reply.body.displayName).toBe("a".repeat(255));
+    const fits = await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: "a".repeat(254) + "😀tail" });
+    expect(fits.body.displayName).toBe("a".repeat(254) + "😀");
+  });
+
+  test("names with control, separator or bidi formatting characters, or lone surrogates, are refused and change nothing", async () => {
+    const { d, sessionId } = await sharedSession();
+    await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: "kept" });
+    for (const bad of ["nul\u0000", "c1\u0085next", "csi\u009b", "evil\u202etxt.exe", "lri\u2066x\u2069", "lrm\u200e", "alm\u061c", "line\u2028sep", "lone\ud800", "lone\udc00x"]) {
+      const reply = await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: bad });
+      expect({ bad, status: reply.status, code: reply.body.code, field: reply.body.field }).toEqual({ bad, status: 400, code: "invalid_metadata", field: "displayName" });
+    }
+    expect((await d.json("GET", `/session/${sessionId}/status`)).body.displayName).toBe("kept");
+  });
+
+  test("an agent's title is stored without unsafe characters", async () => {
+    const { d, sessionId } = await sharedSession();
+    await using events = await d.events(sessionId);
+    const update = JSON.stringify({ sessionUpdate: "session_info_update", title: "report\u202Egpj.exe\u0085 " + "b".repeat(300) });
+    expect((await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `@update ${update}` }] })).status).toBe(202);
+    await events.waitFor("turn_complete");
+    const status = (await d.json("GET", `/session/${sessionId}/status`)).body;
+    expect(status).toMatchObject({ titleSource: "agent", displayName: ("reportgpj.exe " + "b".repeat(300)).slice(0, 256) });
+  });
+
+  test("a body that is not a JSON object is 400 and changes nothing", async () => {
+    const { d, sessionId } = await sharedSession();
+    for (const body of ["[1,2]", '"str"', "123", "null", "true"]) {
+      const res = await d.fetch(`/session/${sessionId}/metadata`, { method: "PATCH", headers: { "Content-Type": "application/json" }, body });
+      expect({ body, status: res.status }).toEqual({ body, status: 400 });
+      expect(await res.json()).toEqual({ error: "The request body must be a JSON object", code: "invalid_request" });
+      const model = await d.fetch(`/session/${sessionId}/model`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+      expect({ body, status: model.status }).toEqual({ body, status: 400 });
+    }
+    expect((await d.json("GET", `/session/${sessionId}/status`)).body.displayName).toBeUndefined();
+  });
+
   test("rejects bad values with 400 invalid_metadata naming the field, and {} changes nothing", async () => {
     const { d, sessionId } = await sharedSession();
     await using events = await d.events(sessionId);
@@ -297,24 +339,31 @@ describe("daemon-wide views", () => {
   test("status routes on a cold daemon answer without starting an agent child", async () => {
     await using d = await fakeAgentDaemon();
     const capabilities = await d.json("GET", "/capabilities");
-    const reads = [
-      "/health",
-      "/health?deep",
-      "/daemon/status",
-      "/daemon/status?detail=full",
-      "/session/any/status",
-      "/session/any/context",
-      "/session/any/supported-commands",
-      "/session/subagent.any/context",
-      `/workspace/${capabilities.body.workspaces[0].id}/sessions`,
-      "/workspace/mcp",
-      "/workspace/skills",
-      "/workspace/providers",
-      "/workspace/env",
-      "/workspace/preflight",
-      "/workspace/tools",
+    const sessionGone = (sessionId: string) => [404, { code: "session_not_found", sessionId }];
+    // Not implemented yet (issue 13): the daemon's JSON 404 for an unknown route.
+    const noRoute = [404, { code: "route_not_found" }];
+    const reads: [string, unknown[]][] = [
+      ["/health", [200, { status: "ok" }]],
+      ["/health?deep", [200, { status: "ok", sessions: 0 }]],
+      ["/daemon/status", [200, { v: 1, detail: "summary" }]],
+      ["/daemon/status?detail=full", [200, { v: 1, detail: "full" }]],
+      ["/session/any/status", sessionGone("any")],
+      ["/session/any/context", sessionGone("any")],
+      ["/session/any/supported-commands", sessionGone("any")],
+      ["/session/subagent.any/context", sessionGone("subagent.any")],
+      [`/workspace/${capabilities.body.workspaces[0].id}/sessions`, [200, { sessions: [] }]],
+      ["/workspace/mcp", noRoute],
+      ["/workspace/skills", noRoute],
+      ["/workspace/providers", noRoute],
+      ["/workspace/env", [200, { v: 1, initialized: false, acpChannelLive: false }]],
+      ["/workspace/preflight", [200, { v: 1, initialized: false, acpChannelLive: false }]],
+      ["/workspace/tools", noRoute],
     ];
-    for (const path of reads) expect((await d.json("GET", path)).status).toBeLessThan(500);
+    for (const [path, [status, body]] of reads) {
+      const reply = await d.json("GET", path);
+      expect({ path, status: reply.status }).toEqual({ path, status: status as number });
+      expect(reply.body).toMatchObject(body as object);
+    }
     // Without a live parent runtime a virtual id is unknown.
     expect((await d.json("GET", "/session/subagent.x/context")).status).toBe(404);
     expect((await d.json("GET", "/health?deep")).body).toMatchObject({ status: "ok", sessions: 0, channelAlive: false });

@@ -5,12 +5,31 @@
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { isLoopbackHost } from "../../config/net.ts";
-import { parseVote } from "../../sessions/permission-broker.ts";
+import type { VoteOutcome } from "../../sessions/vote-policy.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { registeredClient } from "./session-params.ts";
 
 const RequestIdParam = t.String({ minLength: 1, maxLength: 128 });
+
+const BAD_SHAPE = "`outcome` must be `{ outcome: \"cancelled\" }` or `{ outcome: \"selected\", optionId: string }`";
+const badShapeBody = () => new DaemonError(400, null, BAD_SHAPE).body();
+
+/** `{outcome}`; other members (`answers`, `expectedPlanExecutionMode`) are ignored. */
+const VoteBody = t.Object(
+  {
+    outcome: t.Union(
+      [
+        t.Object({ outcome: t.Literal("selected"), optionId: t.String({ minLength: 1, maxLength: 512 }) }),
+        t.Object({ outcome: t.Literal("cancelled") }),
+      ],
+      { error: badShapeBody },
+    ),
+  },
+  { additionalProperties: true, error: badShapeBody },
+);
+const VoteAnswer = t.Object({});
+const voteSchemas = { body: VoteBody, response: VoteAnswer };
 
 export const permissionRoutes = (deps: AppDeps) => {
   const voterOf = (request: Request, clientId: string | null) => {
@@ -24,33 +43,31 @@ export const permissionRoutes = (deps: AppDeps) => {
       ({ params, body, request }) => {
         const session = deps.sessions.get(params.id);
         const clientId = registeredClient(session, request);
-        const outcome = parseVote(body);
-        return session.permissions.vote(params.requestId, outcome, voterOf(request, clientId), () =>
+        return session.permissions.vote(params.requestId, body.outcome as VoteOutcome, voterOf(request, clientId), () =>
           new DaemonError(404, null, "No pending permission request for session", { sessionId: session.id, requestId: params.requestId }),
         );
       },
       {
         params: t.Object({ id: t.String({ minLength: 1, maxLength: 512 }), requestId: RequestIdParam }),
-        body: t.Optional(t.Unknown()),
+        ...voteSchemas,
         detail: capability(["session_permission_vote", "permission_mediation"], { summary: "Vote on a pending permission request" }),
       },
     )
     .post(
       "/permission/:requestId",
       ({ params, body, request }) => {
-        const outcome = parseVote(body);
         const lost = () => new DaemonError(404, null, "No pending permission request", { requestId: params.requestId });
         for (const session of deps.sessions.all()) {
           if (session.runtime !== deps.runtimes.primary) continue;
-          if (!session.permissions.knows(params.requestId)) continue;
+          if (!session.permissions.has(params.requestId)) continue;
           const clientId = registeredClient(session, request);
-          return session.permissions.vote(params.requestId, outcome, voterOf(request, clientId), lost);
+          return session.permissions.vote(params.requestId, body.outcome as VoteOutcome, voterOf(request, clientId), lost);
         }
         throw lost();
       },
       {
         params: t.Object({ requestId: RequestIdParam }),
-        body: t.Optional(t.Unknown()),
+        ...voteSchemas,
         detail: capability("permission_vote", { summary: "Vote on a pending permission request of the primary workspace" }),
       },
     );

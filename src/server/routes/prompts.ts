@@ -1,30 +1,23 @@
 /** Prompts: admission (202), cancel of the running prompt (204), and the pending list. */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { Elysia, t } from "elysia";
-import { DaemonError } from "../../errors/daemon-error.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { ContentBlock, PromptAccepted, PromptBody } from "./prompt-schemas.ts";
 import { SessionIdParams, registeredClient } from "./session-params.ts";
 
-/** Content blocks per prompt. */
-const MAX_BLOCKS = 1000;
-const BAD_PROMPT = "`prompt` is required and must be a non-empty array of content blocks";
-
-function checkPrompt(body: unknown): { prompt: acp.ContentBlock[]; deadlineMs: number | null } {
-  const b = body as { prompt?: unknown; deadlineMs?: unknown } | undefined;
-  const prompt = b?.prompt;
-  if (!Array.isArray(prompt) || prompt.length === 0 || prompt.length > MAX_BLOCKS) throw new DaemonError(400, null, BAD_PROMPT);
-  for (const block of prompt) {
-    if (!block || typeof block !== "object" || Array.isArray(block) || typeof (block as { type?: unknown }).type !== "string") throw new DaemonError(400, null, BAD_PROMPT);
-    if ((block as { type: string }).type === "text" && typeof (block as { text?: unknown }).text !== "string") throw new DaemonError(400, null, BAD_PROMPT);
-  }
-  let deadlineMs: number | null = null;
-  if (b?.deadlineMs !== undefined) {
-    if (!Number.isSafeInteger(b.deadlineMs) || (b.deadlineMs as number) < 1) throw new DaemonError(400, "invalid_deadline", "`deadlineMs` must be a positive whole number");
-    deadlineMs = b.deadlineMs as number;
-  }
-  return { prompt: prompt as acp.ContentBlock[], deadlineMs };
-}
+const PendingPrompts = t.Object({
+  pendingPrompts: t.Array(
+    t.Object({
+      promptId: t.String(),
+      text: t.String(),
+      content: t.Array(ContentBlock),
+      queuedAt: t.Number(),
+      state: t.Union([t.Literal("queued"), t.Literal("running")]),
+      originatorClientId: t.Optional(t.String()),
+    }),
+  ),
+});
 
 export const promptRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/prompts" })
@@ -33,15 +26,15 @@ export const promptRoutes = (deps: AppDeps) =>
       ({ params, body, request, set }) => {
         const session = deps.sessions.get(params.id);
         const clientId = registeredClient(session, request);
-        const { prompt, deadlineMs } = checkPrompt(body);
-        session.lastSeenAt = Date.now();
-        const admission = session.prompts.submit(prompt, clientId, deadlineMs);
+        session.noteActivity();
+        const admission = session.prompts.submit(body.prompt as acp.ContentBlock[], clientId, body.deadlineMs ?? null);
         set.status = 202;
         return admission;
       },
       {
         params: SessionIdParams,
-        body: t.Optional(t.Unknown()),
+        body: PromptBody,
+        response: { 202: PromptAccepted },
         detail: capability(["session_prompt", "non_blocking_prompt"], { summary: "Queue a prompt (202 on admission)" }),
       },
     )
@@ -72,5 +65,5 @@ export const promptRoutes = (deps: AppDeps) =>
           })),
         };
       },
-      { params: SessionIdParams, detail: { summary: "Running and queued prompts" } },
+      { params: SessionIdParams, response: PendingPrompts, detail: { summary: "Running and queued prompts" } },
     );

@@ -1,11 +1,22 @@
-/** Shared pieces of the session routes: the `:id` schema and client-id checks. */
+/** Shared pieces of the session routes: the `:id` schema, whole numbers, the object-body error and client-id checks. */
 import { t } from "elysia";
+import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import type { LiveSession } from "../../sessions/live-session.ts";
 
 export const SessionIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 512 }) });
 
-/** `X-Svc-Client-Id`, which must be absent (anonymous) or registered on the session. */
+/**
+ * A whole number. Not `t.Integer`, which Elysia coerces from a numeric string (`"100"` would pass);
+ * a JSON body says what it means.
+ */
+export const wholeNumber = (options: { minimum: number; description?: string; error?: () => unknown }) =>
+  t.Number({ multipleOf: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
+
+/** The schema `error` of a body that must be a JSON object and is not (an empty body reads as `{}`). */
+export const notAnObject = () => new DaemonError(400, "invalid_request", "The request body must be a JSON object").body();
+
+/** `X-Svc-Client-Id`, which must be absent (anonymous) or registered on the session; using it refreshes it. */
 export function registeredClient(session: LiveSession, request: Request): string | null {
-  return session.clients.require(session.id, parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
+  return session.clients.use(parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
 }

@@ -5,11 +5,11 @@
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
-import { MAX_DISPLAY_NAME } from "../../sessions/live-session.ts";
+import { checkDisplayName } from "../../sessions/display-name.ts";
 import { switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SessionIdParams, registeredClient } from "./session-params.ts";
+import { SessionIdParams, notAnObject, registeredClient, wholeNumber } from "./session-params.ts";
 
 /** Pull-request links kept per session; the oldest is dropped past it. */
 const MAX_PRS = 20;
@@ -21,8 +21,44 @@ const CreateBody = t.Object(
     modelServiceId: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
     startupConfig: t.Optional(t.Unknown()),
   },
-  { additionalProperties: true },
+  { additionalProperties: true, error: notAnObject },
 );
+
+const invalidMetadata = (field: string, message: string) => new DaemonError(400, "invalid_metadata", message, { field });
+/** A schema `error` answering 400 `invalid_metadata` for `field`. */
+const metadataError = (field: string, message: string) => () => invalidMetadata(field, message).body();
+
+const PR_NUMBER = "`pr.number` must be a whole number of at least 1";
+const PR_URL = "`pr.url` must be an http(s) URL of at most 2048 characters";
+const PR_STATE = "`pr.state` must be open, merged or closed";
+const DISPLAY_NAME = "`displayName` must be a non-empty string";
+
+const MetadataBody = t.Object(
+  {
+    displayName: t.Optional(t.String({ error: metadataError("displayName", DISPLAY_NAME) })),
+    pr: t.Optional(
+      t.Object(
+        {
+          number: wholeNumber({ minimum: 1, error: metadataError("pr", PR_NUMBER) }),
+          url: t.String({ maxLength: 2048, pattern: "^[Hh][Tt][Tt][Pp][Ss]?://", error: metadataError("pr", PR_URL) }),
+          state: t.Optional(t.Union([t.Literal("open"), t.Literal("merged"), t.Literal("closed")], { error: metadataError("pr", PR_STATE) })),
+        },
+        { error: metadataError("pr", "`pr` must be an object with `number` and `url`") },
+      ),
+    ),
+  },
+  { additionalProperties: true, error: notAnObject },
+);
+
+const NAME_PROBLEMS = {
+  empty: DISPLAY_NAME,
+  unsafe_characters: "`displayName` must not contain control, line-separator or bidirectional-formatting characters",
+  malformed: "`displayName` must be well-formed Unicode (no lone surrogates)",
+} as const;
+
+const MODEL_ID = "`modelId` is required and must be a non-empty string";
+const modelIdError = () => new DaemonError(400, null, MODEL_ID).body();
+const ModelBody = t.Object({ modelId: t.String({ minLength: 1, maxLength: 512, pattern: "\\S", error: modelIdError }) }, { additionalProperties: true, error: modelIdError });
 
 const CreateResponse = t.Object({
   sessionId: t.String(),
@@ -35,27 +71,16 @@ const CreateResponse = t.Object({
   startupConfigApplied: t.Optional(t.Record(t.String(), t.Unknown())),
 });
 
-const invalidMetadata = (field: string, message: string) => new DaemonError(400, "invalid_metadata", message, { field });
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-
-function checkPr(pr: unknown): { number: number; url: string; state?: string } {
-  const p = pr as { number?: unknown; url?: unknown; state?: unknown };
-  if (!p || typeof p !== "object" || !Number.isSafeInteger(p.number) || (p.number as number) < 1) throw invalidMetadata("pr", "`pr.number` must be a whole number of at least 1");
-  if (typeof p.url !== "string" || p.url.length > 2048 || !/^https?:\/\//i.test(p.url) || !URL.canParse(p.url)) throw invalidMetadata("pr", "`pr.url` must be an http(s) URL of at most 2048 characters");
-  if (p.state !== undefined && !["open", "merged", "closed"].includes(p.state as string)) throw invalidMetadata("pr", "`pr.state` must be open, merged or closed");
-  return { number: p.number as number, url: p.url, ...(p.state === undefined ? {} : { state: p.state as string }) };
-}
-
 export const sessionRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/sessions" })
     .post(
       "/session",
       async ({ body, request }) => {
         const clientHeader = parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER));
-        return await deps.sessions.create(body ?? {}, clientHeader);
+        return await deps.sessions.create(body, clientHeader);
       },
       {
-        body: t.Optional(CreateBody),
+        body: CreateBody,
         response: CreateResponse,
         detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity"], {
           summary: "Create a session, or attach to the workspace's default one",
@@ -88,17 +113,19 @@ export const sessionRoutes = (deps: AppDeps) =>
       ({ params, body, request }) => {
         const session = deps.sessions.get(params.id);
         const clientId = registeredClient(session, request);
-        const input = (body ?? {}) as { displayName?: unknown; pr?: unknown };
         const changed: Record<string, unknown> = {};
-        if (input.displayName !== undefined) {
-          if (typeof input.displayName !== "string" || input.displayName.trim() === "") throw invalidMetadata("displayName", "`displayName` must be a non-empty string");
-          if (CONTROL_CHARS.test(input.displayName)) throw invalidMetadata("displayName", "`displayName` must not contain control characters");
-          session.metadata.displayName = input.displayName.trim().slice(0, MAX_DISPLAY_NAME);
+        // Every check comes before the first change: a refused body changes nothing.
+        const name = body.displayName === undefined ? null : checkDisplayName(body.displayName);
+        if (name && "problem" in name) throw invalidMetadata("displayName", NAME_PROBLEMS[name.problem]);
+        if (body.pr && !URL.canParse(body.pr.url)) throw invalidMetadata("pr", PR_URL);
+        if (name) {
+          session.metadata.displayName = name.name;
           session.metadata.titleSource = "manual";
-          Object.assign(changed, { displayName: session.metadata.displayName, titleSource: "manual" });
+          Object.assign(changed, { displayName: name.name, titleSource: "manual" });
         }
-        if (input.pr !== undefined) {
-          const pr = checkPr(input.pr);
+        if (body.pr) {
+          const { number, url, state } = body.pr;
+          const pr = { number, url, ...(state === undefined ? {} : { state }) };
           const prs = (session.metadata.prs ?? []).filter((p) => p.number !== pr.number);
           prs.push(pr);
           session.metadata.prs = prs.slice(-MAX_PRS);
@@ -114,7 +141,7 @@ export const sessionRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
-        body: t.Optional(t.Unknown()),
+        body: MetadataBody,
         detail: capability("session_metadata", { summary: "Set the display name or a pull-request link" }),
       },
     )
@@ -123,14 +150,13 @@ export const sessionRoutes = (deps: AppDeps) =>
       async ({ params, body, request }) => {
         const session = deps.sessions.get(params.id);
         const clientId = registeredClient(session, request);
-        const modelId = (body as { modelId?: unknown } | undefined)?.modelId;
-        if (typeof modelId !== "string" || modelId.trim() === "") throw new DaemonError(400, null, "`modelId` is required and must be a non-empty string");
+        const { modelId } = body;
         const result = await switchModel(session, modelId, clientId);
         return { ...result, sessionId: session.id, modelId };
       },
       {
         params: SessionIdParams,
-        body: t.Optional(t.Unknown()),
+        body: ModelBody,
         detail: capability("session_set_model", { summary: "Switch the session's model" }),
       },
     );

@@ -1,7 +1,7 @@
 /** Permission vote decisions under each mediation mode (pure). */
 import { describe, expect, test } from "bun:test";
 import type { PermissionStrategy } from "../../../src/config/settings.ts";
-import { decideVote, quorumOf, type VoteOutcome, type VotePolicy } from "../../../src/sessions/vote-policy.ts";
+import { decideVote, quorumOf, tallyVotes, type VoteOutcome, type VotePolicy } from "../../../src/sessions/vote-policy.ts";
 
 const policy = (strategy: PermissionStrategy, extra: Partial<VotePolicy> = {}): VotePolicy => ({ strategy, quorum: null, electorate: [], originator: null, ...extra });
 const select = (optionId: string): VoteOutcome => ({ outcome: "selected", optionId });
@@ -11,86 +11,102 @@ const remote = (clientId: string | null = null) => ({ clientId, loopback: false 
 
 describe("first-responder", () => {
   test("any vote resolves, anonymous or remote", () => {
-    expect(decideVote(policy("first-responder"), new Map(), select("proceed_once"), remote())).toEqual({ kind: "resolve", outcome: select("proceed_once") });
+    expect(decideVote(policy("first-responder"), new Map(), select("proceed_once"), remote(), [])).toEqual({ kind: "resolve", outcome: select("proceed_once") });
   });
 });
 
 describe("designated", () => {
   const designated = policy("designated", { originator: "client_a", electorate: ["client_a", "client_b"] });
+  const present = designated.electorate;
 
   test("only the prompt originator resolves", () => {
-    expect(decideVote(designated, new Map(), select("proceed_once"), local("client_a"))).toEqual({ kind: "resolve", outcome: select("proceed_once") });
-    expect(decideVote(designated, new Map(), select("proceed_once"), local("client_b"))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
-    expect(decideVote(designated, new Map(), select("proceed_once"), local(null))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(designated, new Map(), select("proceed_once"), local("client_a"), present)).toEqual({ kind: "resolve", outcome: select("proceed_once") });
+    expect(decideVote(designated, new Map(), select("proceed_once"), local("client_b"), present)).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(designated, new Map(), select("proceed_once"), local(null), present)).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
   });
 
   test("falls back to first-responder when the prompt had no originator", () => {
-    expect(decideVote(policy("designated"), new Map(), select("proceed_once"), remote("client_z")).kind).toBe("resolve");
+    expect(decideVote(policy("designated"), new Map(), select("proceed_once"), remote("client_z"), []).kind).toBe("resolve");
   });
 });
 
 describe("local-only", () => {
   test("resolves loopback votes, anonymous included", () => {
-    expect(decideVote(policy("local-only"), new Map(), select("proceed_once"), local()).kind).toBe("resolve");
+    expect(decideVote(policy("local-only"), new Map(), select("proceed_once"), local(), []).kind).toBe("resolve");
   });
 
   test("refuses votes from other addresses with remote_not_allowed", () => {
-    expect(decideVote(policy("local-only"), new Map(), select("proceed_once"), remote("client_a"))).toEqual({ kind: "forbidden", reason: "remote_not_allowed" });
+    expect(decideVote(policy("local-only"), new Map(), select("proceed_once"), remote("client_a"), [])).toEqual({ kind: "forbidden", reason: "remote_not_allowed" });
   });
 });
 
 describe("consensus", () => {
   const electorate = ["client_a", "client_b", "client_c"];
 
-  test("the default quorum is a majority of the voters registered at issue", () => {
-    expect(quorumOf(policy("consensus", { electorate }))).toBe(2);
-    expect(quorumOf(policy("consensus", { electorate: ["a", "b", "c", "d"] }))).toBe(3);
-    expect(quorumOf(policy("consensus", { electorate: ["a"] }))).toBe(1);
+  test("the default quorum is a majority of the voters that count", () => {
+    expect(quorumOf(policy("consensus"), 3)).toBe(2);
+    expect(quorumOf(policy("consensus"), 4)).toBe(3);
+    expect(quorumOf(policy("consensus"), 1)).toBe(1);
   });
 
-  test("a configured quorum is capped to the number of voters", () => {
-    expect(quorumOf(policy("consensus", { electorate, quorum: 2 }))).toBe(2);
-    expect(quorumOf(policy("consensus", { electorate, quorum: 10 }))).toBe(3);
+  test("a configured quorum is capped to the number of voters that count", () => {
+    expect(quorumOf(policy("consensus", { quorum: 2 }), 3)).toBe(2);
+    expect(quorumOf(policy("consensus", { quorum: 10 }), 3)).toBe(3);
   });
 
   test("votes below quorum are partial with a tally; the first option to reach quorum wins", () => {
     const p = policy("consensus", { electorate });
     const votes = new Map<string, string>();
-    expect(decideVote(p, votes, select("proceed_once"), local("client_a"))).toEqual({
+    expect(decideVote(p, votes, select("proceed_once"), local("client_a"), electorate)).toEqual({
       kind: "partial",
       tally: { votesReceived: 1, votesNeeded: 1, quorum: 2, optionTallies: { proceed_once: 1 } },
     });
-    expect(decideVote(p, votes, select("cancel"), local("client_b"))).toEqual({
+    expect(decideVote(p, votes, select("cancel"), local("client_b"), electorate)).toEqual({
       kind: "partial",
       tally: { votesReceived: 2, votesNeeded: 1, quorum: 2, optionTallies: { proceed_once: 1, cancel: 1 } },
     });
-    expect(decideVote(p, votes, select("cancel"), local("client_c"))).toEqual({ kind: "resolve", outcome: select("cancel") });
+    expect(decideVote(p, votes, select("cancel"), local("client_c"), electorate)).toEqual({ kind: "resolve", outcome: select("cancel") });
   });
 
-  test("a voter's repeat vote is ignored", () => {
+  test("a voter's repeat vote changes nothing", () => {
     const p = policy("consensus", { electorate });
     const votes = new Map<string, string>();
-    decideVote(p, votes, select("proceed_once"), local("client_a"));
-    const again = decideVote(p, votes, select("proceed_always"), local("client_a"));
-    expect(again).toEqual({ kind: "partial", tally: { votesReceived: 1, votesNeeded: 1, quorum: 2, optionTallies: { proceed_once: 1 } } });
-    expect(votes.get("client_a")).toBe("proceed_once");
+    decideVote(p, votes, select("proceed_once"), local("client_a"), electorate);
+    expect(decideVote(p, votes, select("proceed_always"), local("client_a"), electorate)).toEqual({ kind: "repeat" });
+    expect([...votes]).toEqual([["client_a", "proceed_once"]]);
   });
 
-  test("voters not registered at issue, and anonymous voters, are refused", () => {
+  test("voters not registered at issue, voters gone since, and anonymous voters are refused", () => {
     const p = policy("consensus", { electorate });
-    expect(decideVote(p, new Map(), select("proceed_once"), local("client_late"))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
-    expect(decideVote(p, new Map(), select("proceed_once"), local(null))).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(p, new Map(), select("proceed_once"), local("client_late"), electorate)).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(p, new Map(), select("proceed_once"), local(null), electorate)).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
+    expect(decideVote(p, new Map(), select("proceed_once"), local("client_c"), ["client_a", "client_b"])).toEqual({ kind: "forbidden", reason: "designated_mismatch" });
   });
 
-  test("with nobody registered at issue it falls back to first-responder", () => {
-    expect(decideVote(policy("consensus"), new Map(), select("proceed_once"), remote()).kind).toBe("resolve");
+  test("with nobody registered at issue, or all of them gone before voting, it falls back to first-responder", () => {
+    expect(decideVote(policy("consensus"), new Map(), select("proceed_once"), remote(), []).kind).toBe("resolve");
+    expect(decideVote(policy("consensus", { electorate }), new Map(), select("proceed_once"), remote(), []).kind).toBe("resolve");
+  });
+
+  test("the quorum counts only voters that can still vote, plus those who already voted", () => {
+    const p = policy("consensus", { electorate, quorum: 3 });
+    const votes = new Map([
+      ["client_a", "proceed_once"],
+      ["client_b", "proceed_once"],
+    ]);
+    // All three can vote: 2 of 3 is short of the quorum.
+    expect(tallyVotes(p, votes, electorate)).toEqual({ winner: null, tally: { votesReceived: 2, votesNeeded: 1, quorum: 3, optionTallies: { proceed_once: 2 } } });
+    // client_c is gone: the quorum drops to the two who count, and their votes carry it. A voter
+    // gone after voting still counts.
+    expect(tallyVotes(p, votes, ["client_b"]).winner).toBe("proceed_once");
+    expect(tallyVotes(p, votes, ["client_a", "client_b"]).winner).toBe("proceed_once");
   });
 });
 
 describe("cancel escape hatch", () => {
   test.each(["first-responder", "designated", "consensus", "local-only"] as const)("a cancelled vote resolves under %s from anyone", (strategy) => {
     const p = policy(strategy, { originator: "client_a", electorate: ["client_a", "client_b"] });
-    expect(decideVote(p, new Map(), cancelled, remote("client_stranger"))).toEqual({ kind: "resolve", outcome: cancelled });
-    expect(decideVote(p, new Map(), cancelled, remote(null))).toEqual({ kind: "resolve", outcome: cancelled });
+    expect(decideVote(p, new Map(), cancelled, remote("client_stranger"), p.electorate)).toEqual({ kind: "resolve", outcome: cancelled });
+    expect(decideVote(p, new Map(), cancelled, remote(null), p.electorate)).toEqual({ kind: "resolve", outcome: cancelled });
   });
 });

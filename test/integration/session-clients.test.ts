@@ -1,0 +1,114 @@
+/**
+ * Client ids over HTTP: an id lives as long as its client is active (prompts, votes, heartbeats and
+ * attaches refresh it; it expires after `--session-idle-timeout-ms` without them; its own pending
+ * prompt pins it), header-less attaches never push out a client that uses its id, and a consensus
+ * electorate is the set of clients that can still vote.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { agentChunks, openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
+import type { SseClient } from "../helpers/sse-client.ts";
+import { until } from "../helpers/until.ts";
+import { MAX_CLIENTS_PER_SESSION } from "../../src/sessions/client-ids.ts";
+
+const proceedOnce = { outcome: "selected", optionId: "proceed_once" };
+
+async function askPermission(s: TestSession, sse: SseClient, clientId: string): Promise<{ promptId: string; requestId: string }> {
+  const admitted = await s.prompt("@permission", { clientId });
+  expect(admitted.status).toBe(202);
+  const request = await sse.waitFor("permission_request", (f) => f.envelope.promptId === admitted.body.promptId);
+  return { promptId: admitted.body.promptId, requestId: request.data.requestId };
+}
+
+const heartbeat = (s: TestSession, clientId: string) => s.daemon.json("POST", `/session/${s.id}/heartbeat`, {}, { "X-Svc-Client-Id": clientId });
+const clientCount = async (s: TestSession) => (await s.daemon.json("GET", `/session/${s.id}/status`)).body.clientCount as number;
+
+describe("header-less attaches (designated policy)", () => {
+  let d: FakeAgentDaemon;
+  beforeAll(async () => {
+    d = await fakeAgentDaemon([], { settings: { policy: { permissionStrategy: "designated" } } });
+  });
+  afterAll(async () => {
+    await d?.[Symbol.asyncDispose]();
+  });
+
+  test(`the prompting client keeps its id through ${MAX_CLIENTS_PER_SESSION + 44} header-less attaches, during its turn and after`, async () => {
+    await using s = await openSession(d, "single");
+    const bystander = await s.addClient(); // never sends its id back
+    await using sse = await s.events();
+    const { promptId, requestId } = await askPermission(s, sse, s.clientId);
+
+    const attachMany = async () => {
+      for (let i = 0; i < MAX_CLIENTS_PER_SESSION + 44; i++) expect((await d.createSession()).sessionId).toBe(s.id);
+    };
+    await attachMany();
+    const vote = await s.vote(requestId, proceedOnce, { clientId: s.clientId });
+    expect(vote.status).toBe(200);
+    expect(agentChunks(await untilTurnEnds(sse, promptId))).toEqual(["permission: selected proceed_once"]);
+
+    // Its prompt is over (the id is no longer pinned); having used the id keeps it.
+    await attachMany();
+    const beat = await heartbeat(s, s.clientId);
+    expect(beat.status).toBe(200);
+    expect(beat.body.clientId).toBe(s.clientId);
+    const next = await s.prompt("@say again", { clientId: s.clientId });
+    expect(next.status).toBe(202);
+    await untilTurnEnds(sse, next.body.promptId);
+    expect(await clientCount(s)).toBeLessThanOrEqual(MAX_CLIENTS_PER_SESSION);
+
+    // An id that was never used made room.
+    const stale = await heartbeat(s, bystander);
+    expect(stale.status).toBe(400);
+    expect(stale.body).toMatchObject({ code: "invalid_client_id", clientId: bystander });
+  });
+});
+
+describe("consensus electorate (quorum 3, client ids expire after 1.5 s idle)", () => {
+  let d: FakeAgentDaemon;
+  beforeAll(async () => {
+    d = await fakeAgentDaemon(["--session-idle-timeout-ms", "1500", "--session-reap-interval-ms", "100"], {
+      settings: { policy: { permissionStrategy: "consensus", consensusQuorum: 3 } },
+    });
+  });
+  afterAll(async () => {
+    await d?.[Symbol.asyncDispose]();
+  });
+
+  test("a voter who goes away stops counting: the two votes cast then carry the request", async () => {
+    await using s = await openSession(d, "single");
+    const [a, b] = [s.clientId, await s.addClient()];
+    await s.addClient(); // registered at issue, never votes, goes idle
+    await using sse = await s.events(); // a subscriber: the session itself is never idle-reaped
+    const { promptId, requestId } = await askPermission(s, sse, a);
+
+    expect((await s.vote(requestId, proceedOnce, { clientId: a })).status).toBe(200);
+    expect((await s.vote(requestId, proceedOnce, { clientId: b })).status).toBe(200);
+    expect((await sse.waitFor("permission_partial_vote", (f) => f.data.votesReceived === 2)).data).toMatchObject({ quorum: 3, votesNeeded: 1 });
+
+    const resolved = await sse.waitFor("permission_resolved", undefined, 10_000);
+    expect(resolved.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce });
+    expect(agentChunks(await untilTurnEnds(sse, promptId))).toEqual(["permission: selected proceed_once"]);
+  });
+
+  test("a client gone before the request is issued is not in its electorate; heartbeats keep the others", async () => {
+    await using s = await openSession(d, "single");
+    const a = s.clientId;
+    await s.addClient(); // never acts
+    await using sse = await s.events();
+    await until(
+      async () => {
+        expect((await heartbeat(s, a)).status).toBe(200);
+        return (await clientCount(s)) === 1;
+      },
+      10_000,
+      "the idle client to expire",
+    );
+
+    // The quorum of 3 is capped to the one client that can vote.
+    const { promptId, requestId } = await askPermission(s, sse, a);
+    expect((await s.vote(requestId, proceedOnce, { clientId: a })).status).toBe(200);
+    const turn = await untilTurnEnds(sse, promptId);
+    expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: a });
+    expect(sse.frames.some((f) => f.event === "permission_partial_vote")).toBe(false);
+  });
+});

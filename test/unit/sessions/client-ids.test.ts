@@ -1,0 +1,135 @@
+/** Client ids of one session (a fake clock): lifetime by activity, pinning, and room at the cap. */
+import { describe, expect, test } from "bun:test";
+import { DaemonError } from "../../../src/errors/daemon-error.ts";
+import { ClientRegistry, MAX_CLIENTS_PER_SESSION } from "../../../src/sessions/client-ids.ts";
+
+const TTL = 1000;
+
+function registry(idleTtlMs = TTL) {
+  const clock = { now: 0 };
+  const forgotten: string[] = [];
+  const clients = new ClientRegistry({ sessionId: "s1", idleTtlMs, now: () => clock.now, onForget: (ids) => void forgotten.push(...ids) });
+  return { clients, clock, forgotten };
+}
+
+function refusal(run: () => unknown): DaemonError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof DaemonError) return err;
+    throw err;
+  }
+  throw new Error("expected a DaemonError");
+}
+
+describe("lifetime", () => {
+  test("an id expires after the idle TTL without activity; using it refreshes it", () => {
+    const { clients, clock, forgotten } = registry();
+    const a = clients.attach(null);
+    const b = clients.attach(null);
+    clock.now = 900;
+    expect(clients.use(a)).toBe(a);
+    clock.now = 1500;
+    expect(clients.has(a)).toBe(true);
+    expect(clients.has(b)).toBe(false);
+    expect(clients.ids()).toEqual([a]);
+    expect(clients.size).toBe(1);
+    const err = refusal(() => clients.use(b));
+    expect(err.status).toBe(400);
+    expect(err.body()).toMatchObject({ code: "invalid_client_id", sessionId: "s1", clientId: b });
+    expect(forgotten).toEqual([b]);
+  });
+
+  test("re-attaching with a live id refreshes it; with an expired one mints a new id", () => {
+    const { clients, clock } = registry();
+    const a = clients.attach(null);
+    clock.now = 900;
+    expect(clients.attach(a)).toBe(a);
+    clock.now = 1800;
+    expect(clients.has(a)).toBe(true);
+    clock.now = 2000;
+    const again = clients.attach(a);
+    expect(again).not.toBe(a);
+    expect(clients.has(a)).toBe(false);
+  });
+
+  test("a pinned id (its prompt is pending) does not expire; once unpinned and touched it lives a TTL more", () => {
+    const { clients, clock } = registry();
+    const a = clients.attach(null);
+    clients.pin(a);
+    clock.now = 10_000;
+    expect(clients.has(a)).toBe(true);
+    expect(clients.sweep()).toEqual([]);
+    clients.unpin(a);
+    clients.touch(a);
+    clock.now = 10_999;
+    expect(clients.has(a)).toBe(true);
+    clock.now = 11_000;
+    expect(clients.sweep()).toEqual([a]);
+  });
+
+  test("with a TTL of 0 ids never expire", () => {
+    const { clients, clock } = registry(0);
+    const a = clients.attach(null);
+    clock.now = Number.MAX_SAFE_INTEGER;
+    expect(clients.has(a)).toBe(true);
+  });
+
+  test("sweep forgets expired ids and reports them once", () => {
+    const { clients, clock, forgotten } = registry();
+    const [a, b] = [clients.attach(null), clients.attach(null)];
+    clock.now = 500;
+    clients.use(b);
+    clock.now = 1200;
+    expect(clients.sweep()).toEqual([a]);
+    expect(clients.sweep()).toEqual([]);
+    expect(forgotten).toEqual([a]);
+  });
+});
+
+describe(`room at the cap (${MAX_CLIENTS_PER_SESSION})`, () => {
+  test("registering past the cap evicts the oldest id never presented back, never one in use", () => {
+    const { clients, clock, forgotten } = registry(0);
+    const active = clients.attach(null);
+    clients.use(active);
+    const idle: string[] = [];
+    for (let i = 1; i < MAX_CLIENTS_PER_SESSION; i++) {
+      clock.now = i;
+      idle.push(clients.attach(null));
+    }
+    for (let i = 0; i < 3 * MAX_CLIENTS_PER_SESSION; i++) clients.attach(null);
+    expect(clients.has(active)).toBe(true);
+    expect(clients.size).toBe(MAX_CLIENTS_PER_SESSION);
+    expect(forgotten.slice(0, 3)).toEqual(idle.slice(0, 3));
+  });
+
+  test("expired ids make room first", () => {
+    const { clients, clock, forgotten } = registry();
+    const ids = Array.from({ length: MAX_CLIENTS_PER_SESSION }, () => clients.attach(null));
+    clock.now = 900;
+    for (const id of ids.slice(1)) clients.use(id);
+    clock.now = 1500;
+    clients.attach(null);
+    expect(forgotten).toEqual([ids[0]!]);
+  });
+
+  test("with every id in use, one more attach is 503 client_limit_exceeded and nobody is evicted", () => {
+    const { clients, forgotten } = registry();
+    const ids = Array.from({ length: MAX_CLIENTS_PER_SESSION }, () => clients.attach(null));
+    for (const id of ids) clients.use(id);
+    const err = refusal(() => clients.attach(null));
+    expect(err.status).toBe(503);
+    expect(err.retryAfter).toBe(5);
+    expect(err.body()).toMatchObject({ code: "client_limit_exceeded", sessionId: "s1", limit: MAX_CLIENTS_PER_SESSION });
+    expect(forgotten).toEqual([]);
+    expect(clients.size).toBe(MAX_CLIENTS_PER_SESSION);
+  });
+
+  test("a pinned id that was never presented is not evicted", () => {
+    const { clients } = registry(0);
+    const pinned = clients.attach(null);
+    clients.pin(pinned);
+    for (let i = 0; i < 2 * MAX_CLIENTS_PER_SESSION; i++) clients.attach(null);
+    expect(clients.has(pinned)).toBe(true);
+  });
+});
