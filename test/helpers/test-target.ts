@@ -4,7 +4,7 @@
  *   bun test …                                                  the sources, in process (the default)
  *   SVC_TEST_TARGET=binary SVC_TEST_BINARY=dist/svc bun test …  the compiled binary, as a child
  *
- * `npm run test:binary` runs the suites listed in `binary-suites.ts` the second way. A relative
+ * `npm run test:binary` runs the suites listed in `test/binary-suites.ts` the second way. A relative
  * `SVC_TEST_BINARY` is taken from the current directory; it defaults to `dist/svc` there. A bad
  * setting fails every test that starts a daemon, with a message saying what to fix.
  */
