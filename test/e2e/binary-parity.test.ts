@@ -82,9 +82,15 @@ async function answer(d: TestDaemon, replacements: Replacements, request: Matrix
     return { status: response.status, type, body: "(event stream)" };
   }
   const text = replacements.reduce((t, [value, stand]) => t.replaceAll(value, stand), await response.text());
-  let body: unknown = text;
-  if (type?.startsWith("application/json")) body = mask(JSON.parse(text));
-  return { status: response.status, type, body };
+  return { status: response.status, type, body: type?.startsWith("application/json") && text !== "" ? parsed(text) : text };
+}
+
+function parsed(json: string): unknown {
+  try {
+    return mask(JSON.parse(json));
+  } catch {
+    return { "(not JSON)": json };
+  }
 }
 
 /** Where two answers differ: up to a few `at.path: source → binary` lines. */

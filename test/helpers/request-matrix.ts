@@ -1,5 +1,6 @@
 /**
- * A request matrix over every route of a daemon's `/openapi.json`: for each operation a valid base
+ * A request matrix over every route of a daemon's `/openapi.json` and what lies beside it (pages,
+ * unknown paths, methods a route does not have): for each operation a valid base
  * request, then one variation at a time of each query parameter (negative, zero, at and past the
  * bounds, non-integer, not a number, empty, repeated, missing), of each path parameter (missing
  * resource, too long, encoded traversal) and of the body (each field missing and of every wrong
@@ -129,8 +130,30 @@ function bodyVariants(route: string, schema: JsonSchema | undefined): [string, s
   return out;
 }
 
+/** What lies outside the document: the pages, the document itself, unknown paths and methods. */
+const OFF_DOCUMENT: readonly [string, string][] = [
+  ["GET", "/"],
+  ["GET", "/docs"],
+  ["GET", "/docs/docs.js"],
+  ["GET", "/docs/docs.css"],
+  ["GET", "/docs/nope.js"],
+  ["GET", "/openapi.json"],
+  ["GET", "/nope"],
+  ["GET", "/health/"],
+  ["GET", "/HEALTH"],
+  ["OPTIONS", "/health"],
+  ["HEAD", "/capabilities"],
+];
+/** Methods no route of the daemon answers to: each route is tried with one of them. */
+const WRONG_METHODS = ["PUT", "PATCH", "DELETE", "POST", "GET"];
+
 export function requestMatrix(doc: OpenApiDoc): MatrixRequest[] {
-  const out: MatrixRequest[] = [];
+  const out: MatrixRequest[] = OFF_DOCUMENT.map(([method, path]) => ({ label: `${method} ${path}`, method, path }));
+  for (const [route, operations] of Object.entries(doc.paths)) {
+    const method = WRONG_METHODS.find((m) => !(m.toLowerCase() in operations))!;
+    const path = route.replace(/\{([A-Za-z]+)\}/g, (_, name: string) => BASE_PARAM_BY_ROUTE[route]?.[name] ?? BASE_PARAM[name] ?? MISSING_RESOURCE);
+    out.push({ label: `${method} ${route} (a method it does not have)`, method, path });
+  }
   for (const [route, operations] of Object.entries(doc.paths))
     for (const [lower, operation] of Object.entries(operations)) {
       const method = lower.toUpperCase();
