@@ -32,6 +32,7 @@ export function binarySuites(): string[] {
       .map((name) => `${folder}/${name}`),
   );
   for (const file of Object.keys(IN_PROCESS_ONLY)) if (!inFolders.includes(file)) throw new Error(`IN_PROCESS_ONLY names ${file}, which does not exist`);
+  for (const file of FILES) if (!existsSync(join(TEST_ROOT, file))) throw new Error(`FILES names ${file}, which does not exist`);
   return [...inFolders.filter((file) => !(file in IN_PROCESS_ONLY)), ...FILES].sort();
 }
 
