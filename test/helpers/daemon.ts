@@ -105,26 +105,32 @@ const IN_PROCESS_ONLY = new Proxy({} as Daemon, {
 });
 
 const versions = new Map<string, string>();
-/** What `<binary> --version` prints, asked once per binary. */
-function binaryVersion(binary: string): string {
-  let version = versions.get(binary);
+/** What `<cmd> --version` prints, asked once per command. */
+function versionOf(cmd: readonly string[]): string {
+  const key = cmd.join("\0");
+  let version = versions.get(key);
   if (version === undefined) {
-    const run = Bun.spawnSync([binary, "--version"], { stdout: "pipe", stderr: "pipe" });
-    if (run.exitCode !== 0) throw new Error(`${binary} --version exited ${run.exitCode}: ${run.stderr.toString()}`);
+    const run = Bun.spawnSync([...cmd, "--version"], { stdout: "pipe", stderr: "pipe" });
+    if (run.exitCode !== 0) throw new Error(`${cmd.join(" ")} --version exited ${run.exitCode}: ${run.stderr.toString()}`);
     version = run.stdout.toString().trim();
-    versions.set(binary, version);
+    versions.set(key, version);
   }
   return version;
 }
 
+/** The compiled binary at `binary` as a child (see startChildDaemon). */
+export function startBinaryDaemon(binary: string, args: string[] = [], options: StartOptions = {}): Promise<TestDaemon> {
+  return startChildDaemon([binary], args, options);
+}
+
 /**
- * The compiled binary at `binary` as a child, started like the in-process daemon (same flags, the
- * workspace as cwd, `SVC_HOME` and `env` over the test's environment). `config` is what the child
- * resolves from those inputs (resolved here as well, so an invalid flag throws the same BootError);
- * `logs` are its stderr lines. Stopping sends SIGTERM and fails if the daemon does not exit 0 in
- * time, or if it had already exited by itself.
+ * `svc` run by `cmd` (the compiled binary, or `[bun, src/main.ts]`) as a child, started like the
+ * in-process daemon (same flags, the workspace as cwd, `SVC_HOME` and `env` over the test's
+ * environment). `config` is what the child resolves from those inputs (resolved here as well, so an
+ * invalid flag throws the same BootError); `logs` are its stderr lines. Stopping sends SIGTERM and
+ * fails if the daemon does not exit 0 in time, or if it had already exited by itself.
  */
-export async function startBinaryDaemon(binary: string, args: string[] = [], options: StartOptions = {}): Promise<TestDaemon> {
+export async function startChildDaemon(cmd: readonly string[], args: string[] = [], options: StartOptions = {}): Promise<TestDaemon> {
   const dir: TempDir | null = options.workspace ? null : tempDir("svc-ws-");
   const workspace = options.workspace ?? dir!.path;
   const argv = baseArgs(workspace, args);
@@ -133,8 +139,9 @@ export async function startBinaryDaemon(binary: string, args: string[] = [], opt
   let child: SpawnedDaemon;
   let config: Config;
   try {
-    config = resolveConfig({ args: argv, env, cwd: workspace, version: binaryVersion(binary), selfEntry: COMPILED_ENTRY, execPath: binary });
-    child = await spawnDaemon(argv, { cmd: [binary], cwd: workspace, env, onStderrLine: (line) => void (line && logs.push(line)) });
+    const selfEntry = cmd.length === 1 ? COMPILED_ENTRY : cmd[1]!;
+    config = resolveConfig({ args: argv, env, cwd: workspace, version: versionOf(cmd), selfEntry, execPath: cmd[0]! });
+    child = await spawnDaemon(argv, { cmd: [...cmd], cwd: workspace, env, onStderrLine: (line) => void (line && logs.push(line)) });
   } catch (err) {
     await dir?.[Symbol.asyncDispose]();
     throw err;
