@@ -4,8 +4,9 @@
  * The executable is minified (white space and syntax, not identifiers: see MINIFY), its top-level
  * code compiled to bytecode (parsing the bundle at every start was most of the cold start: ~110 ms →
  * ~40 ms; depth 0 costs ~0.8 MB of binary where full depth costs ~4 MB for a few ms more), stamped
- * with `<package version>+<short git sha>` (the sha only when git is available), and ignores any `.env` or `bunfig.toml` in the directory it runs from: the daemon's
- * configuration comes from its flags, environment and settings files, never from a stray project file.
+ * with `<package version>+<short git sha>` (the sha only when git is available), and ignores any
+ * `.env` or `bunfig.toml` in the directory it runs from: the daemon's configuration comes from its
+ * flags, environment and settings files, never from a stray project file.
  * Beside it goes `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads against.
  */
 import { createHash } from "node:crypto";
