@@ -25,6 +25,8 @@ export interface BenchSummary {
     readonly loadAverageAfter: number;
   };
   readonly binary: { readonly path: string; readonly origin: string; readonly bytes: number };
+  /** The `--baseline` binary, when given. */
+  readonly baseline: { readonly path: string; readonly bytes: number } | null;
   readonly startup: { readonly runs: number; readonly results: readonly StartupResult[] } | null;
   readonly rss: { readonly runs: number; readonly settleMs: number; readonly results: readonly RssResult[] } | null;
   readonly throughput:
@@ -60,8 +62,9 @@ function header(s: BenchSummary): string {
 }
 
 function binarySection(s: BenchSummary): string {
-  const b = s.binary.bytes;
-  return `Binary size\n${table(["binary", "bytes", "MB", "MiB"], [["svc", fmt.int(b), (b / 1e6).toFixed(1), (b / MIB).toFixed(1)]])}`;
+  const row = (name: string, b: number) => [name, fmt.int(b), (b / 1e6).toFixed(1), (b / MIB).toFixed(1)];
+  const rows = [row("svc", s.binary.bytes), ...(s.baseline === null ? [] : [row(`baseline (${s.baseline.path})`, s.baseline.bytes)])];
+  return `Binary size\n${table(["binary", "bytes", "MB", "MiB"], rows)}`;
 }
 
 function startupSection(startup: NonNullable<BenchSummary["startup"]>): string {

@@ -1,11 +1,14 @@
 /**
- * `bun run bench [--quick] [--only startup|rss|throughput|sessions|events|files] [--binary <path>] [--fallback-load]`
+ * `bun run bench [--quick] [--only startup|rss|throughput|sessions|events|files] [--binary <path>] [--baseline <path>] [--fallback-load]`
  *
  * Measures svc's figures against the issues' targets: the foundation against a bare `Bun.serve`
  * baseline measured in the same run (binary size, cold start, idle RSS, throughput/latency of
  * /health and /capabilities), sessions and events with the fake ACP agent as the agent child, and
  * the workspace file routes. Prints tables on stdout (progress on stderr) and writes the JSON
  * summary to `.bench/last.json`. Timing never fails it: it exits non-zero only when something broke.
+ * `--baseline <binary>` (e.g. a build of an earlier commit) adds that binary to the size, cold
+ * start, idle RSS and throughput sections, interleaved with the one under test: a before/after
+ * comparison from one run on one machine state.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -17,7 +20,7 @@ import { obtainBinary } from "./lib/binary.ts";
 import { bundleFakeAgent, FAKE_AGENT_TS } from "./lib/fake-agent-bundle.ts";
 import { pickLoadGenerator } from "./lib/load.ts";
 import { cleanUp, cleanUpOnSignals, scratchDir } from "./lib/procs.ts";
-import { BARE_NAME, bareServer, REPO_ROOT, SVC_BINARY, svcCommand, svcServer } from "./lib/servers.ts";
+import { BARE_NAME, bareServer, REPO_ROOT, SVC_BASELINE, SVC_BINARY, svcCommand, svcServer } from "./lib/servers.ts";
 import { verdicts } from "./lib/targets.ts";
 import { renderReport, type BenchSummary } from "./report.ts";
 import { measureRss } from "./rss.ts";
@@ -33,10 +36,11 @@ const SETTINGS = {
   quick: { startupRuns: 5, rssRuns: 2, rssSettleMs: 300, warmupSeconds: 1, durationSeconds: 2, rounds: 1 },
 };
 
-const USAGE = `usage: bun bench/run.ts [--quick] [--only ${SECTIONS.join("|")}]... [--binary <path>] [--fallback-load]
+const USAGE = `usage: bun bench/run.ts [--quick] [--only ${SECTIONS.join("|")}]... [--binary <path>] [--baseline <path>] [--fallback-load]
   --quick          fewer runs and shorter load runs (a smoke run)
   --only <name>    run only these sections (repeatable or comma-separated)
   --binary <path>  measure this compiled binary instead of building one from the working tree
+  --baseline <path>  also measure this binary (size, startup, rss, throughput), for a before/after
   --fallback-load  use the Bun fetch-loop load generator even when wrk is on PATH
 `;
 
@@ -47,6 +51,7 @@ function readOptions() {
       quick: { type: "boolean", default: false },
       only: { type: "string", multiple: true, default: [] },
       binary: { type: "string" },
+      baseline: { type: "string" },
       "fallback-load": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -63,6 +68,7 @@ function readOptions() {
     mode: values.quick ? ("quick" as const) : ("full" as const),
     sections: (only.length === 0 ? [...SECTIONS] : SECTIONS.filter((s) => only.includes(s))) as Section[],
     binary: values.binary ?? null,
+    baseline: values.baseline ?? null,
     forceFallback: values["fallback-load"],
   };
 }
@@ -76,10 +82,13 @@ async function main(): Promise<void> {
 
   progress(options.binary === null ? "building the binary from the working tree…" : `using ${options.binary}`);
   const binary = await obtainBinary(options.binary);
+  const baseline = options.baseline === null ? null : await obtainBinary(options.baseline);
   const svcBinary = svcCommand(binary.path);
   const svcSource = svcCommand(null);
+  const baselineServer = (stderr: "file" | "null") => (baseline === null ? [] : [svcServer(SVC_BASELINE, svcCommand(baseline.path), { stderr })]);
   const bootServers = [
     svcServer(SVC_BINARY, svcBinary, { stderr: "file" }),
+    ...baselineServer("file"),
     svcServer("svc (bun src/main.ts)", svcSource, { stderr: "file" }),
     bareServer({ stderr: "file" }),
   ];
@@ -118,6 +127,14 @@ async function main(): Promise<void> {
           { path: "/capabilities", concurrency: 50 },
         ],
       },
+      ...baselineServer("null").map((server) => ({
+        ...server,
+        runs: [
+          { path: "/health", concurrency: 1 },
+          { path: "/health", concurrency: 50 },
+          { path: "/capabilities", concurrency: 50 },
+        ],
+      })),
       {
         ...bareServer({ stderr: "null" }),
         runs: [
@@ -168,6 +185,7 @@ async function main(): Promise<void> {
     sections: options.sections,
     machine: { cpus: cpus().length, platform: `${process.platform}-${process.arch}`, bun: Bun.version, loadAverageBefore, loadAverageAfter: loadavg()[0]! },
     binary: { path: options.binary ?? "(temporary build, removed)", origin: binary.origin, bytes: binary.bytes },
+    baseline: baseline === null ? null : { path: baseline.path, bytes: baseline.bytes },
     startup,
     rss,
     throughput,

@@ -67,6 +67,8 @@ export function svcServer(name: string, command: readonly string[], options: { a
 export const BARE_NAME = "bare Bun.serve (baseline)";
 /** The headline server: the targets speak of the compiled binary at the default log level. */
 export const SVC_BINARY = "svc (binary)";
+/** The `--baseline` binary, measured beside the headline one for a before/after comparison. */
+export const SVC_BASELINE = "svc (baseline binary)";
 
 export function bareServer(options: { stderr: "file" | "null" }): ServerChoice {
   return {

@@ -1,7 +1,9 @@
 /**
  * An independent probe of a running `svc serve` child with a few hundred malformed and hostile
- * requests, once with a token (and `--allow-origin '*'`, so every Origin is echoed) and once
- * without. Generated from a fixed seed, so every run sends the same bytes.
+ * requests, in three modes: with a token (and `--allow-origin '*'`, so every Origin is echoed),
+ * without one, and with a token and `--require-auth` (no route exempt, not even /health). Generated
+ * from a fixed seed per mode, so every run sends the same bytes. The child is the sources, or the
+ * compiled binary under `SVC_TEST_TARGET=binary` (`npm run test:binary`).
  *
  * Every answer must hold: no 5xx from the daemon; a body is JSON, or one of the known pages; no
  * body carries the token, a stack trace, or (outside the discovery documents that report it by
@@ -233,6 +235,16 @@ interface Secrets {
   readonly paths: readonly string[];
 }
 
+/** The path the daemon routes, as WHATWG URL parsing resolves it (`/permission/..` is `/`); "" for garbage. */
+function resolvedPath(requestPath: string | null): string {
+  if (requestPath === null) return "";
+  try {
+    return new URL(`http://probe${requestPath}`).pathname;
+  } catch {
+    return "";
+  }
+}
+
 function problems(probe: Probe, response: RawResponse | null, secrets: Secrets): string[] {
   if (response === null) return [];
   const out: string[] = [];
@@ -244,7 +256,7 @@ function problems(probe: Probe, response: RawResponse | null, secrets: Secrets):
     if (secrets.token !== null && value.includes(secrets.token)) out.push(`token in header ${name}`);
   }
   if (response.body.byteLength > 0) {
-    const path = probe.path?.split("?")[0] ?? "";
+    const path = resolvedPath(probe.path);
     const page = PAGES[path];
     if (/^application\/json/.test(type)) {
       try {
@@ -255,7 +267,7 @@ function problems(probe: Probe, response: RawResponse | null, secrets: Secrets):
     } else if (!(page && response.status === 200 && page.test(type))) out.push(`a ${JSON.stringify(type)} body`);
     if (secrets.token !== null && response.text.includes(secrets.token)) out.push("the token in the body");
     if (STACK_FRAME.test(response.text)) out.push("a stack trace in the body");
-    const mayReportWorkspace = response.status >= 200 && response.status < 300 && REPORTS_WORKSPACE.test(probe.path ?? "");
+    const mayReportWorkspace = response.status >= 200 && response.status < 300 && REPORTS_WORKSPACE.test(path);
     if (!mayReportWorkspace) for (const p of secrets.paths) if (response.text.includes(p)) out.push(`${JSON.stringify(p)} in the body`);
   }
   return out;
@@ -285,20 +297,27 @@ async function routesOf(url: string, token: string | null): Promise<[string, str
   return routes;
 }
 
+/**
+ * The modes: name, whether the daemon has a token, its extra flags, the seed of its probes. The
+ * `--require-auth` mode sends the same probes as the first token mode, so only the flag differs.
+ */
+const MODES: [string, boolean, string[], number][] = [
+  ["with a token and --allow-origin '*'", true, ["--allow-origin", "*"], SEED + 1],
+  ["without a token", false, [], SEED],
+  ["with a token and --require-auth", true, ["--require-auth"], SEED + 1],
+];
+
 describe("hostile probe", () => {
-  test.each([
-    ["with a token and --allow-origin '*'", true],
-    ["without a token", false],
-  ])(
+  test.each(MODES)(
     "%s: every answer is safe and the daemon keeps serving",
-    async (_name, withToken) => {
+    async (_name, withToken, flags, seed) => {
       await using dir = tempDir("svc-probe-");
       const workspace = join(dir.path, "workspace");
       const home = join(dir.path, "home");
       mkdirSync(workspace);
       mkdirSync(home);
       const token = withToken ? TOKEN : null;
-      await using d = await spawnDaemon(["--port", "0", "--workspace", workspace, ...(withToken ? ["--allow-origin", "*"] : [])], {
+      await using d = await spawnDaemon(["--port", "0", "--workspace", workspace, ...flags], {
         env: { SVC_HOME: home, SVC_SERVER_TOKEN: token ?? undefined, SVC_CLI_ENTRY: join(dir.path, "no-agent-here.js") },
         cwd: workspace,
       });
@@ -310,7 +329,7 @@ describe("hostile probe", () => {
         const partials = [`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`, "G", "", `POST /nope HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Length: 1000\r\n\r\n{`];
         for (let i = 0; i < HALF_OPEN_SOCKETS; i++) halfOpen.push(await openHalfOpen(port, partials[i % partials.length]!));
 
-        const probes = buildProbes(ctx, prng(SEED + (withToken ? 1 : 0)));
+        const probes = buildProbes(ctx, prng(seed));
         expect(probes.length).toBeGreaterThanOrEqual(200);
         const secrets: Secrets = { token, paths: [workspace, home, dir.path, REPO_ROOT, "node_modules"] };
         const outcomes = await runAll(probes, CONCURRENCY, async (probe) => {
@@ -328,7 +347,7 @@ describe("hostile probe", () => {
         expect(json).toBeGreaterThan(probes.length / 2);
 
         // Still serving while the half-open sockets are held.
-        const health = await fetch(`${d.url}/health`);
+        const health = await fetch(`${d.url}/health`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
         expect(health.status).toBe(200);
         expect(await health.json()).toEqual({ status: "ok" });
       } finally {
@@ -336,7 +355,7 @@ describe("hostile probe", () => {
       }
 
       expect(d.proc.exitCode).toBeNull();
-      await until(async () => (await fetch(`${d.url}/health`)).status === 200, 2000, "/health after the probe");
+      await until(async () => (await fetch(`${d.url}/health`, { headers: token ? { Authorization: `Bearer ${token}` } : {} })).status === 200, 2000, "/health after the probe");
       const logged = d.stderr();
       expect(logged.split("\n").filter((l) => / ERROR /.test(l))).toEqual([]);
       if (token !== null) expect(logged + d.stdout()).not.toContain(token);

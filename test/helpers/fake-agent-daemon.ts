@@ -1,6 +1,7 @@
 /**
- * In-process daemons whose agent child is the real fake agent (`test/fixtures/fake-agent.ts`), with
- * its wire log switched on so tests can see which children ran and what the daemon sent them.
+ * Test daemons (`startDaemon`: in process, or the compiled binary under `SVC_TEST_TARGET=binary`) whose
+ * agent child is the real fake agent (`test/fixtures/fake-agent.ts`), with its wire log switched on
+ * so tests can see which children ran and what the daemon sent them.
  *
  *   await using d = await fakeAgentDaemon(["--max-sessions", "2"], { env: { FAKE_AGENT_NAME: "qwen-code" } });
  *   const { sessionId } = await d.createSession({ sessionScope: "thread" });
@@ -110,7 +111,7 @@ export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDae
       openSse(`${daemon.url}/session/${encodeURIComponent(sessionId)}/events${query}`, { ...open, headers }),
     async [Symbol.asyncDispose]() {
       try {
-        await daemon.daemon.stop(1000);
+        await daemon.stop();
         await expectPidsGone(await agentPids());
       } finally {
         await daemon[Symbol.asyncDispose]();

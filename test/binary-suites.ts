@@ -1,0 +1,51 @@
+/**
+ * The suites that run against the compiled binary as well as the sources, and their runner:
+ *
+ *   npm run build && npm run test:binary            # against dist/svc
+ *   SVC_TEST_BINARY=/path/to/svc npm run test:binary [-- <bun test flags>]
+ *
+ * Every suite that drives the daemon over HTTP belongs here (request validation, the security
+ * chain, file routes, error bodies, sessions, events, the hostile probe, parity): whatever guards
+ * the API surface is tested against the product. A new test file under a listed folder runs here
+ * by default; one that cannot (it reaches into `d.daemon` or checks what only the sources report)
+ * goes into IN_PROCESS_ONLY with the reason.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const TEST_ROOT = import.meta.dir;
+
+/** Folders whose every test file runs against the binary, except IN_PROCESS_ONLY. */
+const FOLDERS = ["http", "integration"];
+/** Single files from other folders. */
+const FILES = ["e2e/hostile-probe.test.ts", "e2e/binary-parity.test.ts"];
+/** Test files under FOLDERS that only the in-process daemon can run, and why. */
+const IN_PROCESS_ONLY: Record<string, string> = {
+  "http/daemon-status.test.ts": "expects the test process's pid and the 0.0.0-test version in /daemon/status",
+  "integration/runtime-lifecycle.test.ts": "stops the daemon through d.daemon.stop() with its own deadline",
+};
+
+export function binarySuites(): string[] {
+  const inFolders = FOLDERS.flatMap((folder) =>
+    readdirSync(join(TEST_ROOT, folder), { recursive: true, encoding: "utf8" })
+      .filter((name) => name.endsWith(".test.ts"))
+      .map((name) => `${folder}/${name}`),
+  );
+  for (const file of Object.keys(IN_PROCESS_ONLY)) if (!inFolders.includes(file)) throw new Error(`IN_PROCESS_ONLY names ${file}, which does not exist`);
+  for (const file of FILES) if (!existsSync(join(TEST_ROOT, file))) throw new Error(`FILES names ${file}, which does not exist`);
+  return [...inFolders.filter((file) => !(file in IN_PROCESS_ONLY)), ...FILES].sort();
+}
+
+if (import.meta.main) {
+  const binary = process.env.SVC_TEST_BINARY || "dist/svc";
+  if (!existsSync(binary)) {
+    process.stderr.write(`test:binary: no binary at ${binary}; build it with \`npm run build\` or set SVC_TEST_BINARY\n`);
+    process.exit(2);
+  }
+  const files = binarySuites().map((file) => `./${relative(process.cwd(), join(TEST_ROOT, file))}`);
+  const proc = Bun.spawn([process.execPath, "test", "--timeout", "30000", ...process.argv.slice(2), ...files], {
+    env: { ...process.env, SVC_TEST_TARGET: "binary", SVC_TEST_BINARY: binary },
+    stdio: ["inherit", "inherit", "inherit"],
+  });
+  process.exit(await proc.exited);
+}
