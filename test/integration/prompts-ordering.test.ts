@@ -111,7 +111,7 @@ describe("daemon shutdown", () => {
     const queued = [(await s.prompt("@say a")).body.promptId, (await s.prompt("@say b")).body.promptId];
     await untilAgentHasPrompt(s);
 
-    await d.daemon.stop(2000);
+    await d.stop();
     await sse.waitForEnd();
     const frames = sse.frames;
     expect(frames.at(-1)!.event).toBe("session_died");
