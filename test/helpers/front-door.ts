@@ -14,6 +14,8 @@
  *   POST /test/strict   → `{ok: true}`, marked `x-svc-strict` like a strict mutation route
  *   GET  /test/throw    → throws an Error whose message holds the workspace path
  *   GET  /test/slow?ms= → `{ok: true}` after `ms` milliseconds (a slow handler)
+ *   GET  /test/stream?ms= → a stream (counted like an event stream) of one chunk, ended `ms`
+ *                         milliseconds later
  *   anything else       → the daemon's JSON 404
  *
  * Options: `idleTimeoutSeconds` (the listener's socket idle timeout, default 10) and `bodyIdleMs`
@@ -35,7 +37,7 @@ export type TestFrontDoor = TestServer;
 
 const STRICT: RouteDetail = { "x-svc-strict": true };
 
-function testApp(logger: Logger, workspace: string, bodyLimits: JsonBodyLimits) {
+function testApp(logger: Logger, workspace: string, bodyLimits: JsonBodyLimits, transport: TransportStats) {
   return new Elysia({ name: "test-app", strictPath: true, handler: { standardHostname: false } })
     .onParse(({ request }) => readJsonBody(request, bodyLimits))
     .onError(({ code, error }) => errorResponse(code, error, logger))
@@ -49,6 +51,24 @@ function testApp(logger: Logger, workspace: string, bodyLimits: JsonBodyLimits) 
     .get("/test/slow", async ({ query }) => {
       await Bun.sleep(Number(query.ms));
       return { ok: true };
+    })
+    .get("/test/stream", ({ query, request }) => {
+      const closed = transport.streamOpened(request);
+      let timer: Timer | undefined;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("data: open\n\n"));
+          timer = setTimeout(() => {
+            controller.close();
+            closed();
+          }, Number(query.ms));
+        },
+        cancel() {
+          clearTimeout(timer);
+          closed();
+        },
+      });
+      return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
     });
 }
 
@@ -63,7 +83,7 @@ export async function startFrontDoor(args: string[] = [], options: FrontDoorOpti
   const { config, logger, logs } = testServerConfig(dir.path, args, options.env);
   const transport = new TransportStats();
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null;
-  const app = testApp(logger, dir.path, { ...JSON_BODY_LIMITS, idleMs: options.bodyIdleMs ?? JSON_BODY_LIMITS.idleMs });
+  const app = testApp(logger, dir.path, { ...JSON_BODY_LIMITS, idleMs: options.bodyIdleMs ?? JSON_BODY_LIMITS.idleMs }, transport);
   const idleTimeoutSeconds = options.idleTimeoutSeconds ?? 10;
   const strict = new Memoirist<true>();
   for (const route of app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail } }[])
