@@ -74,24 +74,42 @@ async function readBounded(request: Request, limits: JsonBodyLimits): Promise<Ui
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Plain string bytes scanned one by one before jumping ahead to the next quote with `indexOf`. */
+const STRING_RUN_BEFORE_JUMP = 32;
+
 /**
- * True when the JSON text in `bytes` nests arrays/objects deeper than `maxDepth`. A linear byte scan
- * that counts brackets outside strings; strings are skipped with the native `indexOf`. UTF-8
- * continuation bytes are never ASCII, so no character can be mistaken for a bracket or quote.
- * It does not validate: malformed input is left to `JSON.parse`.
+ * True when the JSON text in `bytes` nests arrays/objects deeper than `maxDepth`: one pass that
+ * counts brackets outside strings, with no recursion and no allocation. Strings are skipped byte by
+ * byte while escapes are near, and with the native `indexOf` across long plain runs, so neither
+ * escape-dense source code nor long prose costs more than `JSON.parse` itself. UTF-8 continuation
+ * bytes are never ASCII, so no character can be mistaken for a bracket, quote or backslash. It does
+ * not validate: malformed input is left to `JSON.parse`.
  */
 export function nestsDeeperThan(bytes: Uint8Array, maxDepth: number): boolean {
+  const n = bytes.length;
   let depth = 0;
-  for (let i = 0; i < bytes.length; i++) {
+  for (let i = 0; i < n; i++) {
     const c = bytes[i];
-    if (c === 0x22) {
-      // Skip to the closing quote: the next one preceded by an even run of backslashes.
-      for (;;) {
-        i = bytes.indexOf(0x22, i + 1);
-        if (i === -1) return false;
-        let slashes = 0;
-        while (bytes[i - 1 - slashes] === 0x5c) slashes++;
-        if ((slashes & 1) === 0) break;
+    if (c === QUOTE) {
+      let plain = 0;
+      for (i++; i < n; i++) {
+        const d = bytes[i];
+        if (d === QUOTE) break;
+        if (d === BACKSLASH) {
+          i++; // the escaped byte
+          plain = 0;
+        } else if (++plain === STRING_RUN_BEFORE_JUMP) {
+          // Jump to where the next quote's run of backslashes starts (the quote itself when none);
+          // no quote or escape in between can matter.
+          const quote = bytes.indexOf(QUOTE, i + 1);
+          if (quote === -1) return false;
+          let from = quote;
+          while (bytes[from - 1] === BACKSLASH && from - 1 > i) from--;
+          i = from - 1;
+          plain = 0;
+        }
       }
     } else if (c === 0x5b || c === 0x7b) {
       if (++depth > maxDepth) return true;

@@ -33,6 +33,17 @@ describe("nestsDeeperThan", () => {
     expect(deeper(JSON.stringify(['\\"[[[[', JSON.parse(arrays(3))]))).toBe(true);
   });
 
+  test("long strings are skipped as exactly as short ones", () => {
+    const long = "x".repeat(100);
+    expect(deeper(JSON.stringify([long + "[[[[" + long, JSON.parse(arrays(2))]))).toBe(false);
+    expect(deeper(JSON.stringify([long + '"' + long + "[[[[", JSON.parse(arrays(2))]))).toBe(false);
+    expect(deeper(JSON.stringify([long + "\\", JSON.parse(arrays(3))]))).toBe(true);
+    expect(deeper(JSON.stringify([long + '\\"[[[[' + long, JSON.parse(arrays(2))]))).toBe(false);
+    expect(deeper(JSON.stringify([long + '\\"' + long, JSON.parse(arrays(3))]))).toBe(true);
+    expect(deeper(JSON.stringify(["a\\b\\".repeat(50) + long, long + '\\"' + long, JSON.parse(arrays(3))]))).toBe(true);
+    expect(deeper('["' + long + "[[[[")).toBe(false);
+  });
+
   test("multi-byte UTF-8 is passed over", () => {
     expect(deeper(JSON.stringify(["ä€😀[[[[", { "ключ": ["日本"] }]))).toBe(false);
     expect(deeper(JSON.stringify(["ä€😀", [[["日本"]]]]))).toBe(true);
