@@ -101,8 +101,8 @@ export function nestsDeeperThan(bytes: Uint8Array, maxDepth: number): boolean {
           i++; // the escaped byte
           plain = 0;
         } else if (++plain === STRING_RUN_BEFORE_JUMP) {
-          // Jump to where the next quote's run of backslashes starts (the quote itself when none);
-          // no quote or escape in between can matter.
+          // Jump to where the next quote's run of backslashes starts (the quote itself when none):
+          // no quote lies in between, so nothing in between can end the string.
           const quote = bytes.indexOf(QUOTE, i + 1);
           if (quote === -1) return false;
           let from = quote;

@@ -1,7 +1,8 @@
 /**
- * `GET /session/:id/events`: the session's SSE stream with Last-Event-ID replay. `HEAD` answers
- * the same status and headers without subscribing: no replay, no subscriber slot, no connection
- * slot, nothing left open (the router runs this GET handler for HEAD too).
+ * `GET /session/:id/events`: the session's SSE stream with Last-Event-ID replay. The router runs
+ * this handler for `HEAD` too, which answers the stream's headers (and the GET's 404/400) without
+ * subscribing: no replay, no subscriber or connection slot, nothing left open. (So a HEAD cannot
+ * tell whether the subscriber limit would refuse a GET.)
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
