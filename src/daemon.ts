@@ -16,8 +16,8 @@ import { RuntimeRegistry } from "./sessions/runtime-registry.ts";
 import { SessionManager } from "./sessions/session-manager.ts";
 
 /**
- * Bun closes a connection idle this long, waiting for a handler included. Short, so half-open or
- * silent sockets cannot pile up; the front door lifts it for requests that are allowed to be slow.
+ * Bun closes a connection idle this long. Short, so half-open or silent sockets cannot pile up; the
+ * front door turns it off while the app handles a request (a handler may legitimately be slow).
  */
 const IDLE_TIMEOUT_SECONDS = 10;
 /** Hard ceiling for a request body at the socket level (JSON bodies are capped lower in the app). */
@@ -95,7 +95,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   }
   const listener = server;
   const port = listener.port!;
-  frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port });
+  frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port, socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS });
   deps.daemon.listenerReadyAt = Date.now();
   sessions.startReaper();
 

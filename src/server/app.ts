@@ -1,13 +1,18 @@
 /**
  * `createApp(deps)`: the Elysia app with every route, the JSON body parser and the error mapper.
  * No side effects: it neither listens nor reads globals, so tests build as many as they like.
+ *
+ * The router matches exactly one spelling of each route, the one the front door's gates judge:
+ * `strictPath` (no trailing-slash twin) and the path read from the URL like the front door reads it
+ * (`standardHostname: false`: from the first `/` after `http://`, whatever the Host's length). The
+ * strict routes and rate tiers are then decided on the very path that gets routed.
  */
 import { Elysia } from "elysia";
 import { Memoirist } from "memoirist";
 import type { AppDeps } from "./app-deps.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
-import { isStreamedUpload, readJsonBody } from "./json-body.ts";
+import { readJsonBody } from "./json-body.ts";
 import { capabilitiesResponder, capabilitiesRoutes } from "./routes/capabilities.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
@@ -41,8 +46,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   // Bodies are normalised with TypeBox (`Value.Clean`: members a schema does not define are
   // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
   // passes (`[1,2]` → `{"0":1,"1":2}`, `123` → `{}`) and so lets it through.
-  const app = new Elysia({ name: "svc", normalize: "typebox" })
-    .onParse(async ({ request }) => (isStreamedUpload(request.headers.get("content-type")) ? undefined : await readJsonBody(request)))
+  const app = new Elysia({ name: "svc", normalize: "typebox", strictPath: true, handler: { standardHostname: false } })
+    // Every body, whatever its Content-Type, is read here, within the same bounds (json-body.ts).
+    .onParse(({ request }) => readJsonBody(request))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
     .use(healthRoutes(deps))
     .use(capabilitiesRoutes(capabilities))

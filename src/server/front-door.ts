@@ -2,18 +2,21 @@
  * The front door: every request passes the security chain here, in the spec's order, before the
  * Elysia app sees it:
  *
- *   self-origin strip → CORS allowlist → Host allowlist (loopback binds) → bearer (loopback /health
- *   exempt unless --require-auth) → rate limit → strict mutation gate → URL sanity → app
+ *   connection cap → self-origin strip → CORS allowlist → Host allowlist (loopback binds) → bearer
+ *   (loopback /health exempt unless --require-auth) → rate limit → strict mutation gate → URL and
+ *   size sanity → app
  *
- * Body parsing happens inside the app (`json-body.ts`), so it always comes after these gates.
- * The front door also caps concurrent requests, attaches CORS headers to every response for an
- * admitted origin, and writes the one-line access log.
+ * Every gate judges the same path the router matches (`pathOf`, and app.ts configures the router
+ * to read it the same way and to match it exactly), so no spelling reaches a handler past a gate
+ * meant for it. Body parsing happens inside the app (`json-body.ts`), so it always comes after
+ * these gates. The front door also owns the socket's idle timer while a request is in the app,
+ * attaches CORS headers to every response for an admitted origin, and writes the one-line access log.
  */
 import type { Server } from "bun";
 import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import { ERROR_HEADERS, jsonResponse } from "./error-response.ts";
-import { MAX_JSON_BODY_BYTES, isStreamedUpload } from "./json-body.ts";
+import { MAX_JSON_BODY_BYTES } from "./json-body.ts";
 import { createBearerCheck } from "./security/bearer.ts";
 import { decideCors } from "./security/cors.ts";
 import { selfAuthorities, selfOrigins } from "./security/loopback-aliases.ts";
@@ -34,6 +37,8 @@ export interface FrontDoorDeps {
   readonly transport: TransportStats;
   /** The port actually bound (differs from config.port for --port 0). */
   readonly port: number;
+  /** The listener's `idleTimeout`, restored on a socket once the app has answered its request. */
+  readonly socketIdleTimeoutSeconds: number;
 }
 
 const UNAUTHORIZED = JSON.stringify({ error: "Unauthorized" });
@@ -43,14 +48,17 @@ const TOKEN_REQUIRED = {
   code: "token_required",
 };
 
-/** Pathname of a request URL without allocating a URL object (Bun gives a bare target when Host is unusable). */
-function pathOf(url: string): string {
+/**
+ * The path of a request URL exactly as the router reads it (app.ts): from the first `/` after the
+ * scheme's `//` to the first `?`. Bun has already resolved dot segments and backslashes; nothing is
+ * decoded or trimmed, so a spelling the router does not match is judged as the unknown path it is.
+ * (Bun gives a bare target when Host is unusable; the Host checks refuse those.)
+ */
+export function pathOf(url: string): string {
   const start = url.startsWith("/") ? 0 : url.indexOf("/", url.indexOf("//") + 2);
   if (start === -1) return "/";
-  const q = url.indexOf("?", start);
-  const h = url.indexOf("#", start);
-  const end = q === -1 ? (h === -1 ? url.length : h) : q;
-  return url.slice(start, end);
+  const q = url.indexOf("?", start + 1);
+  return q === -1 ? url.slice(start) : url.slice(start, q);
 }
 
 function withHeaders(response: Response, headers: Record<string, string>): Response {
@@ -73,14 +81,14 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const checkBearer = config.token === null ? null : createBearerCheck(config.token);
   const healthExempt = config.loopbackBind && !config.requireAuth;
   const logRequests = logger.enabled("info");
-  const maxActive = config.limits.listenerMaxConnections;
-  const slowRequestIdleSeconds = Math.min(255, Math.ceil(Math.max(config.limits.sessionRestoreTimeoutMs, config.limits.initTimeoutMs) / 1000) + 30);
+  const maxConnections = config.limits.listenerMaxConnections;
 
   /**
-   * Runs the chain; returns the response (a promise only when the app is asynchronous) and the CORS
-   * headers to attach to it. Kept synchronous so constant answers cost no promise at all.
+   * Runs the chain up to the app. Returns the front door's own answer, or null when the request is
+   * admitted to the app, and the CORS headers to attach either way. Synchronous, so constant answers
+   * cost no promise at all.
    */
-  function pass(request: Request, server: Server<unknown>, method: string, url: string, path: string): [Response | Promise<Response>, Record<string, string> | null] {
+  function gate(request: Request, server: Server<unknown>, method: string, url: string, path: string): [Response | null, Record<string, string> | null] {
     const headers = request.headers;
 
     // 1. Self-origin strip, 2. CORS allowlist.
@@ -133,13 +141,14 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     // 6. Strict mutation gate: such routes need a configured token (which step 4 then enforced).
     if (checkBearer === null && method !== "GET" && deps.isStrictRoute(method, path)) return [jsonResponse(TOKEN_REQUIRED, 401), cors];
 
-    // Constant answers need nothing below (their paths are plain and they read no body).
-    if (method === "GET") {
+    // Constant answers need nothing below (their paths are plain and they read no body). Bun sends
+    // a HEAD answer's headers only.
+    if (method === "GET" || method === "HEAD") {
       const constant = deps.constantGets.get(path);
       if (constant !== undefined && !url.includes("?")) return [constant(), cors];
     }
 
-    // URL and body sanity before routing.
+    // URL and body sanity before routing. The size cap holds for every body, whatever its type.
     if (path.includes("%")) {
       try {
         decodeURIComponent(path);
@@ -148,21 +157,15 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       }
     }
     const length = headers.get("content-length");
-    if (length !== null && Number(length) > MAX_JSON_BODY_BYTES && !isStreamedUpload(headers.get("content-type")))
-      return [jsonResponse({ error: "Request body too large (max 10 MB)" }, 413), cors];
-
-    // Past the gates, a slow answer is legitimate: lift the short idle timeout that guards half-open
-    // sockets (it also counts time spent waiting for a handler) for requests that may take long.
-    if (path.endsWith("/events")) server.timeout(request, 0);
-    else if (method !== "GET" && method !== "HEAD") server.timeout(request, slowRequestIdleSeconds);
+    if (length !== null && Number(length) > MAX_JSON_BODY_BYTES) return [jsonResponse({ error: "Request body too large (max 10 MB)" }, 413), cors];
 
     // A plain OPTIONS (no preflight headers) that got this far is answered here.
     if (method === "OPTIONS") return [new Response(null, { status: 204, headers: { Allow: "GET, POST, PATCH, DELETE, OPTIONS" } }), cors];
 
-    return [deps.app(request), cors];
+    return [null, cors];
   }
 
-  /** Attaches CORS headers, writes the access-log line and releases the request slot. */
+  /** Attaches CORS headers, writes the access-log line and releases the request's connection slot. */
   function finish(response: Response, cors: Record<string, string> | null, method: string, path: string, started: number): Response {
     transport.activeRequests--;
     if (cors !== null) response = withHeaders(response, cors);
@@ -175,28 +178,53 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     return finish(jsonResponse({ error: "Internal server error" }, 500), null, method, path, started);
   }
 
+  /**
+   * The app has answered: the socket's idle timer guards it again, now, or, when the answer is a
+   * stream still open, once the stream ends (until then the stream's own heartbeats and eviction
+   * rules govern it).
+   */
+  function rearmIdleTimer(request: Request, server: Server<unknown>): void {
+    const rearm = () => server.timeout(request, deps.socketIdleTimeoutSeconds);
+    if (!transport.whenStreamEnds(request, rearm)) rearm();
+  }
+
   return function frontDoor(request, server) {
     const started = performance.now();
     const method = request.method;
     const url = request.url;
     const path = pathOf(url);
-    if (transport.activeRequests >= maxActive) {
+    if (transport.connections >= maxConnections) {
       transport.activeRequests++;
-      return finish(jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxActive }, 503, { "Retry-After": "1" }), null, method, path, started);
+      return finish(jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxConnections }, 503, { "Retry-After": "1" }), null, method, path, started);
     }
     transport.activeRequests++;
-    let result: [Response | Promise<Response>, Record<string, string> | null];
+    let response: Response | Promise<Response>;
+    let cors: Record<string, string> | null;
     try {
-      result = pass(request, server, method, url, path);
+      const [answer, corsHeaders] = gate(request, server, method, url, path);
+      if (answer !== null) return finish(answer, corsHeaders, method, path, started);
+      cors = corsHeaders;
+      // Past the gates, time in the app is the handler's (a long glob, an agent round trip): the
+      // idle timer, which guards half-open sockets and would also count that time, is off until the
+      // app answers. Waiting for a request body is bounded by the body reader (json-body.ts).
+      server.timeout(request, 0);
+      response = deps.app(request);
     } catch (err) {
+      rearmIdleTimer(request, server);
       return failed(err, method, path, started);
     }
-    const [response, cors] = result;
     if (response instanceof Promise)
       return response.then(
-        (r) => finish(r, cors, method, path, started),
-        (err) => failed(err, method, path, started),
+        (r) => {
+          rearmIdleTimer(request, server);
+          return finish(r, cors, method, path, started);
+        },
+        (err) => {
+          rearmIdleTimer(request, server);
+          return failed(err, method, path, started);
+        },
       );
+    rearmIdleTimer(request, server);
     return finish(response, cors, method, path, started);
   };
 }

@@ -1,46 +1,128 @@
 /**
- * Request body parsing: JSON only, bounded at MAX_JSON_BODY_BYTES whether or not the client sent
- * Content-Length (chunked bodies are counted as they stream and cut off at the cap).
+ * Request body parsing. Every body any route reads comes through here, whatever its Content-Type
+ * (the API takes JSON only), and obeys the same three bounds (JSON_BODY_LIMITS):
+ * - size: bytes are counted as they arrive, Content-Length or not; past the cap the read stops, 413;
+ * - pace: the front door turns the socket's idle timer off while a handler runs, so the wait for
+ *   the client's bytes is bounded here instead; a body that stalls that long is 408;
+ * - nesting: a byte scan refuses documents nested deeper than the cap before `JSON.parse` sees
+ *   them (400), so no later recursive walk (validation, `JSON.stringify`) can overflow the stack.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
-/** Largest JSON request body accepted; larger ones get 413. */
+export interface JsonBodyLimits {
+  /** Largest body accepted; a bigger one is refused with 413 as soon as it is known to be bigger. */
+  readonly maxBytes: number;
+  /** Longest wait for the next bytes of a body; then the read is abandoned with 408. */
+  readonly idleMs: number;
+  /** Deepest nesting of arrays and objects accepted (`[]` is depth 1); deeper is 400 `json_too_deep`. */
+  readonly maxDepth: number;
+}
+
+/** Largest request body accepted, on every route; larger ones get 413. */
 export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Deepest JSON accepted. Real documents (prompt blocks, file edits, settings) stay under 10 levels;
+ * 64 leaves room and stays far below where recursive code runs out of stack (~50k levels for
+ * `JSON.stringify`).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+export const JSON_BODY_LIMITS: JsonBodyLimits = { maxBytes: MAX_JSON_BODY_BYTES, idleMs: 10_000, maxDepth: MAX_JSON_DEPTH };
 
 export const bodyTooLarge = () => new DaemonError(413, null, "Request body too large (max 10 MB)");
 export const invalidJson = () => new DaemonError(400, null, "Invalid JSON in request body");
+const bodyTimedOut = (idleMs: number) =>
+  new DaemonError(408, "request_body_timeout", `The request body stalled: no bytes for ${idleMs} ms`, { idleTimeoutMs: idleMs });
+const bodyCutOff = () => new DaemonError(400, "request_body_incomplete", "The request body ended before it was complete");
+const tooDeep = (maxDepth: number) =>
+  new DaemonError(400, "json_too_deep", `JSON in the request body nests deeper than ${maxDepth} levels`, { maxDepth });
 
-/** Content types that are not JSON documents and are left to their routes. */
-export function isStreamedUpload(contentType: string | null): boolean {
-  return contentType !== null && /^(multipart\/form-data|application\/octet-stream)\b/i.test(contentType);
-}
+const EMPTY = new Uint8Array(0);
+const decoder = new TextDecoder();
 
-async function readCapped(request: Request, cap: number): Promise<string> {
-  if (request.body === null) return "";
+/** Reads the whole body, counting bytes and timing the gaps between them. */
+async function readBounded(request: Request, limits: JsonBodyLimits): Promise<Uint8Array> {
+  if (request.body === null) return EMPTY;
   const declared = request.headers.get("content-length");
-  if (declared !== null) {
-    if (Number(declared) > cap) throw bodyTooLarge();
-    return await request.text();
-  }
+  if (declared !== null && Number(declared) > limits.maxBytes) throw bodyTooLarge();
   const reader = request.body.getReader();
+  let stalled = false;
+  const timer = setTimeout(() => {
+    stalled = true;
+    reader.cancel().catch(() => {});
+  }, limits.idleMs);
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > cap) {
-      reader.cancel().catch(() => {});
-      throw bodyTooLarge();
+  try {
+    for (;;) {
+      const chunk = await reader.read().catch(() => null);
+      if (stalled) throw bodyTimedOut(limits.idleMs);
+      if (chunk === null) throw bodyCutOff(); // the client went away mid-body
+      if (chunk.done) break;
+      total += chunk.value.byteLength;
+      if (total > limits.maxBytes) {
+        reader.cancel().catch(() => {});
+        throw bodyTooLarge();
+      }
+      chunks.push(chunk.value);
+      timer.refresh();
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
-/** Parses a JSON body; an empty body reads as `{}`. */
-export async function readJsonBody(request: Request, cap = MAX_JSON_BODY_BYTES): Promise<unknown> {
-  const text = await readCapped(request, cap);
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** Plain string bytes scanned one by one before jumping ahead to the next quote with `indexOf`. */
+const STRING_RUN_BEFORE_JUMP = 32;
+
+/**
+ * True when the JSON text in `bytes` nests arrays/objects deeper than `maxDepth`: one pass that
+ * counts brackets outside strings, with no recursion and no allocation. Strings are skipped byte by
+ * byte while escapes are near, and with the native `indexOf` across long plain runs, so neither
+ * escape-dense source code nor long prose costs more than `JSON.parse` itself. UTF-8 continuation
+ * bytes are never ASCII, so no character can be mistaken for a bracket, quote or backslash. It does
+ * not validate: malformed input is left to `JSON.parse`.
+ */
+export function nestsDeeperThan(bytes: Uint8Array, maxDepth: number): boolean {
+  const n = bytes.length;
+  let depth = 0;
+  for (let i = 0; i < n; i++) {
+    const c = bytes[i];
+    if (c === QUOTE) {
+      let plain = 0;
+      for (i++; i < n; i++) {
+        const d = bytes[i];
+        if (d === QUOTE) break;
+        if (d === BACKSLASH) {
+          i++; // the escaped byte
+          plain = 0;
+        } else if (++plain === STRING_RUN_BEFORE_JUMP) {
+          // Jump to where the next quote's run of backslashes starts (the quote itself when none):
+          // no quote lies in between, so nothing in between can end the string.
+          const quote = bytes.indexOf(QUOTE, i + 1);
+          if (quote === -1) return false;
+          let from = quote;
+          while (bytes[from - 1] === BACKSLASH && from - 1 > i) from--;
+          i = from - 1;
+          plain = 0;
+        }
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/** Parses a JSON body within `limits`; an empty (or all-blank) body reads as `{}`. */
+export async function readJsonBody(request: Request, limits: JsonBodyLimits = JSON_BODY_LIMITS): Promise<unknown> {
+  const bytes = await readBounded(request, limits);
+  if (nestsDeeperThan(bytes, limits.maxDepth)) throw tooDeep(limits.maxDepth);
+  const text = decoder.decode(bytes);
   if (text.trim() === "") return {};
   try {
     return JSON.parse(text);

@@ -6,6 +6,8 @@
 import { describe, expect, test } from "bun:test";
 import { startDaemon } from "../helpers/daemon.ts";
 import { expectCorsHeaders } from "../helpers/http-expect.ts";
+import { spellingsOf } from "../helpers/path-variants.ts";
+import { rawRequest } from "../helpers/raw-http.ts";
 
 const TOKEN = "rate-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -70,6 +72,45 @@ describe("with --rate-limit", () => {
     const res = await d.fetch("/capabilities", { headers: { ...AUTH, Origin: APP } });
     expect(res.status).toBe(429);
     expectCorsHeaders(res.headers, APP);
+  });
+
+  test("buckets are keyed by the socket's address: forwarding headers name no other client", async () => {
+    await using d = await startDaemon(["--rate-limit", "--rate-limit-read", "2"]);
+    await exhaustReads(d, 2);
+    for (let i = 0; i < 5; i++) {
+      const spoofed = {
+        "X-Forwarded-For": `10.0.0.${i}`,
+        "X-Real-IP": `10.0.1.${i}`,
+        Forwarded: `for=10.0.2.${i}`,
+        "X-Svc-Client-Id": `client-${i}`,
+      };
+      const res = await d.fetch("/capabilities", { headers: spoofed });
+      expect(res.status).toBe(429);
+    }
+  });
+
+  test("a fresh forwarding header on each request does not buy a fresh bucket", async () => {
+    await using d = await startDaemon(["--rate-limit", "--rate-limit-read", "2"]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await d.fetch("/capabilities", { headers: { "X-Forwarded-For": `192.0.2.${i}` } })).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  test("every spelling of the prompt route that reaches its handler is charged to the prompt tier", async () => {
+    await using d = await startDaemon(["--rate-limit", "--rate-limit-prompt", "1", "--rate-limit-mutation", "1000"]);
+    const send = (target: string) =>
+      rawRequest(d.port, { method: "POST", path: target, headers: [["Host", `127.0.0.1:${d.port}`], ["Content-Type", "application/json"]], body: "{}" });
+    // The one prompt token: the handler answers (no such session).
+    const first = await send("/session/s1/prompt");
+    expect([first.status, JSON.parse(first.text).code]).toEqual([404, "session_not_found"]);
+    const charged: string[] = [];
+    for (const target of spellingsOf("/session/s1/prompt")) {
+      const res = await send(target);
+      const body = JSON.parse(res.text || "{}") as { code?: string; tier?: string; error?: string };
+      const stopped = (res.status === 429 && body.tier === "prompt") || body.code === "route_not_found" || body.error === "Malformed URL encoding";
+      if (!stopped) charged.push(`${target} → ${res.status} ${res.text}`);
+    }
+    expect(charged).toEqual([]);
   });
 
   test("SVC_SERVE_RATE_LIMIT=1 turns it on like the flag", async () => {

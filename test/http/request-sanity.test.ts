@@ -1,11 +1,16 @@
 /**
  * Request sanity after the gates (notes §1): malformed JSON is 400, bodies over 10 MB are 413 (with
- * or without Content-Length), bad percent-encoding is 400, unknown routes are JSON 404 (never HTML),
- * and an unexpected error is a bare 500 that leaks nothing.
+ * or without Content-Length, whatever their Content-Type, on every route), JSON nested deeper than
+ * 64 levels is 400 `json_too_deep`, bad percent-encoding is 400, unknown routes are JSON 404 (never
+ * HTML), and an unexpected error is a bare 500 that leaks nothing.
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { startDaemon } from "../helpers/daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { startFrontDoor } from "../helpers/front-door.ts";
+import { openSession } from "../helpers/prompt-session.ts";
 import { rawRequest } from "../helpers/raw-http.ts";
 import { until } from "../helpers/until.ts";
 
@@ -111,6 +116,89 @@ describe("the 10 MB body cap", () => {
     expect([sized.status, await sized.json()]).toEqual([200, { received: {} }]);
     const chunked = await fd.fetch("/test/echo", { method: "POST", headers: { "Content-Type": "application/json" }, body: streamOf(MAX) });
     expect([chunked.status, await chunked.json()]).toEqual([200, { received: {} }]);
+  });
+});
+
+/** Content types a client may put on a body; the API reads every one of them as JSON, within the same bounds. */
+const CONTENT_TYPES = ["application/json", "application/octet-stream", "multipart/form-data; boundary=x", "text/plain", "application/x-www-form-urlencoded", null];
+/** POST routes that read a body: a strict one, a session one, and one whose handler never runs here (no session). */
+const BODY_ROUTES = ["/file/write", "/session", "/session/no-such/prompt"];
+const withType = (type: string | null, headers: Record<string, string> = {}) => (type === null ? headers : { ...headers, "Content-Type": type });
+
+describe("the 10 MB body cap holds for every body", () => {
+  test.each(CONTENT_TYPES)("a declared Content-Length over the cap with Content-Type %p is 413 on every route, unknown ones too", async (type) => {
+    await using d = await startDaemon(["--token", TOKEN]);
+    for (const path of [...BODY_ROUTES, "/nope"]) {
+      const headers: [string, string][] = [["Host", `127.0.0.1:${d.port}`], ["Authorization", AUTH.Authorization], ["Content-Length", String(MAX + 1)]];
+      if (type !== null) headers.push(["Content-Type", type]);
+      const res = await rawRequest(d.port, { method: "POST", path, headers });
+      expect([path, res.status, JSON.parse(res.text)]).toEqual([path, 413, TOO_LARGE]);
+    }
+  });
+
+  test.each(CONTENT_TYPES)("a chunked body over the cap with Content-Type %p is 413 on every body route", async (type) => {
+    await using d = await startDaemon(["--token", TOKEN]);
+    for (const path of BODY_ROUTES) {
+      const res = await d.fetch(path, { method: "POST", headers: withType(type, AUTH), body: streamOf(MAX + 1024) });
+      expect([path, res.status, await res.json()]).toEqual([path, 413, TOO_LARGE]);
+    }
+  });
+
+  test.each(CONTENT_TYPES)("a body within the cap with Content-Type %p is read as JSON", async (type) => {
+    await using d = await startDaemon(["--token", TOKEN]);
+    const res = await d.fetch("/file/write", { method: "POST", headers: withType(type, AUTH), body: JSON.stringify({ path: "typed.txt", content: "x", mode: "create" }) });
+    expect(res.status).toBe(201);
+    const bad = await d.fetch("/file/write", { method: "POST", headers: withType(type, AUTH), body: "--x\r\nnot json" });
+    expect([bad.status, await bad.json()]).toEqual([400, { error: "Invalid JSON in request body" }]);
+  });
+});
+
+/** `depth` nested arrays around `inner`. */
+const nested = (depth: number, inner = "") => "[".repeat(depth) + inner + "]".repeat(depth);
+const TOO_DEEP = { error: "JSON in the request body nests deeper than 64 levels", code: "json_too_deep", maxDepth: 64 };
+
+describe("JSON nesting depth", () => {
+  test("64 levels are accepted, 65 are 400 json_too_deep", async () => {
+    await using fd = await startFrontDoor();
+    const post = (body: string) => fd.fetch("/test/echo", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    const ok = await post(nested(64));
+    expect(ok.status).toBe(200);
+    const objects = await post('{"a":'.repeat(63) + "1" + "}".repeat(63));
+    expect(objects.status).toBe(200);
+    const deep = await post(nested(65));
+    expect([deep.status, await deep.json()]).toEqual([400, TOO_DEEP]);
+    const mixed = await post('{"a":'.repeat(33) + nested(32) + "}".repeat(33));
+    expect([mixed.status, await mixed.json()]).toEqual([400, TOO_DEEP]);
+  });
+
+  test("brackets inside strings, escaped quotes included, do not count", async () => {
+    await using fd = await startFrontDoor();
+    const text = `x\\"${"[{".repeat(200)}\\\"]`;
+    const body = JSON.stringify({ a: text, b: [["[[[[", '"[[[['], "\\"] });
+    const res = await fd.fetch("/test/echo", { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    expect([res.status, await res.json()]).toEqual([200, { received: JSON.parse(body) }]);
+  });
+
+  test("a prompt block nested 50,000 levels deep is refused at the door, and the daemon carries on", async () => {
+    await using d = await fakeAgentDaemon();
+    await using s = await openSession(d);
+    const body = `{"prompt":[{"type":"text","text":"hi","x":${nested(50_000)}}]}`;
+    const res = await d.fetch(`/session/${s.id}/prompt`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+    expect([res.status, await res.json()]).toEqual([400, TOO_DEEP]);
+    // Nothing was admitted: the next prompt runs as usual.
+    await using events = await s.events();
+    const admitted = await s.prompt("hello");
+    expect(admitted.status).toBe(202);
+    await events.waitFor("turn_complete", (f) => f.envelope.promptId === admitted.body.promptId);
+  });
+
+  test.each(CONTENT_TYPES)("every body route refuses deep JSON sent with Content-Type %p", async (type) => {
+    await using d = await startDaemon(["--token", TOKEN]);
+    for (const path of BODY_ROUTES) {
+      const res = await d.fetch(path, { method: "POST", headers: withType(type, AUTH), body: `{"path":"deep.txt","content":"x","mode":"create","x":${nested(1000)}}` });
+      expect([path, res.status, await res.json()]).toEqual([path, 400, TOO_DEEP]);
+    }
+    expect(existsSync(join(d.workspace, "deep.txt"))).toBe(false);
   });
 });
 

@@ -27,6 +27,10 @@ describe("with a token configured", () => {
     ["no separator after the scheme", { Authorization: `Bearer${TOKEN}` }],
     ["another scheme name", { Authorization: `Token ${TOKEN}` }],
     ["a scheme prefix", { Authorization: `Bear ${TOKEN}` }],
+    // Six letters, like Bearer, so only the scheme's name tells them apart.
+    ["a six-letter scheme", { Authorization: `Digest ${TOKEN}` }],
+    ["a six-letter near miss", { Authorization: `Beaver ${TOKEN}` }],
+    ["another six-letter near miss", { Authorization: `bearex\t${TOKEN}` }],
     ["two credentials", { Authorization: `Bearer ${TOKEN} ${TOKEN}` }],
     ["the token in another header", { "X-Api-Key": TOKEN, "X-Auth-Token": TOKEN }],
   ];

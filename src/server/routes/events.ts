@@ -1,4 +1,9 @@
-/** `GET /session/:id/events`: the session's SSE stream with Last-Event-ID replay. */
+/**
+ * `GET /session/:id/events`: the session's SSE stream with Last-Event-ID replay. The router runs
+ * this handler for `HEAD` too, which answers the stream's headers (and the GET's 404/400) without
+ * subscribing: no replay, no subscriber or connection slot, nothing left open. (So a HEAD cannot
+ * tell whether the subscriber limit would refuse a GET.)
+ */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
@@ -22,12 +27,23 @@ function parseMaxQueued(raw: string | undefined): number {
   return n;
 }
 
+/** The stream's headers that do not depend on one stream (sse-stream.ts adds its stream id). */
+function headHeaders(epoch: string): Record<string, string> {
+  return {
+    "Content-Type": "text/event-stream; charset=utf-8",
+    "Cache-Control": "no-cache, no-transform",
+    "X-Accel-Buffering": "no",
+    "X-Svc-Event-Epoch": epoch,
+  };
+}
+
 export const eventRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/events" }).get(
     "/session/:id/events",
     ({ params, query, request }) => {
       const session = deps.sessions.get(params.id);
       const maxQueued = parseMaxQueued(query.maxQueued);
+      if (request.method === "HEAD") return new Response(null, { headers: headHeaders(session.bus.epoch) });
       const sub = session.bus.subscribe({
         lastEventId: parseLastEventId(request.headers.get("last-event-id")),
         epoch: request.headers.get("x-svc-event-epoch"),
@@ -35,13 +51,14 @@ export const eventRoutes = (deps: AppDeps) =>
       });
       if (sub === null)
         throw new DaemonError(429, "subscriber_limit_exceeded", "Too many event subscribers on this session", { limit: MAX_SUBSCRIBERS_PER_SESSION }, 5);
-      deps.transport.sseStreams++;
+      // The stream holds a connection slot until it ends; sseResponse calls onClose exactly once.
+      const closed = deps.transport.streamOpened(request);
       return sseResponse(sub, {
         epoch: session.bus.epoch,
         writerIdleTimeoutMs: deps.config.limits.writerIdleTimeoutMs,
         idleEviction: (idleForMs, timeoutMs) =>
           session.bus.synthetic("client_evicted", { reason: "writer_idle_timeout", errorKind: "writer_idle_timeout", idleForMs, timeoutMs }),
-        onClose: () => deps.transport.sseStreams--,
+        onClose: closed,
       });
     },
     {
