@@ -97,9 +97,11 @@ describe("with --rate-limit", () => {
   });
 
   test("every spelling of the prompt route that reaches its handler is charged to the prompt tier", async () => {
+    // A valid prompt body, so the handler (not the body schema) answers the one that gets through.
+    const PROMPT_BODY = JSON.stringify({ prompt: [{ type: "text", text: "hi" }] });
     await using d = await startDaemon(["--rate-limit", "--rate-limit-prompt", "1", "--rate-limit-mutation", "1000"]);
     const send = (target: string) =>
-      rawRequest(d.port, { method: "POST", path: target, headers: [["Host", `127.0.0.1:${d.port}`], ["Content-Type", "application/json"]], body: "{}" });
+      rawRequest(d.port, { method: "POST", path: target, headers: [["Host", `127.0.0.1:${d.port}`], ["Content-Type", "application/json"]], body: PROMPT_BODY });
     // The one prompt token: the handler answers (no such session).
     const first = await send("/session/s1/prompt");
     expect([first.status, JSON.parse(first.text).code]).toEqual([404, "session_not_found"]);
