@@ -9,7 +9,7 @@ import { flagHelp } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
-import { adoptOrphans } from "./runtime/family-sweep.ts";
+import { adoptOrphans } from "./runtime/agent-family.ts";
 import { shieldSecrets } from "./runtime/secret-shield.ts";
 import { VERSION } from "./version.ts";
 

@@ -2,7 +2,7 @@
  * One agent child process: spawned as the leader of its own session and process group in the
  * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
  * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group. Once it
- * has exited, on any path, whatever it started is swept (`family-sweep.ts`), and the orphan watcher
+ * has exited, on any path, whatever it started is swept (`agent-family.ts`), and the orphan watcher
  * keeps the family registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";
@@ -10,7 +10,7 @@ import type { AgentLaunch } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
-import { sweepFamily } from "./family-sweep.ts";
+import { AgentFamily } from "./agent-family.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { StderrTail, pumpStderr } from "./stderr-tail.ts";
 
@@ -90,14 +90,10 @@ export class AgentProcess {
       }
       return info;
     });
+    const family = new AgentFamily(this.pid, options.reaper, log);
+    family.follow();
     this.settled = this.exited.then(async (info) => {
-      const { reaper } = options;
-      const sweep = sweepFamily(this.pid, {
-        owned: (pid) => reaper.owns(pid),
-        onEmpty: () => reaper.untrack(this.pid),
-        onStuck: (pids) => log.warn("processes started by the agent survive SIGKILL; still watching them", { pid: this.pid, survivors: pids.join(",") }),
-      });
-      await sweep.settled;
+      await family.sweep();
       return info;
     });
     log.info("agent spawned", { pid: this.pid, cwd: options.cwd });

@@ -5,17 +5,20 @@
  * Agents run as leaders of their own sessions and process groups (so a group kill reaches their
  * descendants), which also means they do not die with the daemon's group. A tiny `/bin/sh` watcher,
  * started on the first spawn, reads `+<pid>` / `-<pid>` lines from a pipe held only by the daemon:
- * the agents whose families are still alive (an agent stays registered after it exits until the
- * daemon's sweep found its family empty). When that pipe closes (the daemon exited, however it
- * died), the watcher finds each registered family in /proc — every process whose parent, group or
- * session is the agent or a member, as in `process-table.ts` — stops each member with SIGSTOP as
- * it is found (so none can fork or leave meanwhile), rescans until nothing new turns up, then
- * SIGKILLs them all and each registered group, and exits. It ignores terminal signals so a Ctrl-C
- * to the daemon's group cannot skip that step.
+ * the roots of the families still alive. Those are the agents (an agent stays registered after it
+ * exits, until the daemon's sweep found its family empty) and, registered by `agent-family.ts`, the
+ * tools that lead sessions of their own and the orphans the daemon adopted, which the agent may no
+ * longer connect once it or their parents are dead.
  *
- * Not covered after a daemon SIGKILL: a process that left the agent's session *and* lost its parent
- * before the daemon died (a double-forked daemon) is no longer connected to the family. While the
- * daemon lives it adopts those (child subreaper) and the sweep takes them (`family-sweep.ts`).
+ * When that pipe closes (the daemon exited, however it died), the watcher stops every registered
+ * group with SIGSTOP at once, then finds the families in /proc — every root still running and every
+ * process whose parent, group or session is a root or a member, as in `process-table.ts` — stopping
+ * each member as it is found (so none can fork or leave meanwhile) and rescanning until nothing new
+ * turns up; then it SIGKILLs them all and each registered group, and exits. It ignores terminal
+ * signals so a Ctrl-C to the daemon's group cannot skip that step.
+ *
+ * Not covered after a daemon SIGKILL: a tool that left the agent's session less than one family
+ * scan before the kill and lost its connection to the agent before the watcher looked.
  *
  * The script uses shell builtins only and runs with an empty environment. The kill is spelled
  * `kill -s KILL -- -<pgid>`: dash (Debian's /bin/sh) rejects `kill -9 -- -<pgid>`.
@@ -32,6 +35,7 @@ while IFS= read -r line; do
   esac
 done
 [ "$roots" = " " ] && exit 0
+for g in $roots; do kill -s STOP -- "-$g" 2>/dev/null; done
 family=" "
 found=1
 while [ "$found" = 1 ]; do
@@ -43,7 +47,7 @@ while [ "$found" = 1 ]; do
     read -r stat 2>/dev/null < "$dir/stat" || continue
     set -- \${stat##*) }
     [ "$1" = Z ] && continue
-    case "$roots$family" in *" $2 "*|*" $3 "*|*" $4 "*) ;; *) continue ;; esac
+    case "$roots$family" in *" $pid "*|*" $2 "*|*" $3 "*|*" $4 "*) ;; *) continue ;; esac
     kill -s STOP "$pid" 2>/dev/null
     family="$family$pid "
     found=1
@@ -56,23 +60,32 @@ exit 0
 
 export class OrphanReaper {
   private proc: Subprocess<"pipe", "ignore", "ignore"> | null = null;
-  private readonly tracked = new Set<number>();
+  private readonly agents = new Set<number>();
 
   /** Registers an agent (the leader of its session and group). No-op where process groups do not exist. */
   track(pid: number): void {
-    this.tracked.add(pid);
+    this.agents.add(pid);
     this.send(`+${pid}\n`);
   }
 
   /** Forgets an agent whose family is gone. */
   untrack(pid: number): void {
-    this.tracked.delete(pid);
+    this.agents.delete(pid);
+    if (this.proc) this.send(`-${pid}\n`);
+  }
+
+  /** Registers the root of a family the daemon did not start (an orphan it adopted). */
+  watch(pid: number): void {
+    this.send(`+${pid}\n`);
+  }
+
+  unwatch(pid: number): void {
     if (this.proc) this.send(`-${pid}\n`);
   }
 
   /** True for processes the daemon started itself: registered agents and the watcher. */
   owns(pid: number): boolean {
-    return this.tracked.has(pid) || this.proc?.pid === pid;
+    return this.agents.has(pid) || this.proc?.pid === pid;
   }
 
   /** Ends the watcher (kills whatever is still registered). */
