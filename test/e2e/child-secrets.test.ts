@@ -2,16 +2,18 @@
  * What an agent child can actually read of the daemon's token. Not only its own environment (see
  * the child-env unit test): a real child tries /proc/<daemon pid>/environ, cmdline and mem (the
  * fake agent's `@peek`), looking for the token, against `svc serve` from source and the compiled
- * binary, with the token given by environment and by `--token`. A control run against an
- * unshielded process shows the probe would find it. The daemon's helper processes (the orphan
- * watcher, tool probes) get no token either.
+ * binary, with the token given by environment and by `--token`, as root (this machine) and, where
+ * root can switch to it, as an ordinary user. A control run against an unshielded process shows the
+ * probe would find it. The daemon's helper processes (the orphan watcher, tool probes) get no token
+ * either.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { join } from "node:path";
 import { buildBinary, type BuiltBinary } from "../helpers/build-binary.ts";
-import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
+import { MAIN_TS, spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -21,6 +23,9 @@ import type { PeekReport } from "../fixtures/fake-agent/peek.ts";
 import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
 
 const CAP_SYS_PTRACE = 19n;
+const SETPRIV = "/usr/bin/setpriv";
+/** `nobody`: an ordinary user for the non-root runs. */
+const NOBODY = 65534;
 
 let binary: BuiltBinary;
 beforeAll(async () => {
@@ -61,7 +66,7 @@ interface Shielded {
   readonly needleFile: string;
 }
 
-async function shieldedDaemon(dir: string, cmd: string[] | undefined, delivery: "env" | "flag"): Promise<Shielded> {
+async function shieldedDaemon(dir: string, cmd: string[] | undefined, delivery: "env" | "flag", extraEnv: Record<string, string> = {}): Promise<Shielded> {
   const token = randomBytes(24).toString("hex");
   const needleFile = join(dir, "needle");
   writeFileSync(needleFile, token);
@@ -71,7 +76,7 @@ async function shieldedDaemon(dir: string, cmd: string[] | undefined, delivery: 
   const daemon = await spawnDaemon(["--port", "0", "--workspace", workspace, ...(delivery === "flag" ? ["--token", token] : [])], {
     cmd,
     cwd: dir,
-    env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...(delivery === "env" ? { SVC_SERVER_TOKEN: token } : {}) },
+    env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...(delivery === "env" ? { SVC_SERVER_TOKEN: token } : {}), ...extraEnv },
   });
   return { daemon, token, headers: { Authorization: `Bearer ${token}` }, logPath, needleFile };
 }
@@ -104,6 +109,29 @@ describe.concurrent.each([
     const environ = readFileSync(`/proc/${watcher}/environ`, "latin1");
     expect(environ).not.toContain(token);
     expect(environ).not.toContain("SVC_SERVER_TOKEN");
+  }, 60_000);
+});
+
+// The common case: daemon and agent run as the same ordinary user. There, non-dumpability is what
+// closes /proc/<pid>/environ and mem (they become root-owned).
+describe.concurrent.each(["source", "binary"] as const)("svc serve as an ordinary user (%s)", (build) => {
+  test.skipIf(process.getuid?.() !== 0 || !existsSync(SETPRIV))("the agent can open neither the daemon's environ nor its memory", async () => {
+    await using dir = tempDir("svc-secrets-");
+    chmodSync(dir.path, 0o777);
+    const home = join(dir.path, "home");
+    mkdirSync(home, { mode: 0o777 });
+    chmodSync(home, 0o777);
+    if (build === "binary") chmodSync(dirname(binary.path), 0o755);
+    const asNobody = [SETPRIV, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--"];
+    const cmd = [...asNobody, ...(build === "binary" ? [binary.path] : [process.execPath, MAIN_TS])];
+    const env = { SVC_HOME: home, HOME: home, XDG_CACHE_HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home, XDG_STATE_HOME: home };
+    const { daemon, headers, logPath, needleFile } = await shieldedDaemon(dir.path, cmd, "env", env);
+    await using _ = daemon;
+    const report = await peekFromAgent(daemon.url, headers, logPath, "parent", needleFile);
+    expect(report.target).toBe(daemon.proc.pid);
+    expect(report.environ).toMatchObject({ readable: false, found: false });
+    expect(report.cmdline.found).toBe(false);
+    expect(report.mem).toMatchObject({ readable: false, found: false });
   }, 60_000);
 });
 
