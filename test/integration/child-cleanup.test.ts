@@ -127,7 +127,12 @@ describe.concurrent("no process outlives the daemon", () => {
 });
 
 /** Every way a tool process can hang off an agent. */
-const ALL_MODES = ["group", "detached", "orphan", "stubborn"] as const;
+const ALL_MODES = ["group", "detached", "orphan", "stubborn", "polite"] as const;
+
+/** While the daemon lives, tools get SIGTERM before SIGKILL: the `polite` one logged it. */
+async function expectTermFirst(dir: string, politePid: number): Promise<void> {
+  expect((await readWireLog(join(dir, "wire.jsonl"))).some((e) => e.event === "tool_term" && e.pid === politePid)).toBe(true);
+}
 
 describe.concurrent("nothing the agent started outlives it", () => {
   test("DELETE /session: the agent stops and its group, its detached tools and its orphans are gone", async () => {
@@ -137,6 +142,7 @@ describe.concurrent("nothing the agent started outlives it", () => {
     const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES);
     expect((await jsonRequest(daemon.url, "DELETE", `/session/${sessionId}`)).status).toBe(204);
     await expectPidsGone([agentPid, ...left], CHILD_GONE_TIMEOUT_MS, "the agent and what it started");
+    await expectTermFirst(dir.path, left[4]!);
     expect(await healthy(daemon)).toBe(true);
   });
 
@@ -146,17 +152,21 @@ describe.concurrent("nothing the agent started outlives it", () => {
     await using _ = daemon;
     const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES, "@crash 3");
     await expectPidsGone([agentPid, ...left], CHILD_GONE_TIMEOUT_MS, "the crashed agent and what it started");
+    await expectTermFirst(dir.path, left[4]!);
     expect(await healthy(daemon)).toBe(true);
   });
 
-  test("daemon shutdown (SIGTERM): what the agent started is gone before the daemon exits 0", async () => {
+  // An agent slow to stop (it ignores stdin EOF and SIGTERM) keeps the shutdown busy for the whole
+  // stop sequence; its tools still get SIGTERM before the daemon exits, not just the watcher's SIGKILL.
+  test("daemon shutdown (SIGTERM): what a slow-stopping agent started gets SIGTERM and is gone before the daemon exits 0", async () => {
     await using dir = tempDir("svc-cleanup-");
-    const { daemon, agentPid, sessionId, spawned } = await serveWithSession(dir.path);
+    const { daemon, agentPid, sessionId, spawned } = await serveWithSession(dir.path, { FAKE_AGENT_IGNORE_SIGTERM: "1" });
     await using _ = daemon;
     const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES);
     daemon.proc.kill("SIGTERM");
     expect(await daemon.proc.exited).toBe(0);
     await expectPidsGone([agentPid, ...spawned, ...left], 3000, "the daemon's children and what they started");
+    await expectTermFirst(dir.path, left[4]!);
   });
 
   // After a SIGKILL no daemon code runs: the watcher finds the family in /proc, through the roots the
@@ -167,9 +177,9 @@ describe.concurrent("nothing the agent started outlives it", () => {
     const { daemon, agentPid, sessionId, spawned } = await serveWithSession(dir.path);
     await using _ = daemon;
     const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES);
-    const [, detached, orphan, stubborn] = left;
+    const [, ...ownSessions] = left;
     const watched = () => [...daemon.stderr().matchAll(/watching processes the agent started .*roots=(\S+)/g)].flatMap((m) => m[1]!.split(",").map(Number));
-    await until(() => [detached, orphan, stubborn].every((pid) => watched().includes(pid!)), 10_000, "the daemon to register the agent's tools with the watcher");
+    await until(() => ownSessions.every((pid) => watched().includes(pid)), 10_000, "the daemon to register the agent's tools with the watcher");
     daemon.proc.kill("SIGKILL");
     await daemon.proc.exited;
     await expectPidsGone([agentPid, ...spawned, ...left], 3000, "the daemon's children and what they started");
