@@ -55,12 +55,13 @@ function isLive(pid: number): boolean {
   } catch {
     return false;
   }
+  if (pid < 0) return true;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
     const state = stat.charAt(stat.lastIndexOf(")") + 2);
     return state !== "Z" && state !== "X";
   } catch {
-    return process.platform !== "linux";
+    return true; // no /proc to tell a zombie apart: the signal check stands
   }
 }
 
