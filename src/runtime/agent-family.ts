@@ -28,9 +28,9 @@ import type { OrphanReaper } from "./orphan-reaper.ts";
 import { adoptedOrphans, familyOf, readProcessTable, type ProcessEntry } from "./process-table.ts";
 
 /** How often a running agent's family is scanned for roots to register with the watcher (~1–10 ms a scan). */
-export const FAMILY_SCAN_INTERVAL_MS = 2000;
+const FAMILY_SCAN_INTERVAL_MS = 2000;
 /** How long the family has after SIGTERM before SIGKILL. */
-export const FAMILY_TERM_GRACE_MS = 1000;
+const FAMILY_TERM_GRACE_MS = 1000;
 /** How long SIGKILLed members have to disappear before the sweep counts them as stuck. */
 const KILL_WAIT_MS = 1000;
 /** How often a stuck family is signalled again. */
@@ -80,7 +80,10 @@ export class AgentFamily {
   private readonly adopts = libc()?.isChildSubreaper() ?? false;
   /** Live orphans the daemon adopted, as of the last scan: its children to reap once they die. */
   private orphans = new Set<number>();
-  /** Roots registered with the watcher (besides the agent), to forget once they are gone. */
+  /**
+   * Roots registered with the watcher (besides the agent). Bounded by the processes alive: a root
+   * that no live process refers to any more (as its pid, group or session) is forgotten at the next scan.
+   */
   private readonly watched = new Set<number>();
   private timer: Timer | null = null;
 

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { join } from "node:path";
 import { Logger } from "../../src/logging/logger.ts";
-import { installFaultHandlers } from "../../src/logging/process-faults.ts";
+import { installFaultHandlers, MAX_FAULT_CHARS } from "../../src/logging/process-faults.ts";
 import { MAIN_TS, spawnDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -41,6 +41,6 @@ test("installFaultHandlers: a thrown non-error and a long message are logged, cu
   source.emit("unhandledRejection", { toString: () => { throw new Error("hostile toString"); } });
   await logger.flush();
   expect(lines[0]).toContain('error="a string with [redacted]"');
-  expect(lines[1]!.length).toBeLessThan(2500);
+  expect(lines[1]!.length).toBeLessThan(MAX_FAULT_CHARS + 200);
   expect(lines.filter((l) => l.includes("ERROR"))).toHaveLength(3);
 });
