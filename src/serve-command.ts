@@ -30,7 +30,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
     for (const warning of config.warnings) logger.warn(warning);
-    hardenProcess(config, logger);
+    shieldProcess(config, logger);
     daemon = createDaemon(config, { logger, processStartedAt });
   } catch (err) {
     if (err instanceof BootError) {
@@ -39,6 +39,9 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     throw err;
   }
+  // From here on a fault belongs to one request, session or child, not to the daemon: log it, keep
+  // running. (A fault during boot still ends the process, as it should.)
+  installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
   process.stdout.write(`svc ${VERSION} listening on ${daemon.url}\n`);
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: config.token === null ? "none" : "bearer" });
 
@@ -58,10 +61,8 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
 }
 
 /** Before anything is spawned: what children inherit is settled at their spawn. */
-function hardenProcess(config: Config, logger: Logger): void {
-  const secrets = config.token === null ? [] : [config.token];
-  installFaultHandlers(process, logger, secrets);
-  const shield = shieldSecrets(secrets);
+function shieldProcess(config: Config, logger: Logger): void {
+  const shield = shieldSecrets(config.token === null ? [] : [config.token]);
   logger.debug("secrets shielded", { layers: shield.applied.join(", ") || "none" });
   if (config.token !== null) for (const gap of shield.gaps) logger.warn(`token exposure: ${gap}`);
   if (!adoptOrphans()) logger.debug("not a child subreaper: orphaned tool processes of agents go to init");

@@ -92,10 +92,8 @@ export class AgentProcess {
     });
     const family = new AgentFamily(this.pid, options.reaper, log);
     family.follow();
-    this.settled = this.exited.then(async (info) => {
-      await family.sweep();
-      return info;
-    });
+    // The sweep starts at the exit itself, not after the crash report's wait for stderr.
+    this.settled = Promise.all([this.exited, this.proc.exited.then(() => family.sweep())]).then(([info]) => info);
     log.info("agent spawned", { pid: this.pid, cwd: options.cwd });
   }
 
