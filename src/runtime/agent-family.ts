@@ -9,8 +9,9 @@
  * disconnect them from the agent; registered, they stay connected through their own session. A
  * tool that leaves within the last interval before a SIGKILL can still escape.
  *
- * After the agent exits, on every path (planned stop, crash, daemon shutdown), the family is swept:
- * SIGTERM, FAMILY_TERM_GRACE_MS to go, then SIGKILL, rescanning until a scan finds nobody. A member
+ * A planned stop signals the family along with the agent's group (`signalOutsideGroup`). After the agent exits, on every
+ * path (planned stop, crash, daemon shutdown), the family is swept: SIGTERM, FAMILY_TERM_GRACE_MS to
+ * go (counted from the first SIGTERM the family got), then SIGKILL, rescanning until a scan finds nobody. A member
  * that outlives SIGKILL (uninterruptible sleep, a setuid process the daemon may not signal) keeps
  * the family watched: SIGKILL again every FAMILY_WATCH_INTERVAL_MS until it is empty. Only then does
  * the orphan watcher forget the family.
@@ -65,14 +66,25 @@ function isLive(pid: number): boolean {
   }
 }
 
-/** Signals the agent's group and each member (members in other groups or sessions are not in the group). */
-function send(pids: readonly number[], leader: number, signal: "SIGTERM" | "SIGKILL"): void {
-  for (const target of new Set([-leader, ...pids]))
-    try {
-      process.kill(target, signal);
-    } catch {
-      // gone already
-    }
+/** Signals each member outside the agent's group (members in other groups or sessions). */
+function sendOutsideGroup(members: readonly ProcessEntry[], leader: number, signal: "SIGTERM" | "SIGKILL"): void {
+  for (const member of members)
+    if (member.pgid !== leader)
+      try {
+        process.kill(member.pid, signal);
+      } catch {
+        // gone already
+      }
+}
+
+/** Signals the agent's group and each member outside it; a member in the group gets the signal once. */
+function send(members: readonly ProcessEntry[], leader: number, signal: "SIGTERM" | "SIGKILL"): void {
+  sendOutsideGroup(members, leader, signal);
+  try {
+    process.kill(-leader, signal);
+  } catch {
+    // the group is empty
+  }
 }
 
 export class AgentFamily {
@@ -86,6 +98,8 @@ export class AgentFamily {
    */
   private readonly watched = new Set<number>();
   private timer: Timer | null = null;
+  /** When the family first got SIGTERM (performance.now()), if it did. */
+  private termSentAt: number | null = null;
 
   constructor(
     private readonly leader: number,
@@ -100,6 +114,12 @@ export class AgentFamily {
     this.timer.unref();
   }
 
+  /** Sends `signal` now to the members outside the agent's group (a planned stop's SIGTERM and SIGKILL steps, which signal the group itself). */
+  signalOutsideGroup(signal: "SIGTERM" | "SIGKILL"): void {
+    if (signal === "SIGTERM") this.termSentAt ??= performance.now();
+    sendOutsideGroup(this.members(), this.leader, signal);
+  }
+
   /**
    * Once the agent has exited: sweeps its family. Resolves when the family is empty, or when it
    * outlived SIGKILL (logged; SIGKILL is then repeated in the background until it is empty).
@@ -110,17 +130,18 @@ export class AgentFamily {
     const settled = new Promise<void>((resolve) => (settle = resolve));
     void (async () => {
       try {
-        const termUntil = performance.now() + FAMILY_TERM_GRACE_MS;
+        const termUntil = (this.termSentAt ?? performance.now()) + FAMILY_TERM_GRACE_MS;
         let stuck = false;
         for (let found = this.members(); found.length > 0; found = this.members()) {
           const termLeft = termUntil - performance.now();
           const signal = termLeft > 0 ? "SIGTERM" : "SIGKILL";
           send(found, this.leader, signal);
+          const pids = found.map((m) => m.pid);
           // When all are gone, rescan at once: members may have started others meanwhile.
-          if (await this.goneWithin(found, signal === "SIGTERM" ? termLeft : stuck ? FAMILY_WATCH_INTERVAL_MS : KILL_WAIT_MS)) continue;
+          if (await this.goneWithin(pids, signal === "SIGTERM" ? termLeft : stuck ? FAMILY_WATCH_INTERVAL_MS : KILL_WAIT_MS)) continue;
           if (signal === "SIGKILL" && !stuck) {
             stuck = true;
-            this.logger.warn("processes started by the agent survive SIGKILL; still watching them", { pid: this.leader, survivors: found.filter(isLive).join(",") });
+            this.logger.warn("processes started by the agent survive SIGKILL; still watching them", { pid: this.leader, survivors: pids.filter(isLive).join(",") });
             settle();
           }
         }
@@ -135,11 +156,12 @@ export class AgentFamily {
 
   /**
    * The live members now, with the watcher's roots brought up to date and dead adopted orphans
-   * reaped on the way. Without /proc the group stands for the family: `[-leader]` while it has members.
+   * reaped on the way. Without /proc the group stands for the family: one pseudo-member, pid
+   * `-leader`, while the group has members.
    */
-  private members(): number[] {
+  private members(): ProcessEntry[] {
     const table = readProcessTable();
-    if (table === null) return isLive(-this.leader) ? [-this.leader] : [];
+    if (table === null) return isLive(-this.leader) ? [{ pid: -this.leader, ppid: 0, pgid: this.leader, sid: this.leader, zombie: false }] : [];
     const orphans: ProcessEntry[] = [];
     if (this.adopts) {
       const sid = table.find((e) => e.pid === this.self)?.sid ?? this.self;
@@ -151,7 +173,7 @@ export class AgentFamily {
     const members = new Map(familyOf(table, [this.leader, ...this.orphans], new Set([this.self])).map((e) => [e.pid, e]));
     for (const orphan of orphans) members.set(orphan.pid, orphan);
     this.syncRoots(table, [...members.values()]);
-    return [...members.keys()];
+    return [...members.values()];
   }
 
   /** Registers new session leaders and adopted orphans with the watcher; forgets roots nobody refers to any more. */
