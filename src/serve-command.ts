@@ -1,12 +1,16 @@
 /**
- * `svc serve`: resolve the configuration, start the daemon, print the bound address on stdout and
- * stop cleanly on SIGINT/SIGTERM. Boot problems print one line and exit 2.
+ * `svc serve`: resolve the configuration, harden the process (secrets out of the children's reach,
+ * orphans adopted, faults contained), start the daemon, print the bound address on stdout and stop
+ * cleanly on SIGINT/SIGTERM. Boot problems print one line and exit 2.
  */
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
 import { flagHelp } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
+import { installFaultHandlers } from "./logging/process-faults.ts";
+import { adoptOrphans } from "./runtime/agent-family.ts";
+import { shieldSecrets } from "./runtime/secret-shield.ts";
 import { VERSION } from "./version.ts";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -26,6 +30,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
     for (const warning of config.warnings) logger.warn(warning);
+    shieldProcess(config, logger);
     daemon = createDaemon(config, { logger, processStartedAt });
   } catch (err) {
     if (err instanceof BootError) {
@@ -34,6 +39,9 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     throw err;
   }
+  // From here on a fault belongs to one request, session or child, not to the daemon: log it, keep
+  // running. (A fault during boot still ends the process, as it should.)
+  installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
   process.stdout.write(`svc ${VERSION} listening on ${daemon.url}\n`);
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: config.token === null ? "none" : "bearer" });
 
@@ -50,4 +58,12 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/** Before anything is spawned: what children inherit is settled at their spawn. */
+function shieldProcess(config: Config, logger: Logger): void {
+  const shield = shieldSecrets(config.token === null ? [] : [config.token]);
+  logger.debug("secrets shielded", { layers: shield.applied.join(", ") || "none" });
+  if (config.token !== null) for (const gap of shield.gaps) logger.warn(`token exposure: ${gap}`);
+  if (!adoptOrphans()) logger.debug("not a child subreaper: orphaned tool processes of agents go to init");
 }

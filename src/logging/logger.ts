@@ -1,12 +1,16 @@
 /**
  * Leveled stderr logger, `text` (`<time> <LEVEL> <msg> key=value…`) or `json` (one object per line).
  *
+ * Lines are safe for a terminal: control characters in messages and values (an agent's name, its
+ * error text) are escaped, in both formats (see `terminal-text.ts`).
+ *
  * Writes never block the daemon: lines go to an output that may be slow or full (a launcher that never
  * drains our stderr pipe). While the output is busy, lines wait in a buffer capped at
  * MAX_BUFFERED_BYTES; past that they are dropped and counted, and a `log lines dropped` line is
  * written once the output drains.
  */
 import type { LogFormat, LogLevel } from "../config/config.ts";
+import { escapeControls, hasControls, terminalSafeJson } from "./terminal-text.ts";
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 const MAX_BUFFERED_BYTES = 1 << 20;
@@ -90,15 +94,15 @@ export class Logger {
     const time = this.now();
     let line: string;
     if (this.format === "json") {
-      line = JSON.stringify({ time, level, msg, ...fields });
+      line = terminalSafeJson(JSON.stringify({ time, level, msg, ...fields }));
     } else {
-      line = `${time} ${level.toUpperCase()} ${msg}`;
+      line = `${time} ${level.toUpperCase()} ${escapeControls(msg)}`;
       if (fields)
         for (const key in fields) {
           const value = fields[key];
           if (value === undefined) continue;
           const text = String(value);
-          line += ` ${key}=${/[\s"=]/.test(text) || text === "" ? JSON.stringify(text) : text}`;
+          line += ` ${escapeControls(key)}=${/[\s"=]/.test(text) || text === "" || hasControls(text) ? terminalSafeJson(JSON.stringify(text)) : text}`;
         }
     }
     this.push(line.replace(/[\r\n]/g, " ") + "\n");

@@ -1,7 +1,8 @@
 /**
  * The ACP connection to one agent child, on the SDK's client app API over the child's stdio.
  * `open` sends `initialize` with a deadline; the channel is dead once either the process exits or
- * the connection closes (EOF, a message over MAX_MESSAGE_BYTES, or too much non-JSON output).
+ * the connection closes (EOF, a message over MAX_MESSAGE_BYTES, too much stray output, or a child
+ * that stopped reading its input: see `stdout-guard.ts` and `stdin-queue.ts`).
  * Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
  * spawn rather than at boot (it is most of the daemon's startup cost and idle memory otherwise).
  */
@@ -9,7 +10,8 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { AgentProcess } from "./agent-process.ts";
-import { guardStdout, isRpcMessage, MAX_NON_JSON_LINES } from "./stdout-guard.ts";
+import { stdinQueue } from "./stdin-queue.ts";
+import { guardStdout, isRpcMessage, STRAY_REJECTION, StrayOutputBudget } from "./stdout-guard.ts";
 
 /** Largest single message accepted from a child; a longer line retires the channel. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -66,11 +68,10 @@ function toDaemonError(err: unknown, method: string): DaemonError {
  * `session/update` notifications are taken off the message stream before the SDK's dispatcher and
  * handed over verbatim, in arrival order: the daemon republishes them opaquely (unknown update
  * kinds and extra fields included), and doing it here keeps them strictly ahead of the prompt
- * response that follows them on the wire. Records that are not JSON-RPC messages are dropped, and
- * past MAX_NON_JSON_LINES of them the channel is cut off (see `isRpcMessage`).
+ * response that follows them on the wire. Records that are not JSON-RPC messages are dropped and
+ * spend the channel's stray-output budget; a child that overdraws it is cut off (see `isRpcMessage`).
  */
-function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, onReject: (why: string) => void): acp.Stream {
-  let junk = 0;
+function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, budget: StrayOutputBudget, onReject: (why: string) => void): acp.Stream {
   const readable = stream.readable.pipeThrough(
     new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform(message, controller) {
@@ -84,8 +85,8 @@ function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, onRejec
           return;
         }
         if (!isRpcMessage(message)) {
-          if (++junk > MAX_NON_JSON_LINES) {
-            onReject(`more than ${MAX_NON_JSON_LINES} records that are not JSON-RPC messages`);
+          if (!budget.spend()) {
+            onReject(`records that are not JSON-RPC messages: ${STRAY_REJECTION}`);
             controller.error(new Error("agent wrote too many records that are not JSON-RPC messages"));
           }
           return;
@@ -130,19 +131,14 @@ export class AcpChannel {
       .onRequest(sdk.methods.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 
-    const stdin = child.stdin;
-    const output = new WritableStream<Uint8Array>({
-      async write(chunk) {
-        stdin.write(chunk);
-        await stdin.flush();
-      },
-      close() {
-        stdin.end();
-      },
+    const output = stdinQueue(child.stdin, (error) => {
+      options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
+      child.kill();
     });
     const reject = (why: string) => options.logger.warn("agent stdout rejected", { pid: child.pid, why });
-    const input = guardStdout(child.stdout, reject);
-    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, reject));
+    const budget = new StrayOutputBudget();
+    const input = guardStdout(child.stdout, budget, reject);
+    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject));
     // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 

@@ -1,13 +1,16 @@
 /**
- * One agent child process: spawned in its own process group in the workspace directory, stderr
- * pumped into the log with a bounded tail, exit observed, and a bounded stop sequence:
- * close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group.
+ * One agent child process: spawned as the leader of its own session and process group in the
+ * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
+ * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group. Once it
+ * has exited, on any path, whatever it started is swept (`agent-family.ts`), and the orphan watcher
+ * keeps the family registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";
 import type { AgentLaunch } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
+import { AgentFamily } from "./agent-family.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { StderrTail, pumpStderr } from "./stderr-tail.ts";
 
@@ -52,6 +55,8 @@ export interface SpawnOptions {
 export class AgentProcess {
   readonly pid: number;
   readonly exited: Promise<ExitInfo>;
+  /** The process exited and its family is gone (or outlived SIGKILL and is watched in the background). */
+  readonly settled: Promise<ExitInfo>;
   private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
   private readonly stderr: StderrTail;
   private exitInfo: ExitInfo | null = null;
@@ -75,7 +80,6 @@ export class AgentProcess {
     this.exited = this.proc.exited.then(async () => {
       const info: ExitInfo = { exitCode: this.proc.exitCode, signalCode: this.proc.signalCode === null ? null : String(this.proc.signalCode) };
       this.exitInfo = info;
-      options.reaper.untrack(this.pid);
       log.info("agent exited", { pid: this.pid, exitCode: info.exitCode, signal: info.signalCode });
       // An exit nobody asked for is reported with what the child last said on stderr.
       if (this.stopping === null && info.exitCode !== 0) {
@@ -86,6 +90,10 @@ export class AgentProcess {
       }
       return info;
     });
+    const family = new AgentFamily(this.pid, options.reaper, log);
+    family.follow();
+    // The sweep starts at the exit itself, not after the crash report's wait for stderr.
+    this.settled = Promise.all([this.exited, this.proc.exited.then(() => family.sweep())]).then(([info]) => info);
     log.info("agent spawned", { pid: this.pid, cwd: options.cwd });
   }
 
@@ -106,20 +114,21 @@ export class AgentProcess {
     return this.stderr.tail();
   }
 
-  /** Bounded stop: close stdin, then SIGTERM, then SIGKILL, each to the whole process group. */
+  /** Bounded stop: close stdin, then SIGTERM, then SIGKILL, each to the whole process group; resolves once the family is swept too. */
   stop(): Promise<ExitInfo> {
     this.stopping ??= (async () => {
-      if (this.exitInfo) return this.exitInfo;
-      try {
-        this.proc.stdin.end();
-      } catch {
-        // already closed
+      if (this.exitInfo === null) {
+        try {
+          this.proc.stdin.end();
+        } catch {
+          // already closed
+        }
+        if (!(await this.exitsWithin(STDIN_CLOSE_GRACE_MS))) {
+          this.signalGroup("SIGTERM");
+          if (!(await this.exitsWithin(SIGTERM_GRACE_MS))) this.signalGroup("SIGKILL");
+        }
       }
-      if (await this.exitsWithin(STDIN_CLOSE_GRACE_MS)) return this.exitInfo!;
-      this.signalGroup("SIGTERM");
-      if (await this.exitsWithin(SIGTERM_GRACE_MS)) return this.exitInfo!;
-      this.signalGroup("SIGKILL");
-      return await this.exited;
+      return await this.settled;
     })();
     return this.stopping;
   }

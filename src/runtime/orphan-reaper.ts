@@ -1,38 +1,91 @@
 /**
- * Guarantees no agent child outlives the daemon, even when the daemon is killed with SIGKILL.
+ * Guarantees that no agent, and nothing an agent started, outlives the daemon, even when the
+ * daemon is killed with SIGKILL.
  *
- * Children run in their own process groups (so a group kill reaches their descendants), which also
- * means they do not die with the daemon's group. A tiny `/bin/sh` watcher, started on the first
- * spawn, reads `+<pgid>` / `-<pgid>` lines from a pipe held only by the daemon. When that pipe
- * closes (the daemon exited, however it died), the watcher SIGKILLs every group still registered
- * and exits. It ignores terminal signals so a Ctrl-C to the daemon's group cannot skip that step.
- * The kill is spelled `kill -s KILL -- -<pgid>`: dash (Debian's /bin/sh) rejects `kill -9 -- -<pgid>`.
+ * Agents run as leaders of their own sessions and process groups (so a group kill reaches their
+ * descendants), which also means they do not die with the daemon's group. A tiny `/bin/sh` watcher,
+ * started on the first spawn, reads `+<pid>` / `-<pid>` lines from a pipe held only by the daemon:
+ * the roots of the families still alive. Those are the agents (an agent stays registered after it
+ * exits, until the daemon's sweep found its family empty) and, registered by `agent-family.ts`, the
+ * tools that lead sessions of their own and the orphans the daemon adopted, which the agent may no
+ * longer connect once it or their parents are dead.
+ *
+ * When that pipe closes (the daemon exited, however it died), the watcher stops every registered
+ * group with SIGSTOP at once, then finds the families in /proc — every root still running and every
+ * process whose parent, group or session is a root or a member, as in `process-table.ts` — stopping
+ * each member as it is found (so none can fork or leave meanwhile) and rescanning until nothing new
+ * turns up; then it SIGKILLs them all and each registered group, and exits. It ignores terminal
+ * signals so a Ctrl-C to the daemon's group cannot skip that step.
+ *
+ * Not covered after a daemon SIGKILL: a tool that left the agent's session less than one family
+ * scan before the kill and lost its connection to the agent before the watcher looked.
+ *
+ * The script uses shell builtins only and runs with an empty environment. The kill is spelled
+ * `kill -s KILL -- -<pgid>`: dash (Debian's /bin/sh) rejects `kill -9 -- -<pgid>`.
  */
 import type { Subprocess } from "bun";
 
 const SCRIPT = `
 trap '' INT TERM HUP
-groups=" "
+roots=" "
 while IFS= read -r line; do
   case "$line" in
-    +*) groups="$groups\${line#+} " ;;
-    -*) groups=$(printf '%s' "$groups" | sed "s/ \${line#-} / /") ;;
+    +*) roots="$roots\${line#+} " ;;
+    -*) kept=" "; for r in $roots; do [ "$r" = "\${line#-}" ] || kept="$kept$r "; done; roots=$kept ;;
   esac
 done
-for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+[ "$roots" = " " ] && exit 0
+for g in $roots; do kill -s STOP -- "-$g" 2>/dev/null; done
+family=" "
+found=1
+while [ "$found" = 1 ]; do
+  found=0
+  for dir in /proc/[0-9]*; do
+    pid=\${dir#/proc/}
+    case "$family" in *" $pid "*) continue ;; esac
+    [ "$pid" = "$$" ] || [ "$pid" = 1 ] && continue
+    read -r stat 2>/dev/null < "$dir/stat" || continue
+    set -- \${stat##*) }
+    [ "$1" = Z ] && continue
+    case "$roots$family" in *" $pid "*|*" $2 "*|*" $3 "*|*" $4 "*) ;; *) continue ;; esac
+    kill -s STOP "$pid" 2>/dev/null
+    family="$family$pid "
+    found=1
+  done
+done
+for g in $roots; do kill -s KILL -- "-$g" 2>/dev/null; done
+for pid in $family; do kill -s KILL "$pid" 2>/dev/null; done
 exit 0
 `;
 
 export class OrphanReaper {
   private proc: Subprocess<"pipe", "ignore", "ignore"> | null = null;
+  private readonly agents = new Set<number>();
 
-  /** Registers a child process group. No-op where process groups do not exist. */
-  track(pgid: number): void {
-    this.send(`+${pgid}\n`);
+  /** Registers an agent (the leader of its session and group). No-op where process groups do not exist. */
+  track(pid: number): void {
+    this.agents.add(pid);
+    this.send(`+${pid}\n`);
   }
 
-  untrack(pgid: number): void {
-    if (this.proc) this.send(`-${pgid}\n`);
+  /** Forgets an agent whose family is gone. */
+  untrack(pid: number): void {
+    this.agents.delete(pid);
+    if (this.proc) this.send(`-${pid}\n`);
+  }
+
+  /** Registers the root of a family the daemon did not start (an orphan it adopted). */
+  watch(pid: number): void {
+    this.send(`+${pid}\n`);
+  }
+
+  unwatch(pid: number): void {
+    if (this.proc) this.send(`-${pid}\n`);
+  }
+
+  /** True for processes the daemon started itself: registered agents and the watcher. */
+  owns(pid: number): boolean {
+    return this.agents.has(pid) || this.proc?.pid === pid;
   }
 
   /** Ends the watcher (kills whatever is still registered). */
@@ -51,7 +104,7 @@ export class OrphanReaper {
   private send(line: string): void {
     if (process.platform === "win32") return;
     if (this.proc === null) {
-      this.proc = Bun.spawn(["/bin/sh", "-c", SCRIPT], { stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
+      this.proc = Bun.spawn(["/bin/sh", "-c", SCRIPT], { env: {}, stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
       this.proc.unref(); // the watcher must not keep the daemon alive
     }
     try {

@@ -1,8 +1,12 @@
 /**
  * Reads a child's stderr line by line: each line goes to the log, and the last MAX_LINES lines
  * (each cut at MAX_LINE_CHARS) are kept for error reports. A line that never ends is cut at
- * MAX_LINE_CHARS too, so a child cannot grow our memory through stderr.
+ * MAX_LINE_CHARS too, so a child cannot grow our memory through stderr. Terminal escape sequences
+ * (colours, cursor moves, titles) are stripped from every line; the logger escapes any control
+ * character left.
  */
+import { stripAnsi } from "../logging/terminal-text.ts";
+
 export const MAX_LINES = 50;
 export const MAX_LINE_CHARS = 2000;
 
@@ -36,7 +40,7 @@ export class StderrTail {
   }
 
   private emit(): void {
-    const line = this.partial.replace(/\r$/, "").slice(0, MAX_LINE_CHARS);
+    const line = stripAnsi(this.partial.replace(/\r$/, "")).slice(0, MAX_LINE_CHARS);
     this.partial = "";
     this.lines.push(line);
     if (this.lines.length > MAX_LINES) this.lines.shift();

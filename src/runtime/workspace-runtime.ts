@@ -56,6 +56,8 @@ export class WorkspaceRuntime {
   private readonly early = new Map<string, acp.SessionNotification[]>();
   /** Children being stopped on purpose: their channel closing is not a fault to SIGKILL them for. */
   private readonly retiring = new WeakSet<Live>();
+  /** Children not yet exited and swept (a crashed one being swept, an idle one being retired): `stop()` waits for them. */
+  private readonly unsettled = new Set<Promise<unknown>>();
   private stopped = false;
 
   constructor(
@@ -100,14 +102,15 @@ export class WorkspaceRuntime {
     this.sinks.delete(sessionId);
   }
 
-  /** Stops the child (bounded) and tells every session. Idempotent. */
+  /** Stops the child (bounded) and tells every session; resolves once every child of this runtime is stopped and swept. Idempotent. */
   async stop(): Promise<void> {
     this.stopped = true;
     const live = this.live ?? (await this.starting?.catch(() => null)) ?? null;
-    if (!live) return;
-    this.teardown(live, { reason: "daemon_shutdown", exitCode: null, signalCode: null });
-    this.retiring.add(live);
-    await this.retire(live, "daemon shutdown");
+    if (live) {
+      this.teardown(live, { reason: "daemon_shutdown", exitCode: null, signalCode: null });
+      void this.retire(live, "daemon shutdown");
+    }
+    await Promise.all(this.unsettled);
   }
 
   /** Stops an idle child (no sessions) so the next session starts a fresh one. */
@@ -115,7 +118,6 @@ export class WorkspaceRuntime {
     const live = this.live;
     if (!live || this.sinks.size > 0) return;
     this.live = null;
-    this.retiring.add(live);
     await this.retire(live, "idle");
   }
 
@@ -124,6 +126,7 @@ export class WorkspaceRuntime {
    * hit a closed pipe); only then is the channel closed.
    */
   private async retire(live: Live, reason: string): Promise<void> {
+    this.retiring.add(live);
     await live.child.stop();
     live.channel.close(reason);
   }
@@ -132,6 +135,8 @@ export class WorkspaceRuntime {
     const { deps } = this;
     childCommand(deps.launch); // throws MissingCliEntryError before anything is spawned
     const child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper });
+    this.unsettled.add(child.settled);
+    void child.settled.then(() => this.unsettled.delete(child.settled));
     const handlers: ChannelHandlers = {
       onSessionUpdate: (params) => this.route(params),
       onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
