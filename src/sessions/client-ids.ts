@@ -6,7 +6,7 @@
  * An id lives as long as its client is active: registering it, presenting it (any call that carries
  * the header: prompt, vote, heartbeat, cancel, …) and the end of a turn it started refresh it, and
  * it expires after `idleTtlMs` without any of these. An id is pinned (never expires, never evicted)
- * while a prompt it submitted is queued or running.
+ * while a prompt it submitted is queued or running, and while an event stream it opened is open.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
@@ -45,7 +45,7 @@ interface ClientRecord {
   lastSeenAt: number;
   /** The client sent the id back at least once. */
   presented: boolean;
-  /** Prompts of this client still queued or running. */
+  /** Prompts of this client still queued or running, and event streams it holds open. */
   pins: number;
 }
 
@@ -117,6 +117,24 @@ export class ClientRegistry {
   unpin(id: string): void {
     const record = this.clients.get(id);
     if (record && record.pins > 0) record.pins--;
+  }
+
+  /**
+   * Keeps a registered id alive while its client watches the session (an open event stream); the
+   * returned release ends the hold and counts as activity. Anything else (absent, malformed,
+   * unknown, expired) holds nothing: the stream route does not validate the header.
+   */
+  hold(header: string | null): () => void {
+    if (header === null || !CLIENT_ID_SHAPE.test(header) || !this.has(header)) return () => {};
+    this.present(header);
+    this.pin(header);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.unpin(header);
+      this.touch(header);
+    };
   }
 
   /** Forgets every expired id; returns them. */

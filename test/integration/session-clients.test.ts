@@ -90,6 +90,34 @@ describe("consensus electorate (quorum 3, client ids expire after 1.5 s idle)", 
     expect(agentChunks(await untilTurnEnds(sse, promptId))).toEqual(["permission: selected proceed_once"]);
   });
 
+  test("an event stream opened with a client's id keeps that id alive until the stream closes", async () => {
+    await using s = await openSession(d, "single");
+    const [a, watcher] = [s.clientId, await s.addClient()];
+    await s.addClient(); // never acts
+    const stream = await s.events({ "X-Svc-Client-Id": watcher });
+    await until(
+      async () => {
+        expect((await heartbeat(s, a)).status).toBe(200);
+        return (await clientCount(s)) === 2;
+      },
+      10_000,
+      "the idle client to expire",
+    );
+    // The watcher never called anything but the stream, longer than an id's idle lifetime.
+    expect((await heartbeat(s, watcher)).status).toBe(200);
+
+    await stream[Symbol.asyncDispose]();
+    await until(
+      async () => {
+        expect((await heartbeat(s, a)).status).toBe(200);
+        return (await clientCount(s)) === 1;
+      },
+      10_000,
+      "the watcher's id to expire once its stream closed",
+    );
+    expect((await heartbeat(s, watcher)).status).toBe(400);
+  });
+
   test("a client gone before the request is issued is not in its electorate; heartbeats keep the others", async () => {
     await using s = await openSession(d, "single");
     const a = s.clientId;

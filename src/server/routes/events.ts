@@ -7,6 +7,7 @@
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
+import { CLIENT_ID_HEADER } from "../../sessions/client-ids.ts";
 import { MAX_SUBSCRIBERS_PER_SESSION } from "../../sessions/live-session.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -51,14 +52,19 @@ export const eventRoutes = (deps: AppDeps) =>
       });
       if (sub === null)
         throw new DaemonError(429, "subscriber_limit_exceeded", "Too many event subscribers on this session", { limit: MAX_SUBSCRIBERS_PER_SESSION }, 5);
-      // The stream holds a connection slot until it ends; sseResponse calls onClose exactly once.
+      // The stream holds a connection slot, and keeps its client's id alive, until it ends;
+      // sseResponse calls onClose exactly once.
       const closed = deps.transport.streamOpened(request);
+      const released = session.clients.hold(request.headers.get(CLIENT_ID_HEADER));
       return sseResponse(sub, {
         epoch: session.bus.epoch,
         writerIdleTimeoutMs: deps.config.limits.writerIdleTimeoutMs,
         idleEviction: (idleForMs, timeoutMs) =>
           session.bus.synthetic("client_evicted", { reason: "writer_idle_timeout", errorKind: "writer_idle_timeout", idleForMs, timeoutMs }),
-        onClose: closed,
+        onClose: () => {
+          closed();
+          released();
+        },
       });
     },
     {

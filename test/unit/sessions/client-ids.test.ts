@@ -68,6 +68,29 @@ describe("lifetime", () => {
     expect(clients.sweep()).toEqual([a]);
   });
 
+  test("a hold (an open event stream) keeps a registered id alive; its release counts as activity, once", () => {
+    const { clients, clock } = registry();
+    const a = clients.attach(null);
+    const release = clients.hold(a);
+    clock.now = 10_000;
+    expect(clients.sweep()).toEqual([]);
+    release();
+    release();
+    clock.now = 10_999;
+    expect(clients.has(a)).toBe(true);
+    clock.now = 11_000;
+    expect(clients.sweep()).toEqual([a]);
+  });
+
+  test("a hold on an absent, malformed, unknown or expired id holds nothing", () => {
+    const { clients, clock } = registry();
+    const a = clients.attach(null);
+    clock.now = 2000;
+    for (const header of [null, "", "bad id", "client_unknown", a]) clients.hold(header)();
+    expect(clients.has(a)).toBe(false);
+    expect(clients.ids()).toEqual([]);
+  });
+
   test("with a TTL of 0 ids never expire", () => {
     const { clients, clock } = registry(0);
     const a = clients.attach(null);
