@@ -22,7 +22,12 @@ export const docsRoutes = (version: string, app: () => Elysia) => {
   let document: Promise<string> | null = null;
   const render = async () => {
     const { toOpenAPISchema } = await import("@elysiajs/openapi/openapi");
-    const { paths, components } = toOpenAPISchema(app(), undefined, undefined, undefined, OPENAPI_VERSION);
+    const root = app();
+    // Elysia builds a route's validators when the route first runs, and doing so writes into the
+    // route's schema objects (`additionalProperties: false` for normalisation). Build them all first,
+    // so the document is the same whichever routes ran before it was asked for.
+    for (const route of root.router.history) route.compile?.();
+    const { paths, components } = toOpenAPISchema(root, undefined, undefined, undefined, OPENAPI_VERSION);
     return JSON.stringify({
       openapi: OPENAPI_VERSION,
       info: { title: "svc daemon HTTP API", version, description: "HTTP (JSON) and SSE interface in front of ACP coding agents." },
