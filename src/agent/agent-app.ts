@@ -1,0 +1,110 @@
+/**
+ * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
+ * per process), session/prompt, session/cancel, session/set_mode, session/set_model and
+ * session/close. Everything not registered is answered `-32601` by the SDK.
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { APPROVAL_MODES, type AgentConfig, type ApprovalMode } from "../config/agent-config.ts";
+import { VERSION } from "../version.ts";
+import { WorkspaceFiles } from "../workspace/workspace-files.ts";
+import { AgentSession } from "./agent-session.ts";
+import { SESSION_MODES } from "./approval.ts";
+import { languageModelFor } from "./model/provider.ts";
+import type { ShellRunner } from "./tools/shell-runner.ts";
+import { runTurn } from "./turn.ts";
+
+/** Live sessions per agent process; `session/new` past it is refused (close one first). */
+export const MAX_SESSIONS = 1000;
+
+/** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
+const setModelParams: acp.ParamsParser<{ sessionId: string; modelId: string }> = (params) => {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.sessionId !== "string" || typeof p.modelId !== "string") throw acp.RequestError.invalidParams(undefined, "sessionId and modelId must be strings");
+  return { sessionId: p.sessionId, modelId: p.modelId };
+};
+
+export interface AgentAppDeps {
+  readonly config: AgentConfig;
+  readonly files: WorkspaceFiles;
+  readonly shell: ShellRunner;
+}
+
+export function buildAgentApp({ config, files, shell }: AgentAppDeps): acp.AgentApp {
+  const sessions = new Map<string, AgentSession>();
+  const models = new Map<string, LanguageModelV4>();
+  const modelFor = (id: string) => {
+    let model = models.get(id);
+    if (!model) {
+      model = languageModelFor(config.models.find((m) => m.id === id)!);
+      models.set(id, model);
+    }
+    return model;
+  };
+  const sessionOf = (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    if (!session) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
+    return session;
+  };
+  const state = (session: AgentSession) => ({
+    modes: { currentModeId: session.mode, availableModes: SESSION_MODES.map((m) => ({ ...m })) },
+    ...(session.modelId === null ? {} : { models: { currentModelId: session.modelId, availableModels: config.models.map((m) => ({ modelId: m.id, name: m.model, description: `${m.providerId} at ${m.baseUrl}` })) } }),
+  });
+
+  return acp
+    .agent({ name: "svc" })
+    .onRequest(acp.methods.agent.initialize, () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentInfo: { name: "svc", title: "svc built-in agent", version: VERSION },
+      authMethods: [],
+      agentCapabilities: {
+        loadSession: false,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        sessionCapabilities: { close: {} },
+      },
+    }))
+    .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
+      if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
+      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const session = new AgentSession(crypto.randomUUID(), files.root, config.approvalMode, config.defaultModelId);
+      sessions.set(session.id, session);
+      // Published once the response (which introduces the session id) is on the wire.
+      setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "available_commands_update", availableCommands: [] } }).catch(() => {}));
+      return { sessionId: session.id, ...state(session) };
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params, client }) => {
+      const session = sessionOf(params.sessionId);
+      if (!APPROVAL_MODES.includes(params.modeId as ApprovalMode)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode; one of ${APPROVAL_MODES.join(", ")}`);
+      // An untrusted workspace stays in `default`: its approval mode cannot be loosened.
+      if (!config.trusted && params.modeId !== "default" && params.modeId !== "plan") throw acp.RequestError.invalidParams({ modeId: params.modeId }, "the workspace is not trusted: only default and plan modes are allowed");
+      session.mode = params.modeId as ApprovalMode;
+      setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "current_mode_update", currentModeId: session.mode } }).catch(() => {}));
+      return {};
+    })
+    .onRequest("session/set_model", setModelParams, ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      if (!config.models.some((m) => m.id === params.modelId)) throw acp.RequestError.invalidParams({ modelId: params.modelId }, `unknown model; one of ${config.models.map((m) => m.id).join(", ") || "(none configured)"}`);
+      session.modelId = params.modelId;
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+      const session = sessionOf(params.sessionId);
+      if (session.turn) throw acp.RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+      if (session.modelId === null) throw new acp.RequestError(-32603, "Internal error", { details: config.missingModelHint, errorKind: "auth_env_error" });
+      const turn = new AbortController();
+      session.turn = turn;
+      try {
+        return await runTurn({ client, session, model: modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, signal: turn.signal }, params.prompt);
+      } finally {
+        session.turn = null;
+      }
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    })
+    .onRequest(acp.methods.agent.session.close, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+      sessions.delete(params.sessionId);
+      return {};
+    });
+}
