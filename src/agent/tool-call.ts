@@ -4,6 +4,7 @@
  * the model is told; every failure becomes a failed call the model can read, never a thrown error.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { FsError } from "../errors/daemon-error.ts";
 import { decide } from "./approval.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { ToolCallRequest } from "./model/model-round.ts";
@@ -18,7 +19,8 @@ export interface ToolCallResult {
   readonly cancelled: boolean;
 }
 
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+/** An error as the model reads it; the workspace layer's hint (what to do instead) goes along. */
+const messageOf = (err: unknown) => (err instanceof FsError && err.hint ? `${err.message} (${err.hint})` : err instanceof Error ? err.message : String(err));
 
 function parseArgs(input: string): Record<string, unknown> {
   let args: unknown;

@@ -6,8 +6,8 @@
  */
 import type { Subprocess } from "bun";
 
-/** Bytes of combined stdout+stderr kept per command; past it output is drained and counted, not kept. */
-export const SHELL_OUTPUT_CAP_BYTES = 64 * 1024;
+/** Bytes of combined stdout+stderr kept per command (under the model cap of one tool result, so the note on a cut is always seen); past it output is drained and counted, not kept. */
+export const SHELL_OUTPUT_CAP_BYTES = 16 * 1024;
 export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
 export const MAX_SHELL_TIMEOUT_MS = 600_000;
 /** After SIGTERM on timeout or cancel, how long the group gets before SIGKILL. */
