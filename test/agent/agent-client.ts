@@ -32,7 +32,7 @@ export interface AgentHandle extends AsyncDisposable {
   onPermission: (request: acp.RequestPermissionRequest) => acp.RequestPermissionOutcome | Promise<acp.RequestPermissionOutcome>;
   stderr(): string;
   initialize(): Promise<acp.InitializeResponse>;
-  newSession(): Promise<acp.NewSessionResponse>;
+  newSession(): Promise<SessionState>;
   prompt(sessionId: string, text: string): Promise<acp.PromptResponse>;
   updatesOf(sessionId: string): acp.SessionUpdate[];
   /** Waits until an update of the session satisfies `match`, and returns it. */
@@ -46,6 +46,9 @@ export interface AgentHandle extends AsyncDisposable {
 }
 
 const isUsageChunk = (u: acp.SessionUpdate) => u.sessionUpdate === "agent_message_chunk" && u._meta?.usage !== undefined;
+
+/** `session/new`'s answer with the (unstable) model state the agent reports. */
+export type SessionState = acp.NewSessionResponse & { models?: { currentModelId: string; availableModels: Array<{ modelId: string; name: string }> } };
 
 export const MODEL_ENV = (model: MockModel) => ({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" });
 
@@ -95,7 +98,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
     onPermission: () => ({ outcome: "selected", optionId: "proceed_once" }),
     stderr: () => stderr,
     initialize: () => connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }),
-    newSession: () => connection.agent.request("session/new", { cwd: dir.path, mcpServers: [] }),
+    newSession: () => connection.agent.request<SessionState>("session/new", { cwd: dir.path, mcpServers: [] }),
     prompt: (sessionId, text) => connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }),
     updatesOf,
     waitForUpdate: (sessionId, match, what = "a session update") => until(() => updatesOf(sessionId).find(match), 10_000, what),
