@@ -32,7 +32,7 @@ export interface AgentAppDeps {
 
 export function buildAgentApp({ config, files, shell }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
-  const models = new Map<string, LanguageModelV4>();
+  const models = new Map<string, Promise<LanguageModelV4>>();
   const modelFor = (id: string) => {
     let model = models.get(id);
     if (!model) {
@@ -94,7 +94,7 @@ export function buildAgentApp({ config, files, shell }: AgentAppDeps): acp.Agent
       const turn = new AbortController();
       session.turn = turn;
       try {
-        return await runTurn({ client, session, model: modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, signal: turn.signal }, params.prompt);
+        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, signal: turn.signal }, params.prompt);
       } finally {
         session.turn = null;
       }
