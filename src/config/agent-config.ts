@@ -3,7 +3,8 @@
  * environment and the settings files. Lives in `config/` because only this folder reads the
  * environment and settings; the agent itself receives the result.
  *
- * Models: one per provider whose variables are set (OpenAI-compatible, OpenRouter, DashScope), plus
+ * Models: one per provider whose variables are set (OpenAI-compatible, OpenRouter, DashScope,
+ * Anthropic, Google), plus
  * the named models of `model.providers` in the daemon host's settings. Keys are referenced by
  * environment-variable name and resolved here, never written anywhere. A workspace's own
  * `.svc/settings.json` may not declare providers: an untrusted checkout could otherwise point a
@@ -24,9 +25,14 @@ export const APPROVAL_MODES = ["plan", "default", "auto-edit", "auto", "yolo"] a
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 export const DEFAULT_APPROVAL_MODE: ApprovalMode = "auto";
 
+/** The wire dialect of a model endpoint. */
+export const PROVIDER_KINDS = ["openai-compatible", "anthropic", "google"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
 export interface ModelEntry {
   /** `<provider>/<model>`, the ACP model id. */
   readonly id: string;
+  readonly kind: ProviderKind;
   readonly providerId: string;
   readonly model: string;
   readonly baseUrl: string;
@@ -61,14 +67,16 @@ export interface AgentConfigInputs {
 
 /** Providers configured by environment variables alone: `<KEY>` + `<MODEL>` (+ base URL). */
 const ENV_PROVIDERS = [
-  { id: "openai", keyEnv: "OPENAI_API_KEY", modelEnv: "OPENAI_MODEL", baseUrlEnv: "OPENAI_BASE_URL", baseUrl: "https://api.openai.com/v1" },
-  { id: "openrouter", keyEnv: "OPENROUTER_API_KEY", modelEnv: "OPENROUTER_MODEL", baseUrlEnv: null, baseUrl: "https://openrouter.ai/api/v1" },
-  { id: "dashscope", keyEnv: "DASHSCOPE_API_KEY", modelEnv: "DASHSCOPE_MODEL", baseUrlEnv: null, baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1" },
+  { id: "openai", kind: "openai-compatible", keyEnv: "OPENAI_API_KEY", modelEnv: "OPENAI_MODEL", baseUrlEnv: "OPENAI_BASE_URL", baseUrl: "https://api.openai.com/v1" },
+  { id: "openrouter", kind: "openai-compatible", keyEnv: "OPENROUTER_API_KEY", modelEnv: "OPENROUTER_MODEL", baseUrlEnv: null, baseUrl: "https://openrouter.ai/api/v1" },
+  { id: "dashscope", kind: "openai-compatible", keyEnv: "DASHSCOPE_API_KEY", modelEnv: "DASHSCOPE_MODEL", baseUrlEnv: null, baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1" },
+  { id: "anthropic", kind: "anthropic", keyEnv: "ANTHROPIC_API_KEY", modelEnv: "ANTHROPIC_MODEL", baseUrlEnv: "ANTHROPIC_BASE_URL", baseUrl: "https://api.anthropic.com/v1" },
+  { id: "google", kind: "google", keyEnv: "GEMINI_API_KEY", modelEnv: "GEMINI_MODEL", baseUrlEnv: "GEMINI_BASE_URL", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
 ] as const;
 
 export const MISSING_MODEL_HINT =
   "No model is configured for the built-in agent: set OPENAI_MODEL with OPENAI_API_KEY (hosted) or OPENAI_BASE_URL (a local server such as Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1), " +
-  "or OPENROUTER_API_KEY with OPENROUTER_MODEL, or DASHSCOPE_API_KEY with DASHSCOPE_MODEL, or declare model.providers in $SVC_HOME/settings.json, then restart the daemon";
+  "or OPENROUTER_API_KEY with OPENROUTER_MODEL, or DASHSCOPE_API_KEY with DASHSCOPE_MODEL, or ANTHROPIC_API_KEY with ANTHROPIC_MODEL, or GEMINI_API_KEY with GEMINI_MODEL, or declare model.providers in $SVC_HOME/settings.json, then restart the daemon";
 
 /** Variable names kept from shell commands' environment. */
 const SECRET_NAME = /(_API_KEY|_TOKEN|_SECRET)$/i;
@@ -83,7 +91,7 @@ function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
     const baseUrl = p.baseUrlEnv ? env[p.baseUrlEnv] : undefined;
     // A keyless entry is allowed only for an explicit base URL (a local server needs no key).
     if (!nonEmpty(model) || !(nonEmpty(key) || nonEmpty(baseUrl))) continue;
-    models.push({ id: `${p.id}/${model.trim()}`, providerId: p.id, model: model.trim(), baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl, apiKey: nonEmpty(key) ? key : undefined });
+    models.push({ id: `${p.id}/${model.trim()}`, kind: p.kind, providerId: p.id, model: model.trim(), baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl, apiKey: nonEmpty(key) ? key : undefined });
   }
   return models;
 }
@@ -117,7 +125,7 @@ const objectAtList = (doc: Record<string, unknown>): Array<Record<string, unknow
   return Array.isArray(providers) ? providers.filter((p): p is Record<string, unknown> => p !== null && typeof p === "object") : [];
 };
 
-/** `model.providers`: `[{id, baseUrl, apiKeyEnv?, models: [name…]}]`, OpenAI-compatible endpoints. */
+/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
 function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
   const providers = objectAt(doc, "model").providers;
   if (providers === undefined) return [];
@@ -130,13 +138,15 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
     const p = (entry ?? {}) as Record<string, unknown>;
     const where = `${file}: model.providers[${index}]`;
     if (typeof p.id !== "string" || !/^[A-Za-z0-9._-]{1,64}$/.test(p.id)) return void warnings.push(`${where}.id must be 1-64 letters, digits, '.', '_' or '-'; entry ignored`);
+    const kind = p.kind ?? "openai-compatible";
+    if (!PROVIDER_KINDS.includes(kind as ProviderKind)) return void warnings.push(`${where}.kind must be one of ${PROVIDER_KINDS.join(", ")}; entry ignored`);
     if (typeof p.baseUrl !== "string" || !/^https?:\/\//.test(p.baseUrl)) return void warnings.push(`${where}.baseUrl must be an http(s) URL; entry ignored`);
     if (p.apiKeyEnv !== undefined && (typeof p.apiKeyEnv !== "string" || !ENV_NAME.test(p.apiKeyEnv)))
       return void warnings.push(`${where}.apiKeyEnv must be an environment variable name; entry ignored`);
     if (!Array.isArray(p.models) || !p.models.every((m) => typeof m === "string" && m.trim() !== ""))
       return void warnings.push(`${where}.models must be an array of model names; entry ignored`);
     const apiKey = typeof p.apiKeyEnv === "string" ? env[p.apiKeyEnv] : undefined;
-    for (const model of p.models as string[]) models.push({ id: `${p.id}/${model}`, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined });
+    for (const model of p.models as string[]) models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined });
   });
   return models;
 }
