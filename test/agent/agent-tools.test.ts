@@ -1,6 +1,6 @@
 /** The built-in agent's tools and approval modes, end to end over ACP against the mock model. */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { startAgent } from "./agent-client.ts";
@@ -57,6 +57,33 @@ describe("tools", () => {
     await a.turn(sessionId, "write two files");
     expect(readFileSync(join(a.workspace, "b.txt"), "utf8")).toBe("b");
     expect(a.permissionRequests).toHaveLength(1);
+  });
+
+  test("an approval never lands on a file that changed while the question was open", async () => {
+    await using a = await startAgent({ files: { "f.txt": "one\n" }, workspaceSettings: { tools: { approvalMode: "default" } } });
+    const { sessionId } = await a.newSession();
+    a.onPermission = () => {
+      writeFileSync(join(a.workspace, "f.txt"), "someone else's one\n");
+      return { outcome: "selected", optionId: "proceed_once" };
+    };
+    a.model.enqueue({ kind: "tools", calls: [{ name: "edit", args: { file_path: "f.txt", old_string: "one", new_string: "two" } }] }, { kind: "text", text: "ok" });
+    const { updates } = await a.turn(sessionId, "edit");
+    expect(readFileSync(join(a.workspace, "f.txt"), "utf8")).toBe("someone else's one\n");
+    expect(finalStatus(updates, "call_mock_1")).toBe("failed");
+    expect(toolResults(a.model.requests)[0]).toContain("re-read the file");
+  });
+
+  test("proceed_always does not outlast a switch to plan mode", async () => {
+    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    const { sessionId } = await a.newSession();
+    a.onPermission = () => ({ outcome: "selected", optionId: "proceed_always" });
+    a.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "a.txt", content: "a" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "write");
+    await a.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    a.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "b.txt", content: "b" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "write again");
+    expect(existsSync(join(a.workspace, "a.txt"))).toBe(true);
+    expect(existsSync(join(a.workspace, "b.txt"))).toBe(false);
   });
 
   test("paths outside the workspace and through escaping symlinks are refused", async () => {
