@@ -1,7 +1,8 @@
 /**
  * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
- * per process), session/prompt, session/cancel, session/set_mode, session/set_model and
- * session/close. Everything not registered is answered `-32601` by the SDK.
+ * per process), session/load (the saved conversation replayed as updates) and session/resume,
+ * session/prompt, session/cancel, session/set_mode, session/set_model and session/close.
+ * Everything not registered is answered `-32601` by the SDK.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
@@ -9,6 +10,8 @@ import { APPROVAL_MODES, type AgentConfig, type ApprovalMode } from "../config/a
 import { VERSION } from "../version.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { AgentSession } from "./agent-session.ts";
+import type { ConversationStore } from "./conversation-store.ts";
+import { replayUpdates } from "./replay.ts";
 import { SESSION_MODES } from "./approval.ts";
 import { languageModelFor } from "./model/provider.ts";
 import type { ShellRunner } from "./tools/shell-runner.ts";
@@ -28,10 +31,31 @@ export interface AgentAppDeps {
   readonly config: AgentConfig;
   readonly files: WorkspaceFiles;
   readonly shell: ShellRunner;
+  readonly store: ConversationStore;
 }
 
-export function buildAgentApp({ config, files, shell }: AgentAppDeps): acp.AgentApp {
+export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
+  const open = (id: string) => {
+    if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
+    const session = new AgentSession(id, files.root, config.approvalMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
+    sessions.set(id, session);
+    return session;
+  };
+  /** A live session, or one taken back from its saved conversation (`-32002` when there is none for this workspace). */
+  const restore = (sessionId: string, cwd: string) => {
+    if (cwd !== files.root) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${files.root} only`);
+    const live = sessions.get(sessionId);
+    if (live) return live;
+    const stored = store.load(sessionId);
+    if (!stored || stored.cwd !== files.root) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
+    const session = open(sessionId);
+    session.restore(stored.messages);
+    return session;
+  };
+  const announceCommands = (client: acp.AgentContext, sessionId: string) =>
+    // Published once the response (which introduces the session id) is on the wire.
+    setImmediate(() => void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [] } }).catch(() => {}));
   const models = new Map<string, Promise<LanguageModelV4>>();
   const modelFor = (id: string) => {
     let model = models.get(id);
@@ -58,19 +82,27 @@ export function buildAgentApp({ config, files, shell }: AgentAppDeps): acp.Agent
       agentInfo: { name: "svc", title: "svc built-in agent", version: VERSION },
       authMethods: [],
       agentCapabilities: {
-        loadSession: false,
+        loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        sessionCapabilities: { close: {} },
+        sessionCapabilities: { close: {}, resume: {} },
       },
     }))
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
-      if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
       if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
-      const session = new AgentSession(crypto.randomUUID(), files.root, config.approvalMode, config.defaultModelId);
-      sessions.set(session.id, session);
-      // Published once the response (which introduces the session id) is on the wire.
-      setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "available_commands_update", availableCommands: [] } }).catch(() => {}));
+      const session = open(crypto.randomUUID());
+      announceCommands(client, session.id);
       return { sessionId: session.id, ...state(session) };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+      const session = restore(params.sessionId, params.cwd);
+      for (const update of replayUpdates(session.history)) await client.notify("session/update", { sessionId: session.id, update });
+      announceCommands(client, session.id);
+      return state(session);
+    })
+    .onRequest(acp.methods.agent.session.resume, ({ params, client }) => {
+      const session = restore(params.sessionId, params.cwd);
+      announceCommands(client, session.id);
+      return state(session);
     })
     .onRequest(acp.methods.agent.session.setMode, ({ params, client }) => {
       const session = sessionOf(params.sessionId);

@@ -10,6 +10,7 @@ import { Writable } from "node:stream";
 import { resolveAgentConfig } from "../config/agent-config.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
+import { ConversationStore } from "./conversation-store.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 
 export interface AgentInputs {
@@ -32,7 +33,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
+  const connection = buildAgentApp({ config, files, shell, store: new ConversationStore(config.conversationsDir) }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
   await connection.closed.catch(() => {});
   return exit(0);
 }

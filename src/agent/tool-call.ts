@@ -63,7 +63,9 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: prepared.preview } : {}) };
   await update(shown);
 
-  const decision = session.alwaysAllowed.has(tool.toolClass) ? "run" : decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
+  // `proceed_always` only spares a question: it never overrides a mode that refuses (plan).
+  const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
+  const decision = asked === "ask" && session.alwaysAllowed.has(tool.toolClass) ? "run" : asked;
   if (decision === "refuse") return await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`);
   if (decision === "ask") {
     const verdict = await askPermission(client, session, tool.toolClass, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);

@@ -48,6 +48,8 @@ export interface AgentConfig {
   readonly missingModelHint: string;
   readonly approvalMode: ApprovalMode;
   readonly trusted: boolean;
+  /** Where conversations are saved: `<data dir>/agent/sessions`. */
+  readonly conversationsDir: string;
   /**
    * The environment shell commands run with: the agent's own, as the daemon built it, minus the
    * model keys (any `*_API_KEY`, `*_TOKEN`, `*_SECRET` and every `apiKeyEnv` named in settings), so
@@ -171,7 +173,8 @@ function trustOf(file: string, workspace: string, warnings: string[]): boolean {
 export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const { env, workspace } = inputs;
   const warnings: string[] = [];
-  const hostFile = join(dataDirFor(env, inputs.platform ?? process.platform), "settings.json");
+  const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
+  const hostFile = join(dataDir, "settings.json");
   const workspaceFile = join(workspace, ".svc", "settings.json");
   const host = readJson(hostFile, warnings);
   const local = readJson(workspaceFile, warnings);
@@ -193,6 +196,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     missingModelHint: MISSING_MODEL_HINT,
     approvalMode: trusted ? mode : "default",
     trusted,
+    conversationsDir: join(dataDir, "agent", "sessions"),
     shellEnv,
     warnings,
   });

@@ -19,6 +19,8 @@ export interface AgentOptions {
   workspaceSettings?: unknown;
   /** Files to create in the workspace (relative path → content). */
   files?: Record<string, string>;
+  /** Use this workspace (kept on dispose) instead of a fresh temp dir. */
+  workspace?: string;
 }
 
 export interface AgentHandle extends AsyncDisposable {
@@ -53,7 +55,7 @@ export type SessionState = acp.NewSessionResponse & { models?: { currentModelId:
 export const MODEL_ENV = (model: MockModel) => ({ OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" });
 
 export async function startAgent(options: AgentOptions = {}): Promise<AgentHandle> {
-  const dir = tempDir("svc-agent-ws-");
+  const dir = options.workspace ? { path: options.workspace, [Symbol.asyncDispose]: async () => {} } : tempDir("svc-agent-ws-");
   const model = startMockModel();
   if (options.workspaceSettings !== undefined) {
     mkdirSync(join(dir.path, ".svc"), { recursive: true });
