@@ -12,6 +12,7 @@ import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { AgentSession } from "./agent-session.ts";
 import type { ConversationStore } from "./conversation-store.ts";
 import { replayUpdates } from "./replay.ts";
+import { registerStatusMethods } from "./status-methods.ts";
 import { SESSION_MODES } from "./approval.ts";
 import { languageModelFor } from "./model/provider.ts";
 import type { ShellRunner } from "./tools/shell-runner.ts";
@@ -75,7 +76,17 @@ export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): ac
     ...(session.modelId === null ? {} : { models: { currentModelId: session.modelId, availableModels: config.models.map((m) => ({ modelId: m.id, name: m.model, description: `${m.providerId} at ${m.baseUrl}` })) } }),
   });
 
-  return acp
+  /** Switches a session's approval mode (an untrusted workspace stays in `default` or `plan`) and announces it. */
+  const setMode = (client: acp.AgentContext, session: AgentSession, modeId: string) => {
+    if (!APPROVAL_MODES.includes(modeId as ApprovalMode)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode; one of ${APPROVAL_MODES.join(", ")}`);
+    if (!config.trusted && modeId !== "default" && modeId !== "plan") throw acp.RequestError.invalidParams({ modeId }, "the workspace is not trusted: only default and plan modes are allowed");
+    const previous = session.mode;
+    session.mode = modeId as ApprovalMode;
+    setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "current_mode_update", currentModeId: session.mode } }).catch(() => {}));
+    return previous;
+  };
+
+  const app = acp
     .agent({ name: "svc" })
     .onRequest(acp.methods.agent.initialize, () => ({
       protocolVersion: acp.PROTOCOL_VERSION,
@@ -105,12 +116,7 @@ export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): ac
       return state(session);
     })
     .onRequest(acp.methods.agent.session.setMode, ({ params, client }) => {
-      const session = sessionOf(params.sessionId);
-      if (!APPROVAL_MODES.includes(params.modeId as ApprovalMode)) throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode; one of ${APPROVAL_MODES.join(", ")}`);
-      // An untrusted workspace stays in `default`: its approval mode cannot be loosened.
-      if (!config.trusted && params.modeId !== "default" && params.modeId !== "plan") throw acp.RequestError.invalidParams({ modeId: params.modeId }, "the workspace is not trusted: only default and plan modes are allowed");
-      session.mode = params.modeId as ApprovalMode;
-      setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "current_mode_update", currentModeId: session.mode } }).catch(() => {}));
+      setMode(client, sessionOf(params.sessionId), params.modeId);
       return {};
     })
     .onRequest("session/set_model", setModelParams, ({ params }) => {
@@ -139,4 +145,6 @@ export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): ac
       sessions.delete(params.sessionId);
       return {};
     });
+  registerStatusMethods(app, { config, workspace: files.root, session: sessionOf, state, setMode });
+  return app;
 }

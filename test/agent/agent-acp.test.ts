@@ -95,3 +95,41 @@ describe("svc --acp: no model configured", () => {
     expect(session.models).toBeUndefined();
   });
 });
+
+describe("svc/status and svc/control extension methods", () => {
+  test("preflight: auth ok with a model, and an auth_env_error naming what to set without one", async () => {
+    await using a = await startAgent();
+    const ok = await a.agent.request<{ cells: Array<{ kind: string; status: string }> }>("svc/status/workspace/preflight", { cwd: a.workspace });
+    expect(ok.cells.map((c) => [c.kind, c.status])).toEqual([
+      ["auth", "ok"],
+      ["providers", "ok"],
+      ["tool_registry", "ok"],
+      ["mcp_discovery", "disabled"],
+      ["skills", "disabled"],
+      ["egress", "not_started"],
+    ]);
+    await using none = await startAgent({ env: { OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, OPENAI_MODEL: undefined } });
+    const missing = await none.agent.request<{ cells: Array<{ kind: string; status: string; errorKind?: string; hint?: string }> }>("svc/status/workspace/preflight", { cwd: none.workspace });
+    expect(missing.cells[0]).toMatchObject({ kind: "auth", status: "error", errorKind: "auth_env_error" });
+    expect(missing.cells[0]!.hint).toContain("OPENAI_MODEL");
+  });
+
+  test("tools lists every built-in tool", async () => {
+    await using a = await startAgent();
+    const tools = await a.agent.request<{ tools: Array<{ name: string; enabled: boolean }> }>("svc/status/workspace/tools", { cwd: a.workspace });
+    expect(tools.tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit", "list_directory", "glob", "grep", "run_shell_command", "todo_write"]);
+  });
+
+  test("session context reports the modes and models; approval_mode switches and answers previous/current", async () => {
+    await using a = await startAgent();
+    const { sessionId } = await a.newSession();
+    const switched = await a.agent.request("svc/control/session/approval_mode", { sessionId, mode: "plan" });
+    expect(switched).toEqual({ previous: "auto", current: "plan" });
+    const context = await a.agent.request<{ state: { modes: { currentModeId: string }; models: { currentModelId: string } } }>("svc/status/session/context", { sessionId });
+    expect(context.state.modes.currentModeId).toBe("plan");
+    expect(context.state.models.currentModelId).toBe("openai/mock-model");
+    expect((await rpcError(a.agent.request("svc/control/session/approval_mode", { sessionId, mode: "wild" }))).code).toBe(-32602);
+    expect((await rpcError(a.agent.request("svc/status/session/context", { sessionId: "nope" }))).code).toBe(-32002);
+    expect((await rpcError(a.agent.request("svc/status/session/context", {}))).code).toBe(-32602);
+  });
+});
