@@ -35,6 +35,22 @@ describe("resolveAgentConfig", () => {
     expect(config.defaultModelId).toBe("openai/llama3");
   });
 
+  test("Anthropic and Google models from their variables, with their wire kinds", () => {
+    const { home, workspace } = setup();
+    const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home, ANTHROPIC_API_KEY: "a", ANTHROPIC_MODEL: "claude-x", GEMINI_API_KEY: "g", GEMINI_MODEL: "gemini-x" } });
+    expect(config.models.map((m) => [m.id, m.kind, m.baseUrl])).toEqual([
+      ["anthropic/claude-x", "anthropic", "https://api.anthropic.com/v1"],
+      ["google/gemini-x", "google", "https://generativelanguage.googleapis.com/v1beta"],
+    ]);
+  });
+
+  test("model.providers entries may name their kind; an unknown kind is a warning", () => {
+    const { home, workspace } = setup({ model: { providers: [{ id: "proxy", kind: "anthropic", baseUrl: "http://127.0.0.1:9/v1", models: ["c"] }, { id: "odd", kind: "carrier-pigeon", baseUrl: "http://x/v1", models: ["m"] }] } });
+    const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home } });
+    expect(config.models.map((m) => [m.id, m.kind])).toEqual([["proxy/c", "anthropic"]]);
+    expect(config.warnings.some((w) => w.includes("model.providers[1].kind"))).toBe(true);
+  });
+
   test("named models from the host's model.providers, keys by variable name; model.name picks the default", () => {
     const { home, workspace } = setup({ model: { name: "big", providers: [{ id: "local", baseUrl: "http://127.0.0.1:8000/v1", apiKeyEnv: "LOCAL_KEY", models: ["small", "big"] }] } });
     const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home, LOCAL_KEY: "secret" } });
