@@ -1,7 +1,8 @@
 /**
  * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
  * per process), session/load (the saved conversation replayed as updates) and session/resume,
- * session/prompt, session/cancel, session/set_mode, session/set_model and session/close.
+ * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
+ * session/set_model and session/close.
  * Everything not registered is answered `-32601` by the SDK.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
@@ -14,7 +15,10 @@ import type { ConversationStore } from "./conversation-store.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { SESSION_MODES } from "./approval.ts";
+import type { McpServers } from "./mcp/mcp-servers.ts";
+import { toolbox } from "./mcp/mcp-tools.ts";
 import { languageModelFor } from "./model/provider.ts";
+import type { AgentTool } from "./tools/tool.ts";
 import type { ShellRunner } from "./tools/shell-runner.ts";
 import { runTurn } from "./turn.ts";
 
@@ -33,9 +37,10 @@ export interface AgentAppDeps {
   readonly files: WorkspaceFiles;
   readonly shell: ShellRunner;
   readonly store: ConversationStore;
+  readonly mcp: McpServers;
 }
 
-export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): acp.AgentApp {
+export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
   const open = (id: string) => {
     if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
@@ -65,6 +70,13 @@ export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): ac
       models.set(id, model);
     }
     return model;
+  };
+  /** Built-in and MCP tools, once the MCP servers have been discovered (on the first prompt). */
+  let tools: ReadonlyMap<string, AgentTool> | null = null;
+  const toolsFor = async () => {
+    await mcp.discover();
+    tools ??= toolbox(mcp);
+    return tools;
   };
   const sessionOf = (sessionId: string) => {
     const session = sessions.get(sessionId);
@@ -132,7 +144,7 @@ export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): ac
       const turn = new AbortController();
       session.turn = turn;
       try {
-        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, signal: turn.signal }, params.prompt);
+        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, toolbox: await toolsFor(), signal: turn.signal }, params.prompt);
       } finally {
         session.turn = null;
       }
@@ -145,6 +157,6 @@ export function buildAgentApp({ config, files, shell, store }: AgentAppDeps): ac
       sessions.delete(params.sessionId);
       return {};
     });
-  registerStatusMethods(app, { config, workspace: files.root, session: sessionOf, state, setMode });
+  registerStatusMethods(app, { config, mcp, workspace: files.root, session: sessionOf, state, setMode });
   return app;
 }

@@ -11,6 +11,7 @@ import { resolveAgentConfig } from "../config/agent-config.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
 import { ConversationStore } from "./conversation-store.ts";
+import { McpServers } from "./mcp/mcp-servers.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 
 export interface AgentInputs {
@@ -24,6 +25,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
   const shell = new ShellRunner(workspace, config.shellEnv);
   const files = new WorkspaceFiles(workspace, config.trusted);
+  const mcp = new McpServers(config.mcpServers, config.shellEnv);
 
   const exit = (code: number): never => {
     shell.killAll();
@@ -33,7 +35,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, store: new ConversationStore(config.conversationsDir) }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
+  const connection = buildAgentApp({ config, files, shell, store: new ConversationStore(config.conversationsDir), mcp }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
   await connection.closed.catch(() => {});
   return exit(0);
 }

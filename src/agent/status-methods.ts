@@ -8,10 +8,12 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AgentConfig, ApprovalMode } from "../config/agent-config.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
 import type { AgentSession } from "./agent-session.ts";
+import type { McpServers } from "./mcp/mcp-servers.ts";
 import { BUILTIN_TOOLS } from "./tools/registry.ts";
 
 export interface StatusDeps {
   readonly config: AgentConfig;
+  readonly mcp: McpServers;
   readonly workspace: string;
   readonly session: (sessionId: string) => AgentSession;
   /** The session's models and modes, as `session/new` reports them. */
@@ -29,7 +31,16 @@ const fields =
     return p as Record<K, string>;
   };
 
-export function preflightCells(config: AgentConfig): StatusCell[] {
+/** `mcp_discovery`: disabled with none declared, not started before the first prompt, then per server. */
+function mcpCell(config: AgentConfig, mcp: McpServers): StatusCell {
+  if (config.mcpServers.length === 0) return { kind: "mcp_discovery", locality: "acp", status: "disabled", hint: "no MCP servers are declared (mcpServers in $SVC_HOME/settings.json)" };
+  const servers = mcp.status();
+  if (servers.length < config.mcpServers.length) return { kind: "mcp_discovery", locality: "acp", status: "not_started", hint: "MCP servers are connected on the first prompt" };
+  const failed = servers.filter((s) => s.status === "error");
+  return { kind: "mcp_discovery", locality: "acp", status: failed.length === 0 ? "ok" : "warning", detail: { servers }, ...(failed.length ? { error: `${failed.length} MCP server(s) unavailable` } : {}) };
+}
+
+export function preflightCells(config: AgentConfig, mcp: McpServers): StatusCell[] {
   const auth: StatusCell =
     config.defaultModelId === null
       ? { kind: "auth", locality: "acp", status: "error", errorKind: "auth_env_error", error: "No model is configured", hint: config.missingModelHint }
@@ -38,7 +49,7 @@ export function preflightCells(config: AgentConfig): StatusCell[] {
     auth,
     { kind: "providers", locality: "acp", status: config.models.length > 0 ? "ok" : "warning", detail: { models: config.models.map((m) => m.id) } },
     { kind: "tool_registry", locality: "acp", status: "ok", detail: { tools: [...BUILTIN_TOOLS.keys()] } },
-    { kind: "mcp_discovery", locality: "acp", status: "disabled", hint: "the built-in agent does not run MCP servers yet" },
+    mcpCell(config, mcp),
     { kind: "skills", locality: "acp", status: "disabled", hint: "the built-in agent has no skills" },
     { kind: "egress", locality: "acp", status: "not_started" },
   ];
@@ -47,7 +58,7 @@ export function preflightCells(config: AgentConfig): StatusCell[] {
 export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void {
   const { config, workspace } = deps;
   app
-    .onRequest("svc/status/workspace/preflight", fields("cwd"), () => ({ cells: preflightCells(config) }))
+    .onRequest("svc/status/workspace/preflight", fields("cwd"), () => ({ cells: preflightCells(config, deps.mcp) }))
     .onRequest("svc/status/workspace/tools", fields("cwd"), () => ({
       v: 1,
       workspaceCwd: workspace,

@@ -9,8 +9,7 @@ import { decide } from "./approval.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { ToolCallRequest } from "./model/model-round.ts";
 import { askPermission } from "./permission.ts";
-import { BUILTIN_TOOLS } from "./tools/registry.ts";
-import { capForModel, ToolInputError, type ToolContext } from "./tools/tool.ts";
+import { capForModel, ToolInputError, type AgentTool, type ToolContext } from "./tools/tool.ts";
 
 export interface ToolCallResult {
   readonly text: string;
@@ -33,7 +32,7 @@ function parseArgs(input: string): Record<string, unknown> {
   return args as Record<string, unknown>;
 }
 
-export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext): Promise<ToolCallResult> {
+export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ReadonlyMap<string, AgentTool>): Promise<ToolCallResult> {
   const update = (fields: Omit<acp.ToolCallUpdate, "toolCallId">) =>
     client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId: call.id, ...fields } });
   const fail = async (text: string, cancelled = false): Promise<ToolCallResult> => {
@@ -41,7 +40,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
     return { text, isError: true, cancelled };
   };
 
-  const tool = BUILTIN_TOOLS.get(call.name);
+  const tool = toolbox.get(call.name);
   let rawInput: Record<string, unknown> = {};
   try {
     rawInput = parseArgs(call.input);
@@ -52,7 +51,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
     sessionId: session.id,
     update: { sessionUpdate: "tool_call", toolCallId: call.id, title: call.name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: call.name } },
   });
-  if (!tool) return await fail(`unknown tool ${call.name}; the tools are ${[...BUILTIN_TOOLS.keys()].join(", ")}`);
+  if (!tool) return await fail(`unknown tool ${call.name}; the tools are ${[...toolbox.keys()].join(", ")}`);
 
   let prepared;
   try {

@@ -12,13 +12,11 @@ import type { AgentSession } from "./agent-session.ts";
 import { ModelError, RoundAborted, streamRound, type RoundUsage } from "./model/model-round.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
-import { BUILTIN_TOOLS } from "./tools/registry.ts";
-import type { ToolContext } from "./tools/tool.ts";
+import type { AgentTool, ToolContext } from "./tools/tool.ts";
 
 /** Model rounds per turn; past it the turn ends with `max_turn_requests`. */
 export const MAX_ROUNDS_PER_TURN = 50;
 
-const TOOL_SPECS: LanguageModelV4FunctionTool[] = [...BUILTIN_TOOLS.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
 
 export interface TurnDeps {
   readonly client: acp.AgentContext;
@@ -26,6 +24,8 @@ export interface TurnDeps {
   readonly model: LanguageModelV4;
   readonly modelId: string;
   readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
+  /** The tools offered to the model, by name. */
+  readonly toolbox: ReadonlyMap<string, AgentTool>;
   readonly signal: AbortSignal;
 }
 
@@ -55,6 +55,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     publishPlan: (entries) => client.notify("session/update", { sessionId, update: { sessionUpdate: "plan", entries } }),
   };
 
+  const toolSpecs: LanguageModelV4FunctionTool[] = [...deps.toolbox.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
   session.remember(userMessage(prompt));
   for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
     let result;
@@ -63,7 +64,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
         model: deps.model,
         modelId: deps.modelId,
         prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
-        tools: TOOL_SPECS,
+        tools: toolSpecs,
         signal,
         onText: (text) => client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } }),
         onThought: (text) => client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } } }),
@@ -87,7 +88,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     const results: LanguageModelV4Message & { role: "tool" } = { role: "tool", content: [] };
     let cancelled = false;
     for (const call of result.toolCalls) {
-      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context);
+      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, deps.toolbox);
       cancelled ||= outcome.cancelled || signal.aborted;
       results.content.push({ type: "tool-result", toolCallId: call.id, toolName: call.name, output: outcome.isError ? { type: "error-text", value: outcome.text } : { type: "text", value: outcome.text } });
     }

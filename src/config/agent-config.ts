@@ -10,11 +10,15 @@
  * `.svc/settings.json` may not declare providers: an untrusted checkout could otherwise point a
  * key at a host of its choosing.
  *
+ * MCP servers: `mcpServers` of the host's settings only (a workspace file could otherwise make the
+ * agent run a command of its choosing): stdio servers by absolute command path (PATH is never
+ * searched), streamable HTTP servers by URL.
+ *
  * Approval mode: `tools.approvalMode` from the host's settings, then the workspace's (the workspace
  * wins); an untrusted workspace is forced to `default`. A settings file that cannot be used is
  * reported as a warning and ignored (folder trust then fails closed: untrusted).
  */
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { BootError } from "./boot-error.ts";
 import { dataDirFor } from "./config.ts";
 import { isWorkspaceTrusted } from "./folder-trust.ts";
@@ -40,6 +44,10 @@ export interface ModelEntry {
   readonly apiKey: string | undefined;
 }
 
+export type McpServerConfig =
+  | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }
+  | { readonly name: string; readonly transport: "http"; readonly url: string };
+
 export interface AgentConfig {
   readonly models: readonly ModelEntry[];
   /** The model new sessions start on; null when no model is configured. */
@@ -48,6 +56,7 @@ export interface AgentConfig {
   readonly missingModelHint: string;
   readonly approvalMode: ApprovalMode;
   readonly trusted: boolean;
+  readonly mcpServers: readonly McpServerConfig[];
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
   readonly conversationsDir: string;
   /**
@@ -153,6 +162,37 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
   return models;
 }
 
+/** Most MCP servers declared; the rest are ignored with a warning. */
+export const MAX_MCP_SERVERS = 32;
+
+/** `mcpServers`: `{<name>: {command: <absolute path>, args?, env?} | {url: <http(s) URL>}}`. */
+function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: string[]): McpServerConfig[] {
+  const declared = doc.mcpServers;
+  if (declared === undefined) return [];
+  if (declared === null || typeof declared !== "object" || Array.isArray(declared)) {
+    warnings.push(`${file}: mcpServers must be an object; ignored`);
+    return [];
+  }
+  const servers: McpServerConfig[] = [];
+  for (const [name, raw] of Object.entries(declared)) {
+    const where = `${file}: mcpServers.${name}`;
+    const s = (raw ?? {}) as Record<string, unknown>;
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) warnings.push(`${file}: MCP server names are 1-32 letters, digits, '_' or '-'; ${JSON.stringify(name)} ignored`);
+    else if (servers.length >= MAX_MCP_SERVERS) warnings.push(`${where}: more than ${MAX_MCP_SERVERS} MCP servers; ignored`);
+    else if (typeof s.url === "string") {
+      if (/^https?:\/\//.test(s.url)) servers.push({ name, transport: "http", url: s.url });
+      else warnings.push(`${where}.url must be an http(s) URL; ignored`);
+    } else if (typeof s.command === "string" && isAbsolute(s.command)) {
+      const args = s.args ?? [];
+      const env = s.env ?? {};
+      if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) warnings.push(`${where}.args must be an array of strings; ignored`);
+      else if (env === null || typeof env !== "object" || !Object.values(env).every((v) => typeof v === "string")) warnings.push(`${where}.env must map names to strings; ignored`);
+      else servers.push({ name, transport: "stdio", command: s.command, args: args as string[], env: env as Record<string, string> });
+    } else warnings.push(`${where} needs an absolute "command" or an http(s) "url"; ignored`);
+  }
+  return servers;
+}
+
 function approvalModeOf(file: string, doc: Record<string, unknown>, warnings: string[]): ApprovalMode | undefined {
   const mode = objectAt(doc, "tools").approvalMode;
   if (mode === undefined) return undefined;
@@ -196,6 +236,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     missingModelHint: MISSING_MODEL_HINT,
     approvalMode: trusted ? mode : "default",
     trusted,
+    mcpServers: mcpServersOf(hostFile, host, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),
     shellEnv,
     warnings,

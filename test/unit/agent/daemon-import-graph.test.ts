@@ -1,4 +1,4 @@
-/** The daemon never loads the built-in agent: its import graph reaches neither `src/agent/` nor the AI SDK. */
+/** The daemon never loads the built-in agent: its import graph reaches neither `src/agent/` nor the AI or MCP SDKs. */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -24,7 +24,7 @@ function importGraph(entry: string): Set<string> {
 test("serve's import graph has no built-in agent module and no AI SDK package", () => {
   const graph = [...importGraph(join(REPO_ROOT, "src", "serve-command.ts"))];
   expect(graph.some((m) => m.includes("/src/workspace/"))).toBe(true); // the walk does reach the daemon's layers
-  expect(graph.filter((m) => m.includes("/src/agent/") || m.startsWith("@ai-sdk/") || m.endsWith("agent-config.ts"))).toEqual([]);
+  expect(graph.filter((m) => m.includes("/src/agent/") || m.startsWith("@ai-sdk/") || m.startsWith("@modelcontextprotocol/") || m.endsWith("agent-config.ts"))).toEqual([]);
 });
 
 test("main.ts reaches the agent only through the --acp dynamic import", () => {
