@@ -25,7 +25,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
   const shell = new ShellRunner(workspace, config.shellEnv);
   const files = new WorkspaceFiles(workspace, config.trusted);
-  const mcp = new McpServers(config.mcpServers, config.shellEnv);
+  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget);
 
   const exit = (code: number): never => {
     shell.killAll();

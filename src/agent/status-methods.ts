@@ -37,7 +37,13 @@ function mcpCell(config: AgentConfig, mcp: McpServers): StatusCell {
   const servers = mcp.status();
   if (servers.length < config.mcpServers.length) return { kind: "mcp_discovery", locality: "acp", status: "not_started", hint: "MCP servers are connected on the first prompt" };
   const failed = servers.filter((s) => s.status === "error");
-  return { kind: "mcp_discovery", locality: "acp", status: failed.length === 0 ? "ok" : "warning", detail: { servers }, ...(failed.length ? { error: `${failed.length} MCP server(s) unavailable` } : {}) };
+  return {
+    kind: "mcp_discovery",
+    locality: "acp",
+    status: failed.length === 0 ? "ok" : "warning",
+    detail: { servers, budgetMode: config.mcpBudget.mode, ...(config.mcpBudget.limit === null ? {} : { clientBudget: config.mcpBudget.limit }) },
+    ...(failed.length ? { error: `${failed.length} MCP server(s) unavailable` } : {}),
+  };
 }
 
 export function preflightCells(config: AgentConfig, mcp: McpServers): StatusCell[] {

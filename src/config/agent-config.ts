@@ -12,7 +12,9 @@
  *
  * MCP servers: `mcpServers` of the host's settings only (a workspace file could otherwise make the
  * agent run a command of its choosing): stdio servers by absolute command path (PATH is never
- * searched), streamable HTTP servers by URL.
+ * searched), streamable HTTP servers by URL. The client budget the daemon forwards
+ * (`SVC_SERVE_MCP_CLIENT_BUDGET`, mode `SVC_SERVE_MCP_BUDGET_MODE` = enforce|warn|off, default
+ * enforce with a budget) caps how many servers are connected, refusing in declaration order.
  *
  * Approval mode: `tools.approvalMode` from the host's settings, then the workspace's (the workspace
  * wins); an untrusted workspace is forced to `default`. A settings file that cannot be used is
@@ -48,6 +50,14 @@ export type McpServerConfig =
   | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }
   | { readonly name: string; readonly transport: "http"; readonly url: string };
 
+export type McpBudgetMode = "enforce" | "warn" | "off";
+
+export interface McpBudget {
+  /** Most servers connected; null = no budget. */
+  readonly limit: number | null;
+  readonly mode: McpBudgetMode;
+}
+
 export interface AgentConfig {
   readonly models: readonly ModelEntry[];
   /** The model new sessions start on; null when no model is configured. */
@@ -57,6 +67,7 @@ export interface AgentConfig {
   readonly approvalMode: ApprovalMode;
   readonly trusted: boolean;
   readonly mcpServers: readonly McpServerConfig[];
+  readonly mcpBudget: McpBudget;
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
   readonly conversationsDir: string;
   /**
@@ -193,6 +204,21 @@ function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: stri
   return servers;
 }
 
+function mcpBudgetOf(env: AgentConfigInputs["env"], warnings: string[]): McpBudget {
+  const raw = env.SVC_SERVE_MCP_CLIENT_BUDGET;
+  const limit = raw === undefined || raw === "" ? null : Number(raw);
+  if (limit !== null && !(Number.isSafeInteger(limit) && limit >= 0)) {
+    warnings.push("SVC_SERVE_MCP_CLIENT_BUDGET must be a whole number; no MCP budget applied");
+    return { limit: null, mode: "off" };
+  }
+  const mode = env.SVC_SERVE_MCP_BUDGET_MODE || (limit === null ? "off" : "enforce");
+  if (mode !== "enforce" && mode !== "warn" && mode !== "off") {
+    warnings.push("SVC_SERVE_MCP_BUDGET_MODE must be enforce, warn or off; enforce applied");
+    return { limit, mode: "enforce" };
+  }
+  return { limit, mode };
+}
+
 function approvalModeOf(file: string, doc: Record<string, unknown>, warnings: string[]): ApprovalMode | undefined {
   const mode = objectAt(doc, "tools").approvalMode;
   if (mode === undefined) return undefined;
@@ -237,6 +263,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     approvalMode: trusted ? mode : "default",
     trusted,
     mcpServers: mcpServersOf(hostFile, host, warnings),
+    mcpBudget: mcpBudgetOf(env, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),
     shellEnv,
     warnings,

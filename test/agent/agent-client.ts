@@ -15,6 +15,8 @@ import { until } from "../helpers/until.ts";
 export interface AgentOptions {
   /** Replaces the model variables (default: OPENAI_* pointing at the mock). */
   env?: Record<string, string | undefined>;
+  /** Added on top of the model variables. */
+  extraEnv?: Record<string, string>;
   /** Written to `<workspace>/.svc/settings.json`. */
   workspaceSettings?: unknown;
   /** Files to create in the workspace (relative path → content). */
@@ -64,7 +66,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
   for (const [path, content] of Object.entries(options.files ?? {})) writeFileSync(join(dir.path, path), content);
   const proc = Bun.spawn([process.execPath, MAIN_TS, "--acp"], {
     cwd: dir.path,
-    env: { ...process.env, ...(options.env ?? MODEL_ENV(model)) },
+    env: { ...process.env, ...(options.env ?? MODEL_ENV(model)), ...options.extraEnv },
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",

@@ -84,3 +84,28 @@ describe("MCP servers", () => {
     expect(preflight.cells.find((c) => c.kind === "mcp_discovery")?.status).toBe("warning");
   });
 });
+
+describe("MCP client budget", () => {
+  const TWO = () => ({ first: { command: process.execPath, args: [SERVER] }, second: { command: process.execPath, args: [SERVER] } });
+  const offeredTools = (requests: unknown[]) => (requests[0] as { tools: Array<{ function: { name: string } }> }).tools.map((t) => t.function.name).filter((n) => n.startsWith("mcp__"));
+
+  test("enforce refuses servers past the budget, in declaration order", async () => {
+    declare(TWO());
+    await using a = await startAgent({ extraEnv: { SVC_SERVE_MCP_CLIENT_BUDGET: "1" } });
+    const { sessionId } = await a.newSession();
+    await a.turn(sessionId, "hi");
+    expect(offeredTools(a.model.requests)).toEqual(["mcp__first__echo", "mcp__first__fail"]);
+    const preflight = await a.agent.request<{ cells: Array<{ kind: string; detail?: { servers: Array<{ name: string; errorKind?: string }> } }> }>("svc/status/workspace/preflight", { cwd: a.workspace });
+    const cell = preflight.cells.find((c) => c.kind === "mcp_discovery")!;
+    expect(cell.detail!.servers.find((s) => s.name === "second")?.errorKind).toBe("budget_exhausted");
+  });
+
+  test("warn connects them anyway and says so", async () => {
+    declare(TWO());
+    await using a = await startAgent({ extraEnv: { SVC_SERVE_MCP_CLIENT_BUDGET: "1", SVC_SERVE_MCP_BUDGET_MODE: "warn" } });
+    const { sessionId } = await a.newSession();
+    await a.turn(sessionId, "hi");
+    expect(offeredTools(a.model.requests)).toHaveLength(4);
+    await until(() => a.stderr().includes("exceeds the client budget of 1"), 5000, "the budget warning");
+  });
+});

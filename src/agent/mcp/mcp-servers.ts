@@ -3,11 +3,13 @@
  * first prompt) through `@modelcontextprotocol/sdk`'s client: stdio servers run as children of the
  * agent (so the daemon's group kill reaches them), streamable HTTP servers by URL. A server that
  * fails to start or to list its tools is marked `error` and left out; the others still serve.
+ * The client budget counts servers in declaration order: past it, `enforce` refuses a server
+ * (`budget_exhausted`), `warn` connects it and says so on stderr, `off` ignores the budget.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { McpServerConfig } from "../../config/agent-config.ts";
+import type { McpBudget, McpServerConfig } from "../../config/agent-config.ts";
 import { VERSION } from "../../version.ts";
 
 /** How long one server gets to connect and list its tools. */
@@ -28,6 +30,7 @@ export interface McpServerState {
   readonly name: string;
   readonly status: "ok" | "error";
   readonly error?: string;
+  readonly errorKind?: "budget_exhausted";
   readonly tools: number;
 }
 
@@ -50,11 +53,22 @@ export class McpServers {
     private readonly servers: readonly McpServerConfig[],
     /** The environment stdio servers start with (the agent's, minus model keys), under each server's own `env`. */
     private readonly env: Readonly<Record<string, string>>,
+    private readonly budget: McpBudget,
   ) {}
 
-  /** Connects every server once; later calls wait for the same discovery. */
+  /** Connects every server once (within the budget); later calls wait for the same discovery. */
   discover(): Promise<void> {
-    this.discovery ??= Promise.all(this.servers.map((s) => this.connect(s))).then(() => {});
+    this.discovery ??= Promise.all(
+      this.servers.map((server, index) => {
+        const over = this.budget.mode !== "off" && this.budget.limit !== null && index >= this.budget.limit;
+        if (over && this.budget.mode === "enforce") {
+          this.states.push({ name: server.name, status: "error", errorKind: "budget_exhausted", error: `refused: the MCP client budget is ${this.budget.limit}`, tools: 0 });
+          return Promise.resolve();
+        }
+        if (over) process.stderr.write(`svc --acp: MCP server ${server.name} exceeds the client budget of ${this.budget.limit} (warn mode: connecting anyway)\n`);
+        return this.connect(server);
+      }),
+    ).then(() => {});
     return this.discovery;
   }
 
