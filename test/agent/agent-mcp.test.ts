@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startMcpHttpServer } from "../fixtures/mcp-test-tools.ts";
 import { expectPidsGone } from "../helpers/pids.ts";
 import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -54,6 +55,16 @@ describe("MCP servers", () => {
     // The server went with the agent.
     const pids = readFileSync(pidFile, "utf8").trim().split("\n").map(Number);
     await expectPidsGone(pids, 5000, "MCP servers");
+  });
+
+  test("a streamable HTTP server's tools are called", async () => {
+    await using http = await startMcpHttpServer();
+    declare({ remote: { url: http.url } });
+    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__remote__echo", args: { text: "over http" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "use remote mcp");
+    expect(toolResults(a.model.requests)[0]).toBe("echo: over http");
   });
 
   test("MCP tools ask in default mode and are refused in plan mode", async () => {
