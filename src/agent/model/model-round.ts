@@ -3,6 +3,9 @@
  * `retry-policy.ts`), its text forwarded as it arrives, its tool calls and usage collected. A stream
  * that reports an error, carries a malformed frame or ends without a finish reason fails the round
  * with `model_stream_interrupted`; it is never taken for a complete answer.
+ *
+ * A round's text and tool calls are kept whole (they go into the history): the request's output
+ * token limit, which the provider enforces, is their bound.
  */
 import { APICallError, type LanguageModelV4, type LanguageModelV4FunctionTool, type LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { retryDecision } from "./retry-policy.ts";
