@@ -1,14 +1,15 @@
 /**
  * The `svc/status/*` and `svc/control/*` extension methods, in the shapes of the reference agent's
  * `qwen/…` ones (spec: protocol-notes §4), so the daemon's `svc` profile can fill its status routes
- * from the built-in agent: preflight cells, the tool list, a session's context, and the approval
- * mode control. Unknown sessions are `-32002`, malformed params `-32602`.
+ * from the built-in agent: preflight cells, the tool list (built-in, and MCP tools once discovered),
+ * a session's context, and the approval mode control. Unknown sessions are `-32002`, malformed params `-32602`.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AgentConfig, ApprovalMode } from "../config/agent-config.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { McpServers } from "./mcp/mcp-servers.ts";
+import { toolbox } from "./mcp/mcp-tools.ts";
 import { BUILTIN_TOOLS } from "./tools/registry.ts";
 
 export interface StatusDeps {
@@ -70,7 +71,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
       workspaceCwd: workspace,
       initialized: true,
       acpChannelLive: true,
-      tools: [...BUILTIN_TOOLS.values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: true })),
+      tools: [...toolbox(deps.mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: true })),
     }))
     .onRequest("svc/status/session/context", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);

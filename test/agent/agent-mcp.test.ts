@@ -49,6 +49,8 @@ describe("MCP servers", () => {
       expect(fail).toContain("deliberate failure");
       const preflight = await a.agent.request<{ cells: Array<{ kind: string; status: string }> }>("svc/status/workspace/preflight", { cwd: a.workspace });
       expect(preflight.cells.find((c) => c.kind === "mcp_discovery")?.status).toBe("ok");
+      const listed = await a.agent.request<{ tools: Array<{ name: string }> }>("svc/status/workspace/tools", { cwd: a.workspace });
+      expect(listed.tools.map((t) => t.name)).toContain("mcp__test__echo");
     } finally {
       await a[Symbol.asyncDispose]();
     }
