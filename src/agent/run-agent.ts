@@ -2,7 +2,8 @@
  * `svc --acp`: the built-in agent on stdin/stdout (NDJSON JSON-RPC through the SDK), serving the
  * workspace it was started in. Exits when stdin closes or on SIGTERM/SIGINT, killing every shell
  * command still running (each runs in its own process group, which the daemon's group kill would
- * not reach). Diagnostics go to stderr only.
+ * not reach). MCP stdio servers stay in the agent's group and see their stdin close with it.
+ * Diagnostics go to stderr only.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";

@@ -17,7 +17,6 @@ import type { AgentTool, ToolContext } from "./tools/tool.ts";
 /** Model rounds per turn; past it the turn ends with `max_turn_requests`. */
 export const MAX_ROUNDS_PER_TURN = 50;
 
-
 export interface TurnDeps {
   readonly client: acp.AgentContext;
   readonly session: AgentSession;
