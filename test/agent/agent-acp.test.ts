@@ -29,6 +29,16 @@ describe("svc --acp: handshake and sessions", () => {
     expect(JSON.stringify(last.messages)).not.toContain("first session");
   });
 
+  test("turns of two sessions run at the same time without mixing their streams", async () => {
+    await using a = await startAgent();
+    const one = await a.newSession();
+    const two = await a.newSession();
+    a.model.enqueue({ kind: "text", text: "one one one one", chunkChars: 4, chunkDelayMs: 20 }, { kind: "text", text: "two two two two", chunkChars: 4, chunkDelayMs: 20 });
+    const [r1, r2] = await Promise.all([a.turn(one.sessionId, "first"), a.turn(two.sessionId, "second")]);
+    expect([r1.response.stopReason, r2.response.stopReason]).toEqual(["end_turn", "end_turn"]);
+    expect(new Set([a.agentText(one.sessionId), a.agentText(two.sessionId)])).toEqual(new Set(["one one one one", "two two two two"]));
+  });
+
   test("a text turn streams agent_message_chunks and reports usage on the last chunk and the response", async () => {
     await using a = await startAgent();
     const { sessionId } = await a.newSession();
