@@ -5,10 +5,10 @@
  * fails to start or to list its tools is marked `error` and left out; the others still serve.
  * The client budget counts servers in declaration order: past it, `enforce` refuses a server
  * (`budget_exhausted`), `warn` connects it and says so on stderr, `off` ignores the budget.
+ * The MCP SDK is imported only when a server is to be connected: an agent without MCP servers
+ * never loads it.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpBudget, McpServerConfig } from "../../config/agent-config.ts";
 import { VERSION } from "../../version.ts";
 
@@ -73,6 +73,11 @@ export class McpServers {
   }
 
   private async connect(server: McpServerConfig): Promise<void> {
+    const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+      import("@modelcontextprotocol/sdk/client/index.js"),
+      import("@modelcontextprotocol/sdk/client/stdio.js"),
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    ]);
     const client = new Client({ name: "svc", version: VERSION });
     try {
       const transport =
