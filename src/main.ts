@@ -13,9 +13,8 @@ if (first === "--version" || first === "-v" || first === "version") {
 } else if (first === "--help" || first === "-h" || first === "help") {
   process.stdout.write(USAGE);
 } else if (first === "--acp") {
-  // The built-in agent is not part of this build; agent children come from SVC_CLI_ENTRY.
-  process.stderr.write("svc: the built-in agent (--acp) is not available in this build; set SVC_CLI_ENTRY to an ACP agent's entry script\n");
-  process.exit(2);
+  // The built-in agent is imported only here, so the daemon never loads it.
+  await (await import("./agent/run-agent.ts")).runAgent({ env: process.env, cwd: process.cwd() });
 } else if (first === "serve") {
   await serveCommand(rest, processStartedAt);
 } else if (first === undefined || first.startsWith("--")) {

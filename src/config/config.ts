@@ -114,7 +114,7 @@ function canonicalWorkspace(given: string | null, cwd: string): string {
   return real;
 }
 
-function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform): string {
+export function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform): string {
   if (env.SVC_HOME) return resolve(env.SVC_HOME);
   const home = env.HOME || homedir();
   if (platform === "darwin") return join(home, "Library", "Application Support", "svc");

@@ -1,0 +1,120 @@
+/**
+ * `bun bench/agent.ts [--binary <path>] [--runs <n>]`: the built-in agent's own figures (issue 11),
+ * on the compiled binary (`<binary> --acp`, default dist/svc) and on source (`bun src/main.ts --acp`),
+ * against the mock model: spawn → `initialize` answered, idle RSS after one session, memory per
+ * extra session, model's last chunk → `session/prompt` answered, and daemon cold start → first
+ * `POST /session` answered with the built-in agent as its child. Prints medians; timing never fails it.
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startMockModel } from "../test/fixtures/mock-model.ts";
+import { cleanUp, scratchDir } from "./lib/procs.ts";
+
+const ROOT = join(import.meta.dir, "..");
+const { values } = parseArgs({ args: Bun.argv.slice(2), options: { binary: { type: "string", default: join(ROOT, "dist", "svc") }, runs: { type: "string", default: "10" } } });
+const RUNS = Number(values.runs);
+/** Extra sessions opened for the per-session memory figure. */
+const EXTRA_SESSIONS = 200;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+
+async function startAgent(cmd: string[], workspace: string, env: Record<string, string>) {
+  const started = performance.now();
+  const proc = Bun.spawn([...cmd, "--acp"], { cwd: workspace, env: { ...process.env, ...env }, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+  const stdin = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      proc.stdin.write(chunk);
+      await proc.stdin.flush();
+    },
+  });
+  const chunks: Array<{ at: number; text: string }> = [];
+  const connection = acp
+    .client({ name: "bench" })
+    .onNotification("session/update", ({ params }) => {
+      const u = params.update;
+      if (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text !== "") chunks.push({ at: performance.now(), text: u.content.text });
+    })
+    .connect(acp.ndJsonStream(stdin, proc.stdout));
+  await connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+  const initMs = performance.now() - started;
+  return {
+    proc,
+    agent: connection.agent,
+    chunks,
+    initMs,
+    async stop() {
+      proc.stdin.end();
+      await proc.exited;
+    },
+  };
+}
+
+/** Daemon spawned cold → its first `POST /session` answered (the agent child is started by that request). */
+async function coldSessionMs(cmd: string[], env: Record<string, string>): Promise<number> {
+  const workspace = scratchDir("agent-bench-cold");
+  const started = performance.now();
+  const proc = Bun.spawn([...cmd, "serve", "--port", "0", "--workspace", workspace], { env: { ...process.env, ...env, SVC_HOME: scratchDir("agent-bench-home") }, stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+  try {
+    const reader = proc.stdout.getReader();
+    let out = "";
+    let url: string | undefined;
+    while (!url) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the daemon exited before listening: ${out}`);
+      out += new TextDecoder().decode(value);
+      url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+    }
+    const reply = await fetch(`${url}/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    if (reply.status !== 200) throw new Error(`POST /session answered ${reply.status}: ${await reply.text()}`);
+    return performance.now() - started;
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+}
+
+async function measure(label: string, cmd: string[]) {
+  const model = startMockModel();
+  const workspace = scratchDir(`agent-bench-${label}`);
+  const env = { OPENAI_API_KEY: "bench", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
+  const inits: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const a = await startAgent(cmd, workspace, env);
+    inits.push(a.initMs);
+    await a.stop();
+  }
+  const a = await startAgent(cmd, workspace, env);
+  const { sessionId } = await a.agent.request("session/new", { cwd: workspace, mcpServers: [] });
+  const tails: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    a.chunks.length = 0;
+    await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `turn ${i}` }] });
+    const answered = performance.now();
+    tails.push(answered - a.chunks.at(-1)!.at);
+  }
+  await Bun.sleep(1000);
+  const idle = rssBytes(a.proc.pid);
+  for (let i = 0; i < EXTRA_SESSIONS; i++) await a.agent.request("session/new", { cwd: workspace, mcpServers: [] });
+  await Bun.sleep(1000);
+  const perSession = (rssBytes(a.proc.pid) - idle) / EXTRA_SESSIONS;
+  await a.stop();
+  const colds: number[] = [];
+  for (let i = 0; i < RUNS; i++) colds.push(await coldSessionMs(cmd, env));
+  await model[Symbol.asyncDispose]();
+  return { label, initMs: median(inits), idleRss: idle, perSessionBytes: perSession, lastChunkToAnswerMs: median(tails), coldSessionMs: median(colds) };
+}
+
+try {
+  const rows = [await measure("binary", [values.binary]), await measure("source", [process.execPath, join(ROOT, "src", "main.ts")])];
+  console.log(`binary size: ${statSync(values.binary).size} bytes (${mib(statSync(values.binary).size)})`);
+  console.log("| agent | spawn → initialize (median) | daemon cold → first POST /session (median) | idle RSS (1 session, 10 turns) | memory per extra session | last chunk → prompt answered (median) |");
+  console.log("|---|---|---|---|---|---|");
+  for (const r of rows)
+    console.log(`| ${r.label} | ${r.initMs.toFixed(1)} ms | ${r.coldSessionMs.toFixed(1)} ms | ${mib(r.idleRss)} | ${(r.perSessionBytes / 1024).toFixed(1)} KiB | ${r.lastChunkToAnswerMs.toFixed(2)} ms |`);
+} finally {
+  await cleanUp();
+}

@@ -1,0 +1,162 @@
+/**
+ * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
+ * per process), session/load (the saved conversation replayed as updates) and session/resume,
+ * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
+ * session/set_model and session/close.
+ * Everything not registered is answered `-32601` by the SDK.
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import { APPROVAL_MODES, type AgentConfig, type ApprovalMode } from "../config/agent-config.ts";
+import { VERSION } from "../version.ts";
+import { WorkspaceFiles } from "../workspace/workspace-files.ts";
+import { AgentSession } from "./agent-session.ts";
+import type { ConversationStore } from "./conversation-store.ts";
+import { replayUpdates } from "./replay.ts";
+import { registerStatusMethods } from "./status-methods.ts";
+import { SESSION_MODES } from "./approval.ts";
+import type { McpServers } from "./mcp/mcp-servers.ts";
+import { toolbox } from "./mcp/mcp-tools.ts";
+import { languageModelFor } from "./model/provider.ts";
+import type { AgentTool } from "./tools/tool.ts";
+import type { ShellRunner } from "./tools/shell-runner.ts";
+import { runTurn } from "./turn.ts";
+
+/** Live sessions per agent process; `session/new` past it is refused (close one first). */
+export const MAX_SESSIONS = 1000;
+
+/** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
+const setModelParams: acp.ParamsParser<{ sessionId: string; modelId: string }> = (params) => {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (typeof p.sessionId !== "string" || typeof p.modelId !== "string") throw acp.RequestError.invalidParams(undefined, "sessionId and modelId must be strings");
+  return { sessionId: p.sessionId, modelId: p.modelId };
+};
+
+export interface AgentAppDeps {
+  readonly config: AgentConfig;
+  readonly files: WorkspaceFiles;
+  readonly shell: ShellRunner;
+  readonly store: ConversationStore;
+  readonly mcp: McpServers;
+}
+
+export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps): acp.AgentApp {
+  const sessions = new Map<string, AgentSession>();
+  const open = (id: string) => {
+    if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
+    const session = new AgentSession(id, files.root, config.approvalMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
+    sessions.set(id, session);
+    return session;
+  };
+  /** A live session, or one taken back from its saved conversation (`-32002` when there is none for this workspace). */
+  const restore = (sessionId: string, cwd: string) => {
+    if (cwd !== files.root) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${files.root} only`);
+    const live = sessions.get(sessionId);
+    if (live) return live;
+    const stored = store.load(sessionId);
+    if (!stored || stored.cwd !== files.root) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
+    const session = open(sessionId);
+    session.restore(stored.messages);
+    return session;
+  };
+  const announceCommands = (client: acp.AgentContext, sessionId: string) =>
+    // Published once the response (which introduces the session id) is on the wire.
+    setImmediate(() => void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [] } }).catch(() => {}));
+  const models = new Map<string, Promise<LanguageModelV4>>();
+  const modelFor = (id: string) => {
+    let model = models.get(id);
+    if (!model) {
+      model = languageModelFor(config.models.find((m) => m.id === id)!);
+      models.set(id, model);
+    }
+    return model;
+  };
+  /** Built-in and MCP tools, once the MCP servers have been discovered (on the first prompt). */
+  let tools: ReadonlyMap<string, AgentTool> | null = null;
+  const toolsFor = async () => {
+    await mcp.discover();
+    tools ??= toolbox(mcp);
+    return tools;
+  };
+  const sessionOf = (sessionId: string) => {
+    const session = sessions.get(sessionId);
+    if (!session) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
+    return session;
+  };
+  const state = (session: AgentSession) => ({
+    modes: { currentModeId: session.mode, availableModes: SESSION_MODES.map((m) => ({ ...m })) },
+    ...(session.modelId === null ? {} : { models: { currentModelId: session.modelId, availableModels: config.models.map((m) => ({ modelId: m.id, name: m.model, description: `${m.providerId} at ${m.baseUrl}` })) } }),
+  });
+
+  /** Switches a session's approval mode (an untrusted workspace stays in `default` or `plan`) and announces it. */
+  const setMode = (client: acp.AgentContext, session: AgentSession, modeId: string) => {
+    if (!APPROVAL_MODES.includes(modeId as ApprovalMode)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode; one of ${APPROVAL_MODES.join(", ")}`);
+    if (!config.trusted && modeId !== "default" && modeId !== "plan") throw acp.RequestError.invalidParams({ modeId }, "the workspace is not trusted: only default and plan modes are allowed");
+    const previous = session.mode;
+    session.mode = modeId as ApprovalMode;
+    setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "current_mode_update", currentModeId: session.mode } }).catch(() => {}));
+    return previous;
+  };
+
+  const app = acp
+    .agent({ name: "svc" })
+    .onRequest(acp.methods.agent.initialize, () => ({
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentInfo: { name: "svc", title: "svc built-in agent", version: VERSION },
+      authMethods: [],
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        sessionCapabilities: { close: {}, resume: {} },
+      },
+    }))
+    .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
+      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const session = open(crypto.randomUUID());
+      announceCommands(client, session.id);
+      return { sessionId: session.id, ...state(session) };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+      const session = restore(params.sessionId, params.cwd);
+      for (const update of replayUpdates(session.history)) await client.notify("session/update", { sessionId: session.id, update });
+      announceCommands(client, session.id);
+      return state(session);
+    })
+    .onRequest(acp.methods.agent.session.resume, ({ params, client }) => {
+      const session = restore(params.sessionId, params.cwd);
+      announceCommands(client, session.id);
+      return state(session);
+    })
+    .onRequest(acp.methods.agent.session.setMode, ({ params, client }) => {
+      setMode(client, sessionOf(params.sessionId), params.modeId);
+      return {};
+    })
+    .onRequest("session/set_model", setModelParams, ({ params }) => {
+      const session = sessionOf(params.sessionId);
+      if (!config.models.some((m) => m.id === params.modelId)) throw acp.RequestError.invalidParams({ modelId: params.modelId }, `unknown model; one of ${config.models.map((m) => m.id).join(", ") || "(none configured)"}`);
+      session.modelId = params.modelId;
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+      const session = sessionOf(params.sessionId);
+      if (session.turn) throw acp.RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+      if (session.modelId === null) throw new acp.RequestError(-32603, "Internal error", { details: config.missingModelHint, errorKind: "auth_env_error" });
+      const turn = new AbortController();
+      session.turn = turn;
+      try {
+        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, toolbox: await toolsFor(), signal: turn.signal }, params.prompt);
+      } finally {
+        session.turn = null;
+      }
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    })
+    .onRequest(acp.methods.agent.session.close, ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+      sessions.delete(params.sessionId);
+      return {};
+    });
+  registerStatusMethods(app, { config, mcp, workspace: files.root, session: sessionOf, state, setMode });
+  return app;
+}

@@ -1,0 +1,42 @@
+/**
+ * `svc --acp`: the built-in agent on stdin/stdout (NDJSON JSON-RPC through the SDK), serving the
+ * workspace it was started in. Exits when stdin closes or on SIGTERM/SIGINT, killing every shell
+ * command still running (each runs in its own process group, which the daemon's group kill would
+ * not reach). MCP stdio servers stay in the agent's group and see their stdin close with it.
+ * Diagnostics go to stderr only.
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import { realpathSync } from "node:fs";
+import { Writable } from "node:stream";
+import { resolveAgentConfig } from "../config/agent-config.ts";
+import { WorkspaceFiles } from "../workspace/workspace-files.ts";
+import { buildAgentApp } from "./agent-app.ts";
+import { ConversationStore } from "./conversation-store.ts";
+import { McpServers } from "./mcp/mcp-servers.ts";
+import { ShellRunner } from "./tools/shell-runner.ts";
+
+export interface AgentInputs {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+export async function runAgent(inputs: AgentInputs): Promise<never> {
+  const workspace = realpathSync(inputs.cwd);
+  const config = resolveAgentConfig({ env: inputs.env, workspace });
+  for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
+  const shell = new ShellRunner(workspace, config.shellEnv);
+  const files = new WorkspaceFiles(workspace, config.trusted);
+  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget);
+
+  const exit = (code: number): never => {
+    shell.killAll();
+    process.exit(code);
+  };
+  process.on("SIGTERM", () => exit(0));
+  process.on("SIGINT", () => exit(130));
+
+  const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
+  const connection = buildAgentApp({ config, files, shell, store: new ConversationStore(config.conversationsDir), mcp }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
+  await connection.closed.catch(() => {});
+  return exit(0);
+}

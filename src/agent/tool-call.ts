@@ -1,0 +1,84 @@
+/**
+ * One tool call of the model, end to end: the `tool_call` update, the approval decision (and the
+ * permission ask when needed), the run, and the `tool_call_update` with its result. Returns what
+ * the model is told; every failure becomes a failed call the model can read, never a thrown error.
+ */
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { FsError } from "../errors/daemon-error.ts";
+import { decide } from "./approval.ts";
+import type { AgentSession } from "./agent-session.ts";
+import type { ToolCallRequest } from "./model/model-round.ts";
+import { askPermission } from "./permission.ts";
+import { capForModel, ToolInputError, type AgentTool, type ToolContext } from "./tools/tool.ts";
+
+export interface ToolCallResult {
+  readonly text: string;
+  readonly isError: boolean;
+  /** The turn was cancelled during this call. */
+  readonly cancelled: boolean;
+}
+
+/** An error as the model reads it; the workspace layer's hint (what to do instead) goes along. */
+const messageOf = (err: unknown) => (err instanceof FsError && err.hint ? `${err.message} (${err.hint})` : err instanceof Error ? err.message : String(err));
+
+function parseArgs(input: string): Record<string, unknown> {
+  let args: unknown;
+  try {
+    args = JSON.parse(input === "" ? "{}" : input);
+  } catch {
+    throw new ToolInputError("the arguments are not valid JSON");
+  }
+  if (args === null || typeof args !== "object" || Array.isArray(args)) throw new ToolInputError("the arguments must be a JSON object");
+  return args as Record<string, unknown>;
+}
+
+export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ReadonlyMap<string, AgentTool>): Promise<ToolCallResult> {
+  const update = (fields: Omit<acp.ToolCallUpdate, "toolCallId">) =>
+    client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId: call.id, ...fields } });
+  const fail = async (text: string, cancelled = false): Promise<ToolCallResult> => {
+    await update({ status: "failed", content: [{ type: "content", content: { type: "text", text } }] });
+    return { text, isError: true, cancelled };
+  };
+
+  const tool = toolbox.get(call.name);
+  let rawInput: Record<string, unknown> = {};
+  try {
+    rawInput = parseArgs(call.input);
+  } catch {
+    // reported once the call is announced
+  }
+  await client.notify("session/update", {
+    sessionId: session.id,
+    update: { sessionUpdate: "tool_call", toolCallId: call.id, title: call.name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: call.name } },
+  });
+  if (!tool) return await fail(`unknown tool ${call.name}; the tools are ${[...toolbox.keys()].join(", ")}`);
+
+  let prepared;
+  try {
+    prepared = await tool.prepare(parseArgs(call.input), context);
+  } catch (err) {
+    return await fail(`${call.name}: ${messageOf(err)}`);
+  }
+  const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: prepared.preview } : {}) };
+  await update(shown);
+
+  // `proceed_always` only spares a question: it never overrides a mode that refuses (plan).
+  const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
+  const decision = asked === "ask" && session.alwaysAllowed.has(tool.toolClass) ? "run" : asked;
+  if (decision === "refuse") return await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`);
+  if (decision === "ask") {
+    const verdict = await askPermission(client, session, tool.toolClass, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
+    if (verdict === "cancelled") return await fail("cancelled", true);
+    if (verdict === "declined") return await fail(`the user declined this ${call.name} call`);
+  }
+
+  await update({ status: "in_progress" });
+  try {
+    const outcome = await prepared.run(context);
+    if (context.signal.aborted) return await fail(`cancelled: ${outcome.text}`, true);
+    await update({ status: "completed", ...(outcome.content ? { content: outcome.content } : {}), ...(outcome.rawOutput ? { rawOutput: outcome.rawOutput } : {}) });
+    return { text: capForModel(outcome.text), isError: false, cancelled: false };
+  } catch (err) {
+    return await fail(`${call.name} failed: ${messageOf(err)}`, context.signal.aborted);
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The file-changing tools: write_file (create or replace) and edit (one exact-match replacement).
+ * Both compute their diff before asking, and apply it only if the file still has the content the
+ * diff was computed from (the expected-hash check of the file routes), so an approval never lands
+ * on a file that changed meanwhile.
+ */
+import { FsError } from "../../errors/daemon-error.ts";
+import { TEXT_READ_CAP_BYTES } from "../../workspace/file-limits.ts";
+import { applySingleEdit } from "../../workspace/text-edit.ts";
+import { detectLineEnding } from "../../workspace/text-codec.ts";
+import type { WorkspaceFiles } from "../../workspace/workspace-files.ts";
+import { locate, stringArg, ToolInputError, type AgentTool } from "./tool.ts";
+
+interface Current {
+  readonly text: string;
+  readonly hash: string;
+}
+
+/** The whole current text and hash of a file, null when it does not exist. */
+async function current(files: WorkspaceFiles, path: string): Promise<Current | null> {
+  try {
+    const file = await files.readText(path, { maxBytes: TEXT_READ_CAP_BYTES });
+    if (file.hash === undefined || file.truncated) throw new ToolInputError(`${path} is larger than ${TEXT_READ_CAP_BYTES} bytes and cannot be edited by this tool`);
+    return { text: file.content, hash: file.hash };
+  } catch (err) {
+    if (err instanceof FsError && err.errorKind === "path_not_found") return null;
+    throw err;
+  }
+}
+
+export const writeFileTool: AgentTool = {
+  name: "write_file",
+  description: "Write a whole text file in the workspace, creating it (and its directories must exist) or replacing it.",
+  parameters: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } }, required: ["file_path", "content"] },
+  kind: "edit",
+  toolClass: "edit",
+  async prepare(args, { files }) {
+    const path = stringArg(args, "file_path");
+    const content = stringArg(args, "content");
+    const abs = locate(files, path);
+    const before = await current(files, path);
+    const diff = { type: "diff" as const, path: abs, oldText: before?.text ?? null, newText: content };
+    return {
+      title: `${before ? "Overwrite" : "Create"} ${path}`,
+      locations: [{ path: abs }],
+      preview: [diff],
+      async run() {
+        const written = before
+          ? await files.write(path, { content, mode: "replace", expectedHash: before.hash })
+          : await files.write(path, { content, mode: "create" });
+        return { text: `${before ? "Replaced" : "Created"} ${written.path} (${written.sizeBytes} bytes)`, content: [diff], rawOutput: { path: written.path, sizeBytes: written.sizeBytes, created: !before } };
+      },
+    };
+  },
+};
+
+export const editTool: AgentTool = {
+  name: "edit",
+  description: "Replace exactly one occurrence of old_string with new_string in a workspace file. old_string must match the file exactly, once.",
+  parameters: { type: "object", properties: { file_path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["file_path", "old_string", "new_string"] },
+  kind: "edit",
+  toolClass: "edit",
+  async prepare(args, { files }) {
+    const path = stringArg(args, "file_path");
+    const oldText = stringArg(args, "old_string");
+    const newText = stringArg(args, "new_string");
+    if (oldText === "") throw new ToolInputError("old_string must not be empty; use write_file to create a file");
+    const abs = locate(files, path);
+    const before = await current(files, path);
+    if (!before) throw new ToolInputError(`${path} does not exist; use write_file to create it`);
+    const outcome = applySingleEdit(before.text, oldText, newText, detectLineEnding(before.text));
+    if (outcome.kind === "not_found") throw new ToolInputError(`old_string was not found in ${path}; read the file and copy the text exactly`);
+    if (outcome.kind === "ambiguous") throw new ToolInputError(`old_string occurs ${outcome.occurrences} times in ${path}; include more context so it matches once`);
+    const diff = { type: "diff" as const, path: abs, oldText: before.text, newText: outcome.text };
+    return {
+      title: `Edit ${path}`,
+      locations: [{ path: abs }],
+      preview: [diff],
+      async run() {
+        const edited = await files.edit(path, { oldText, newText, expectedHash: before.hash });
+        return { text: `Edited ${edited.path}`, content: [diff], rawOutput: { path: edited.path, sizeBytes: edited.sizeBytes } };
+      },
+    };
+  },
+};

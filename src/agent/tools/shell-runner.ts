@@ -1,0 +1,104 @@
+/**
+ * Runs the model's shell commands: `/bin/sh -c <command>` in the workspace, in its own process
+ * group, with the agent's environment minus model keys. When the command's shell exits, or on
+ * timeout or cancel, the whole group is killed, so nothing a command started (`sleep 60 &`)
+ * outlives it; `killAll` does the same for every running command when the agent stops.
+ */
+import type { Subprocess } from "bun";
+
+/** Bytes of combined stdout+stderr kept per command (under the model cap of one tool result, so the note on a cut is always seen); past it output is drained and counted, not kept. */
+export const SHELL_OUTPUT_CAP_BYTES = 16 * 1024;
+export const DEFAULT_SHELL_TIMEOUT_MS = 120_000;
+export const MAX_SHELL_TIMEOUT_MS = 600_000;
+/** After SIGTERM on timeout or cancel, how long the group gets before SIGKILL. */
+const KILL_GRACE_MS = 1000;
+/** How long the output pipes may stay open after the group was killed (a stuck reader is abandoned). */
+const DRAIN_AFTER_EXIT_MS = 1000;
+
+export interface ShellResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly output: string;
+  /** Bytes produced in all, including those past the cap. */
+  readonly totalBytes: number;
+  readonly truncated: boolean;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is already empty
+  }
+}
+
+export class ShellRunner {
+  private readonly running = new Set<Subprocess>();
+
+  constructor(
+    private readonly cwd: string,
+    private readonly env: Readonly<Record<string, string>>,
+  ) {}
+
+  async run(command: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<ShellResult> {
+    const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: this.cwd, env: { ...this.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    this.running.add(proc);
+    const kept: Uint8Array[] = [];
+    let keptBytes = 0;
+    let totalBytes = 0;
+    const pump = async (stream: ReadableStream<Uint8Array>) => {
+      const reader = stream.getReader();
+      for (let next = await reader.read(); !next.done; next = await reader.read()) {
+        const chunk = next.value;
+        totalBytes += chunk.length;
+        if (keptBytes < SHELL_OUTPUT_CAP_BYTES) {
+          const part = chunk.subarray(0, SHELL_OUTPUT_CAP_BYTES - keptBytes);
+          kept.push(part);
+          keptBytes += part.length;
+        }
+      }
+    };
+    const pumped = Promise.all([pump(proc.stdout), pump(proc.stderr)]).catch(() => {});
+
+    let timedOut = false;
+    let cancelled = false;
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const stop = (why: "timeout" | "cancel") => {
+      if (why === "timeout") timedOut = true;
+      else cancelled = true;
+      killGroup(proc.pid, "SIGTERM");
+      graceTimer ??= setTimeout(() => killGroup(proc.pid, "SIGKILL"), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => stop("timeout"), options.timeoutMs);
+    const onAbort = () => stop("cancel");
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      await proc.exited;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      options.signal.removeEventListener("abort", onAbort);
+      // Whatever the command left running in its group goes with it.
+      killGroup(proc.pid, "SIGKILL");
+      this.running.delete(proc);
+    }
+    await Promise.race([pumped, Bun.sleep(DRAIN_AFTER_EXIT_MS)]);
+    return {
+      exitCode: proc.exitCode,
+      signal: proc.signalCode === null ? null : String(proc.signalCode),
+      output: new TextDecoder().decode(Buffer.concat(kept)),
+      totalBytes,
+      truncated: totalBytes > keptBytes,
+      timedOut,
+      cancelled,
+    };
+  }
+
+  /** SIGKILLs every running command's group (the agent is stopping). Synchronous, for exit handlers. */
+  killAll(): void {
+    for (const proc of this.running) killGroup(proc.pid, "SIGKILL");
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * One prompt turn: model rounds until the model answers without tool calls, each round's tool calls
+ * run in order (see `tool-call.ts`) and their results fed back. Text streams out as
+ * `agent_message_chunk`s; the turn's usage goes on a last empty chunk (`_meta.usage`, the reference
+ * agent's shape) and on the response. Cancel aborts the model stream and any running tool and ends
+ * the turn `cancelled`; a model failure ends it with a JSON-RPC error whose `data` carries
+ * `details` and, where one applies, `errorKind`.
+ */
+import * as acp from "@agentclientprotocol/sdk/unstable";
+import type { LanguageModelV4, LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
+import type { AgentSession } from "./agent-session.ts";
+import { ModelError, RoundAborted, streamRound, type RoundUsage } from "./model/model-round.ts";
+import { systemPrompt } from "./system-prompt.ts";
+import { runToolCall, type ToolCallResult } from "./tool-call.ts";
+import type { AgentTool, ToolContext } from "./tools/tool.ts";
+
+/** Model rounds per turn; past it the turn ends with `max_turn_requests`. */
+export const MAX_ROUNDS_PER_TURN = 50;
+
+export interface TurnDeps {
+  readonly client: acp.AgentContext;
+  readonly session: AgentSession;
+  readonly model: LanguageModelV4;
+  readonly modelId: string;
+  readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
+  /** The tools offered to the model, by name. */
+  readonly toolbox: ReadonlyMap<string, AgentTool>;
+  readonly signal: AbortSignal;
+}
+
+/** The prompt's blocks as the user message's text parts. */
+function userMessage(prompt: acp.ContentBlock[]): LanguageModelV4Message {
+  const parts = prompt.flatMap((block): string[] => {
+    if (block.type === "text") return [block.text];
+    if (block.type === "resource_link") return [`[file: ${block.uri}]`];
+    if (block.type === "resource" && "text" in block.resource) return [`[file: ${block.resource.uri}]\n${block.resource.text}`];
+    return [];
+  });
+  return { role: "user", content: parts.map((text) => ({ type: "text", text })) };
+}
+
+export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promise<acp.PromptResponse> {
+  const { client, session, signal } = deps;
+  const sessionId = session.id;
+  const usage: RoundUsage = { inputTokens: 0, outputTokens: 0 };
+  const usageMeta = () => ({ usage: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.inputTokens + usage.outputTokens } });
+  const end = async (stopReason: acp.StopReason): Promise<acp.PromptResponse> => {
+    await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "" }, _meta: usageMeta() } });
+    return { stopReason, _meta: usageMeta() };
+  };
+  const context: ToolContext = {
+    ...deps.tools,
+    signal,
+    publishPlan: (entries) => client.notify("session/update", { sessionId, update: { sessionUpdate: "plan", entries } }),
+  };
+
+  const toolSpecs: LanguageModelV4FunctionTool[] = [...deps.toolbox.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
+  session.remember(userMessage(prompt));
+  for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
+    let result;
+    try {
+      result = await streamRound({
+        model: deps.model,
+        modelId: deps.modelId,
+        prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
+        tools: toolSpecs,
+        signal,
+        onText: (text) => client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } }),
+        onThought: (text) => client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } } }),
+      });
+    } catch (err) {
+      if (err instanceof RoundAborted) return await end("cancelled");
+      if (err instanceof ModelError) throw new acp.RequestError(-32603, "Internal error", { details: err.message, ...(err.errorKind ? { errorKind: err.errorKind } : {}) });
+      throw err;
+    }
+    usage.inputTokens += result.usage.inputTokens;
+    usage.outputTokens += result.usage.outputTokens;
+    session.remember({
+      role: "assistant",
+      content: [
+        ...(result.text ? [{ type: "text" as const, text: result.text }] : []),
+        ...result.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: safeJson(c.input) })),
+      ],
+    });
+    if (result.toolCalls.length === 0) return await end(result.finish === "length" ? "max_tokens" : "end_turn");
+
+    const results: LanguageModelV4Message & { role: "tool" } = { role: "tool", content: [] };
+    let cancelled = false;
+    for (const call of result.toolCalls) {
+      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, deps.toolbox);
+      cancelled ||= outcome.cancelled || signal.aborted;
+      results.content.push({ type: "tool-result", toolCallId: call.id, toolName: call.name, output: outcome.isError ? { type: "error-text", value: outcome.text } : { type: "text", value: outcome.text } });
+    }
+    // Every call gets its result, even on cancel, so the kept history stays a valid conversation.
+    session.remember(results);
+    if (cancelled) return await end("cancelled");
+  }
+  return await end("max_turn_requests");
+}
+
+/** Tool-call input for the history: parsed when it is JSON, else kept as the raw text. */
+function safeJson(input: string): unknown {
+  try {
+    return JSON.parse(input === "" ? "{}" : input);
+  } catch {
+    return input;
+  }
+}

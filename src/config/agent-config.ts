@@ -1,0 +1,271 @@
+/**
+ * The built-in agent's frozen configuration (`svc --acp`), read once at its start from the
+ * environment and the settings files. Lives in `config/` because only this folder reads the
+ * environment and settings; the agent itself receives the result.
+ *
+ * Models: one per provider whose variables are set (OpenAI-compatible, OpenRouter, DashScope,
+ * Anthropic, Google), plus
+ * the named models of `model.providers` in the daemon host's settings. Keys are referenced by
+ * environment-variable name and resolved here, never written anywhere. A workspace's own
+ * `.svc/settings.json` may not declare providers: an untrusted checkout could otherwise point a
+ * key at a host of its choosing.
+ *
+ * MCP servers: `mcpServers` of the host's settings only (a workspace file could otherwise make the
+ * agent run a command of its choosing): stdio servers by absolute command path (PATH is never
+ * searched), streamable HTTP servers by URL. The client budget the daemon forwards
+ * (`SVC_SERVE_MCP_CLIENT_BUDGET`, mode `SVC_SERVE_MCP_BUDGET_MODE` = enforce|warn|off, default
+ * enforce with a budget) caps how many servers are connected, refusing in declaration order.
+ *
+ * Approval mode: `tools.approvalMode` from the host's settings, then the workspace's (the workspace
+ * wins); an untrusted workspace is forced to `default`. A settings file that cannot be used is
+ * reported as a warning and ignored (folder trust then fails closed: untrusted).
+ */
+import { isAbsolute, join } from "node:path";
+import { BootError } from "./boot-error.ts";
+import { dataDirFor } from "./config.ts";
+import { isWorkspaceTrusted } from "./folder-trust.ts";
+import { readSettingsText } from "./settings-file.ts";
+import { loadDaemonSettings } from "./settings.ts";
+
+export const APPROVAL_MODES = ["plan", "default", "auto-edit", "auto", "yolo"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+export const DEFAULT_APPROVAL_MODE: ApprovalMode = "auto";
+
+/** The wire dialect of a model endpoint. */
+export const PROVIDER_KINDS = ["openai-compatible", "anthropic", "google"] as const;
+export type ProviderKind = (typeof PROVIDER_KINDS)[number];
+
+export interface ModelEntry {
+  /** `<provider>/<model>`, the ACP model id. */
+  readonly id: string;
+  readonly kind: ProviderKind;
+  readonly providerId: string;
+  readonly model: string;
+  readonly baseUrl: string;
+  /** Resolved from `apiKeyEnv`; absent for keyless local servers. */
+  readonly apiKey: string | undefined;
+}
+
+export type McpServerConfig =
+  | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }
+  | { readonly name: string; readonly transport: "http"; readonly url: string };
+
+export type McpBudgetMode = "enforce" | "warn" | "off";
+
+export interface McpBudget {
+  /** Most servers connected; null = no budget. */
+  readonly limit: number | null;
+  readonly mode: McpBudgetMode;
+}
+
+export interface AgentConfig {
+  readonly models: readonly ModelEntry[];
+  /** The model new sessions start on; null when no model is configured. */
+  readonly defaultModelId: string | null;
+  /** What to set to get a model, for the error a prompt ends with when there is none. */
+  readonly missingModelHint: string;
+  readonly approvalMode: ApprovalMode;
+  readonly trusted: boolean;
+  readonly mcpServers: readonly McpServerConfig[];
+  readonly mcpBudget: McpBudget;
+  /** Where conversations are saved: `<data dir>/agent/sessions`. */
+  readonly conversationsDir: string;
+  /**
+   * The environment shell commands run with: the agent's own, as the daemon built it, minus the
+   * model keys (any `*_API_KEY`, `*_TOKEN`, `*_SECRET` and every `apiKeyEnv` named in settings), so
+   * a command the model writes cannot read them.
+   */
+  readonly shellEnv: Readonly<Record<string, string>>;
+  /** Problems with settings files, printed to stderr at start. */
+  readonly warnings: readonly string[];
+}
+
+export interface AgentConfigInputs {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The workspace (the agent's cwd), canonical. */
+  readonly workspace: string;
+  readonly platform?: NodeJS.Platform;
+}
+
+/** Providers configured by environment variables alone: `<KEY>` + `<MODEL>` (+ base URL). */
+const ENV_PROVIDERS = [
+  { id: "openai", kind: "openai-compatible", keyEnv: "OPENAI_API_KEY", modelEnv: "OPENAI_MODEL", baseUrlEnv: "OPENAI_BASE_URL", baseUrl: "https://api.openai.com/v1" },
+  { id: "openrouter", kind: "openai-compatible", keyEnv: "OPENROUTER_API_KEY", modelEnv: "OPENROUTER_MODEL", baseUrlEnv: null, baseUrl: "https://openrouter.ai/api/v1" },
+  { id: "dashscope", kind: "openai-compatible", keyEnv: "DASHSCOPE_API_KEY", modelEnv: "DASHSCOPE_MODEL", baseUrlEnv: null, baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1" },
+  { id: "anthropic", kind: "anthropic", keyEnv: "ANTHROPIC_API_KEY", modelEnv: "ANTHROPIC_MODEL", baseUrlEnv: "ANTHROPIC_BASE_URL", baseUrl: "https://api.anthropic.com/v1" },
+  { id: "google", kind: "google", keyEnv: "GEMINI_API_KEY", modelEnv: "GEMINI_MODEL", baseUrlEnv: "GEMINI_BASE_URL", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
+] as const;
+
+export const MISSING_MODEL_HINT =
+  "No model is configured for the built-in agent: set OPENAI_MODEL with OPENAI_API_KEY (hosted) or OPENAI_BASE_URL (a local server such as Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1), " +
+  "or OPENROUTER_API_KEY with OPENROUTER_MODEL, or DASHSCOPE_API_KEY with DASHSCOPE_MODEL, or ANTHROPIC_API_KEY with ANTHROPIC_MODEL, or GEMINI_API_KEY with GEMINI_MODEL, or declare model.providers in $SVC_HOME/settings.json, then restart the daemon";
+
+/** Variable names kept from shell commands' environment. */
+const SECRET_NAME = /(_API_KEY|_TOKEN|_SECRET)$/i;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const nonEmpty = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
+
+function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
+  const models: ModelEntry[] = [];
+  for (const p of ENV_PROVIDERS) {
+    const model = env[p.modelEnv];
+    const key = env[p.keyEnv];
+    const baseUrl = p.baseUrlEnv ? env[p.baseUrlEnv] : undefined;
+    // A keyless entry is allowed only for an explicit base URL (a local server needs no key).
+    if (!nonEmpty(model) || !(nonEmpty(key) || nonEmpty(baseUrl))) continue;
+    models.push({ id: `${p.id}/${model.trim()}`, kind: p.kind, providerId: p.id, model: model.trim(), baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl, apiKey: nonEmpty(key) ? key : undefined });
+  }
+  return models;
+}
+
+function readJson(file: string, warnings: string[]): Record<string, unknown> {
+  let text: string | null;
+  try {
+    text = readSettingsText(file);
+  } catch (err) {
+    warnings.push(err instanceof BootError ? err.message : `cannot read ${file}`);
+    return {};
+  }
+  if (text === null) return {};
+  try {
+    const doc: unknown = JSON.parse(text);
+    if (doc !== null && typeof doc === "object" && !Array.isArray(doc)) return doc as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  warnings.push(`${file} is not a JSON object; ignored`);
+  return {};
+}
+
+const objectAt = (doc: Record<string, unknown>, key: string): Record<string, unknown> => {
+  const value = doc[key];
+  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+};
+
+const objectAtList = (doc: Record<string, unknown>): Array<Record<string, unknown>> => {
+  const providers = objectAt(doc, "model").providers;
+  return Array.isArray(providers) ? providers.filter((p): p is Record<string, unknown> => p !== null && typeof p === "object") : [];
+};
+
+/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
+function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
+  const providers = objectAt(doc, "model").providers;
+  if (providers === undefined) return [];
+  if (!Array.isArray(providers)) {
+    warnings.push(`${file}: model.providers must be an array; ignored`);
+    return [];
+  }
+  const models: ModelEntry[] = [];
+  providers.forEach((entry: unknown, index) => {
+    const p = (entry ?? {}) as Record<string, unknown>;
+    const where = `${file}: model.providers[${index}]`;
+    if (typeof p.id !== "string" || !/^[A-Za-z0-9._-]{1,64}$/.test(p.id)) return void warnings.push(`${where}.id must be 1-64 letters, digits, '.', '_' or '-'; entry ignored`);
+    const kind = p.kind ?? "openai-compatible";
+    if (!PROVIDER_KINDS.includes(kind as ProviderKind)) return void warnings.push(`${where}.kind must be one of ${PROVIDER_KINDS.join(", ")}; entry ignored`);
+    if (typeof p.baseUrl !== "string" || !/^https?:\/\//.test(p.baseUrl)) return void warnings.push(`${where}.baseUrl must be an http(s) URL; entry ignored`);
+    if (p.apiKeyEnv !== undefined && (typeof p.apiKeyEnv !== "string" || !ENV_NAME.test(p.apiKeyEnv)))
+      return void warnings.push(`${where}.apiKeyEnv must be an environment variable name; entry ignored`);
+    if (!Array.isArray(p.models) || !p.models.every((m) => typeof m === "string" && m.trim() !== ""))
+      return void warnings.push(`${where}.models must be an array of model names; entry ignored`);
+    const apiKey = typeof p.apiKeyEnv === "string" ? env[p.apiKeyEnv] : undefined;
+    for (const model of p.models as string[]) models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined });
+  });
+  return models;
+}
+
+/** Most MCP servers declared; the rest are ignored with a warning. */
+export const MAX_MCP_SERVERS = 32;
+
+/** `mcpServers`: `{<name>: {command: <absolute path>, args?, env?} | {url: <http(s) URL>}}`. */
+function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: string[]): McpServerConfig[] {
+  const declared = doc.mcpServers;
+  if (declared === undefined) return [];
+  if (declared === null || typeof declared !== "object" || Array.isArray(declared)) {
+    warnings.push(`${file}: mcpServers must be an object; ignored`);
+    return [];
+  }
+  const servers: McpServerConfig[] = [];
+  for (const [name, raw] of Object.entries(declared)) {
+    const where = `${file}: mcpServers.${name}`;
+    const s = (raw ?? {}) as Record<string, unknown>;
+    if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) warnings.push(`${file}: MCP server names are 1-32 letters, digits, '_' or '-'; ${JSON.stringify(name)} ignored`);
+    else if (servers.length >= MAX_MCP_SERVERS) warnings.push(`${where}: more than ${MAX_MCP_SERVERS} MCP servers; ignored`);
+    else if (typeof s.url === "string") {
+      if (/^https?:\/\//.test(s.url)) servers.push({ name, transport: "http", url: s.url });
+      else warnings.push(`${where}.url must be an http(s) URL; ignored`);
+    } else if (typeof s.command === "string" && isAbsolute(s.command)) {
+      const args = s.args ?? [];
+      const env = s.env ?? {};
+      if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) warnings.push(`${where}.args must be an array of strings; ignored`);
+      else if (env === null || typeof env !== "object" || !Object.values(env).every((v) => typeof v === "string")) warnings.push(`${where}.env must map names to strings; ignored`);
+      else servers.push({ name, transport: "stdio", command: s.command, args: args as string[], env: env as Record<string, string> });
+    } else warnings.push(`${where} needs an absolute "command" or an http(s) "url"; ignored`);
+  }
+  return servers;
+}
+
+function mcpBudgetOf(env: AgentConfigInputs["env"], warnings: string[]): McpBudget {
+  const raw = env.SVC_SERVE_MCP_CLIENT_BUDGET;
+  const limit = raw === undefined || raw === "" ? null : Number(raw);
+  if (limit !== null && !(Number.isSafeInteger(limit) && limit >= 0)) {
+    warnings.push("SVC_SERVE_MCP_CLIENT_BUDGET must be a whole number; no MCP budget applied");
+    return { limit: null, mode: "off" };
+  }
+  const mode = env.SVC_SERVE_MCP_BUDGET_MODE || (limit === null ? "off" : "enforce");
+  if (mode !== "enforce" && mode !== "warn" && mode !== "off") {
+    warnings.push("SVC_SERVE_MCP_BUDGET_MODE must be enforce, warn or off; enforce applied");
+    return { limit, mode: "enforce" };
+  }
+  return { limit, mode };
+}
+
+function approvalModeOf(file: string, doc: Record<string, unknown>, warnings: string[]): ApprovalMode | undefined {
+  const mode = objectAt(doc, "tools").approvalMode;
+  if (mode === undefined) return undefined;
+  if (APPROVAL_MODES.includes(mode as ApprovalMode)) return mode as ApprovalMode;
+  warnings.push(`${file}: tools.approvalMode must be one of ${APPROVAL_MODES.join(", ")}; ignored`);
+  return undefined;
+}
+
+function trustOf(file: string, workspace: string, warnings: string[]): boolean {
+  try {
+    return isWorkspaceTrusted(loadDaemonSettings(file).folderTrust, workspace);
+  } catch (err) {
+    warnings.push(`${err instanceof Error ? err.message : String(err)}; the workspace is treated as untrusted`);
+    return false;
+  }
+}
+
+export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
+  const { env, workspace } = inputs;
+  const warnings: string[] = [];
+  const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
+  const hostFile = join(dataDir, "settings.json");
+  const workspaceFile = join(workspace, ".svc", "settings.json");
+  const host = readJson(hostFile, warnings);
+  const local = readJson(workspaceFile, warnings);
+  const trusted = trustOf(hostFile, workspace, warnings);
+
+  const models = [...envModels(env), ...settingsModels(hostFile, host, env, warnings)];
+  const unique = models.filter((m, i) => models.findIndex((o) => o.id === m.id) === i);
+  const preferred = objectAt(host, "model").name;
+  const defaultModelId = unique.find((m) => m.id === preferred || m.model === preferred)?.id ?? unique[0]?.id ?? null;
+
+  const mode = approvalModeOf(workspaceFile, local, warnings) ?? approvalModeOf(hostFile, host, warnings) ?? DEFAULT_APPROVAL_MODE;
+  const keyNames = new Set(objectAtList(host).map((p) => p.apiKeyEnv).filter((n): n is string => typeof n === "string"));
+  const shellEnv = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !SECRET_NAME.test(e[0]) && !keyNames.has(e[0])),
+  );
+  return Object.freeze({
+    models: unique,
+    defaultModelId,
+    missingModelHint: MISSING_MODEL_HINT,
+    approvalMode: trusted ? mode : "default",
+    trusted,
+    mcpServers: mcpServersOf(hostFile, host, warnings),
+    mcpBudget: mcpBudgetOf(env, warnings),
+    conversationsDir: join(dataDir, "agent", "sessions"),
+    shellEnv,
+    warnings,
+  });
+}

@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { decide } from "../../../src/agent/approval.ts";
+import { isReadOnlyCommand } from "../../../src/agent/tools/read-only-command.ts";
+
+describe("decide", () => {
+  test("read tools run in every mode", () => {
+    for (const mode of ["plan", "default", "auto-edit", "auto", "yolo"] as const) expect(decide(mode, "read", false)).toBe("run");
+  });
+  test("the mode table for edits, read-only shell and other shell", () => {
+    const row = (mode: Parameters<typeof decide>[0]) => [decide(mode, "edit", false), decide(mode, "execute", true), decide(mode, "execute", false)];
+    expect(row("plan")).toEqual(["refuse", "refuse", "refuse"]);
+    expect(row("default")).toEqual(["ask", "ask", "ask"]);
+    expect(row("auto-edit")).toEqual(["run", "ask", "ask"]);
+    expect(row("auto")).toEqual(["ask", "run", "ask"]);
+    expect(row("yolo")).toEqual(["run", "run", "run"]);
+  });
+});
+
+describe("isReadOnlyCommand", () => {
+  test.each(["ls", "ls -la src", "cat README.md", "git status", "git diff --stat", "grep -rn foo src", "wc -l a.txt", "find . -name x.ts"])("%p is read-only", (command) => {
+    expect(isReadOnlyCommand(command)).toBe(true);
+  });
+  test.each([
+    "rm -rf .",
+    "ls; rm x",
+    "ls && touch x",
+    "ls | sh",
+    "cat a > b",
+    "echo $(id)",
+    "echo `id`",
+    "find . -delete",
+    "find . -exec rm {} +",
+    "sort -o out in",
+    "git commit -m x",
+    "git -c core.pager=sh log",
+    "git",
+    "echo 'a;b'",
+    "ls\nrm x",
+    "",
+    "FOO=1 ls",
+    "cat ~/.ssh/id_rsa",
+  ])("%p is not", (command) => {
+    expect(isReadOnlyCommand(command)).toBe(false);
+  });
+});
