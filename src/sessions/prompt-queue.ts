@@ -17,6 +17,9 @@ import { AgentRequestError } from "../runtime/acp-channel.ts";
 import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { checkPublishable } from "./prompt-content.ts";
 
+/** The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error`; any other value is dropped. */
+const AGENT_ERROR_KINDS: ReadonlySet<string> = new Set(["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout"]);
+
 /** Hard ceiling when `--max-pending-prompts-per-session 0` asks for "unlimited". */
 export const UNLIMITED_PENDING_CEILING = 1000;
 /** After a cancel, how long the agent gets to end the turn before the daemon ends it itself. */
@@ -218,10 +221,11 @@ export class PromptQueue {
         this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
         return;
       }
-      const data = err instanceof AgentRequestError ? (err.data as { details?: unknown } | undefined) : undefined;
+      const data = err instanceof AgentRequestError ? (err.data as { details?: unknown; errorKind?: unknown } | undefined) : undefined;
       const message = typeof data?.details === "string" ? data.details : err instanceof Error ? err.message : String(err);
       const code = err instanceof AgentRequestError ? String(err.rpcCode) : err instanceof DaemonError && err.code ? err.code : undefined;
-      this.settle(prompt, "turn_error", { message, ...(code ? { code } : {}), ...(message === "terminated" ? { errorKind: "model_stream_interrupted" } : {}) });
+      const errorKind = AGENT_ERROR_KINDS.has(data?.errorKind as string) ? (data!.errorKind as string) : message === "terminated" ? "model_stream_interrupted" : undefined;
+      this.settle(prompt, "turn_error", { message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}) });
     }
   }
 

@@ -108,6 +108,7 @@ describe("built-in agent through the daemon", () => {
     const error = await s.events.waitFor("turn_error", (f) => f.data.promptId === promptId, 15_000);
     expect(error.data.message).toContain("OPENAI_MODEL");
     expect(error.data.message).toContain("OPENAI_API_KEY");
+    expect(error.data.errorKind).toBe("auth_env_error");
     expect(s.model.requests).toHaveLength(0);
   });
 
@@ -118,6 +119,7 @@ describe("built-in agent through the daemon", () => {
     const error = await s.events.waitFor("turn_error", (f) => f.data.promptId === promptId, 15_000);
     expect(error.data.message).toContain("HTTP 401");
     expect(error.data.message).toContain("invalid api key");
+    expect(error.data.errorKind).toBe("auth_env_error");
   });
 
   test("cancel during a long shell command ends the turn cancelled and leaves no process behind", async () => {
