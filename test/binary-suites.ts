@@ -23,6 +23,7 @@ const FILES = ["e2e/hostile-probe.test.ts", "e2e/binary-parity.test.ts"];
 const IN_PROCESS_ONLY: Record<string, string> = {
   "http/daemon-status.test.ts": "expects the test process's pid and the 0.0.0-test version in /daemon/status",
   "integration/runtime-lifecycle.test.ts": "stops the daemon through d.daemon.stop() with its own deadline",
+  "integration/agent-builtin.test.ts": "finds the agent among the test process's own children; agent-binary.test.ts runs the built-in agent under the binary",
 };
 
 export function binarySuites(): string[] {
