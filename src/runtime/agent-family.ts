@@ -14,7 +14,8 @@
  * go (counted from the first SIGTERM the family got), then SIGKILL, rescanning until a scan finds nobody. A member
  * that outlives SIGKILL (uninterruptible sleep, a setuid process the daemon may not signal) keeps
  * the family watched: SIGKILL again every FAMILY_WATCH_INTERVAL_MS until it is empty. Only then does
- * the orphan watcher forget the family.
+ * the orphan watcher forget the family. Until the sweep ends or settles on a stuck family, its waits
+ * keep the process alive, so a daemon shutting down finishes the sweep rather than exiting mid-grace.
  *
  * When the daemon is a child subreaper (`svc serve`, see `adoptOrphans`), tools that lose their
  * parent are re-parented to the daemon instead of init; the family takes those adopted orphans and

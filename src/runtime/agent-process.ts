@@ -2,9 +2,9 @@
  * One agent child process: spawned as the leader of its own session and process group in the
  * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
  * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group (each
- * signal also to the members of its family outside the group). Once it
- * has exited, on any path, whatever it started is swept (`agent-family.ts`), and the orphan watcher
- * keeps the family registered until the sweep finds it empty.
+ * signal also to the members of its family outside the group). Once it has exited, on any path,
+ * whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
+ * registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";
 import type { AgentLaunch } from "../config/config.ts";
