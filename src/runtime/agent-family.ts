@@ -14,7 +14,8 @@
  * go (counted from the first SIGTERM the family got), then SIGKILL, rescanning until a scan finds nobody. A member
  * that outlives SIGKILL (uninterruptible sleep, a setuid process the daemon may not signal) keeps
  * the family watched: SIGKILL again every FAMILY_WATCH_INTERVAL_MS until it is empty. Only then does
- * the orphan watcher forget the family.
+ * the orphan watcher forget the family. Until the sweep ends or settles on a stuck family, its waits
+ * keep the process alive, so a daemon shutting down finishes the sweep rather than exiting mid-grace.
  *
  * When the daemon is a child subreaper (`svc serve`, see `adoptOrphans`), tools that lose their
  * parent are re-parented to the daemon instead of init; the family takes those adopted orphans and
@@ -47,7 +48,17 @@ export function adoptOrphans(): boolean {
   return libc()?.becomeChildSubreaper() ?? false;
 }
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * Waits `ms`. While the sweep is signalling the family (`holdOpen`) the timer keeps the process
+ * alive: a daemon whose listener and agent are gone must not exit mid-sweep, cutting its tools'
+ * SIGTERM grace short. Watching a family that outlived SIGKILL does not keep it alive.
+ */
+function pause(ms: number, holdOpen: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    if (!holdOpen) timer.unref();
+  });
+}
 
 /** True while `pid` exists and is not a zombie (a negative pid: while the group has members). */
 function isLive(pid: number): boolean {
@@ -138,7 +149,7 @@ export class AgentFamily {
           send(found, this.leader, signal);
           const pids = found.map((m) => m.pid);
           // When all are gone, rescan at once: members may have started others meanwhile.
-          if (await this.goneWithin(pids, signal === "SIGTERM" ? termLeft : stuck ? FAMILY_WATCH_INTERVAL_MS : KILL_WAIT_MS)) continue;
+          if (await this.goneWithin(pids, signal === "SIGTERM" ? termLeft : stuck ? FAMILY_WATCH_INTERVAL_MS : KILL_WAIT_MS, !stuck)) continue;
           if (signal === "SIGKILL" && !stuck) {
             stuck = true;
             this.logger.warn("processes started by the agent survive SIGKILL; still watching them", { pid: this.leader, survivors: pids.filter(isLive).join(",") });
@@ -195,14 +206,17 @@ export class AgentFamily {
       }
   }
 
-  /** Waits until none of `pids` is live, or `ms` passed, reaping adopted orphans as they die; true when all are gone. */
-  private async goneWithin(pids: readonly number[], ms: number): Promise<boolean> {
+  /**
+   * Waits until none of `pids` is live, or `ms` passed, reaping adopted orphans as they die; true
+   * when all are gone. `holdOpen`: the wait keeps the process alive (see `pause`).
+   */
+  private async goneWithin(pids: readonly number[], ms: number, holdOpen: boolean): Promise<boolean> {
     const deadline = performance.now() + ms;
     for (;;) {
       for (const pid of this.orphans) if (!isLive(pid) && libc()?.reap(pid)) this.orphans.delete(pid);
       if (!pids.some(isLive)) return true;
       if (performance.now() >= deadline) return false;
-      await pause(POLL_MS);
+      await pause(POLL_MS, holdOpen);
     }
   }
 }

@@ -1,9 +1,10 @@
 /**
  * One agent child process: spawned as the leader of its own session and process group in the
  * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
- * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group. Once it
- * has exited, on any path, whatever it started is swept (`agent-family.ts`), and the orphan watcher
- * keeps the family registered until the sweep finds it empty.
+ * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group (each
+ * signal also to the members of its family outside the group). Once it has exited, on any path,
+ * whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
+ * registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";
 import type { AgentLaunch } from "../config/config.ts";
@@ -59,6 +60,7 @@ export class AgentProcess {
   readonly settled: Promise<ExitInfo>;
   private readonly proc: Subprocess<"pipe", "pipe", "pipe">;
   private readonly stderr: StderrTail;
+  private readonly family: AgentFamily;
   private exitInfo: ExitInfo | null = null;
   private stopping: Promise<ExitInfo> | null = null;
 
@@ -90,7 +92,7 @@ export class AgentProcess {
       }
       return info;
     });
-    const family = new AgentFamily(this.pid, options.reaper, log);
+    const family = (this.family = new AgentFamily(this.pid, options.reaper, log));
     family.follow();
     // The sweep starts at the exit itself, not after the crash report's wait for stderr.
     this.settled = Promise.all([this.exited, this.proc.exited.then(() => family.sweep())]).then(([info]) => info);
@@ -114,7 +116,12 @@ export class AgentProcess {
     return this.stderr.tail();
   }
 
-  /** Bounded stop: close stdin, then SIGTERM, then SIGKILL, each to the whole process group; resolves once the family is swept too. */
+  /**
+   * Bounded stop: close stdin, then SIGTERM, then SIGKILL, each to the whole process group and to
+   * the family outside it (tools in sessions of their own), so the tools' SIGTERM grace runs
+   * alongside the agent's and the whole stop fits the shutdown budget; resolves once the family is
+   * swept too.
+   */
   stop(): Promise<ExitInfo> {
     this.stopping ??= (async () => {
       if (this.exitInfo === null) {
@@ -124,8 +131,8 @@ export class AgentProcess {
           // already closed
         }
         if (!(await this.exitsWithin(STDIN_CLOSE_GRACE_MS))) {
-          this.signalGroup("SIGTERM");
-          if (!(await this.exitsWithin(SIGTERM_GRACE_MS))) this.signalGroup("SIGKILL");
+          this.signalFamily("SIGTERM");
+          if (!(await this.exitsWithin(SIGTERM_GRACE_MS))) this.signalFamily("SIGKILL");
         }
       }
       return await this.settled;
@@ -136,6 +143,12 @@ export class AgentProcess {
   /** Immediate SIGKILL of the group (daemon shutdown deadline, protocol violations). */
   kill(): void {
     if (this.exitInfo === null) this.signalGroup("SIGKILL");
+  }
+
+  /** A planned stop's step: the agent's group and every family member outside it. */
+  private signalFamily(signal: "SIGTERM" | "SIGKILL"): void {
+    this.family.signalOutsideGroup(signal);
+    this.signalGroup(signal);
   }
 
   private signalGroup(signal: "SIGTERM" | "SIGKILL"): void {

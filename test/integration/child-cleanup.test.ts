@@ -134,6 +134,11 @@ async function expectTermFirst(dir: string, politePid: number): Promise<void> {
   expect((await readWireLog(join(dir, "wire.jsonl"))).some((e) => e.event === "tool_term" && e.pid === politePid)).toBe(true);
 }
 
+/** At the moment the daemon exited its sweep had already ended them: none is left for the watcher. */
+function expectGoneAtExit(pids: readonly number[]): void {
+  expect(pids.filter(pidAlive)).toEqual([]);
+}
+
 describe.concurrent("nothing the agent started outlives it", () => {
   test("DELETE /session: the agent stops and its group, its detached tools and its orphans are gone", async () => {
     await using dir = tempDir("svc-cleanup-");
@@ -165,6 +170,21 @@ describe.concurrent("nothing the agent started outlives it", () => {
     const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES);
     daemon.proc.kill("SIGTERM");
     expect(await daemon.proc.exited).toBe(0);
+    expectGoneAtExit([agentPid, ...left]);
+    await expectPidsGone([agentPid, ...spawned, ...left], 3000, "the daemon's children and what they started");
+    await expectTermFirst(dir.path, left[4]!);
+  });
+
+  // An agent that stops at stdin EOF leaves its tools to the sweep alone: with the listener closed and
+  // the agent gone, the sweep is all that keeps the daemon running until its tools are gone.
+  test("daemon shutdown (SIGTERM): what an agent that stops at once started gets SIGTERM and is gone before the daemon exits 0", async () => {
+    await using dir = tempDir("svc-cleanup-");
+    const { daemon, agentPid, sessionId, spawned } = await serveWithSession(dir.path);
+    await using _ = daemon;
+    const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES);
+    daemon.proc.kill("SIGTERM");
+    expect(await daemon.proc.exited).toBe(0);
+    expectGoneAtExit([agentPid, ...left]);
     await expectPidsGone([agentPid, ...spawned, ...left], 3000, "the daemon's children and what they started");
     await expectTermFirst(dir.path, left[4]!);
   });
