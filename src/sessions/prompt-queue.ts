@@ -6,6 +6,16 @@
  * Every event of a prompt is published before the next prompt's first one, and the next prompt is
  * not sent to the agent while a cancel for the previous one is still being delivered (ACP's
  * `session/cancel` names the session, not the turn: sent late, it would cancel the next prompt).
+ *
+ * ACP runs one turn per session at a time, and its updates name the session only. So a prompt the
+ * daemon ended before the agent answered it (deadline, cancel grace, a fault of its own) keeps the
+ * agent's turn open: the next prompt starts (its `pending_prompt_started`, echo, and the
+ * `session/prompt` itself) only once the agent has answered the previous one. Updates the agent
+ * sends meanwhile belong to no live prompt and are published untagged (no `promptId`), like any
+ * update outside a turn. An agent that has not answered UNANSWERED_TURN_BOUND_MS after the daemon
+ * ended its turn counts as wedged: the next prompt, and every one after it until the agent answers,
+ * ends with `turn_error` code `agent_turn_unanswered` without being sent (closing the session, or
+ * the agent answering at last, ends that state).
  * The queue (running + waiting) is capped at `maxPending`; past it admission answers 503.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
@@ -24,10 +34,15 @@ const AGENT_ERROR_KINDS: ReadonlySet<string> = new Set(["auth_env_error", "model
 export const UNLIMITED_PENDING_CEILING = 1000;
 /** After a cancel, how long the agent gets to end the turn before the daemon ends it itself. */
 export const CANCEL_GRACE_MS = 5000;
+/**
+ * How long after the daemon ended a turn the agent has not answered (see the header) the next
+ * prompt waits for that answer before the session counts as wedged.
+ */
+export const UNANSWERED_TURN_BOUND_MS = 10_000;
 /** Chars of prompt text kept for `pending-prompts` and queue events. */
 const TEXT_PREVIEW_CHARS = 2000;
 
-export type TerminalCode = "prompt_deadline_exceeded" | "session_closed" | "channel_closed" | "daemon_shutdown";
+export type TerminalCode = "prompt_deadline_exceeded" | "session_closed" | "channel_closed" | "daemon_shutdown" | "agent_turn_unanswered";
 
 export interface QueuedPrompt {
   readonly promptId: string;
@@ -41,7 +56,6 @@ export interface QueuedPrompt {
   settled: boolean;
   startedAt: number | null;
   cancelledAt: number | null;
-  readonly abort: AbortController;
   deadline: Timer | null;
 }
 
@@ -85,6 +99,10 @@ export class PromptQueue {
   private closing = false;
   /** Agent cancels still being delivered; the next `session/prompt` waits for them. */
   private readonly cancelsInFlight = new Set<Promise<void>>();
+  /** The agent's answer to the last `session/prompt` sent, until it arrives (or the channel fails it). */
+  private agentTurn: Promise<void> | null = null;
+  /** When the daemon ended a turn the agent still runs: from then the wedge bound counts. */
+  private unansweredSince: number | null = null;
   /** The last failed turn, until the next prompt starts. */
   lastTurnError: { message: string; code?: string; errorKind?: string } | null = null;
 
@@ -125,7 +143,6 @@ export class PromptQueue {
       settled: false,
       startedAt: null,
       cancelledAt: null,
-      abort: new AbortController(),
       deadline: null,
     };
     this.items.push(prompt);
@@ -181,35 +198,49 @@ export class PromptQueue {
   private async drive(prompt: QueuedPrompt): Promise<void> {
     prompt.state = "running";
     prompt.startedAt = Date.now();
-    this.lastTurnError = null;
-    const fields = this.fieldsOf(prompt);
     const host = this.host;
-    host.promptFields = fields;
-    if (prompt.waited) host.publish("pending_prompt_started", { sessionId: host.id, promptId: prompt.promptId, text: prompt.text }, fields);
-    for (const block of prompt.content)
-      host.publish("session_update", { sessionId: host.id, update: { sessionUpdate: "user_message_chunk", content: block, _meta: { serverTimestamp: Date.now(), source: "bridge-echo" } } }, fields);
-
-    // Let the admission answer go out before the prompt is written to the agent (that write and
-    // its flush are the costliest part of starting a turn), and let the previous prompt's cancel
-    // reach the agent first.
+    // Let the admission answer go out first (the echo and the write of the prompt are the costliest
+    // part of starting a turn), let the previous prompt's cancel reach the agent, and
+    // let the agent end the previous turn (see the header): nothing of this prompt goes out before.
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (this.cancelsInFlight.size > 0) await Promise.all(this.cancelsInFlight);
+    const agentFree = await this.agentTurnEnded();
     if (prompt.settled) return;
+    if (!agentFree) {
+      this.settle(prompt, "turn_error", { message: messageFor("agent_turn_unanswered"), code: "agent_turn_unanswered" });
+      return;
+    }
     if (prompt.cancelledAt !== null) {
       this.settle(prompt, "turn_complete", { stopReason: "cancelled", promptCancelled: this.cancelInfo(prompt) });
       return;
     }
+    this.lastTurnError = null;
+    const fields = this.fieldsOf(prompt);
+    host.promptFields = fields;
+    if (prompt.waited) host.publish("pending_prompt_started", { sessionId: host.id, promptId: prompt.promptId, text: prompt.text }, fields);
+    for (const block of prompt.content)
+      host.publish("session_update", { sessionId: host.id, update: { sessionUpdate: "user_message_chunk", content: block, _meta: { serverTimestamp: Date.now(), source: "bridge-echo" } } }, fields);
     const live = host.runtime.current();
     if (!live) {
       this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
       return;
     }
+    // No abort signal: a turn the daemon ends early stays open on the agent until it answers, and
+    // that answer is what frees the agent for the next prompt (its cancel is `session/cancel`).
+    const request = live.channel.request<acp.PromptResponse>("session/prompt", {
+      sessionId: host.id,
+      prompt: prompt.content,
+      _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } },
+    });
+    const agentAnswered = (): void => {
+      if (this.agentTurn !== answered) return;
+      this.agentTurn = null;
+      this.unansweredSince = null;
+    };
+    const answered: Promise<void> = request.then(agentAnswered, agentAnswered);
+    this.agentTurn = answered;
     try {
-      const response = await live.channel.request<acp.PromptResponse>(
-        "session/prompt",
-        { sessionId: host.id, prompt: prompt.content, _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
-        { signal: prompt.abort.signal },
-      );
+      const response = await request;
       // Once `prompt_cancelled` is out, the turn ends `cancelled` even if the agent finished it
       // another way (it may see the cancel only after answering, as ACP SDKs dispatch
       // notifications asynchronously).
@@ -237,6 +268,27 @@ export class PromptQueue {
     );
   }
 
+  /**
+   * Waits until the agent has answered the last `session/prompt` sent; false when it has not within
+   * UNANSWERED_TURN_BOUND_MS of the daemon ending that turn (the session is wedged).
+   */
+  private async agentTurnEnded(): Promise<boolean> {
+    const turn = this.agentTurn;
+    if (turn === null) return true;
+    const left = (this.unansweredSince ?? Date.now()) + UNANSWERED_TURN_BOUND_MS - Date.now();
+    if (left <= 0) return false;
+    let timer: Timer | undefined;
+    const bound = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), left);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([turn.then(() => true), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Tells the agent to stop the session's turn; the next prompt is held until this is delivered. */
   private cancelOnAgent(): Promise<void> {
     const live = this.host.runtime.current();
@@ -257,7 +309,6 @@ export class PromptQueue {
     if (prompt.settled) return;
     prompt.settled = true;
     if (prompt.deadline) clearTimeout(prompt.deadline);
-    prompt.abort.abort();
     const fields = this.fieldsOf(prompt);
     this.host.publish(type, { sessionId: this.host.id, ...data, promptId: prompt.promptId }, fields);
     if (type === "turn_error") this.lastTurnError = { message: String(data.message), ...(data.code ? { code: String(data.code) } : {}), ...(data.errorKind ? { errorKind: String(data.errorKind) } : {}) };
@@ -269,6 +320,7 @@ export class PromptQueue {
     this.deps.onSettled(prompt);
     if (prompt.state === "running") {
       this.host.promptFields = {};
+      if (this.agentTurn !== null && this.unansweredSince === null) this.unansweredSince = Date.now();
       const next = this.items[0];
       // With the agent channel gone the session is about to die: the queued prompts wait for
       // `endAll` rather than being started (echoed) on a child that can no longer take them.
@@ -296,5 +348,7 @@ function messageFor(code: TerminalCode): string {
       return "the daemon shut down before the prompt completed";
     case "prompt_deadline_exceeded":
       return "prompt deadline exceeded";
+    case "agent_turn_unanswered":
+      return `the agent has not ended an earlier turn ${UNANSWERED_TURN_BOUND_MS} ms after it was cancelled, so this prompt was not sent; close the session to start afresh`;
   }
 }
