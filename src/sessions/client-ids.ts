@@ -7,16 +7,19 @@
  * the header: prompt, vote, heartbeat, cancel, …) and the end of a turn it started refresh it, and
  * it expires after `idleTtlMs` without any of these. An id is pinned (never expires, never evicted)
  * while a prompt it submitted is queued or running, and while an event stream it opened is open.
+ * An id its client has presented at least once (a call with the header, an event stream opened
+ * with it) is an acting client: only acting clients make up a consensus electorate, so attaches
+ * that never act (pollers, page reloads) cannot hold a quorum out of reach.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
 export const CLIENT_ID_HEADER = "x-svc-client-id";
 const CLIENT_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
- * Registered clients per session. Registering one more first drops expired ids, then the oldest id
- * that was never presented back (an attach whose caller never used its id: a poller, a reload);
- * when every id is in use the attach is refused with 503 `client_limit_exceeded`. An id in use is
- * never evicted to make room.
+ * Registered clients per session. Registering one more first drops expired ids, then evicts the
+ * least recently active id that is not pinned (presented or not: a UI that re-attaches on every
+ * page load leaves a trail of ids it used once); only when every id is pinned is the attach
+ * refused with 503 `client_limit_exceeded`. A pinned id is never evicted to make room.
  */
 export const MAX_CLIENTS_PER_SESSION = 256;
 
@@ -68,9 +71,9 @@ export class ClientRegistry {
     return record !== undefined && this.alive(record);
   }
 
-  /** The ids that can act on the session now. */
-  ids(): string[] {
-    return [...this.clients].filter(([, record]) => this.alive(record)).map(([id]) => id);
+  /** Registered, unexpired ids whose client has presented them (a consensus electorate). */
+  actingIds(): string[] {
+    return [...this.clients].filter(([, record]) => record.presented && this.alive(record)).map(([id]) => id);
   }
 
   /** Reuses `requested` when it is registered here, else mints a new id (see MAX_CLIENTS_PER_SESSION). */
@@ -158,9 +161,9 @@ export class ClientRegistry {
   private makeRoom(): void {
     if (this.sweep().length > 0) return;
     let oldest: [string, ClientRecord] | null = null;
-    for (const entry of this.clients) if (!entry[1].presented && entry[1].pins === 0 && (oldest === null || entry[1].lastSeenAt < oldest[1].lastSeenAt)) oldest = entry;
+    for (const entry of this.clients) if (entry[1].pins === 0 && (oldest === null || entry[1].lastSeenAt < oldest[1].lastSeenAt)) oldest = entry;
     if (oldest === null)
-      throw new DaemonError(503, "client_limit_exceeded", `Session ${this.options.sessionId} already has ${MAX_CLIENTS_PER_SESSION} active clients`, {
+      throw new DaemonError(503, "client_limit_exceeded", `Session ${this.options.sessionId} already has ${MAX_CLIENTS_PER_SESSION} clients with a pending prompt or an open event stream`, {
         sessionId: this.options.sessionId,
         limit: MAX_CLIENTS_PER_SESSION,
       }, 5);

@@ -87,7 +87,7 @@ export class LiveSession implements SessionSink, QueueHost {
       {
         sessionId: id,
         publish: (type, data, fields) => this.publish(type, data, fields),
-        registeredClients: () => this.clients.ids(),
+        electorate: () => this.clients.actingIds(),
         canVote: (clientId) => this.clients.has(clientId),
         promptFields: () => this.promptFields,
       },

@@ -40,8 +40,8 @@ export interface PendingPermission {
 export interface BrokerContext {
   readonly sessionId: string;
   publish(type: string, data: unknown, fields?: EnvelopeFields): void;
-  /** Client ids registered on the session now (the consensus electorate at issue). */
-  registeredClients(): string[];
+  /** The consensus electorate of a request issued now: the registered clients that have acted (see client-ids.ts). */
+  electorate(): string[];
   /** Whether a client id is still registered (can still vote). */
   canVote(clientId: string): boolean;
   /** The running prompt's id and originator, stamped on the request. */
@@ -88,7 +88,7 @@ export class PermissionBroker {
 
     const requestId = crypto.randomUUID();
     const fields = this.ctx.promptFields();
-    const electorate = this.ctx.registeredClients();
+    const electorate = this.ctx.electorate();
     return new Promise((resolve) => {
       let timer: Timer | undefined;
       const onAbort = () => this.cancel(requestId, "agent_cancelled");

@@ -3,12 +3,14 @@
  * - `first-responder`: any vote for an offered option resolves it;
  * - `designated`: only the prompt originator's client (falls back to first-responder when the
  *   prompt had none);
- * - `consensus`: the clients registered on the session at issue (the electorate) that can still
- *   vote; quorum = `consensusQuorum` capped to the voters that count, else floor(M/2)+1, where the
+ * - `consensus`: the clients registered on the session at issue that had acted by then (presented
+ *   their id: protocol-notes §10 fixes the electorate at issue; counting clients that never acted
+ *   would let idle attaches hold the quorum out of reach) and can still vote (the electorate);
+ *   quorum = `consensusQuorum` capped to the voters that count, else floor(M/2)+1, where the
  *   voters that count (M) are the electorate members still registered plus those who already voted
  *   (an id that expires or is evicted stops counting, so a quorum never waits on a client that is
  *   gone). The first option to reach quorum wins; a voter's repeat vote changes nothing; when no
- *   voter counts (nobody registered at issue, or all of them gone without voting) it falls back to
+ *   voter counts (nobody acting at issue, or all of them gone without voting) it falls back to
  *   first-responder;
  * - `local-only`: votes from loopback sockets only.
  * A `cancelled` vote resolves under every policy.
@@ -20,7 +22,7 @@ export type VoteOutcome = { readonly outcome: "selected"; readonly optionId: str
 export interface VotePolicy {
   readonly strategy: PermissionStrategy;
   readonly quorum: number | null;
-  /** Client ids registered on the session when the request was issued. */
+  /** Client ids registered on the session, and acting, when the request was issued. */
   readonly electorate: readonly string[];
   readonly originator: string | null;
 }

@@ -91,9 +91,11 @@ describe("consensus", () => {
       expect(await reportedPolicy(daemon())).toEqual(["consensus", "consensus"]);
     });
 
-    test("with three registered clients and quorum 3: partial votes publish permission_partial_vote, the quorum resolves", async () => {
+    test("with three acting clients and quorum 3: partial votes publish permission_partial_vote, the quorum resolves", async () => {
       await using s = await openSession(daemon(), "single");
       const [a, b, c] = [s.clientId, await s.addClient(), await s.addClient()];
+      // Clients that have acted (presented their id) make up the electorate.
+      for (const acting of [b, c]) expect((await daemon().json("POST", `/session/${s.id}/heartbeat`, {}, { "X-Svc-Client-Id": acting })).status).toBe(200);
       await using sse = await s.events();
       const { promptId, requestId } = await askPermission(s, sse, a);
       const late = await s.addClient(); // registered after the request was issued: not a voter

@@ -1,8 +1,9 @@
 /**
  * Client ids over HTTP: an id lives as long as its client is active (prompts, votes, heartbeats and
  * attaches refresh it; it expires after `--session-idle-timeout-ms` without them; its own pending
- * prompt pins it), header-less attaches never push out a client that uses its id, and a consensus
- * electorate is the set of clients that can still vote.
+ * prompt or its open event stream pins it), attaches past the cap push out the least recently
+ * active client that is not pinned (refused only when every one is), and a consensus electorate is
+ * the set of clients that have acted and can still vote.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
@@ -35,7 +36,8 @@ describe("header-less attaches (designated policy)", () => {
   test(`the prompting client keeps its id through ${MAX_CLIENTS_PER_SESSION + 44} header-less attaches, during its turn and after`, async () => {
     await using s = await openSession(d, "single");
     const bystander = await s.addClient(); // never sends its id back
-    await using sse = await s.events();
+    // The prompting client watches the session with its id, as a UI does: that pins the id.
+    await using sse = await s.events({ "X-Svc-Client-Id": s.clientId });
     const { promptId, requestId } = await askPermission(s, sse, s.clientId);
 
     const attachMany = async () => {
@@ -46,7 +48,7 @@ describe("header-less attaches (designated policy)", () => {
     expect(vote.status).toBe(200);
     expect(agentChunks(await untilTurnEnds(sse, promptId))).toEqual(["permission: selected proceed_once"]);
 
-    // Its prompt is over (the id is no longer pinned); having used the id keeps it.
+    // Its prompt is over; its open event stream keeps the id.
     await attachMany();
     const beat = await heartbeat(s, s.clientId);
     expect(beat.status).toBe(200);
@@ -76,8 +78,9 @@ describe("consensus electorate (quorum 3, client ids expire after 1.5 s idle)", 
 
   test("a voter who goes away stops counting: the two votes cast then carry the request", async () => {
     await using s = await openSession(d, "single");
-    const [a, b] = [s.clientId, await s.addClient()];
-    await s.addClient(); // registered at issue, never votes, goes idle
+    const [a, b, idle] = [s.clientId, await s.addClient(), await s.addClient()];
+    for (const acting of [b, idle]) expect((await heartbeat(s, acting)).status).toBe(200); // acting clients: the electorate
+    // idle: in the electorate at issue, never votes, goes idle.
     await using sse = await s.events(); // a subscriber: the session itself is never idle-reaped
     const { promptId, requestId } = await askPermission(s, sse, a);
 
@@ -121,7 +124,7 @@ describe("consensus electorate (quorum 3, client ids expire after 1.5 s idle)", 
   test("a client gone before the request is issued is not in its electorate; heartbeats keep the others", async () => {
     await using s = await openSession(d, "single");
     const a = s.clientId;
-    await s.addClient(); // never acts
+    expect((await heartbeat(s, await s.addClient())).status).toBe(200); // acts once, then goes idle
     await using sse = await s.events();
     await until(
       async () => {
@@ -139,4 +142,62 @@ describe("consensus electorate (quorum 3, client ids expire after 1.5 s idle)", 
     expect(turn[0]!.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: a });
     expect(sse.frames.some((f) => f.event === "permission_partial_vote")).toBe(false);
   });
+});
+
+describe("consensus electorate (majority quorum)", () => {
+  let d: FakeAgentDaemon;
+  beforeAll(async () => {
+    d = await fakeAgentDaemon([], { settings: { policy: { permissionStrategy: "consensus" } } });
+  });
+  afterAll(async () => {
+    await d?.[Symbol.asyncDispose]();
+  });
+
+  test("attaches that never act are not in the electorate: the two acting clients carry the request", async () => {
+    await using s = await openSession(d, "single");
+    const [a, dee] = [s.clientId, await s.addClient()];
+    expect((await heartbeat(s, dee)).status).toBe(200);
+    const silent = [await s.addClient(), await s.addClient(), await s.addClient()];
+    await using sse = await s.events();
+    const { promptId, requestId } = await askPermission(s, sse, a);
+
+    expect((await s.vote(requestId, proceedOnce, { clientId: a })).status).toBe(200);
+    expect((await sse.waitFor("permission_partial_vote")).data).toMatchObject({ votesReceived: 1, votesNeeded: 1, quorum: 2 });
+    // A client that had not acted when the request was issued is no voter on it.
+    const outsider = await s.vote(requestId, proceedOnce, { clientId: silent[0]! });
+    expect(outsider.status).toBe(403);
+    expect(outsider.body).toMatchObject({ code: "permission_forbidden", reason: "designated_mismatch" });
+    expect((await s.vote(requestId, proceedOnce, { clientId: dee })).status).toBe(200);
+    const turn = await untilTurnEnds(sse, promptId);
+    expect(turn.find((f) => f.event === "permission_resolved")!.data).toEqual({ requestId, sessionId: s.id, outcome: proceedOnce, voterClientId: dee });
+    expect(agentChunks(turn)).toEqual(["permission: selected proceed_once"]);
+  });
+});
+
+describe(`room for a new attach at the cap (${MAX_CLIENTS_PER_SESSION})`, () => {
+  let d: FakeAgentDaemon;
+  beforeAll(async () => {
+    d = await fakeAgentDaemon();
+  });
+  afterAll(async () => {
+    await d?.[Symbol.asyncDispose]();
+  });
+
+  test(`${MAX_CLIENTS_PER_SESSION} clients that each presented their id once do not lock out the next attach; the least recently active one makes room, a watching one never does`, async () => {
+    await using s = await openSession(d, "single");
+    await using watching = await s.events({ "X-Svc-Client-Id": s.clientId });
+    const used: string[] = [];
+    while ((await clientCount(s)) < MAX_CLIENTS_PER_SESSION) {
+      const id = await s.addClient();
+      expect((await heartbeat(s, id)).status).toBe(200); // a page load that used its id once
+      used.push(id);
+    }
+    const attach = await d.json("POST", "/session", { sessionScope: "single" });
+    expect(attach.status).toBe(200);
+    expect(attach.body).toMatchObject({ sessionId: s.id, attached: true });
+    expect(await clientCount(s)).toBe(MAX_CLIENTS_PER_SESSION);
+    expect((await heartbeat(s, used[0]!)).status).toBe(400);
+    expect((await heartbeat(s, used[1]!)).status).toBe(200);
+    expect((await heartbeat(s, s.clientId)).status).toBe(200);
+  }, 60_000);
 });

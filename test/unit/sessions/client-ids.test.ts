@@ -32,7 +32,7 @@ describe("lifetime", () => {
     clock.now = 1500;
     expect(clients.has(a)).toBe(true);
     expect(clients.has(b)).toBe(false);
-    expect(clients.ids()).toEqual([a]);
+    expect(clients.actingIds()).toEqual([a]);
     expect(clients.size).toBe(1);
     const err = refusal(() => clients.use(b));
     expect(err.status).toBe(400);
@@ -88,7 +88,20 @@ describe("lifetime", () => {
     clock.now = 2000;
     for (const header of [null, "", "bad id", "client_unknown", a]) clients.hold(header)();
     expect(clients.has(a)).toBe(false);
-    expect(clients.ids()).toEqual([]);
+    expect(clients.actingIds()).toEqual([]);
+  });
+
+  test("acting ids (the consensus electorate) are the live ids presented by a call or an event stream, never a bare attach", () => {
+    const { clients, clock } = registry();
+    const [called, watching, gone] = [clients.attach(null), clients.attach(null), clients.attach(null)];
+    clients.use(gone);
+    clock.now = 600;
+    const silent = clients.attach(null);
+    clients.use(called);
+    clients.hold(watching);
+    clock.now = 1100;
+    expect(clients.has(silent)).toBe(true);
+    expect(clients.actingIds()).toEqual([called, watching]);
   });
 
   test("with a TTL of 0 ids never expire", () => {
@@ -111,19 +124,38 @@ describe("lifetime", () => {
 });
 
 describe(`room at the cap (${MAX_CLIENTS_PER_SESSION})`, () => {
-  test("registering past the cap evicts the oldest id never presented back, never one in use", () => {
+  test("registering past the cap evicts the least recently active id that is not pinned, whether it was presented or not", () => {
     const { clients, clock, forgotten } = registry(0);
-    const active = clients.attach(null);
-    clients.use(active);
-    const idle: string[] = [];
+    const pinned = clients.attach(null);
+    clients.use(pinned);
+    clients.pin(pinned);
+    const others: string[] = [];
     for (let i = 1; i < MAX_CLIENTS_PER_SESSION; i++) {
       clock.now = i;
-      idle.push(clients.attach(null));
+      others.push(clients.attach(null));
     }
+    // The oldest of the others acts last: it is now the most recently active.
+    clock.now = 1000;
+    clients.use(others[0]!);
     for (let i = 0; i < 3 * MAX_CLIENTS_PER_SESSION; i++) clients.attach(null);
-    expect(clients.has(active)).toBe(true);
+    expect(clients.has(pinned)).toBe(true);
     expect(clients.size).toBe(MAX_CLIENTS_PER_SESSION);
-    expect(forgotten.slice(0, 3)).toEqual(idle.slice(0, 3));
+    expect(forgotten.slice(0, 3)).toEqual(others.slice(1, 4));
+  });
+
+  test(`${MAX_CLIENTS_PER_SESSION} clients that each presented their id once do not lock a new attach out: the least recently active one makes room`, () => {
+    const { clients, clock, forgotten } = registry();
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_CLIENTS_PER_SESSION; i++) {
+      clock.now = i;
+      const id = clients.attach(null);
+      clients.use(id);
+      ids.push(id);
+    }
+    const fresh = clients.attach(null);
+    expect(clients.has(fresh)).toBe(true);
+    expect(forgotten).toEqual([ids[0]!]);
+    expect(clients.size).toBe(MAX_CLIENTS_PER_SESSION);
   });
 
   test("expired ids make room first", () => {
@@ -136,10 +168,13 @@ describe(`room at the cap (${MAX_CLIENTS_PER_SESSION})`, () => {
     expect(forgotten).toEqual([ids[0]!]);
   });
 
-  test("with every id in use, one more attach is 503 client_limit_exceeded and nobody is evicted", () => {
+  test("with every id pinned (a pending prompt or an open event stream), one more attach is 503 client_limit_exceeded and nobody is evicted", () => {
     const { clients, forgotten } = registry();
     const ids = Array.from({ length: MAX_CLIENTS_PER_SESSION }, () => clients.attach(null));
-    for (const id of ids) clients.use(id);
+    for (const [i, id] of ids.entries()) {
+      if (i % 2 === 0) clients.pin(id);
+      else clients.hold(id);
+    }
     const err = refusal(() => clients.attach(null));
     expect(err.status).toBe(503);
     expect(err.retryAfter).toBe(5);
