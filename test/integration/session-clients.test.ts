@@ -185,7 +185,7 @@ describe(`room for a new attach at the cap (${MAX_CLIENTS_PER_SESSION})`, () => 
 
   test(`${MAX_CLIENTS_PER_SESSION} clients that each presented their id once do not lock out the next attach; the least recently active one makes room, a watching one never does`, async () => {
     await using s = await openSession(d, "single");
-    await using watching = await s.events({ "X-Svc-Client-Id": s.clientId });
+    await using _watching = await s.events({ "X-Svc-Client-Id": s.clientId });
     const used: string[] = [];
     while ((await clientCount(s)) < MAX_CLIENTS_PER_SESSION) {
       const id = await s.addClient();
