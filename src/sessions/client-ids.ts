@@ -8,8 +8,8 @@
  * it expires after `idleTtlMs` without any of these. An id is pinned (never expires, never evicted)
  * while a prompt it submitted is queued or running, and while an event stream it opened is open.
  * An id its client has presented at least once (a call with the header, an event stream opened
- * with it) is an acting client: only acting clients make up a consensus electorate, so attaches
- * that never act (pollers, page reloads) cannot hold a quorum out of reach.
+ * with it) is an acting client: a consensus quorum counts acting clients only, so attaches that
+ * never act (pollers, page reloads) cannot hold it out of reach.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
@@ -71,9 +71,15 @@ export class ClientRegistry {
     return record !== undefined && this.alive(record);
   }
 
-  /** Registered, unexpired ids whose client has presented them (a consensus electorate). */
-  actingIds(): string[] {
-    return [...this.clients].filter(([, record]) => record.presented && this.alive(record)).map(([id]) => id);
+  /** The ids that can act on the session now (registered, not expired). */
+  ids(): string[] {
+    return [...this.clients].filter(([, record]) => this.alive(record)).map(([id]) => id);
+  }
+
+  /** Whether `id` is registered, not expired, and its client has presented it (see the header). */
+  isActing(id: string): boolean {
+    const record = this.clients.get(id);
+    return record !== undefined && record.presented && this.alive(record);
   }
 
   /** Reuses `requested` when it is registered here, else mints a new id (see MAX_CLIENTS_PER_SESSION). */

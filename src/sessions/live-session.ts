@@ -87,8 +87,9 @@ export class LiveSession implements SessionSink, QueueHost {
       {
         sessionId: id,
         publish: (type, data, fields) => this.publish(type, data, fields),
-        electorate: () => this.clients.actingIds(),
+        electorate: () => this.clients.ids(),
         canVote: (clientId) => this.clients.has(clientId),
+        isActing: (clientId) => this.clients.isActing(clientId),
         promptFields: () => this.promptFields,
       },
       options.permissions,

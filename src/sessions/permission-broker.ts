@@ -40,10 +40,12 @@ export interface PendingPermission {
 export interface BrokerContext {
   readonly sessionId: string;
   publish(type: string, data: unknown, fields?: EnvelopeFields): void;
-  /** The consensus electorate of a request issued now: the registered clients that have acted (see client-ids.ts). */
+  /** The consensus electorate of a request issued now: the clients registered on the session. */
   electorate(): string[];
   /** Whether a client id is still registered (can still vote). */
   canVote(clientId: string): boolean;
+  /** Whether a registered client has acted (presented its id): only those count towards a quorum. */
+  isActing(clientId: string): boolean;
   /** The running prompt's id and originator, stamped on the request. */
   promptFields(): EnvelopeFields;
 }
@@ -127,7 +129,8 @@ export class PermissionBroker {
       if (outcome.optionId === CANCEL_SENTINEL || !entry.options.some((o) => o.optionId === outcome.optionId))
         throw new DaemonError(400, "invalid_option_id", `Option ${JSON.stringify(outcome.optionId)} was not offered`, { requestId, optionId: outcome.optionId });
     }
-    const decision = decideVote(entry.policy, entry.votes, outcome, voter, this.present(entry));
+    const present = this.present(entry);
+    const decision = decideVote(entry.policy, entry.votes, outcome, voter, present, this.counting(present));
     if (decision.kind === "forbidden") {
       const key = voter.clientId ?? "";
       if (!entry.refused.has(key)) {
@@ -152,7 +155,7 @@ export class PermissionBroker {
   electorateChanged(): void {
     for (const entry of [...this.pending.values()]) {
       if (entry.policy.strategy !== "consensus" || entry.votes.size === 0) continue;
-      const { winner } = tallyVotes(entry.policy, entry.votes, this.present(entry));
+      const { winner } = tallyVotes(entry.policy, entry.votes, this.counting(this.present(entry)));
       if (winner !== null) this.finish(entry, { outcome: "selected", optionId: winner }, null, null);
     }
   }
@@ -181,6 +184,11 @@ export class PermissionBroker {
   /** The request's electorate members that can still vote. */
   private present(entry: PendingPermission): string[] {
     return entry.policy.electorate.filter((id) => this.ctx.canVote(id));
+  }
+
+  /** Of `present`, those that count towards the quorum (they have acted). */
+  private counting(present: readonly string[]): string[] {
+    return present.filter((id) => this.ctx.isActing(id));
   }
 
 }

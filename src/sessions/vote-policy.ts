@@ -3,15 +3,15 @@
  * - `first-responder`: any vote for an offered option resolves it;
  * - `designated`: only the prompt originator's client (falls back to first-responder when the
  *   prompt had none);
- * - `consensus`: the clients registered on the session at issue that had acted by then (presented
- *   their id: protocol-notes §10 fixes the electorate at issue; counting clients that never acted
- *   would let idle attaches hold the quorum out of reach) and can still vote (the electorate);
- *   quorum = `consensusQuorum` capped to the voters that count, else floor(M/2)+1, where the
- *   voters that count (M) are the electorate members still registered plus those who already voted
- *   (an id that expires or is evicted stops counting, so a quorum never waits on a client that is
- *   gone). The first option to reach quorum wins; a voter's repeat vote changes nothing; when no
- *   voter counts (nobody acting at issue, or all of them gone without voting) it falls back to
- *   first-responder;
+ * - `consensus`: the clients registered on the session at issue (the electorate, fixed at issue as
+ *   protocol-notes §10 has it) that can still vote; quorum = `consensusQuorum` capped to the
+ *   voters that count, else floor(M/2)+1, where the voters that count (M) are the electorate
+ *   members still registered that have acted (presented their id) plus those who already voted: an
+ *   id that expires or is evicted stops counting, and one that never acted (a poller, a page
+ *   reload) counts only once it votes, so a quorum never waits on a client that is gone or idle.
+ *   The first option to reach quorum wins; a voter's repeat vote changes nothing; when nobody in
+ *   the electorate can vote (nobody registered at issue, or all of them gone without voting) it
+ *   falls back to first-responder;
  * - `local-only`: votes from loopback sockets only.
  * A `cancelled` vote resolves under every policy.
  */
@@ -52,11 +52,11 @@ export function quorumOf(policy: VotePolicy, counted: number): number {
 }
 
 /**
- * The consensus count: `present` are the electorate members that can still vote, `votes` the
- * recorded ones (voter → option). `winner` is the first option (in voting order) at quorum.
+ * The consensus count: `counting` are the electorate members that can still vote and have acted,
+ * `votes` the recorded ones (voter → option). `winner` is the first option (in voting order) at quorum.
  */
-export function tallyVotes(policy: VotePolicy, votes: ReadonlyMap<string, string>, present: readonly string[]): { winner: string | null; tally: Tally } {
-  const counted = new Set([...present, ...votes.keys()]).size;
+export function tallyVotes(policy: VotePolicy, votes: ReadonlyMap<string, string>, counting: readonly string[]): { winner: string | null; tally: Tally } {
+  const counted = new Set([...counting, ...votes.keys()]).size;
   const quorum = quorumOf(policy, counted);
   const optionTallies: Record<string, number> = {};
   for (const option of votes.values()) optionTallies[option] = (optionTallies[option] ?? 0) + 1;
@@ -67,9 +67,17 @@ export function tallyVotes(policy: VotePolicy, votes: ReadonlyMap<string, string
 
 /**
  * Decides one vote; records it in `votes` under consensus. `present` are the electorate members
- * that can still vote (registered and not expired).
+ * that can still vote (registered and not expired), `counting` those of them that count towards
+ * the quorum (they have acted; all of `present` when not given).
  */
-export function decideVote(policy: VotePolicy, votes: Map<string, string>, outcome: VoteOutcome, voter: VoterLike, present: readonly string[]): VoteDecision {
+export function decideVote(
+  policy: VotePolicy,
+  votes: Map<string, string>,
+  outcome: VoteOutcome,
+  voter: VoterLike,
+  present: readonly string[],
+  counting: readonly string[] = present,
+): VoteDecision {
   if (outcome.outcome === "cancelled") return { kind: "resolve", outcome };
   switch (policy.strategy) {
     case "first-responder":
@@ -84,7 +92,7 @@ export function decideVote(policy: VotePolicy, votes: Map<string, string>, outco
       if (voter.clientId === null || !present.includes(voter.clientId)) return { kind: "forbidden", reason: "designated_mismatch" };
       if (votes.has(voter.clientId)) return { kind: "repeat" };
       votes.set(voter.clientId, outcome.optionId);
-      const { winner, tally } = tallyVotes(policy, votes, present);
+      const { winner, tally } = tallyVotes(policy, votes, counting);
       return winner === null ? { kind: "partial", tally } : { kind: "resolve", outcome: { outcome: "selected", optionId: winner } };
     }
   }

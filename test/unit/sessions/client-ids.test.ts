@@ -32,7 +32,7 @@ describe("lifetime", () => {
     clock.now = 1500;
     expect(clients.has(a)).toBe(true);
     expect(clients.has(b)).toBe(false);
-    expect(clients.actingIds()).toEqual([a]);
+    expect(clients.ids()).toEqual([a]);
     expect(clients.size).toBe(1);
     const err = refusal(() => clients.use(b));
     expect(err.status).toBe(400);
@@ -88,10 +88,10 @@ describe("lifetime", () => {
     clock.now = 2000;
     for (const header of [null, "", "bad id", "client_unknown", a]) clients.hold(header)();
     expect(clients.has(a)).toBe(false);
-    expect(clients.actingIds()).toEqual([]);
+    expect(clients.ids()).toEqual([]);
   });
 
-  test("acting ids (the consensus electorate) are the live ids presented by a call or an event stream, never a bare attach", () => {
+  test("acting ids (those a consensus quorum counts) are the live ids presented by a call or an event stream, never a bare attach", () => {
     const { clients, clock } = registry();
     const [called, watching, gone] = [clients.attach(null), clients.attach(null), clients.attach(null)];
     clients.use(gone);
@@ -101,7 +101,8 @@ describe("lifetime", () => {
     clients.hold(watching);
     clock.now = 1100;
     expect(clients.has(silent)).toBe(true);
-    expect(clients.actingIds()).toEqual([called, watching]);
+    expect(clients.ids()).toEqual([called, watching, silent]);
+    expect(clients.ids().filter((id) => clients.isActing(id))).toEqual([called, watching]);
   });
 
   test("with a TTL of 0 ids never expire", () => {
