@@ -19,6 +19,27 @@ export function daemonErrorResponse(err: DaemonError): Response {
   return jsonResponse(err.body(), err.status, headers);
 }
 
+/**
+ * System error codes that mean the machine or the process is out of a resource (descriptors, process
+ * slots, memory) for now, e.g. spawning an agent under a full descriptor table: the request was fine
+ * and may succeed later, so the answer is 503 `resource_exhausted` with Retry-After, not a 500.
+ */
+const RESOURCE_EXHAUSTED = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
+/** Seconds a client is asked to wait after `resource_exhausted`. */
+const RESOURCE_RETRY_AFTER_SECONDS = 5;
+/** How many `cause` links are followed looking for a system error code. */
+const MAX_CAUSE_DEPTH = 4;
+
+/** The resource-exhaustion code of `err` or of an error it wraps, or null. */
+function exhaustedResource(err: unknown): string | null {
+  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && typeof err === "object" && err !== null; depth++) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === "string" && RESOURCE_EXHAUSTED.has(code)) return code;
+    err = (err as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 interface ElysiaValidationLike {
   type?: string;
   customError?: unknown;
@@ -52,6 +73,13 @@ export function errorResponse(code: string | number, error: unknown, logger: Log
   }
   const status = typeof (err as { status?: unknown })?.status === "number" ? (err as { status: number }).status : 500;
   if (status >= 400 && status < 500) return jsonResponse({ error: "Bad request", code: "invalid_request" }, status);
+  const resource = exhaustedResource(err);
+  if (resource !== null) {
+    logger.warn("out of system resources", { code: resource, error: err instanceof Error ? err.message : String(err) });
+    return jsonResponse({ error: `The daemon is out of system resources (${resource}); try again shortly`, code: "resource_exhausted" }, 503, {
+      "Retry-After": String(RESOURCE_RETRY_AFTER_SECONDS),
+    });
+  }
   logger.error("unhandled error", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
   if (err instanceof Error && err.stack) logger.debug("stack", { stack: err.stack });
   return jsonResponse({ error: "Internal server error" }, 500);

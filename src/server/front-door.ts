@@ -20,7 +20,7 @@ import { MAX_JSON_BODY_BYTES } from "./json-body.ts";
 import { createBearerCheck } from "./security/bearer.ts";
 import { decideCors } from "./security/cors.ts";
 import { selfAuthorities, selfOrigins } from "./security/loopback-aliases.ts";
-import { rateTierOf, type RateLimiter } from "./security/rate-limiter.ts";
+import { rateClientKey, rateTierOf, type RateLimiter } from "./security/rate-limiter.ts";
 import type { TransportStats } from "./transport-stats.ts";
 
 export type AppFetch = (request: Request) => Response | Promise<Response>;
@@ -118,11 +118,11 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     if (checkBearer !== null && !(isHealth && healthExempt) && !checkBearer(headers.get("authorization")))
       return [new Response(UNAUTHORIZED, { status: 401, headers: UNAUTHORIZED_HEADERS }), cors];
 
-    // 5. Rate limit, keyed by the socket's address.
+    // 5. Rate limit, keyed by the socket's address (all loopback addresses are one client).
     if (deps.rateLimiter !== null) {
       const tier = rateTierOf(method, path);
       if (tier !== null) {
-        const verdict = deps.rateLimiter.check(server.requestIP(request)?.address ?? "unknown", tier);
+        const verdict = deps.rateLimiter.check(rateClientKey(server.requestIP(request)?.address), tier);
         if (!verdict.allowed) {
           const retryAfter = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
           return [

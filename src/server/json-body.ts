@@ -1,9 +1,11 @@
 /**
  * Request body parsing. Every body any route reads comes through here, whatever its Content-Type
- * (the API takes JSON only), and obeys the same three bounds (JSON_BODY_LIMITS):
+ * (the API takes JSON only), and obeys the same bounds (JSON_BODY_LIMITS):
  * - size: bytes are counted as they arrive, Content-Length or not; past the cap the read stops, 413;
  * - pace: the front door turns the socket's idle timer off while a handler runs, so the wait for
- *   the client's bytes is bounded here instead; a body that stalls that long is 408;
+ *   the client's bytes is bounded here instead, twice: a body that stalls (no bytes for `idleMs`)
+ *   is 408, and so is one that drips too slowly to finish by its deadline (`minTotalMs`, or longer
+ *   for a big body at `minBytesPerSecond`), so a trickle of bytes cannot hold a connection slot;
  * - nesting: a byte scan refuses documents nested deeper than the cap before `JSON.parse` sees
  *   them (400), so no later recursive walk (validation, `JSON.stringify`) can overflow the stack.
  */
@@ -14,6 +16,16 @@ export interface JsonBodyLimits {
   readonly maxBytes: number;
   /** Longest wait for the next bytes of a body; then the read is abandoned with 408. */
   readonly idleMs: number;
+  /**
+   * Every body may take this long in all; past it (and past the time `minBytesPerSecond` grants a
+   * big body) the read is abandoned with 408, however steadily the bytes trickle in.
+   */
+  readonly minTotalMs: number;
+  /**
+   * Slowest average pace a big body may arrive at: a body of N bytes (Content-Length; without one,
+   * `maxBytes`, since its size is unknown) has max(minTotalMs, N / minBytesPerSecond) to arrive.
+   */
+  readonly minBytesPerSecond: number;
   /** Deepest nesting of arrays and objects accepted (`[]` is depth 1); deeper is 400 `json_too_deep`. */
   readonly maxDepth: number;
 }
@@ -28,12 +40,24 @@ export const MAX_JSON_BODY_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
-export const JSON_BODY_LIMITS: JsonBodyLimits = { maxBytes: MAX_JSON_BODY_BYTES, idleMs: 10_000, maxDepth: MAX_JSON_DEPTH };
+/**
+ * 30 s for any body, 64 KiB/s for big ones: a 10 MB body gets 160 s, far more than a local client
+ * needs, while a client dripping bytes gives its connection slot back within that.
+ */
+export const JSON_BODY_LIMITS: JsonBodyLimits = {
+  maxBytes: MAX_JSON_BODY_BYTES,
+  idleMs: 10_000,
+  minTotalMs: 30_000,
+  minBytesPerSecond: 64 * 1024,
+  maxDepth: MAX_JSON_DEPTH,
+};
 
 export const bodyTooLarge = () => new DaemonError(413, null, "Request body too large (max 10 MB)");
 export const invalidJson = () => new DaemonError(400, null, "Invalid JSON in request body");
-const bodyTimedOut = (idleMs: number) =>
+const bodyStalled = (idleMs: number) =>
   new DaemonError(408, "request_body_timeout", `The request body stalled: no bytes for ${idleMs} ms`, { idleTimeoutMs: idleMs });
+const bodyTooSlow = (deadlineMs: number) =>
+  new DaemonError(408, "request_body_timeout", `The request body arrived too slowly: not complete within ${deadlineMs} ms`, { deadlineMs });
 const bodyCutOff = () => new DaemonError(400, "request_body_incomplete", "The request body ended before it was complete");
 const tooDeep = (maxDepth: number) =>
   new DaemonError(400, "json_too_deep", `JSON in the request body nests deeper than ${maxDepth} levels`, { maxDepth });
@@ -41,23 +65,32 @@ const tooDeep = (maxDepth: number) =>
 const EMPTY = new Uint8Array(0);
 const decoder = new TextDecoder();
 
-/** Reads the whole body, counting bytes and timing the gaps between them. */
+/** How long a body of `declared` bytes (null: unknown) may take to arrive in all. */
+function bodyDeadlineMs(declared: number | null, limits: JsonBodyLimits): number {
+  return Math.max(limits.minTotalMs, Math.ceil(((declared ?? limits.maxBytes) * 1000) / limits.minBytesPerSecond));
+}
+
+/** Reads the whole body, counting bytes and timing both the gaps between them and the whole read. */
 async function readBounded(request: Request, limits: JsonBodyLimits): Promise<Uint8Array> {
   if (request.body === null) return EMPTY;
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > limits.maxBytes) throw bodyTooLarge();
+  const header = request.headers.get("content-length");
+  const declared = header === null ? Number.NaN : Number(header);
+  if (declared > limits.maxBytes) throw bodyTooLarge();
   const reader = request.body.getReader();
-  let stalled = false;
-  const timer = setTimeout(() => {
-    stalled = true;
+  let timedOut: DaemonError | null = null;
+  const abandon = (error: DaemonError) => {
+    timedOut ??= error;
     reader.cancel().catch(() => {});
-  }, limits.idleMs);
+  };
+  const timer = setTimeout(() => abandon(bodyStalled(limits.idleMs)), limits.idleMs);
+  const deadlineMs = bodyDeadlineMs(Number.isFinite(declared) ? declared : null, limits);
+  const deadline = setTimeout(() => abandon(bodyTooSlow(deadlineMs)), deadlineMs);
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     for (;;) {
       const chunk = await reader.read().catch(() => null);
-      if (stalled) throw bodyTimedOut(limits.idleMs);
+      if (timedOut !== null) throw timedOut;
       if (chunk === null) throw bodyCutOff(); // the client went away mid-body
       if (chunk.done) break;
       total += chunk.value.byteLength;
@@ -70,6 +103,7 @@ async function readBounded(request: Request, limits: JsonBodyLimits): Promise<Ui
     }
   } finally {
     clearTimeout(timer);
+    clearTimeout(deadline);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }

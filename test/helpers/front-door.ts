@@ -18,8 +18,9 @@
  *                         milliseconds later
  *   anything else       → the daemon's JSON 404
  *
- * Options: `idleTimeoutSeconds` (the listener's socket idle timeout, default 10) and `bodyIdleMs`
- * (how long the body reader waits for more bytes, default the daemon's), to show timeouts quickly.
+ * Options: `idleTimeoutSeconds` (the listener's socket idle timeout, default 10), `bodyIdleMs` (how
+ * long the body reader waits for more bytes) and `bodyMinTotalMs` (how long any body may take in
+ * all), both default the daemon's, to show timeouts quickly.
  */
 import { Elysia } from "elysia";
 import { Memoirist } from "memoirist";
@@ -76,6 +77,8 @@ export interface FrontDoorOptions {
   env?: Record<string, string | undefined>;
   idleTimeoutSeconds?: number;
   bodyIdleMs?: number;
+  /** How long any body may take in all (the daemon's `minTotalMs` by default). */
+  bodyMinTotalMs?: number;
 }
 
 export async function startFrontDoor(args: string[] = [], options: FrontDoorOptions = {}): Promise<TestFrontDoor> {
@@ -83,7 +86,11 @@ export async function startFrontDoor(args: string[] = [], options: FrontDoorOpti
   const { config, logger, logs } = testServerConfig(dir.path, args, options.env);
   const transport = new TransportStats();
   const rateLimiter = config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null;
-  const app = testApp(logger, dir.path, { ...JSON_BODY_LIMITS, idleMs: options.bodyIdleMs ?? JSON_BODY_LIMITS.idleMs }, transport);
+  const app = testApp(logger, dir.path, {
+    ...JSON_BODY_LIMITS,
+    idleMs: options.bodyIdleMs ?? JSON_BODY_LIMITS.idleMs,
+    minTotalMs: options.bodyMinTotalMs ?? JSON_BODY_LIMITS.minTotalMs,
+  }, transport);
   const idleTimeoutSeconds = options.idleTimeoutSeconds ?? 10;
   const strict = new Memoirist<true>();
   for (const route of app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail } }[])

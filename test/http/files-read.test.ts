@@ -182,7 +182,7 @@ describe("GET /file", () => {
     ["maxBytes 0", { path: "hello.txt", maxBytes: 0 }, "maxBytes must be an integer from 1 to 262144"],
     ["maxBytes over the cap", { path: "hello.txt", maxBytes: 262145 }, "maxBytes must be an integer from 1 to 262144"],
     ["maxBytes not a number", { path: "hello.txt", maxBytes: "lots" }, "maxBytes must be an integer from 1 to 262144"],
-    ["line 0", { path: "hello.txt", line: 0 }, "line must be an integer of at least 1"],
+    ["line 0", { path: "hello.txt", line: 0 }, "line must be an integer from 1 to 9007199254740991"],
     ["limit over 2000", { path: "hello.txt", limit: 2001 }, "limit must be an integer from 1 to 2000"],
     ["fractional limit", { path: "hello.txt", limit: 1.5 }, "limit must be an integer from 1 to 2000"],
   ])("%s is 400 parse_error", async (_what, query, error) => {
@@ -228,9 +228,51 @@ describe("GET /file/bytes", () => {
   test.each<[Record<string, string | number>, string]>([
     [{ path: "hello.txt", maxBytes: 262145 }, "maxBytes must be an integer from 1 to 262144"],
     [{ path: "hello.txt", maxBytes: 0 }, "maxBytes must be an integer from 1 to 262144"],
-    [{ path: "hello.txt", offset: -1 }, "offset must be an integer of at least 0"],
+    [{ path: "hello.txt", offset: -1 }, "offset must be an integer from 0 to 9007199254740991"],
   ])("%j is 400 parse_error", async (query, error) => {
     const r = await files.get("/file/bytes", query);
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ errorKind: "parse_error", error, status: 400 });
+  });
+
+  // Only plain decimal digits, and nothing past 2^53 - 1 (which no double holds exactly).
+  const OFFSET = "offset must be an integer from 0 to 9007199254740991";
+  const MAX_BYTES = "maxBytes must be an integer from 1 to 262144";
+  test.each<[Record<string, string>, string]>([
+    [{ offset: "99999999999999999999" }, OFFSET],
+    [{ offset: "9007199254740992" }, OFFSET],
+    [{ offset: "1e3" }, OFFSET],
+    [{ offset: "0x10" }, OFFSET],
+    [{ offset: "+5" }, OFFSET],
+    [{ offset: " 5" }, OFFSET],
+    [{ offset: "1.0" }, OFFSET],
+    [{ offset: "" }, OFFSET],
+    [{ maxBytes: "1e3" }, MAX_BYTES],
+    [{ maxBytes: "0x10" }, MAX_BYTES],
+    [{ maxBytes: "0b1" }, MAX_BYTES],
+    [{ maxBytes: "16 " }, MAX_BYTES],
+    [{ maxBytes: "Infinity" }, MAX_BYTES],
+  ])("a loose integer spelling %j is 400 parse_error", async (query, error) => {
+    const r = await files.get("/file/bytes", { path: "hello.txt", ...query });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ errorKind: "parse_error", error, status: 400 });
+  });
+
+  test("the largest safe offset and leading zeros are plain decimal integers", async () => {
+    const far = await files.get("/file/bytes", { path: "hello.txt", offset: "9007199254740991" });
+    expect(far.body).toMatchObject({ offset: 9007199254740991, returnedBytes: 0 });
+    const padded = await files.get("/file/bytes", { path: "binary.bin", offset: "004", maxBytes: "002" });
+    expect(padded.body).toMatchObject({ offset: 4, returnedBytes: 2 });
+  });
+
+  test.each<[string, Record<string, string>, string]>([
+    ["/file", { line: "1e1" }, "line must be an integer from 1 to 9007199254740991"],
+    ["/file", { line: "99999999999999999999" }, "line must be an integer from 1 to 9007199254740991"],
+    ["/file", { limit: "0x10" }, "limit must be an integer from 1 to 2000"],
+    ["/file", { maxBytes: "1e3" }, "maxBytes must be an integer from 1 to 262144"],
+    ["/glob", { pattern: "*", maxResults: "1e2" }, "maxResults must be an integer from 1 to 50000"],
+  ])("every integer query field takes decimal digits only: %s %j", async (route, query, error) => {
+    const r = await files.get(route, { path: "hello.txt", ...query });
     expect(r.status).toBe(400);
     expect(r.body).toEqual({ errorKind: "parse_error", error, status: 400 });
   });

@@ -44,6 +44,44 @@ async function keepAlive(port: number, request: string) {
   };
 }
 
+/**
+ * Sends a request head declaring `length` body bytes, then drips the body one byte every `everyMs`
+ * (well inside the body reader's idle bound) until the server answers; resolves with what it sent
+ * back. Rejects after `timeoutMs`.
+ */
+async function drip(port: number, length: number, everyMs: number, timeoutMs: number): Promise<string> {
+  let received = "";
+  let ticker: Timer | undefined;
+  const answered = Promise.withResolvers<string>();
+  const socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      open(s) {
+        s.write(`POST /test/echo HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`);
+        ticker = setInterval(() => s.write("x"), everyMs);
+      },
+      data(_s, chunk) {
+        received += chunk.toString();
+      },
+      close() {
+        answered.resolve(received);
+      },
+      error() {
+        answered.resolve(received);
+      },
+    },
+  });
+  const timer = setTimeout(() => answered.reject(new Error(`no answer within ${timeoutMs} ms; got ${JSON.stringify(received)}`)), timeoutMs);
+  try {
+    return await answered.promise;
+  } finally {
+    clearInterval(ticker);
+    clearTimeout(timer);
+    socket.terminate();
+  }
+}
+
 describe.concurrent("a request in the app is never cut by the idle timer", () => {
   test("a slow GET and a long stream both run to their end", async () => {
     await using fd = await startFrontDoor([], { idleTimeoutSeconds: 1 });
@@ -81,6 +119,19 @@ describe.concurrent("silent sockets stay bounded", () => {
     const head = `POST /test/echo HTTP/1.1\r\nHost: 127.0.0.1:${fd.port}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
     const { response } = await rawExchange(fd.port, `${head}5\r\n{"a":\r\n`, { timeoutMs: 5000 });
     expect(response?.status).toBe(408);
+  });
+
+  test("a body that drips too slowly to finish by its deadline is 408 and gives its connection slot back", async () => {
+    // Two slots, both taken by clients dripping a 100-byte body a byte per 100 ms: never idle for
+    // the 300 ms stall bound, but 10 s in all, far past the 1 s any body may take.
+    await using fd = await startFrontDoor(["--max-connections", "2"], { bodyIdleMs: 300, bodyMinTotalMs: 1000 });
+    const drips = [drip(fd.port, 100, 100, 5000), drip(fd.port, 100, 100, 5000)];
+    await until(async () => (await fd.fetch("/health")).status === 503, 5000, "both slots to be taken");
+    for (const answer of await Promise.all(drips)) {
+      expect(answer).toStartWith("HTTP/1.1 408");
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "request_body_timeout", deadlineMs: 1000 });
+    }
+    expect((await fd.fetch("/health")).status).toBe(200);
   });
 
   test("a body that arrives slowly but steadily is read whole", async () => {

@@ -4,6 +4,7 @@
  * other tiers are not charged.
  */
 import { describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { startDaemon } from "../helpers/daemon.ts";
 import { expectCorsHeaders } from "../helpers/http-expect.ts";
 import { spellingsOf } from "../helpers/path-variants.ts";
@@ -143,5 +144,34 @@ describe("without --rate-limit", () => {
     for (let i = 0; i < 150; i++) statuses.add((await d.fetch("/capabilities")).status);
     expect([...statuses]).toEqual([200]);
     expect(((await (await d.fetch("/capabilities")).json()) as { features: string[] }).features).not.toContain("rate_limit");
+  });
+});
+
+describe("with --rate-limit, from other loopback source addresses", () => {
+  /** GET `path` over a socket whose local (source) address is `from` (node:net can bind it; Bun.connect cannot). */
+  function getFrom(from: string, port: number, path: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: "127.0.0.1", port, localAddress: from }, () => {
+        socket.end(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+      });
+      let head = "";
+      socket.setEncoding("latin1");
+      socket.on("data", (chunk: string) => (head += chunk));
+      socket.on("error", reject);
+      socket.on("close", () => {
+        const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
+        if (status === undefined) reject(new Error(`no answer from ${from}: ${JSON.stringify(head.slice(0, 100))}`));
+        else resolve(Number(status));
+      });
+    });
+  }
+
+  test("every 127.0.0.0/8 address shares one bucket: a new source address buys no new budget", async () => {
+    await using d = await startDaemon(["--rate-limit", "--rate-limit-read", "3"]);
+    const statuses: number[] = [];
+    for (let i = 2; i <= 8; i++) statuses.push(await getFrom(`127.0.0.${i}`, d.port, "/daemon/status"));
+    expect(statuses).toEqual([200, 200, 200, 429, 429, 429, 429]);
+    // The plain 127.0.0.1 client is the same client too.
+    expect((await d.fetch("/daemon/status")).status).toBe(429);
   });
 });

@@ -15,6 +15,27 @@ const invalid = (message: string) => () => new FsError(400, "parse_error", messa
 
 const path = (description: string) => t.String({ description, error: invalid("path is required") });
 
+/** Plain decimal digits, at most as many as Number.MAX_SAFE_INTEGER has. */
+const DECIMAL_DIGITS = "^[0-9]{1,16}$";
+
+/**
+ * An integer query field from `minimum` to `maximum` (at most Number.MAX_SAFE_INTEGER, so the number
+ * read is exactly the one sent). Only plain decimal digits are taken: not `t.Integer`, which reads the
+ * string with `+value` and so also takes `1e3`, `0x10`, ` 5`, `1.0` and integers past 2^53. Both a
+ * spelling outside the pattern and a value outside the range are 400 `parse_error` with one message.
+ */
+function queryInteger(name: string, minimum: number, maximum: number, description: string) {
+  const message = `${name} must be an integer from ${minimum} to ${maximum}`;
+  return t
+    .Transform(t.String({ pattern: DECIMAL_DIGITS, description: `${description}; decimal digits, ${minimum} to ${maximum}`, error: invalid(message) }))
+    .Decode((digits) => {
+      const n = Number(digits);
+      if (!(n >= minimum && n <= maximum)) throw new FsError(400, "parse_error", message);
+      return n;
+    })
+    .Encode(String);
+}
+
 /** `1`, `true` or bare (`?includeIgnored`) turn it on. */
 const IncludeIgnored = t.Optional(
   t.Union([t.Literal(""), t.Literal("1"), t.Literal("true"), t.Literal("0"), t.Literal("false")], {
@@ -39,17 +60,15 @@ const WORKSPACE_PATH = "workspace-relative path (an absolute path must lie insid
 
 export const FileQuery = t.Object({
   path: path(WORKSPACE_PATH),
-  maxBytes: t.Optional(t.Integer({ minimum: 1, maximum: MAX_BYTES_WINDOW, error: invalid(`maxBytes must be an integer from 1 to ${MAX_BYTES_WINDOW}`) })),
-  line: t.Optional(t.Integer({ minimum: 1, description: "first line, 1-based", error: invalid("line must be an integer of at least 1") })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: MAX_LINE_LIMIT, error: invalid(`limit must be an integer from 1 to ${MAX_LINE_LIMIT}`) })),
+  maxBytes: t.Optional(queryInteger("maxBytes", 1, MAX_BYTES_WINDOW, "largest number of bytes to read")),
+  line: t.Optional(queryInteger("line", 1, Number.MAX_SAFE_INTEGER, "first line, 1-based")),
+  limit: t.Optional(queryInteger("limit", 1, MAX_LINE_LIMIT, "largest number of lines to return")),
 });
 
 export const BytesQuery = t.Object({
   path: path(WORKSPACE_PATH),
-  offset: t.Optional(t.Integer({ minimum: 0, default: 0, error: invalid("offset must be an integer of at least 0") })),
-  maxBytes: t.Optional(
-    t.Integer({ minimum: 1, maximum: MAX_BYTES_WINDOW, default: DEFAULT_BYTES_WINDOW, error: invalid(`maxBytes must be an integer from 1 to ${MAX_BYTES_WINDOW}`) }),
-  ),
+  offset: t.Optional(queryInteger("offset", 0, Number.MAX_SAFE_INTEGER, "first byte to read (default 0)")),
+  maxBytes: t.Optional(queryInteger("maxBytes", 1, MAX_BYTES_WINDOW, `largest number of bytes to read (default ${DEFAULT_BYTES_WINDOW})`)),
 });
 
 export const StatQuery = t.Object({ path: path(`${WORKSPACE_PATH}; \`.\` is the workspace root`) });
@@ -59,9 +78,7 @@ export const ListQuery = t.Object({ path: path(`${WORKSPACE_PATH}; \`.\` is the 
 export const GlobQuery = t.Object({
   pattern: t.String({ description: "Bun.Glob pattern, relative to cwd", error: invalid("pattern is required") }),
   cwd: t.Optional(t.String({ description: "directory the pattern is relative to (default: the workspace root)" })),
-  maxResults: t.Optional(
-    t.Integer({ minimum: 1, maximum: MAX_GLOB_RESULTS, default: DEFAULT_GLOB_RESULTS, error: invalid(`maxResults must be an integer from 1 to ${MAX_GLOB_RESULTS}`) }),
-  ),
+  maxResults: t.Optional(queryInteger("maxResults", 1, MAX_GLOB_RESULTS, `largest number of matches to return (default ${DEFAULT_GLOB_RESULTS})`)),
   includeIgnored: IncludeIgnored,
 });
 

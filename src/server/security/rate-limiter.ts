@@ -1,8 +1,8 @@
 /**
  * Token-bucket rate limiting per client address and request tier (`prompt`, `mutation`, `read`).
  * Each bucket holds `limit` tokens and refills continuously over `windowMs`. Buckets are keyed by the
- * socket's remote address, never by a client-chosen header. At most MAX_BUCKETS are kept; past that
- * the least recently used bucket is dropped (its client starts again with a full bucket).
+ * socket's remote address (`rateClientKey`), never by a client-chosen header. At most MAX_BUCKETS are
+ * kept; past that the least recently used bucket is dropped (its client starts again with a full bucket).
  */
 import type { RateLimitConfig } from "../../config/config.ts";
 
@@ -39,6 +39,24 @@ export function rateTierOf(method: string, path: string): RateTier | null {
     if (path === "/sessions/catalog") return "read";
   }
   return "mutation";
+}
+
+/** The one bucket every loopback client shares. */
+const LOOPBACK_KEY = "loopback";
+const IPV4_MAPPED = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
+/**
+ * The bucket key for a socket's remote address. Every loopback address (all of 127.0.0.0/8, `::1`,
+ * and their IPv4-mapped spellings) is one client, as in the reference daemon's shared loopback
+ * bucket (notes §11 "Rate limit key"): a local process picks its source address freely, so keying
+ * them apart would hand it a fresh budget per address. Other addresses key themselves, an
+ * IPv4-mapped IPv6 address as its IPv4 form.
+ */
+export function rateClientKey(address: string | undefined): string {
+  if (address === undefined) return "unknown"; // the socket is already gone: one shared bucket
+  const ipv4 = IPV4_MAPPED.exec(address)?.[1] ?? address;
+  if (ipv4.startsWith("127.") || ipv4 === "::1" || ipv4 === "0:0:0:0:0:0:0:1") return LOOPBACK_KEY;
+  return ipv4.toLowerCase();
 }
 
 export class RateLimiter {
