@@ -7,7 +7,8 @@
  * with the orphan watcher as family roots. After a daemon SIGKILL the agent and those tools' parents
  * may die before the watcher looks (a write to the dead daemon's pipe is a SIGPIPE), which would
  * disconnect them from the agent; registered, they stay connected through their own session. A
- * tool that leaves within the last interval before a SIGKILL can still escape.
+ * tool that leaves within the last interval before a SIGKILL is found by the family marker in its
+ * environment instead (see `orphan-reaper.ts`).
  *
  * A planned stop signals the family along with the agent's group (`signalOutsideGroup`). After the agent exits, on every
  * path (planned stop, crash, daemon shutdown), the family is swept: SIGTERM, FAMILY_TERM_GRACE_MS to

@@ -12,7 +12,7 @@ import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
 import { AgentFamily } from "./agent-family.ts";
-import type { OrphanReaper } from "./orphan-reaper.ts";
+import { FAMILY_MARKER_VAR, type OrphanReaper } from "./orphan-reaper.ts";
 import { StderrTail, pumpStderr } from "./stderr-tail.ts";
 
 /** Stop sequence budgets. */
@@ -69,7 +69,8 @@ export class AgentProcess {
     const log = options.logger;
     this.proc = Bun.spawn(argv, {
       cwd: options.cwd,
-      env: childEnv(options.launch.baseEnv, { ...env, ...options.extraEnv }),
+      // The family marker comes first, where the orphan watcher looks for it.
+      env: { [FAMILY_MARKER_VAR]: options.reaper.marker, ...childEnv(options.launch.baseEnv, { ...env, ...options.extraEnv }) },
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",

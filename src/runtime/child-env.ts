@@ -1,8 +1,12 @@
 /**
  * The environment an agent child starts with: the daemon's own, minus what the child must never
  * see (the daemon's bearer token and other daemon-private variables), plus the profile's additions.
+ * A family marker the daemon inherited (it runs under another daemon's agent) is dropped too: the
+ * child gets this daemon's own (`orphan-reaper.ts`).
  */
-const DENIED = new Set(["SVC_SERVER_TOKEN", "SVC_CLI_ENTRY", "SVC_CLI_ARGS"]);
+import { FAMILY_MARKER_VAR } from "./orphan-reaper.ts";
+
+const DENIED = new Set(["SVC_SERVER_TOKEN", "SVC_CLI_ENTRY", "SVC_CLI_ARGS", FAMILY_MARKER_VAR]);
 /** Runtime option variables meant for the daemon (inspectors, preloads) must not leak into agents. */
 const DENIED_PREFIXES = ["BUN_INSPECT", "BUN_OPTIONS", "NODE_OPTIONS"];
 

@@ -17,16 +17,26 @@
  * turns up; then it SIGKILLs them all and each registered group, and exits. It ignores terminal
  * signals so a Ctrl-C to the daemon's group cannot skip that step.
  *
- * Not covered after a daemon SIGKILL: a tool that left the agent's session less than one family
- * scan before the kill and lost its connection to the agent before the watcher looked.
+ * A tool that left the agent's session less than one family scan before a daemon SIGKILL, and
+ * lost its connection to the agent before the watcher looked, is not registered; it still carries
+ * the family marker: every agent starts with FAMILY_MARKER_VAR=<this watcher's marker> as the first
+ * entry of its environment, and what it starts inherits it. Before the scan for families, the
+ * watcher stops every process whose /proc/<pid>/environ holds the marker and takes it as a root. It
+ * reads the environment only up to its first newline (NUL separators are dropped as it reads), so a
+ * tool that cleared or reordered its environment, with a multi-line variable ahead of the marker,
+ * is not found that way. Processes of other users cannot be read, and are not the daemon's anyway.
  *
  * The script uses shell builtins only and runs with an empty environment. The kill is spelled
  * `kill -s KILL -- -<pgid>`: dash (Debian's /bin/sh) rejects `kill -9 -- -<pgid>`.
  */
 import type { Subprocess } from "bun";
 
+/** The environment variable that marks every process of the daemon's agent families (see above). */
+export const FAMILY_MARKER_VAR = "SVC_AGENT_FAMILY";
+
 const SCRIPT = `
 trap '' INT TERM HUP
+marker="${FAMILY_MARKER_VAR}=$1"
 roots=" "
 while IFS= read -r line; do
   case "$line" in
@@ -36,6 +46,12 @@ while IFS= read -r line; do
 done
 [ "$roots" = " " ] && exit 0
 for g in $roots; do kill -s STOP -- "-$g" 2>/dev/null; done
+for dir in /proc/[0-9]*; do
+  pid=\${dir#/proc/}
+  head=
+  IFS= read -r head 2>/dev/null < "$dir/environ"
+  case "$head" in *"$marker"*) kill -s STOP "$pid" 2>/dev/null; roots="$roots$pid " ;; esac
+done
 family=" "
 found=1
 while [ "$found" = 1 ]; do
@@ -61,6 +77,8 @@ exit 0
 export class OrphanReaper {
   private proc: Subprocess<"pipe", "ignore", "ignore"> | null = null;
   private readonly agents = new Set<number>();
+  /** This daemon's family marker, unique to it: its agents start with FAMILY_MARKER_VAR set to it. */
+  readonly marker = crypto.randomUUID();
 
   /** Registers an agent (the leader of its session and group). No-op where process groups do not exist. */
   track(pid: number): void {
@@ -104,7 +122,7 @@ export class OrphanReaper {
   private send(line: string): void {
     if (process.platform === "win32") return;
     if (this.proc === null) {
-      this.proc = Bun.spawn(["/bin/sh", "-c", SCRIPT], { env: {}, stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
+      this.proc = Bun.spawn(["/bin/sh", "-c", SCRIPT, "svc-orphan-watcher", this.marker], { env: {}, stdin: "pipe", stdout: "ignore", stderr: "ignore", detached: true });
       this.proc.unref(); // the watcher must not keep the daemon alive
     }
     try {

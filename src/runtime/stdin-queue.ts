@@ -1,65 +1,118 @@
 /**
- * The byte stream towards a child's stdin, with a bounded queue. The ACP connection hands over one
- * message at a time and waits for each write; were the write to wait for the child to read, every
- * later message (prompts, cancels, permission answers from any session) would pile up in the
- * connection's promise chain for as long as the child does not read. Instead a write is accepted at
- * once into this queue, and one pump feeds the queue to the child's stdin at the pace it reads.
+ * The byte stream towards a child's stdin, with a bounded queue and a stall watchdog. The ACP
+ * connection hands over one message at a time and waits for each write; were the write to wait for
+ * the child to read it, every later message (prompts, cancels, permission answers from any session)
+ * would wait behind it. Instead a write is accepted at once into this queue, and one pump feeds the
+ * queue to the child's stdin, STDIN_SLICE_BYTES at a time, at the pace the child reads.
  *
- * Bound: MAX_STDIN_QUEUE_BYTES not yet taken by the child (the message in flight included). A
- * message that would pass it while something is already queued means the child has stopped reading:
- * it is treated as wedged. The write fails with StdinOverflowError, which closes the ACP connection
- * (every pending request fails with `acp_channel_unavailable`, naming the cause), and `onOverflow`
- * runs once, to end the child; its sessions end with `session_died` and the next session starts a
- * fresh child. A single message larger than the bound still goes through to a child that reads.
+ * A child is judged wedged by lack of progress, never by how much is waiting: while bytes are
+ * waiting and none has been taken for STDIN_STALL_MS, the queue fails with StdinStalledError, which
+ * closes the ACP connection (every pending request fails with `acp_channel_unavailable`, naming the
+ * cause), and `onStall` runs once, to end the child; its sessions end with `session_died` and the
+ * next session starts a fresh child. A child that keeps reading is never ended, however much its
+ * sessions send at once.
+ *
+ * Bound: MAX_STDIN_QUEUE_BYTES held here, not yet taken by the child. A write that leaves more than
+ * that waiting is accepted, but resolves only once the queue drains back under the bound
+ * (backpressure): the connection's later messages wait in its own write chain meanwhile, each one an
+ * HTTP request the daemon already admitted, and they go out as the child reads, or fail when the
+ * watchdog ends a child that stopped. So this queue holds at most the bound plus one message.
  */
 import type { FileSink } from "bun";
 
 export const MAX_STDIN_QUEUE_BYTES = 16 * 1024 * 1024;
+/** How long bytes may wait with none taken before the child counts as no longer reading its input. */
+export const STDIN_STALL_MS = 10_000;
+/** One write to the pipe; progress is seen per slice (the size of a common pipe buffer). */
+const STDIN_SLICE_BYTES = 64 * 1024;
 
-export class StdinOverflowError extends Error {
-  override readonly name = "StdinOverflowError";
-  constructor(queued: number) {
-    super(`the agent stopped reading its input (${queued} bytes waiting, limit ${MAX_STDIN_QUEUE_BYTES})`);
+export class StdinStalledError extends Error {
+  override readonly name = "StdinStalledError";
+  constructor(waiting: number, stallMs: number) {
+    super(`the agent stopped reading its input (${waiting} bytes waiting, none taken for ${stallMs} ms)`);
   }
 }
 
-export function stdinQueue(sink: FileSink, onOverflow: (error: StdinOverflowError) => void): WritableStream<Uint8Array> {
+export interface StdinQueueOptions {
+  /** Defaults to STDIN_STALL_MS; tests pass a shorter one. */
+  readonly stallMs?: number;
+}
+
+export function stdinQueue(
+  sink: Pick<FileSink, "write" | "flush" | "end">,
+  onStall: (error: StdinStalledError) => void,
+  options: StdinQueueOptions = {},
+): WritableStream<Uint8Array> {
+  const stallMs = options.stallMs ?? STDIN_STALL_MS;
   const queue: Uint8Array[] = [];
   let queued = 0;
   let pumping = false;
   let failed: Error | null = null;
+  /** The one write held back until the queue is under the bound again (or the queue fails). */
+  let drained: PromiseWithResolvers<void> | null = null;
+  /** When the child last took a slice (or the pump started); the watchdog runs while the pump does. */
+  let progressAt = 0;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+
+  const fail = (error: Error) => {
+    failed ??= error;
+    clearTimeout(watchdog);
+    drained?.reject(failed);
+    drained = null;
+  };
+  const watch = (delayMs: number) => {
+    watchdog = setTimeout(() => {
+      if (failed || !pumping) return;
+      const idleMs = performance.now() - progressAt;
+      if (idleMs < stallMs) return watch(stallMs - idleMs);
+      const error = new StdinStalledError(queued, stallMs);
+      fail(error);
+      onStall(error);
+    }, delayMs);
+    watchdog.unref();
+  };
 
   const pump = async () => {
     pumping = true;
+    progressAt = performance.now();
+    watch(stallMs);
     try {
       while (queue.length > 0 && failed === null) {
         const chunk = queue[0]!;
-        sink.write(chunk);
-        await sink.flush();
+        for (let at = 0; at < chunk.byteLength && failed === null; at += STDIN_SLICE_BYTES) {
+          const slice = chunk.subarray(at, at + STDIN_SLICE_BYTES);
+          sink.write(slice);
+          await sink.flush();
+          queued -= slice.byteLength;
+          progressAt = performance.now();
+          if (drained && queued <= MAX_STDIN_QUEUE_BYTES) {
+            drained.resolve();
+            drained = null;
+          }
+        }
         queue.shift();
-        queued -= chunk.byteLength;
       }
     } catch (error) {
-      failed = error instanceof Error ? error : new Error(String(error));
+      fail(error instanceof Error ? error : new Error(String(error)));
     } finally {
       pumping = false;
+      clearTimeout(watchdog);
     }
   };
 
   return new WritableStream<Uint8Array>({
-    write(chunk) {
+    async write(chunk) {
       if (failed) throw failed;
-      if (queued > 0 && queued + chunk.byteLength > MAX_STDIN_QUEUE_BYTES) {
-        failed = new StdinOverflowError(queued + chunk.byteLength);
-        onOverflow(failed as StdinOverflowError);
-        throw failed;
-      }
       queue.push(chunk);
       queued += chunk.byteLength;
       if (!pumping) void pump();
+      if (queued <= MAX_STDIN_QUEUE_BYTES) return;
+      drained ??= Promise.withResolvers<void>();
+      await drained.promise;
     },
     // Closing drops what the child has not taken yet: the channel is going away.
     close() {
+      fail(new Error("stdin closed"));
       sink.end();
     },
   });

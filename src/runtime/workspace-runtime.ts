@@ -10,6 +10,7 @@ import type { Logger } from "../logging/logger.ts";
 import { AcpChannel, type ChannelHandlers } from "./acp-channel.ts";
 import { AgentProcess, childCommand, type ExitInfo } from "./agent-process.ts";
 import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import { EarlyUpdates } from "./early-updates.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 
 /** What a session hands the runtime to receive its share of the channel's traffic. */
@@ -41,19 +42,13 @@ interface Live {
 }
 
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
-/**
- * Updates for a session id nobody has registered yet are held briefly (an agent may announce a new
- * session's commands before its `session/new` answer is processed): at most EARLY_SESSIONS ids,
- * EARLY_UPDATES updates each; the oldest id is dropped past that.
- */
-const EARLY_SESSIONS = 16;
-const EARLY_UPDATES = 64;
 
 export class WorkspaceRuntime {
   private live: Live | null = null;
   private starting: Promise<Live> | null = null;
   private readonly sinks = new Map<string, SessionSink>();
-  private readonly early = new Map<string, acp.SessionNotification[]>();
+  /** Updates for sessions not registered yet (bounded; see `early-updates.ts`). */
+  private readonly early: EarlyUpdates;
   /** Children being stopped on purpose: their channel closing is not a fault to SIGKILL them for. */
   private readonly retiring = new WeakSet<Live>();
   /** Children not yet exited and swept (a crashed one being swept, an idle one being retired): `stop()` waits for them. */
@@ -63,7 +58,9 @@ export class WorkspaceRuntime {
   constructor(
     readonly cwd: string,
     private readonly deps: RuntimeDeps,
-  ) {}
+  ) {
+    this.early = new EarlyUpdates((sessionId, reason, bytes) => deps.logger.debug("update for an unregistered session dropped", { sessionId, reason, bytes }));
+  }
 
   get channelLive(): boolean {
     return this.live !== null && this.live.channel.live;
@@ -93,9 +90,7 @@ export class WorkspaceRuntime {
   /** Routes the session's traffic to `sink`, first replaying anything that arrived before it. */
   register(sessionId: string, sink: SessionSink): void {
     this.sinks.set(sessionId, sink);
-    const held = this.early.get(sessionId);
-    this.early.delete(sessionId);
-    for (const update of held ?? []) sink.onUpdate(update);
+    for (const update of this.early.take(sessionId)) sink.onUpdate(update);
   }
 
   unregister(sessionId: string): void {
@@ -170,13 +165,8 @@ export class WorkspaceRuntime {
 
   private route(params: acp.SessionNotification): void {
     const sink = this.sinks.get(params.sessionId);
-    if (sink) return sink.onUpdate(params);
-    let held = this.early.get(params.sessionId);
-    if (!held) {
-      if (this.early.size >= EARLY_SESSIONS) this.early.delete(this.early.keys().next().value!);
-      this.early.set(params.sessionId, (held = []));
-    }
-    if (held.length < EARLY_UPDATES) held.push(params);
+    if (sink) sink.onUpdate(params);
+    else this.early.hold(params);
   }
 
   private teardown(live: Live, death: ChannelDeath): void {

@@ -204,4 +204,16 @@ describe.concurrent("nothing the agent started outlives it", () => {
     await daemon.proc.exited;
     await expectPidsGone([agentPid, ...spawned, ...left], 3000, "the daemon's children and what they started");
   });
+
+  // Killed before any periodic scan could register the tools that left the agent's session: the
+  // watcher finds them by the family marker in their environment.
+  test("daemon SIGKILL right after the agent started its tools: the watcher finds the unregistered ones by their family marker", async () => {
+    await using dir = tempDir("svc-cleanup-");
+    const { daemon, agentPid, sessionId, spawned } = await serveWithSession(dir.path);
+    await using _ = daemon;
+    const left = await leaveBehind(dir.path, daemon, sessionId, ALL_MODES);
+    daemon.proc.kill("SIGKILL");
+    await daemon.proc.exited;
+    await expectPidsGone([agentPid, ...spawned, ...left], 3000, "the daemon's children and what they started");
+  });
 });

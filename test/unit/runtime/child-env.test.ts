@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { childEnv } from "../../../src/runtime/child-env.ts";
 
 describe("childEnv", () => {
-  test("drops the daemon's token, agent-entry settings and runtime option variables, keeps the rest", () => {
+  test("drops the daemon's token, agent-entry settings, an inherited family marker and runtime option variables, keeps the rest", () => {
     const env = childEnv(
       {
         PATH: "/usr/bin",
@@ -10,6 +10,7 @@ describe("childEnv", () => {
         SVC_SERVER_TOKEN: "secret",
         SVC_CLI_ENTRY: "/x.js",
         SVC_CLI_ARGS: "--acp",
+        SVC_AGENT_FAMILY: "an outer daemon's marker",
         BUN_OPTIONS: "--cpu-prof",
         BUN_INSPECT: "ws://x",
         NODE_OPTIONS: "--require /evil.js",
