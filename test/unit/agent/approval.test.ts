@@ -17,7 +17,7 @@ describe("decide", () => {
 });
 
 describe("isReadOnlyCommand", () => {
-  test.each(["ls", "ls -la src", "cat README.md", "git status", "git diff --stat", "grep -rn foo src", "wc -l a.txt", "find . -name x.ts"])("%p is read-only", (command) => {
+  test.each(["ls", "ls -la src", "cat README.md", "git status", "git diff --stat", "grep -rn foo src", "wc -l a.txt", "find . -name x.ts", "git branch", "git branch -a", "uniq a.txt", "cat src/a..b.ts"])("%p is read-only", (command) => {
     expect(isReadOnlyCommand(command)).toBe(true);
   });
   test.each([
@@ -39,6 +39,15 @@ describe("isReadOnlyCommand", () => {
     "",
     "FOO=1 ls",
     "cat ~/.ssh/id_rsa",
+    "cat /etc/passwd",
+    "cat ../../secrets",
+    "grep -r key src/../..",
+    "grep --file=/etc/shadow x",
+    "ls /",
+    "uniq in.txt out.txt",
+    "git branch evil",
+    "git branch -D main",
+    "date -s 2020-01-01",
   ])("%p is not", (command) => {
     expect(isReadOnlyCommand(command)).toBe(false);
   });
