@@ -97,6 +97,11 @@ export class PromptQueue {
   private readonly items: QueuedPrompt[] = [];
   /** Set by `endAll`: nothing new starts once the session is going away. */
   private closing = false;
+  /**
+   * Aborted by `endAll`: once the session is gone nobody waits for the agent's answer to a turn, so
+   * the request (and the prompt it carries) is let go rather than kept until a wedged agent answers.
+   */
+  private readonly gone = new AbortController();
   /** Agent cancels still being delivered; the next `session/prompt` waits for them. */
   private readonly cancelsInFlight = new Set<Promise<void>>();
   /** The agent's answer to the last `session/prompt` sent, until it arrives (or the channel fails it). */
@@ -175,6 +180,7 @@ export class PromptQueue {
   /** Ends every prompt (session closing, child gone, daemon stopping) before the session's last event. */
   endAll(code: "session_closed" | "channel_closed" | "daemon_shutdown"): void {
     this.closing = true;
+    this.gone.abort();
     for (const prompt of [...this.items]) {
       if (prompt.state === "running" && code === "session_closed") {
         this.host.publish("prompt_cancelled", { sessionId: this.host.id, reason: "session_closed" }, this.fieldsOf(prompt));
@@ -225,13 +231,14 @@ export class PromptQueue {
       this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
       return;
     }
-    // No abort signal: a turn the daemon ends early stays open on the agent until it answers, and
-    // that answer is what frees the agent for the next prompt (its cancel is `session/cancel`).
-    const request = live.channel.request<acp.PromptResponse>("session/prompt", {
-      sessionId: host.id,
-      prompt: prompt.content,
-      _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } },
-    });
+    // Aborted only when the session ends: a turn the daemon ends early stays open on the agent
+    // until it answers, and that answer is what frees the agent for the next prompt (its cancel is
+    // `session/cancel`).
+    const request = live.channel.request<acp.PromptResponse>(
+      "session/prompt",
+      { sessionId: host.id, prompt: prompt.content, _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
+      { signal: this.gone.signal },
+    );
     const agentAnswered = (): void => {
       if (this.agentTurn !== answered) return;
       this.agentTurn = null;
