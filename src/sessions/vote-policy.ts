@@ -58,11 +58,12 @@ export function quorumOf(policy: VotePolicy, counted: number): number {
 export function tallyVotes(policy: VotePolicy, votes: ReadonlyMap<string, string>, counting: readonly string[]): { winner: string | null; tally: Tally } {
   const counted = new Set([...counting, ...votes.keys()]).size;
   const quorum = quorumOf(policy, counted);
-  const optionTallies: Record<string, number> = {};
-  for (const option of votes.values()) optionTallies[option] = (optionTallies[option] ?? 0) + 1;
-  const winner = Object.entries(optionTallies).find(([, n]) => n >= quorum)?.[0] ?? null;
-  const best = Math.max(0, ...Object.values(optionTallies));
-  return { winner, tally: { votesReceived: votes.size, votesNeeded: quorum - best, quorum, optionTallies } };
+  // A Map, not an object literal: option ids are the agent's strings (`constructor`, `__proto__`).
+  const counts = new Map<string, number>();
+  for (const option of votes.values()) counts.set(option, (counts.get(option) ?? 0) + 1);
+  const winner = [...counts].find(([, n]) => n >= quorum)?.[0] ?? null;
+  const best = Math.max(0, ...counts.values());
+  return { winner, tally: { votesReceived: votes.size, votesNeeded: quorum - best, quorum, optionTallies: Object.fromEntries(counts) } };
 }
 
 /**

@@ -110,3 +110,21 @@ describe("cancel escape hatch", () => {
     expect(decideVote(p, new Map(), cancelled, remote(null), p.electorate)).toEqual({ kind: "resolve", outcome: cancelled });
   });
 });
+
+describe("option ids are the agent's strings", () => {
+  test("options named like Object.prototype members are counted as plain strings", () => {
+    for (const option of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const p = policy("consensus", { electorate: ["client_a", "client_b"] });
+      const votes = new Map([["client_a", option]]);
+      expect(tallyVotes(p, votes, p.electorate).tally).toEqual({ votesReceived: 1, votesNeeded: 1, quorum: 2, optionTallies: { [option]: 1 } });
+      votes.set("client_b", option);
+      expect(tallyVotes(p, votes, p.electorate).winner).toBe(option);
+    }
+  });
+
+  test("the winner is the first option to reach quorum in voting order, whatever its spelling", () => {
+    const p = policy("consensus", { electorate: ["a", "b", "c", "d"], quorum: 2 });
+    const votes = new Map([["a", "later"], ["b", "7"], ["c", "later"], ["d", "7"]]);
+    expect(tallyVotes(p, votes, p.electorate).winner).toBe("later");
+  });
+});
