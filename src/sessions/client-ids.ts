@@ -42,6 +42,11 @@ export interface ClientRegistryOptions {
   readonly now: () => number;
   /** Ids that stopped being registered (expired or evicted). */
   readonly onForget: (ids: readonly string[]) => void;
+  /**
+   * Ids that must not be evicted to make room although unpinned: a voter on a pending consensus
+   * request (evicting it would shrink the quorum, so a flood of attaches could outvote it).
+   */
+  readonly isVoting: (id: string) => boolean;
 }
 
 interface ClientRecord {
@@ -167,7 +172,8 @@ export class ClientRegistry {
   private makeRoom(): void {
     if (this.sweep().length > 0) return;
     let oldest: [string, ClientRecord] | null = null;
-    for (const entry of this.clients) if (entry[1].pins === 0 && (oldest === null || entry[1].lastSeenAt < oldest[1].lastSeenAt)) oldest = entry;
+    for (const entry of this.clients)
+      if (entry[1].pins === 0 && !this.options.isVoting(entry[0]) && (oldest === null || entry[1].lastSeenAt < oldest[1].lastSeenAt)) oldest = entry;
     if (oldest === null)
       throw new DaemonError(503, "client_limit_exceeded", `Session ${this.options.sessionId} already has ${MAX_CLIENTS_PER_SESSION} clients with a pending prompt or an open event stream`, {
         sessionId: this.options.sessionId,

@@ -82,6 +82,7 @@ export class LiveSession implements SessionSink, QueueHost {
       idleTtlMs: options.clientIdleTtlMs,
       now: this.clock,
       onForget: () => this.permissions.electorateChanged(),
+      isVoting: (clientId) => this.permissions.isVoting(clientId),
     });
     this.permissions = new PermissionBroker(
       {

@@ -69,6 +69,12 @@ export class PermissionBroker {
     private readonly settings: BrokerSettings,
   ) {}
 
+  /** Whether `clientId` is in the electorate of a pending consensus request and has not voted on it. */
+  isVoting(clientId: string): boolean {
+    for (const entry of this.pending.values()) if (entry.policy.strategy === "consensus" && entry.policy.electorate.includes(clientId) && !entry.votes.has(clientId)) return true;
+    return false;
+  }
+
   get pendingCount(): number {
     return this.pending.size;
   }

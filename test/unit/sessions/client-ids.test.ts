@@ -8,8 +8,9 @@ const TTL = 1000;
 function registry(idleTtlMs = TTL) {
   const clock = { now: 0 };
   const forgotten: string[] = [];
-  const clients = new ClientRegistry({ sessionId: "s1", idleTtlMs, now: () => clock.now, onForget: (ids) => void forgotten.push(...ids) });
-  return { clients, clock, forgotten };
+  const voting = new Set<string>();
+  const clients = new ClientRegistry({ sessionId: "s1", idleTtlMs, now: () => clock.now, onForget: (ids) => void forgotten.push(...ids), isVoting: (id) => voting.has(id) });
+  return { clients, clock, forgotten, voting };
 }
 
 function refusal(run: () => unknown): DaemonError {
@@ -157,6 +158,23 @@ describe(`room at the cap (${MAX_CLIENTS_PER_SESSION})`, () => {
     expect(clients.has(fresh)).toBe(true);
     expect(forgotten).toEqual([ids[0]!]);
     expect(clients.size).toBe(MAX_CLIENTS_PER_SESSION);
+  });
+
+  test("a voter on a pending consensus request is not evicted to make room: a flood of attaches cannot shrink its quorum", () => {
+    const { clients, clock, forgotten, voting } = registry();
+    const voter = clients.attach(null);
+    clients.use(voter);
+    voting.add(voter);
+    for (let i = 1; i < MAX_CLIENTS_PER_SESSION; i++) {
+      clock.now = i;
+      clients.attach(null);
+    }
+    for (let i = 0; i < 3 * MAX_CLIENTS_PER_SESSION; i++) clients.attach(null);
+    expect(clients.has(voter)).toBe(true);
+    expect(forgotten).not.toContain(voter);
+    voting.delete(voter);
+    clients.attach(null);
+    expect(forgotten).toContain(voter);
   });
 
   test("expired ids make room first", () => {
