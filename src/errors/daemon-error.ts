@@ -32,8 +32,9 @@ export class FsError extends DaemonError {
     readonly errorKind: string,
     message: string,
     readonly hint?: string,
+    retryAfter?: number,
   ) {
-    super(status, null, message);
+    super(status, null, message, {}, retryAfter);
   }
 
   override body(): Record<string, unknown> {

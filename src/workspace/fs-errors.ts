@@ -32,6 +32,9 @@ export const untrustedWorkspace = () =>
   new FsError(403, "untrusted_workspace", "Workspace is not trusted.", "add the workspace to security.folderTrust.trustedFolders in settings.json");
 
 /** Maps an error from a filesystem call on `rel`; errors that are not errno failures are rethrown. */
+/** Retry-After (seconds) on a filesystem answer refused for want of descriptors or memory. */
+const RESOURCE_RETRY_AFTER_SECONDS = 5;
+
 export function fromErrno(err: unknown, rel: string): FsError {
   if (err instanceof FsError) return err;
   const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -52,6 +55,12 @@ export function fromErrno(err: unknown, rel: string): FsError {
       return parseError("path is too long");
     case "EEXIST":
       return alreadyExists(rel);
+    case "EMFILE":
+    case "ENFILE":
+    case "ENOMEM":
+    case "EAGAIN":
+      // The daemon is short of descriptors or memory, not the file at fault: a transient 503.
+      return new FsError(503, "resource_exhausted", `the daemon is out of resources (${code}) reading ${shownPath(rel)}`, "retry shortly", RESOURCE_RETRY_AFTER_SECONDS);
     default:
       return new FsError(503, "io_error", `I/O error (${code}) on ${shownPath(rel)}`, "retry; if it persists, check the disk and the daemon log");
   }

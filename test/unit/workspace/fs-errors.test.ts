@@ -17,7 +17,8 @@ describe("fromErrno", () => {
     ["EEXIST", 409, "file_already_exists"],
     ["EIO", 503, "io_error"],
     ["ENOSPC", 503, "io_error"],
-    ["EMFILE", 503, "io_error"],
+    ["EMFILE", 503, "resource_exhausted"],
+    ["ENFILE", 503, "resource_exhausted"],
   ])("%s is %d %s, naming only the relative path", (code, status, errorKind) => {
     const err = fromErrno(errno(code), "src/a.ts");
     expect(err).toBeInstanceOf(FsError);
@@ -29,5 +30,9 @@ describe("fromErrno", () => {
     const fs = new FsError(409, "hash_mismatch", "x");
     expect(fromErrno(fs, "a")).toBe(fs);
     expect(() => fromErrno(new TypeError("bug"), "a")).toThrow(TypeError);
+  });
+  test("running out of descriptors asks the client to retry (Retry-After)", () => {
+    expect(fromErrno(errno("EMFILE"), "a.txt").retryAfter).toBe(5);
+    expect(fromErrno(errno("EIO"), "a.txt").retryAfter).toBeUndefined();
   });
 });
