@@ -66,12 +66,16 @@ async function setup(options: { modelEnv?: boolean; approvalMode?: string; files
     async [Symbol.asyncDispose]() {
       const children = agentChildren();
       events.close();
-      if (children.length === 0) throw new Error("no agent child found: the orphan check would prove nothing");
-      await d.daemon.stop(1000);
-      await expectPidsGone(children);
-      await d[Symbol.asyncDispose]();
-      await model[Symbol.asyncDispose]();
-      await ws[Symbol.asyncDispose]();
+      try {
+        if (children.length === 0) throw new Error("no agent child found: the orphan check would prove nothing");
+        await d.stop();
+        await expectPidsGone(children);
+      } finally {
+        // Whatever the checks found, nothing this setup started outlives it.
+        await d[Symbol.asyncDispose]();
+        await model[Symbol.asyncDispose]();
+        await ws[Symbol.asyncDispose]();
+      }
     },
   };
 }
