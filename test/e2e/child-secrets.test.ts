@@ -9,13 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { join } from "node:path";
 import { buildBinary, type BuiltBinary } from "../helpers/build-binary.ts";
 import { MAIN_TS, spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
+import { childrenOf } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
@@ -32,21 +33,6 @@ beforeAll(async () => {
   binary = await buildBinary();
 }, 120_000);
 afterAll(() => binary?.[Symbol.asyncDispose]());
-
-/** Direct children of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === pid) out.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
 
 /** Has the agent of a fresh session run `@peek <target> <needle file>` and returns its report. */
 async function peekFromAgent(url: string, headers: Record<string, string>, logPath: string, target: string, needleFile: string): Promise<PeekReport> {

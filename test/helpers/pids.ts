@@ -1,5 +1,5 @@
 /** Whether processes are gone, for tests that must leave no child behind. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { until } from "./until.ts";
 
 /** How long a stopped daemon's children may take to disappear (the stop sequence is ~3 s at worst). */
@@ -39,4 +39,20 @@ export async function expectPidsGone(pids: readonly number[], timeoutMs = CHILD_
     }
     throw err;
   }
+}
+
+/** Live (not zombie) direct children of `pid`, from /proc. */
+export function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === pid && fields[0] !== "Z") out.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
 }

@@ -9,31 +9,15 @@
  * DELETE /session, an agent crash, a daemon shutdown and a daemon SIGKILL.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
-import { CHILD_GONE_TIMEOUT_MS, expectPidsGone, pidAlive } from "../helpers/pids.ts";
+import { CHILD_GONE_TIMEOUT_MS, childrenOf, expectPidsGone, pidAlive } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
-
-/** Direct children of `pid`, from /proc. */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === pid && fields[0] !== "Z") out.push(Number(entry));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
-}
 
 interface Running {
   daemon: SpawnedDaemon;
