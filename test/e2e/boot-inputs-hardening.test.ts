@@ -6,11 +6,11 @@
  * escape; and `/daemon/status` keeps answering when the daemon runs out of file descriptors.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Socket } from "bun";
 import { mkdirSync, openSync, closeSync, ftruncateSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinary, type BuiltBinary } from "../helpers/build-binary.ts";
 import { MAIN_TS, runSvc, spawnDaemon } from "../helpers/daemon.ts";
+import { connect, requestOn, type KeepAliveSocket } from "../helpers/keep-alive-socket.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -129,39 +129,6 @@ describe.each(BUILDS)("%s: file routes and links that escape", (_build, cmd) => 
   });
 });
 
-/** Opens a TCP connection that collects what the server sends. */
-async function connect(port: number) {
-  const state = { received: "", closed: false };
-  const socket: Socket<undefined> = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data: (_s, data) => void (state.received += new TextDecoder().decode(data)),
-      close: () => void (state.closed = true),
-      error: () => void (state.closed = true),
-    },
-  });
-  return { socket, state };
-}
-
-/** Sends a GET on an open keep-alive connection and reads the one response (Content-Length framed). */
-async function getOn(conn: Awaited<ReturnType<typeof connect>>, port: number, path: string): Promise<{ status: number; body: any }> {
-  conn.state.received = "";
-  conn.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-  return await until(
-    () => {
-      if (conn.state.closed) throw new Error("the daemon closed the connection");
-      const { received } = conn.state;
-      const end = received.indexOf("\r\n\r\n");
-      const length = /\r\ncontent-length: (\d+)/i.exec(received)?.[1];
-      if (end === -1 || length === undefined || Buffer.byteLength(received.slice(end + 4)) < Number(length)) return null;
-      return { status: Number(received.split(" ")[1]), body: JSON.parse(received.slice(end + 4)) };
-    },
-    5000,
-    `the response to ${path}`,
-  );
-}
-
 describe.each(BUILDS)("%s: /daemon/status without free file descriptors", (_build, cmd) => {
   test(
     "answers 200 with memory unknown and a warning, then recovers",
@@ -171,14 +138,14 @@ describe.each(BUILDS)("%s: /daemon/status without free file descriptors", (_buil
       await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path], { cmd: ["/bin/sh", "-c", 'ulimit -n 64 && exec "$0" "$@"', ...cmd()], cwd: ws.path });
       const port = Number(new URL(d.url).port);
       const status = await connect(port);
-      const idle: Awaited<ReturnType<typeof connect>>[] = [];
+      const idle: KeepAliveSocket[] = [];
       try {
-        expect((await getOn(status, port, "/daemon/status")).body.runtime.memory.rssBytes).toBeGreaterThan(0);
+        expect((await requestOn(status, port, "GET", "/daemon/status")).body.runtime.memory.rssBytes).toBeGreaterThan(0);
         for (let i = 0; i < 100; i++) idle.push(await connect(port));
         const starved = await until(
           async () => {
             for (const detail of ["summary", "full"]) {
-              const r = await getOn(status, port, `/daemon/status?detail=${detail}`);
+              const r = await requestOn(status, port, "GET", `/daemon/status?detail=${detail}`);
               expect(r.status).toBe(200);
               if (r.body.runtime.memory.rssBytes === null) return r.body;
             }
@@ -195,7 +162,7 @@ describe.each(BUILDS)("%s: /daemon/status without free file descriptors", (_buil
       }
       const recovered = await until(
         async () => {
-          const r = await getOn(status, port, "/daemon/status");
+          const r = await requestOn(status, port, "GET", "/daemon/status");
           return r.body.runtime.memory.rssBytes !== null && r.body;
         },
         10_000,

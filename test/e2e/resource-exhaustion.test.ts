@@ -6,10 +6,10 @@
  * the daemon's descriptor table in /proc).
  */
 import { expect, test } from "bun:test";
-import type { Socket } from "bun";
 import { readdirSync } from "node:fs";
 import { MAIN_TS, spawnDaemon } from "../helpers/daemon.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { connect, requestOn, type KeepAliveSocket } from "../helpers/keep-alive-socket.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -18,40 +18,6 @@ const FD_LIMIT = 64;
 /** Descriptors left free: fewer than an agent's stdio pipes need. */
 const FREE_FDS = 2;
 const CREATE = JSON.stringify({ sessionScope: "thread" });
-
-/** An open TCP connection that collects what the server sends. */
-async function connect(port: number) {
-  const state = { received: "", closed: false };
-  const socket: Socket<undefined> = await Bun.connect({
-    hostname: "127.0.0.1",
-    port,
-    socket: {
-      data: (_s, data) => void (state.received += new TextDecoder().decode(data)),
-      close: () => void (state.closed = true),
-      error: () => void (state.closed = true),
-    },
-  });
-  return { socket, state };
-}
-
-/** Sends a request on an open keep-alive connection and reads the one response (Content-Length framed). */
-async function requestOn(conn: Awaited<ReturnType<typeof connect>>, port: number, method: string, path: string, body = "") {
-  conn.state.received = "";
-  conn.socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-  return await until(
-    () => {
-      if (conn.state.closed) throw new Error("the daemon closed the connection");
-      const { received } = conn.state;
-      const end = received.indexOf("\r\n\r\n");
-      const length = /\r\ncontent-length: (\d+)/i.exec(received)?.[1];
-      if (end === -1 || length === undefined || Buffer.byteLength(received.slice(end + 4)) < Number(length)) return null;
-      const retryAfter = /\r\nretry-after: (\S+)/i.exec(received)?.[1] ?? null;
-      return { status: Number(received.split(" ")[1]), retryAfter, body: JSON.parse(received.slice(end + 4)) as { error?: string; code?: string; sessionId?: string } };
-    },
-    15_000,
-    `the response to ${method} ${path}`,
-  );
-}
 
 test("POST /session without free descriptors is 503 resource_exhausted, then succeeds once they are free", async () => {
   await using ws = tempDir();
@@ -63,7 +29,7 @@ test("POST /session without free descriptors is 503 resource_exhausted, then suc
   });
   const port = Number(new URL(d.url).port);
   const client = await connect(port);
-  const idle: Awaited<ReturnType<typeof connect>>[] = [];
+  const idle: KeepAliveSocket[] = [];
   try {
     // Idle connections take all but FREE_FDS descriptors: enough for the daemon to read the
     // request (a full table stalls Bun's event loop on accept instead), too few to start an agent.
