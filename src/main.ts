@@ -1,9 +1,10 @@
-/** svc entry point: `svc serve [flags]` (the default), `svc --version`, `svc --help`. */
+/** svc entry point: `svc serve [flags]` (the default), `svc discover`, `svc --version`, `svc --help`. */
+import { discoverCommand } from "./discover-command.ts";
 import { SERVE_USAGE, serveCommand } from "./serve-command.ts";
 import { VERSION } from "./version.ts";
 
 const processStartedAt = Date.now() - Math.round(performance.now());
-const USAGE = `svc ${VERSION}: HTTP + SSE daemon for ACP coding agents\n\nusage:\n  svc serve [flags]   run the daemon (the default command)\n  svc --version       print the version\n\n${SERVE_USAGE}`;
+const USAGE = `svc ${VERSION}: HTTP + SSE daemon for ACP coding agents\n\nusage:\n  svc serve [flags]   run the daemon (the default command)\n  svc discover [--workspace <dir>]\n                      print the running daemon for a workspace as JSON (exit 1: none)\n  svc --version       print the version\n\n${SERVE_USAGE}`;
 
 const args = process.argv.slice(2);
 const [first, ...rest] = args;
@@ -17,6 +18,8 @@ if (first === "--version" || first === "-v" || first === "version") {
   await (await import("./agent/run-agent.ts")).runAgent({ env: process.env, cwd: process.cwd() });
 } else if (first === "serve") {
   await serveCommand(rest, processStartedAt);
+} else if (first === "discover") {
+  discoverCommand(rest);
 } else if (first === undefined || first.startsWith("--")) {
   await serveCommand(args, processStartedAt);
 } else {

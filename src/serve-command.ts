@@ -1,7 +1,9 @@
 /**
  * `svc serve`: resolve the configuration, harden the process (secrets out of the children's reach,
- * orphans adopted, faults contained), start the daemon, print the bound address on stdout and stop
- * cleanly on SIGINT/SIGTERM. Boot problems print one line and exit 2.
+ * orphans adopted, faults contained), start the daemon, publish its discovery file, announce it on
+ * stdout (the "listening on" line, or with `--ready-json` one JSON line and nothing else) and stop
+ * cleanly on SIGINT/SIGTERM or when the `--parent-pid` process ends. Boot problems print one line on
+ * stderr and exit 2; a clean stop exits 0.
  */
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
@@ -10,6 +12,9 @@ import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
+import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
+import { watchParent, type ParentWatch } from "./runtime/parent-watch.ts";
+import { identify } from "./runtime/process-identity.ts";
 import { shieldSecrets } from "./runtime/secret-shield.ts";
 import { VERSION } from "./version.ts";
 
@@ -26,10 +31,18 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   let config: Config;
   let daemon: Daemon;
   let logger: Logger;
+  let parentWatch: ParentWatch | null = null;
+  // Bound below, once the daemon exists; the parent watch's first check comes a tick later at the earliest.
+  let shutdown: (reason: string) => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
     for (const warning of config.warnings) logger.warn(warning);
+    const { parentPid } = config.launcher;
+    if (parentPid !== null) {
+      parentWatch = watchParent(parentPid, () => void shutdown("parent exited"));
+      if (parentWatch === null) throw new BootError(`--parent-pid: no running process has pid ${parentPid}`);
+    }
     shieldProcess(config, logger);
     daemon = createDaemon(config, { logger, processStartedAt });
   } catch (err) {
@@ -42,14 +55,21 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // From here on a fault belongs to one request, session or child, not to the daemon: log it, keep
   // running. (A fault during boot still ends the process, as it should.)
   installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
-  process.stdout.write(`svc ${VERSION} listening on ${daemon.url}\n`);
-  logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: config.token === null ? "none" : "bearer" });
+  const record = discoveryRecord(config, daemon, processStartedAt);
+  // Published before the announcement, so a launcher that has read it finds the file too.
+  const discovery = publish(config, record, logger);
+  if (discovery !== null) process.once("exit", () => discovery.remove());
+  process.stdout.write(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+  logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
 
   let shuttingDown = false;
-  const shutdown = async (signal: string) => {
+  shutdown = async (reason: string) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    logger.info("shutting down", { signal });
+    logger.info("shutting down", { reason });
+    // First, so no launcher finds a daemon that is going away.
+    discovery?.remove();
+    parentWatch?.stop();
     const hardStop = setTimeout(() => process.exit(0), SHUTDOWN_DEADLINE_MS);
     hardStop.unref();
     await daemon.stop(SHUTDOWN_DEADLINE_MS - 1000);
@@ -58,6 +78,38 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+/** What `--ready-json` prints and the discovery file holds (never the token). */
+function discoveryRecord(config: Config, daemon: Daemon, processStartedAt: number): DiscoveryRecord {
+  return {
+    ready: true,
+    url: daemon.url,
+    port: daemon.port,
+    pid: process.pid,
+    version: VERSION,
+    workspace: config.workspace,
+    auth: config.token === null ? "none" : "bearer",
+    startedAt: new Date(processStartedAt).toISOString(),
+    pidStartTime: identify(process.pid)?.startTime ?? null,
+  };
+}
+
+/** The `--ready-json` line: the record's launcher fields, in the documented order. */
+function readyLine(r: DiscoveryRecord): string {
+  return `${JSON.stringify({ ready: r.ready, url: r.url, port: r.port, pid: r.pid, version: r.version, workspace: r.workspace, auth: r.auth })}\n`;
+}
+
+/** The discovery file, or null with a warning when the data dir is unusable: serving matters more than being found. */
+function publish(config: Config, record: DiscoveryRecord, logger: Logger): PublishedDiscovery | null {
+  try {
+    const published = publishDiscovery(config.dataDir, record);
+    logger.debug("discovery file written", { path: published.path });
+    return published;
+  } catch (err) {
+    logger.warn("discovery file not written: launchers cannot find this daemon with svc discover", { dataDir: config.dataDir, error: (err as Error).message });
+    return null;
+  }
 }
 
 /** Before anything is spawned: what children inherit is settled at their spawn. */

@@ -61,6 +61,13 @@ export interface RateLimitConfig {
   readonly read: number;
 }
 
+/** The launcher handshake (`--ready-json`, `--parent-pid`); flags only, never inherited through the environment. */
+export interface LauncherConfig {
+  readonly readyJson: boolean;
+  /** Shut down when this process ends; existence is checked at boot by the serve command. */
+  readonly parentPid: number | null;
+}
+
 export interface Config {
   readonly version: string;
   readonly hostname: string;
@@ -82,6 +89,7 @@ export interface Config {
   readonly settings: DaemonSettings;
   readonly agent: AgentLaunch;
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
+  readonly launcher: LauncherConfig;
   /** Non-fatal notes from boot (e.g. `--allow-origin '*'`), printed as warnings. */
   readonly warnings: readonly string[];
 }
@@ -102,7 +110,8 @@ export interface ConfigInputs {
   readonly platform?: NodeJS.Platform;
 }
 
-function canonicalWorkspace(given: string | null, cwd: string): string {
+/** The canonical real path of `--workspace` (default: `cwd`); a BootError when it is missing or not a directory. */
+export function canonicalWorkspace(given: string | null, cwd: string): string {
   const path = resolve(cwd, given ?? ".");
   let real: string;
   try {
@@ -226,6 +235,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
     },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
+    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"] },
     warnings,
   };
   return deepFreeze(config);

@@ -47,6 +47,8 @@ export const FLAGS = {
   "memory-budget-mb": { kind: "int", min: 1, max: 1_048_576, default: null, help: "live journal growth pool" },
   "max-journal-bytes": { kind: "int", min: 1024, max: 1 << 30, default: null, help: "pin the live journal byte cap" },
   "max-journal-events": { kind: "int", min: 1, max: 10_000_000, default: null, help: "pin the live journal event cap" },
+  "ready-json": { kind: "bool", help: "once listening, print one JSON line on stdout for a launcher (and nothing else there)" },
+  "parent-pid": { kind: "int", min: 2, max: INT32, default: null, help: "shut down when the process with this pid ends" },
   "log-level": { kind: "enum", values: ["debug", "info", "warn", "error"], default: "info", help: "stderr log level" },
   "log-format": { kind: "enum", values: ["text", "json"], default: "text", help: "stderr log format" },
 } satisfies Record<string, FlagSpec>;
