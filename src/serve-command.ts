@@ -55,13 +55,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // From here on a fault belongs to one request, session or child, not to the daemon: log it, keep
   // running. (A fault during boot still ends the process, as it should.)
   installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
-  const record = discoveryRecord(config, daemon, processStartedAt);
-  // Published before the announcement, so a launcher that has read it finds the file too.
-  const discovery = publish(config, record, logger);
-  if (discovery !== null) process.once("exit", () => discovery.remove());
-  process.stdout.write(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
-  logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
-
+  let discovery: PublishedDiscovery | null = null;
   let shuttingDown = false;
   shutdown = async (reason: string) => {
     if (shuttingDown) return;
@@ -76,8 +70,17 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     await logger.flush(500);
     process.exit(0);
   };
+  // Before the announcement: a launcher may signal the daemon the moment it reads the line, and a
+  // signal that came before the handlers would kill the process instead of stopping it cleanly.
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  const record = discoveryRecord(config, daemon, processStartedAt);
+  // Published before the announcement, so a launcher that has read it finds the file too.
+  const published = (discovery = publish(config, record, logger));
+  if (published !== null) process.once("exit", () => published.remove());
+  process.stdout.write(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+  logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
 }
 
 /** What `--ready-json` prints and the discovery file holds (never the token). */
