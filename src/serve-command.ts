@@ -40,7 +40,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     for (const warning of config.warnings) logger.warn(warning);
     const { parentPid } = config.launcher;
     if (parentPid !== null) {
-      parentWatch = watchParent(parentPid, () => void shutdown("parent exited"));
+      parentWatch = watchParent(parentPid, () => void shutdown("parent-exited"));
       if (parentWatch === null) throw new BootError(`--parent-pid: no running process has pid ${parentPid}`);
     }
     shieldProcess(config, logger);
