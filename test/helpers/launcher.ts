@@ -114,7 +114,7 @@ export async function spawnReady(args: string[], options: { env?: LaunchEnv; cwd
 /** `svc discover …args` to completion. */
 export async function discover(args: string[], options: { env?: LaunchEnv; cwd?: string } = {}) {
   const result = await runSvc(["discover", ...args], options);
-  return { ...result, record: result.exitCode === 0 ? (JSON.parse(result.stdout) as DiscoveryRecord) : null };
+  return { ...result, record: result.exitCode === 0 && result.stdout.startsWith("{") ? (JSON.parse(result.stdout) as DiscoveryRecord) : null };
 }
 
 /** The discovery folder under a data dir (`$SVC_HOME/daemons`). */
