@@ -18,7 +18,14 @@ const TEST_ROOT = import.meta.dir;
 /** Folders whose every test file runs against the binary, except IN_PROCESS_ONLY. */
 const FOLDERS = ["http", "integration"];
 /** Single files from other folders. */
-const FILES = ["e2e/hostile-probe.test.ts", "e2e/binary-parity.test.ts"];
+const FILES = [
+  "e2e/hostile-probe.test.ts",
+  "e2e/binary-parity.test.ts",
+  // The launcher contract (--ready-json, --parent-pid, discovery files) is a surface of the binary too.
+  "e2e/launcher-ready-json.test.ts",
+  "e2e/launcher-parent-pid.test.ts",
+  "e2e/launcher-discovery.test.ts",
+];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {
   "http/daemon-status.test.ts": "expects the test process's pid and the 0.0.0-test version in /daemon/status",
