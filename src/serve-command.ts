@@ -33,14 +33,14 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   let logger: Logger;
   let parentWatch: ParentWatch | null = null;
   // Bound below, once the daemon exists; the parent watch's first check comes a tick later at the earliest.
-  let shutdown: (reason: string) => Promise<void> = async () => {};
+  let shutdown: (cause: { signal: string } | { reason: string }) => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
     for (const warning of config.warnings) logger.warn(warning);
     const { parentPid } = config.launcher;
     if (parentPid !== null) {
-      parentWatch = watchParent(parentPid, () => void shutdown("parent-exited"));
+      parentWatch = watchParent(parentPid, () => void shutdown({ reason: "parent-exited" }));
       if (parentWatch === null) throw new BootError(`--parent-pid: no running process has pid ${parentPid}`);
     }
     shieldProcess(config, logger);
@@ -57,10 +57,10 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
   let discovery: PublishedDiscovery | null = null;
   let shuttingDown = false;
-  shutdown = async (reason: string) => {
+  shutdown = async (cause) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    logger.info("shutting down", { reason });
+    logger.info("shutting down", cause);
     // First, so no launcher finds a daemon that is going away.
     discovery?.remove();
     parentWatch?.stop();
@@ -72,8 +72,8 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   };
   // Before the announcement: a launcher may signal the daemon the moment it reads the line, and a
   // signal that came before the handlers would kill the process instead of stopping it cleanly.
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown({ signal: "SIGINT" }));
+  process.on("SIGTERM", () => void shutdown({ signal: "SIGTERM" }));
 
   const record = discoveryRecord(config, daemon, processStartedAt);
   // Published before the announcement, so a launcher that has read it finds the file too.
