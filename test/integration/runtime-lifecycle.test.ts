@@ -89,21 +89,20 @@ describe("start failures", () => {
     await expectPidsGone(await d.waitForAgents(1), 3000);
   });
 
-  test("a child that exits before initialize fails the create with 503 acp_channel_unavailable; the daemon stays up", async () => {
+  test("a child that exits before initialize fails the create with 503 agent_start_failed and its exit code; the daemon stays up", async () => {
     await using dir = tempDir("svc-entry-");
     const entry = join(dir.path, "exits.ts");
     writeFileSync(entry, `require("node:fs").appendFileSync(${JSON.stringify(join(dir.path, "pids"))}, process.pid + "\\n");\nprocess.exit(7);\n`);
     await using d = await fakeAgentDaemon([], { env: { SVC_CLI_ENTRY: entry } });
     const reply = await d.json("POST", "/session", {});
     expect(reply.status).toBe(503);
-    expect(reply.body).toMatchObject({ code: "acp_channel_unavailable", retryable: true });
-    expect(reply.headers.get("retry-after")).not.toBeNull();
+    expect(reply.body).toMatchObject({ code: "agent_start_failed", exitCode: 7, signalCode: null, retryable: false });
     const pids = (await Bun.file(join(dir.path, "pids")).text()).trim().split("\n").map(Number);
     await expectPidsGone(pids, 3000);
     expect((await d.json("GET", "/health")).status).toBe(200);
   });
 
-  test("with no SVC_CLI_ENTRY and no script of its own, a create is 500 missing_cli_entry and nothing is spawned", async () => {
+  test("with no SVC_CLI_ENTRY and no script of its own, a create is 503 cli_entry_missing and nothing is spawned", async () => {
     await using ws = tempDir("svc-ws-");
     const config = resolveConfig({
       args: ["--port", "0", "--workspace", ws.path, "--log-level", "error"],
@@ -116,8 +115,8 @@ describe("start failures", () => {
     const daemon = createDaemon(config, { logger: new Logger("error", "text", { write: () => {} }) });
     try {
       const reply = await jsonRequest(daemon.url, "POST", "/session", {});
-      expect(reply.status).toBe(500);
-      expect(reply.body).toMatchObject({ code: "missing_cli_entry", errorKind: "missing_binary", error: expect.stringContaining("SVC_CLI_ENTRY") });
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ code: "cli_entry_missing", errorKind: "missing_binary", error: expect.stringContaining("SVC_CLI_ENTRY"), retryable: false });
       expect((await jsonRequest(daemon.url, "GET", "/health?deep")).body).toMatchObject({ sessions: 0, channelAlive: false });
     } finally {
       await daemon.stop(1000);
