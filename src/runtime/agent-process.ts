@@ -134,9 +134,13 @@ export class AgentProcess {
     return this.stopping;
   }
 
-  /** Immediate SIGKILL of the group (daemon shutdown deadline, protocol violations). */
+  /**
+   * Immediate SIGKILL of the group and of the family outside it (daemon shutdown deadline, protocol
+   * violations, a failed start). The family is found while the agent still lives: once it is dead,
+   * a tool in a session of its own is no longer connected to it and the sweep could miss it.
+   */
   kill(): void {
-    if (this.exitInfo === null) this.signalGroup("SIGKILL");
+    if (this.exitInfo === null) this.signalFamily("SIGKILL");
   }
 
   /** A planned stop's step: the agent's group and every family member outside it. */
