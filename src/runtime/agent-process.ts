@@ -135,12 +135,16 @@ export class AgentProcess {
   }
 
   /**
-   * Immediate SIGKILL of the group and of the family outside it (daemon shutdown deadline, protocol
-   * violations, a failed start). The family is found while the agent still lives: once it is dead,
-   * a tool in a session of its own is no longer connected to it and the sweep could miss it.
+   * Immediate SIGKILL of the group (daemon shutdown deadline, protocol violations, a failed start).
+   * The family outside the group (tools in sessions of their own) gets SIGTERM at the same moment:
+   * it is found while the agent still connects it (once the agent is dead, such a tool may no
+   * longer be traceable to it), and it keeps its grace; the sweep after the exit SIGKILLs whoever
+   * is left.
    */
   kill(): void {
-    if (this.exitInfo === null) this.signalFamily("SIGKILL");
+    if (this.exitInfo !== null) return;
+    this.family.signalOutsideGroup("SIGTERM");
+    this.signalGroup("SIGKILL");
   }
 
   /** A planned stop's step: the agent's group and every family member outside it. */
