@@ -10,8 +10,8 @@ import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AcpChannel, ChannelClosedError, type ChannelHandlers } from "./acp-channel.ts";
 import { AgentProcess, type ExitInfo } from "./agent-process.ts";
-import { checkCliEntry } from "./cli-entry.ts";
 import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import { checkCliEntry } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { AgentStartError, startFailure, type StartFailure } from "./start-failure.ts";
@@ -189,8 +189,8 @@ export class WorkspaceRuntime {
   }
 
   /**
-   * Stops a child whose `initialize` failed (SIGKILL to its group; its family is swept once it has
-   * exited) and returns what the start answers: a closed channel means the child is gone or going,
+   * Stops a child whose `initialize` failed (`AgentProcess.kill`: its group at once, its family
+   * swept once it has exited) and returns what the start answers: a closed channel means the child is gone or going,
    * so it becomes `agent_start_failed` with the exit code or signal; a timeout or an agent's error
    * answer is passed on.
    */

@@ -16,6 +16,7 @@ export interface ToolStatus {
   readonly version: string | null;
   readonly error?: string;
 }
+
 /** What was found of the agent entry script (see runtime/cli-entry.ts). */
 export interface CliEntryFinding {
   readonly path: string | null;
@@ -36,6 +37,7 @@ export interface StartFailureFinding {
   readonly signalCode?: string | null;
   readonly at: string;
 }
+
 const ACP_KINDS = ["auth", "mcp_discovery", "skills", "providers", "tool_registry", "egress"] as const;
 
 function meetsRequired(version: string): boolean {
