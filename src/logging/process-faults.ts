@@ -6,6 +6,7 @@
  * stack; never the error object's other fields, which may hold request data.
  */
 import type { Logger } from "./logger.ts";
+import { redactSecrets } from "./redact.ts";
 
 /** Longest message or stack logged for one fault. */
 export const MAX_FAULT_CHARS = 2000;
@@ -18,8 +19,8 @@ export interface FaultSource {
 
 /** `Name: message` and the stack of a thrown value, with every secret replaced and cut to size. */
 export function describeFault(error: unknown, secrets: readonly string[]): { error: string; stack: string | undefined } {
-  const redact = (text: string) => {
-    for (const secret of secrets) if (secret !== "") text = text.replaceAll(secret, "[redacted]");
+  const redact = (raw: string) => {
+    const text = redactSecrets(raw, secrets);
     return text.length > MAX_FAULT_CHARS ? `${text.slice(0, MAX_FAULT_CHARS)}…` : text;
   };
   if (error instanceof Error) return { error: redact(`${error.name}: ${error.message}`), stack: error.stack === undefined ? undefined : redact(error.stack) };

@@ -46,12 +46,20 @@ export class ChannelClosedError extends DaemonError {
   }
 }
 
+/** 504 `init_timeout`: retryable, since a slow first start (cold caches) may make it next time; the caller stops the child. */
 export function initTimeoutError(timeoutMs: number): DaemonError {
   return new DaemonError(
     504,
     "init_timeout",
-    `The agent did not answer initialize within ${timeoutMs} ms`,
-    { errorKind: "init_timeout", retryable: true, sideEffectPossible: false, phase: "channel.initialize", timeoutMs },
+    `The agent did not answer initialize within ${timeoutMs} ms (--initialize-timeout-ms); it was stopped`,
+    {
+      errorKind: "init_timeout",
+      retryable: true,
+      sideEffectPossible: false,
+      phase: "channel.initialize",
+      timeoutMs,
+      hint: "A slow first start may succeed on retry; otherwise raise --initialize-timeout-ms, or read GET /workspace/preflight and the daemon log (the agent's stderr is logged there)",
+    },
     5,
   );
 }

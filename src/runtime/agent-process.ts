@@ -8,9 +8,9 @@
  */
 import type { Subprocess } from "bun";
 import type { AgentLaunch } from "../config/config.ts";
-import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
+import { cliEntryStatus, MissingCliEntryError } from "./cli-entry.ts";
 import { AgentFamily } from "./agent-family.ts";
 import { FAMILY_MARKER_VAR, type OrphanReaper } from "./orphan-reaper.ts";
 import { StderrTail, pumpStderr } from "./stderr-tail.ts";
@@ -27,18 +27,9 @@ export interface ExitInfo {
   readonly signalCode: string | null;
 }
 
-export class MissingCliEntryError extends DaemonError {
-  override readonly name = "MissingCliEntryError";
-  constructor() {
-    super(500, "missing_cli_entry", "Cannot determine the CLI entry path for spawning the agent child (set SVC_CLI_ENTRY)", {
-      errorKind: "missing_binary",
-    });
-  }
-}
-
 /** The argv of a child: `[runtime, entry?, ...args]` and extra environment. */
 export function childCommand(launch: AgentLaunch): { argv: string[]; env: Record<string, string> } {
-  if (launch.cliEntry === null) throw new MissingCliEntryError();
+  if (launch.cliEntry === null) throw new MissingCliEntryError(cliEntryStatus(launch));
   // A compiled binary runs its own embedded entry when started bare; any other entry needs it to act as bun.
   if (launch.compiled && launch.cliEntry.source === "argv") return { argv: [launch.execPath, ...launch.cliArgs], env: {} };
   return { argv: [launch.execPath, launch.cliEntry.path, ...launch.cliArgs], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };
@@ -51,6 +42,8 @@ export interface SpawnOptions {
   readonly extraEnv?: Readonly<Record<string, string>>;
   readonly logger: Logger;
   readonly reaper: OrphanReaper;
+  /** Values replaced in the child's stderr before it is logged (`stderr-secrets.ts`). */
+  readonly secrets: readonly string[];
 }
 
 export class AgentProcess {
@@ -78,7 +71,7 @@ export class AgentProcess {
     });
     this.pid = this.proc.pid;
     options.reaper.track(this.pid);
-    this.stderr = new StderrTail((line) => log.debug("agent stderr", { pid: this.pid, line }));
+    this.stderr = new StderrTail((line) => log.debug("agent stderr", { pid: this.pid, line }), options.secrets);
     const pumped = pumpStderr(this.proc.stderr, this.stderr);
     this.exited = this.proc.exited.then(async () => {
       const info: ExitInfo = { exitCode: this.proc.exitCode, signalCode: this.proc.signalCode === null ? null : String(this.proc.signalCode) };
@@ -131,9 +124,9 @@ export class AgentProcess {
         } catch {
           // already closed
         }
-        if (!(await this.exitsWithin(STDIN_CLOSE_GRACE_MS))) {
+        if ((await this.exitedWithin(STDIN_CLOSE_GRACE_MS)) === null) {
           this.signalFamily("SIGTERM");
-          if (!(await this.exitsWithin(SIGTERM_GRACE_MS))) this.signalFamily("SIGKILL");
+          if ((await this.exitedWithin(SIGTERM_GRACE_MS)) === null) this.signalFamily("SIGKILL");
         }
       }
       return await this.settled;
@@ -141,9 +134,17 @@ export class AgentProcess {
     return this.stopping;
   }
 
-  /** Immediate SIGKILL of the group (daemon shutdown deadline, protocol violations). */
+  /**
+   * Immediate SIGKILL of the group (daemon shutdown deadline, protocol violations, a failed start).
+   * The family outside the group (tools in sessions of their own) gets SIGTERM at the same moment:
+   * it is found while the agent still connects it (once the agent is dead, such a tool may no
+   * longer be traceable to it), and it keeps its grace; the sweep after the exit SIGKILLs whoever
+   * is left.
+   */
   kill(): void {
-    if (this.exitInfo === null) this.signalGroup("SIGKILL");
+    if (this.exitInfo !== null) return;
+    this.family.signalOutsideGroup("SIGTERM");
+    this.signalGroup("SIGKILL");
   }
 
   /** A planned stop's step: the agent's group and every family member outside it. */
@@ -165,11 +166,12 @@ export class AgentProcess {
     }
   }
 
-  private async exitsWithin(ms: number): Promise<boolean> {
+  /** How the child ended, if it does within `ms`; null while it still runs. */
+  async exitedWithin(ms: number): Promise<ExitInfo | null> {
     let timer: Timer | undefined;
-    const timeout = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
-    const done = await Promise.race([this.exited.then(() => true as const), timeout]);
+    const timeout = new Promise<null>((resolve) => (timer = setTimeout(resolve, ms, null)));
+    const exit = await Promise.race([this.exited, timeout]);
     clearTimeout(timer);
-    return done;
+    return exit;
   }
 }

@@ -3,8 +3,10 @@
  * (each cut at MAX_LINE_CHARS) are kept for error reports. A line that never ends is cut at
  * MAX_LINE_CHARS too, so a child cannot grow our memory through stderr. Terminal escape sequences
  * (colours, cursor moves, titles) are stripped from every line; the logger escapes any control
- * character left.
+ * character left. Known secrets (`stderr-secrets.ts`) are replaced in every line before it is logged
+ * or kept.
  */
+import { redactSecrets } from "../logging/redact.ts";
 import { stripAnsi } from "../logging/terminal-text.ts";
 
 export const MAX_LINES = 50;
@@ -14,7 +16,10 @@ export class StderrTail {
   private readonly lines: string[] = [];
   private partial = "";
 
-  constructor(private readonly onLine: (line: string) => void) {}
+  constructor(
+    private readonly onLine: (line: string) => void,
+    private readonly secrets: readonly string[],
+  ) {}
 
   /** Feeds a decoded chunk. */
   push(text: string): void {
@@ -40,7 +45,7 @@ export class StderrTail {
   }
 
   private emit(): void {
-    const line = stripAnsi(this.partial.replace(/\r$/, "")).slice(0, MAX_LINE_CHARS);
+    const line = redactSecrets(stripAnsi(this.partial.replace(/\r$/, "")), this.secrets).slice(0, MAX_LINE_CHARS);
     this.partial = "";
     this.lines.push(line);
     if (this.lines.length > MAX_LINES) this.lines.shift();

@@ -6,12 +6,15 @@
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AgentLaunch } from "../config/config.ts";
+import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
-import { AcpChannel, type ChannelHandlers } from "./acp-channel.ts";
-import { AgentProcess, childCommand, type ExitInfo } from "./agent-process.ts";
+import { AcpChannel, ChannelClosedError, type ChannelHandlers } from "./acp-channel.ts";
+import { AgentProcess, type ExitInfo } from "./agent-process.ts";
 import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import { checkCliEntry } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
+import { AgentStartError, startFailure, type StartFailure } from "./start-failure.ts";
 
 /** What a session hands the runtime to receive its share of the channel's traffic. */
 export interface SessionSink {
@@ -33,6 +36,8 @@ export interface RuntimeDeps {
   readonly version: string;
   readonly logger: Logger;
   readonly reaper: OrphanReaper;
+  /** Values scrubbed from the child's stderr (`stderr-secrets.ts`). */
+  readonly secrets: readonly string[];
 }
 
 interface Live {
@@ -42,6 +47,11 @@ interface Live {
 }
 
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+/**
+ * How long a child whose channel closed during `initialize` is given to exit by itself, so the
+ * answer can give its exit code or signal; one still running then is killed.
+ */
+const START_EXIT_WAIT_MS = 1000;
 
 export class WorkspaceRuntime {
   private live: Live | null = null;
@@ -54,6 +64,7 @@ export class WorkspaceRuntime {
   /** Children not yet exited and swept (a crashed one being swept, an idle one being retired): `stop()` waits for them. */
   private readonly unsettled = new Set<Promise<unknown>>();
   private stopped = false;
+  private failure: StartFailure | null = null;
 
   constructor(
     readonly cwd: string,
@@ -74,11 +85,27 @@ export class WorkspaceRuntime {
     return this.sinks.size;
   }
 
+  /** Why the last start failed, until a start succeeds (the preflight `agent_start` cell). */
+  get lastStartFailure(): StartFailure | null {
+    return this.failure;
+  }
+
   /** The live channel, starting the child if needed. Concurrent callers share one spawn. */
   async ensureStarted(): Promise<Live> {
     if (this.stopped) throw new Error("runtime stopped");
     if (this.live) return this.live;
-    this.starting ??= this.start().finally(() => (this.starting = null));
+    this.starting ??= this.start()
+      .then(
+        (live) => {
+          this.failure = null;
+          return live;
+        },
+        (err: unknown) => {
+          if (err instanceof DaemonError) this.failure = startFailure(err, new Date());
+          throw err;
+        },
+      )
+      .finally(() => (this.starting = null));
     return await this.starting;
   }
 
@@ -128,8 +155,8 @@ export class WorkspaceRuntime {
 
   private async start(): Promise<Live> {
     const { deps } = this;
-    childCommand(deps.launch); // throws MissingCliEntryError before anything is spawned
-    const child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper });
+    checkCliEntry(deps.launch); // MissingCliEntryError before anything is spawned
+    const child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
     this.unsettled.add(child.settled);
     void child.settled.then(() => this.unsettled.delete(child.settled));
     const handlers: ChannelHandlers = {
@@ -141,9 +168,7 @@ export class WorkspaceRuntime {
     try {
       channel = await AcpChannel.open(child, handlers, { initTimeoutMs: deps.initTimeoutMs, clientVersion: deps.version, logger: deps.logger });
     } catch (err) {
-      child.kill();
-      await child.exited;
-      throw err;
+      throw await this.failedStart(child, err);
     }
     const live: Live = { child, channel, profile: profileFor(channel.agentName) };
     if (this.stopped) {
@@ -161,6 +186,21 @@ export class WorkspaceRuntime {
       if (this.live === live) this.teardown(live, { reason: "channel_closed", exitCode: info.exitCode, signalCode: info.signalCode });
     });
     return live;
+  }
+
+  /**
+   * Stops a child whose `initialize` failed (`AgentProcess.kill`: its group at once, its family
+   * swept once it has exited) and returns what the start answers: a closed channel means the child is gone or going,
+   * so it becomes `agent_start_failed` with the exit code or signal; a timeout or an agent's error
+   * answer is passed on.
+   */
+  private async failedStart(child: AgentProcess, err: unknown): Promise<unknown> {
+    const exit = err instanceof ChannelClosedError ? await child.exitedWithin(START_EXIT_WAIT_MS) : null;
+    child.kill();
+    await child.exited;
+    if (!(err instanceof ChannelClosedError)) return err;
+    this.deps.logger.warn("agent failed to start", { pid: child.pid, exitCode: exit?.exitCode, signal: exit?.signalCode });
+    return new AgentStartError(exit);
   }
 
   private route(params: acp.SessionNotification): void {

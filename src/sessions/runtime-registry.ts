@@ -8,6 +8,7 @@ import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { OrphanReaper } from "../runtime/orphan-reaper.ts";
+import { stderrSecrets } from "../runtime/stderr-secrets.ts";
 import { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 
 export class RuntimeRegistry {
@@ -24,6 +25,7 @@ export class RuntimeRegistry {
       version: config.version,
       logger,
       reaper: this.reaper,
+      secrets: stderrSecrets(config.agent.baseEnv, config.token),
     });
   }
 

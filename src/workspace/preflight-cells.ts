@@ -1,10 +1,10 @@
 /**
- * `GET /workspace/preflight` cells (pure): daemon-level checks (runtime, agent entry, workspace dir,
- * optional tools) and the agent-level placeholders, which stay `not_started` while no agent child
- * is live (status routes never start one).
+ * `GET /workspace/preflight` cells (pure): daemon-level checks (runtime, the agent entry as the
+ * runtime checks it before a spawn, the last failed agent start, workspace dir, optional tools) and
+ * the agent-level placeholders, which stay `not_started` while no agent child is live (status
+ * routes never start one).
  */
-import { existsSync, statSync } from "node:fs";
-import type { AgentLaunch } from "../config/config.ts";
+import { statSync } from "node:fs";
 import type { StatusCell } from "./status-cell.ts";
 
 export const REQUIRED_BUN = ">=1.4";
@@ -16,6 +16,28 @@ export interface ToolStatus {
   readonly version: string | null;
   readonly error?: string;
 }
+
+/** What was found of the agent entry script (see runtime/cli-entry.ts). */
+export interface CliEntryFinding {
+  readonly path: string | null;
+  readonly source: string | null;
+  /** null when the entry can be run. */
+  readonly problem: string | null;
+  readonly error?: string;
+  readonly hint?: string;
+}
+
+/** Why the agent's last start failed (see runtime/start-failure.ts). */
+export interface StartFailureFinding {
+  readonly code: string;
+  readonly error: string;
+  readonly errorKind?: string;
+  readonly hint?: string;
+  readonly exitCode?: number | null;
+  readonly signalCode?: string | null;
+  readonly at: string;
+}
+
 const ACP_KINDS = ["auth", "mcp_discovery", "skills", "providers", "tool_registry", "egress"] as const;
 
 function meetsRequired(version: string): boolean {
@@ -23,15 +45,16 @@ function meetsRequired(version: string): boolean {
   return major > 1 || (major === 1 && minor >= 4);
 }
 
-export function cliEntryCell(launch: AgentLaunch): StatusCell {
-  const entry = launch.cliEntry;
-  if (entry === null)
-    return { kind: "cli_entry", locality: "daemon", status: "error", errorKind: "missing_binary", error: "Cannot determine the CLI entry path for spawning the agent child", hint: "set SVC_CLI_ENTRY to the agent's entry script" };
-  const detail = { path: entry.path, source: entry.source === "env" ? "SVC_CLI_ENTRY" : "process.argv[1]" };
-  const embedded = launch.compiled && entry.source === "argv";
-  if (!embedded && !existsSync(entry.path))
-    return { kind: "cli_entry", locality: "daemon", status: "error", errorKind: "missing_binary", error: "the agent entry script does not exist", hint: "check SVC_CLI_ENTRY", detail };
-  return { kind: "cli_entry", locality: "daemon", status: "ok", detail };
+export function cliEntryCell(entry: CliEntryFinding): StatusCell {
+  const detail = entry.path === null ? undefined : { path: entry.path, source: entry.source };
+  if (entry.problem === null) return { kind: "cli_entry", locality: "daemon", status: "ok", detail };
+  return { kind: "cli_entry", locality: "daemon", status: "error", errorKind: "missing_binary", error: entry.error, hint: entry.hint, reason: entry.problem, ...(detail ? { detail } : {}) };
+}
+
+/** The last failed start of the agent, with the code and message its request was answered with. */
+export function agentStartCell(failure: StartFailureFinding): StatusCell {
+  const { code, error, errorKind, hint, at, ...exit } = failure;
+  return { kind: "agent_start", locality: "daemon", status: "error", ...(errorKind ? { errorKind } : {}), error, hint, detail: { code, at, ...exit } };
 }
 
 export function workspaceDirCell(path: string): StatusCell {
@@ -46,14 +69,25 @@ export function workspaceDirCell(path: string): StatusCell {
     : { kind: "workspace_dir", locality: "daemon", status: "error", errorKind: "missing_file", error: "the bound workspace is missing or not a directory", detail: { path } };
 }
 
-export function preflightCells(input: { runtimeVersion: string; launch: AgentLaunch; workspace: string; tools: readonly ToolStatus[]; channelLive: boolean }): StatusCell[] {
+export interface PreflightInput {
+  readonly runtimeVersion: string;
+  readonly entry: CliEntryFinding;
+  /** The last failed start, while no start has succeeded since; the `agent_start` cell appears only then. */
+  readonly startFailure: StartFailureFinding | null;
+  readonly workspace: string;
+  readonly tools: readonly ToolStatus[];
+  readonly channelLive: boolean;
+}
+
+export function preflightCells(input: PreflightInput): StatusCell[] {
   const cells: StatusCell[] = [
     meetsRequired(input.runtimeVersion)
       ? { kind: "node_version", locality: "daemon", status: "ok", detail: { version: input.runtimeVersion, required: REQUIRED_BUN } }
       : { kind: "node_version", locality: "daemon", status: "error", errorKind: "missing_binary", error: "the runtime is too old", detail: { version: input.runtimeVersion, required: REQUIRED_BUN } },
-    cliEntryCell(input.launch),
+    cliEntryCell(input.entry),
     workspaceDirCell(input.workspace),
   ];
+  if (input.startFailure !== null) cells.push(agentStartCell(input.startFailure));
   for (const tool of input.tools) {
     const detail = tool.version === null ? {} : { version: tool.version };
     if (tool.path === null) cells.push({ kind: tool.name, locality: "daemon", status: "warning", errorKind: "missing_binary", hint: `${tool.name} was not found on PATH; agents that use it will be limited` });

@@ -5,11 +5,12 @@
  * and stdin EOF), and what the child is given (argv, cwd, environment).
  */
 import { describe, expect, test } from "bun:test";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveConfig } from "../../src/config/config.ts";
 import { createDaemon } from "../../src/daemon.ts";
 import { Logger } from "../../src/logging/logger.ts";
+import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
 import { expectPidsGone, pidAlive, pidGone } from "../helpers/pids.ts";
@@ -89,21 +90,20 @@ describe("start failures", () => {
     await expectPidsGone(await d.waitForAgents(1), 3000);
   });
 
-  test("a child that exits before initialize fails the create with 503 acp_channel_unavailable; the daemon stays up", async () => {
+  test("a child that exits before initialize fails the create with 503 agent_start_failed and its exit code; the daemon stays up", async () => {
     await using dir = tempDir("svc-entry-");
     const entry = join(dir.path, "exits.ts");
     writeFileSync(entry, `require("node:fs").appendFileSync(${JSON.stringify(join(dir.path, "pids"))}, process.pid + "\\n");\nprocess.exit(7);\n`);
     await using d = await fakeAgentDaemon([], { env: { SVC_CLI_ENTRY: entry } });
     const reply = await d.json("POST", "/session", {});
     expect(reply.status).toBe(503);
-    expect(reply.body).toMatchObject({ code: "acp_channel_unavailable", retryable: true });
-    expect(reply.headers.get("retry-after")).not.toBeNull();
+    expect(reply.body).toMatchObject({ code: "agent_start_failed", exitCode: 7, signalCode: null, retryable: false });
     const pids = (await Bun.file(join(dir.path, "pids")).text()).trim().split("\n").map(Number);
     await expectPidsGone(pids, 3000);
     expect((await d.json("GET", "/health")).status).toBe(200);
   });
 
-  test("with no SVC_CLI_ENTRY and no script of its own, a create is 500 missing_cli_entry and nothing is spawned", async () => {
+  test("with no SVC_CLI_ENTRY and no script of its own, a create is 503 cli_entry_missing and nothing is spawned", async () => {
     await using ws = tempDir("svc-ws-");
     const config = resolveConfig({
       args: ["--port", "0", "--workspace", ws.path, "--log-level", "error"],
@@ -116,11 +116,32 @@ describe("start failures", () => {
     const daemon = createDaemon(config, { logger: new Logger("error", "text", { write: () => {} }) });
     try {
       const reply = await jsonRequest(daemon.url, "POST", "/session", {});
-      expect(reply.status).toBe(500);
-      expect(reply.body).toMatchObject({ code: "missing_cli_entry", errorKind: "missing_binary", error: expect.stringContaining("SVC_CLI_ENTRY") });
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ code: "cli_entry_missing", errorKind: "missing_binary", error: expect.stringContaining("SVC_CLI_ENTRY"), retryable: false });
       expect((await jsonRequest(daemon.url, "GET", "/health?deep")).body).toMatchObject({ sessions: 0, channelAlive: false });
     } finally {
       await daemon.stop(1000);
+    }
+  });
+  test("run from source, a daemon whose own script is gone answers 503 cli_entry_missing naming it, and recovers once it is back", async () => {
+    await using ws = tempDir("svc-ws-");
+    await using dir = tempDir("svc-self-");
+    const self = join(dir.path, "main.ts");
+    writeFileSync(self, `import ${JSON.stringify(FAKE_AGENT_ENTRY)};\n`);
+    const config = resolveConfig({ args: ["--port", "0", "--workspace", ws.path, "--log-level", "error"], env: { SVC_HOME: process.env.SVC_HOME }, cwd: ws.path, version: "0.0.0-test", selfEntry: self });
+    expect(config.agent.cliEntry).toEqual({ path: self, source: "argv" });
+    const daemon = createDaemon(config, { logger: new Logger("error", "text", { write: () => {} }) });
+    try {
+      rmSync(self);
+      const reply = await jsonRequest(daemon.url, "POST", "/session", {});
+      expect(reply.status).toBe(503);
+      expect(reply.body).toMatchObject({ code: "cli_entry_missing", reason: "not_found", source: "process.argv[1]", retryable: false });
+      expect(reply.body.error).toContain("daemon's own entry script");
+      expect(reply.body.hint).toContain("SVC_CLI_ENTRY");
+      writeFileSync(self, `import ${JSON.stringify(FAKE_AGENT_ENTRY)};\n`);
+      expect((await jsonRequest(daemon.url, "POST", "/session", {})).status).toBe(200);
+    } finally {
+      await daemon.stop(3000);
     }
   });
 });

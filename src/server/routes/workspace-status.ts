@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { envCells } from "../../workspace/env-cells.ts";
 import { preflightCells } from "../../workspace/preflight-cells.ts";
+import { cliEntryStatus } from "../../runtime/cli-entry.ts";
 import { ToolProber } from "../../runtime/tool-probe.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -31,7 +32,14 @@ export const workspaceStatusRoutes = (deps: AppDeps) => {
         workspaceCwd: config.workspace,
         initialized: primary.channelLive,
         acpChannelLive: primary.channelLive,
-        cells: preflightCells({ runtimeVersion: Bun.version, launch: config.agent, workspace: config.workspace, tools: await prober.probe(), channelLive: primary.channelLive }),
+        cells: preflightCells({
+          runtimeVersion: Bun.version,
+          entry: cliEntryStatus(config.agent),
+          startFailure: primary.lastStartFailure,
+          workspace: config.workspace,
+          tools: await prober.probe(),
+          channelLive: primary.channelLive,
+        }),
       }),
       { detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon and the agent" }) },
     );

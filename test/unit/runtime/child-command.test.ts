@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { AgentLaunch } from "../../../src/config/config.ts";
-import { childCommand, MissingCliEntryError } from "../../../src/runtime/agent-process.ts";
+import { childCommand } from "../../../src/runtime/agent-process.ts";
+import { MissingCliEntryError } from "../../../src/runtime/cli-entry.ts";
 
 const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({
   cliEntry: null,
@@ -40,7 +41,7 @@ describe("childCommand", () => {
     expect(other).toEqual({ argv: ["/usr/local/bin/svc", "/agents/agent.js", "--acp"], env: { BUN_BE_BUN: "1" } });
   });
 
-  test("no entry is MissingCliEntryError (500 missing_cli_entry, errorKind missing_binary)", () => {
+  test("no entry is MissingCliEntryError (503 cli_entry_missing, errorKind missing_binary, not retryable)", () => {
     let thrown: unknown;
     try {
       childCommand(launch({ cliEntry: null }));
@@ -48,7 +49,7 @@ describe("childCommand", () => {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(MissingCliEntryError);
-    expect((thrown as MissingCliEntryError).status).toBe(500);
-    expect((thrown as MissingCliEntryError).body()).toMatchObject({ code: "missing_cli_entry", errorKind: "missing_binary" });
+    expect((thrown as MissingCliEntryError).status).toBe(503);
+    expect((thrown as MissingCliEntryError).body()).toMatchObject({ code: "cli_entry_missing", errorKind: "missing_binary", reason: "unresolved", retryable: false, hint: expect.stringContaining("SVC_CLI_ENTRY") });
   });
 });

@@ -1,0 +1,91 @@
+/**
+ * The agent entry script, checked before every spawn (and by `GET /workspace/preflight`, which
+ * reports the same finding): `SVC_CLI_ENTRY`, else the daemon's own script. A configured entry
+ * that is missing, not a regular file or unreadable is `MissingCliEntryError` (503
+ * `cli_entry_missing`, not retryable: the same request fails the same way until the file is fixed,
+ * and the check runs again on the next start, so fixing it needs no daemon restart). Inside the
+ * compiled binary its own entry is embedded and always present.
+ */
+import { accessSync, constants, statSync } from "node:fs";
+import type { AgentLaunch } from "../config/config.ts";
+import { DaemonError } from "../errors/daemon-error.ts";
+
+export type CliEntryProblem = "unresolved" | "not_found" | "not_a_file" | "unreadable";
+
+/** What was found of the entry (the preflight `cli_entry` cell is built from this). */
+export interface CliEntryStatus {
+  readonly path: string | null;
+  /** Where the path came from. */
+  readonly source: "SVC_CLI_ENTRY" | "process.argv[1]" | null;
+  readonly problem: CliEntryProblem | null;
+  /** What is wrong and what to do, when something is. */
+  readonly error?: string;
+  readonly hint?: string;
+}
+
+const SOURCE = { env: "SVC_CLI_ENTRY", argv: "process.argv[1]" } as const;
+
+const WHAT: Record<Exclude<CliEntryProblem, "unresolved">, string> = {
+  not_found: "does not exist",
+  not_a_file: "is not a regular file",
+  unreadable: "cannot be read",
+};
+
+function problemOf(path: string): CliEntryProblem | null {
+  try {
+    if (!statSync(path).isFile()) return "not_a_file";
+  } catch {
+    return "not_found";
+  }
+  try {
+    accessSync(path, constants.R_OK);
+  } catch {
+    return "unreadable";
+  }
+  return null;
+}
+
+function describe(problem: CliEntryProblem, source: CliEntryStatus["source"]): { error: string; hint: string } {
+  if (problem === "unresolved" || source === null)
+    return { error: "Cannot determine the CLI entry path for spawning the agent child (set SVC_CLI_ENTRY)", hint: "Set SVC_CLI_ENTRY to the agent's entry script" };
+  if (source === "process.argv[1]")
+    return {
+      error: `The daemon's own entry script ${WHAT[problem]}, so the built-in agent cannot start`,
+      hint: "The daemon's script was moved or deleted since the daemon started: restart the daemon from where it is installed, or set SVC_CLI_ENTRY to an agent's entry script",
+    };
+  return {
+    error: `The agent entry script named by SVC_CLI_ENTRY ${WHAT[problem]}`,
+    hint: "Point SVC_CLI_ENTRY at an existing, readable agent entry script, or unset it to run the built-in agent; GET /workspace/preflight shows the path checked",
+  };
+}
+
+export function cliEntryStatus(launch: AgentLaunch): CliEntryStatus {
+  const entry = launch.cliEntry;
+  if (entry === null) return { path: null, source: null, problem: "unresolved", ...describe("unresolved", null) };
+  const source = SOURCE[entry.source];
+  // Inside the compiled binary its own entry is embedded (`/$bunfs/…`), not a file on disk.
+  const problem = launch.compiled && entry.source === "argv" ? null : problemOf(entry.path);
+  return problem === null ? { path: entry.path, source, problem } : { path: entry.path, source, problem, ...describe(problem, source) };
+}
+
+/** 503 `cli_entry_missing`; the body names the problem and where the path came from, never the path. */
+export class MissingCliEntryError extends DaemonError {
+  override readonly name = "MissingCliEntryError";
+  constructor(status: CliEntryStatus) {
+    const problem = status.problem ?? "unresolved";
+    const { error, hint } = describe(problem, status.source);
+    super(503, "cli_entry_missing", error, {
+      errorKind: "missing_binary",
+      reason: problem,
+      ...(status.source === null ? {} : { source: status.source }),
+      hint,
+      retryable: false,
+    });
+  }
+}
+
+/** Throws MissingCliEntryError unless the entry can be run; nothing is spawned before this passes. */
+export function checkCliEntry(launch: AgentLaunch): void {
+  const status = cliEntryStatus(launch);
+  if (status.problem !== null) throw new MissingCliEntryError(status);
+}
