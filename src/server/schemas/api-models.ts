@@ -17,11 +17,13 @@ export const SESSION_SUMMARY = "SessionSummary";
 export const WORKSPACE_CELLS = "WorkspaceCells";
 export const VOTE_ACCEPTED = "VoteAccepted";
 
-export const apiModels = new Elysia({ name: "schemas/api-models" }).model({
+export const API_MODELS = {
   [ERROR_BODY]: ErrorBody,
   [FS_ERROR_BODY]: FsErrorBody,
   [FILE_ROUTE_ERROR]: t.Union([FsErrorBody, ErrorBody], { description: "A filesystem error, or a daemon error from the front door or body reader" }),
   [SESSION_SUMMARY]: SessionSummary,
   [WORKSPACE_CELLS]: WorkspaceCells,
   [VOTE_ACCEPTED]: t.Object({}, { description: "The vote was counted" }),
-} as const);
+} as const;
+
+export const apiModels = new Elysia({ name: "schemas/api-models" }).model(API_MODELS);
