@@ -34,6 +34,16 @@ const SupportedCommands = t.Object({
   availableCommands: t.Array(t.Unknown({ description: "an ACP available command, as the agent sent it" })),
 });
 
+/** A workspace id (16 hex digits) or its absolute path, URL-encoded. */
+const WorkspaceParams = t.Object({
+  id: t.String({
+    maxLength: 4096,
+    pattern: "^(?:[0-9a-f]{16}|/[\\s\\S]*)$",
+    description: "workspace id (16 hex digits) or absolute path, URL-encoded",
+    error: () => new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path").body(),
+  }),
+});
+
 const SessionList = t.Object({ sessions: t.Array(t.Object({ ...sessionSummaryProperties, isArchived: t.Boolean() })) });
 
 /** 404 unknown session, and the agent's errors where the answer asks the agent. */
@@ -84,17 +94,12 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
       "/workspace/:id/sessions",
       ({ params }) => {
         const selector = params.id;
-        const matches = selector === workspaceId(primary.cwd) || selector === primary.cwd;
-        if (!matches) {
-          if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/"))
-            throw new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path");
-          throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-        }
+        if (selector !== workspaceId(primary.cwd) && selector !== primary.cwd) throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
         const sessions = [...deps.sessions.all()].filter((s) => s.workspaceCwd === primary.cwd).map((s) => ({ ...sessionSummary(s), isArchived: false }));
         return { sessions };
       },
       {
-        params: t.Object({ id: t.String({ minLength: 1, maxLength: 4096, description: "workspace id (16 hex digits) or absolute path, URL-encoded" }) }),
+        params: WorkspaceParams,
         response: { 200: SessionList, ...errorResponses({ also: [404] }) },
         detail: capability("session_list", { summary: "Live sessions of a workspace" }),
       },

@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import { checkDisplayName } from "../../sessions/display-name.ts";
-import { switchModel } from "../../sessions/model-selection.ts";
+import { REASONING_EFFORTS, switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModels } from "../schemas/api-models.ts";
@@ -19,12 +19,41 @@ import { SessionIdParams, notAnObject, registeredClient, wholeNumber } from "./s
 /** Pull-request links kept per session; the oldest is dropped past it. */
 const MAX_PRS = 20;
 
+const invalidStartupConfig = (message: string) => () => new DaemonError(400, "invalid_startup_config", message).body();
+
+/**
+ * Members it does not define pass the schema (`additionalProperties` is a schema, so normalisation
+ * keeps them) and are refused by the handler, naming the first (`checkStartupConfig`).
+ */
+const StartupConfig = t.Object(
+  {
+    modelServiceId: t.String({ pattern: "\\S", error: invalidStartupConfig("`startupConfig.modelServiceId` must be a non-empty string") }),
+    reasoningEffort: t.Optional(
+      t.Union(
+        REASONING_EFFORTS.map((effort) => t.Literal(effort)),
+        { error: invalidStartupConfig(`\`startupConfig.reasoningEffort\` must be one of ${REASONING_EFFORTS.join(", ")}`) },
+      ),
+    ),
+  },
+  {
+    additionalProperties: t.Unknown(),
+    description: "start a new thread on this model; no other members, and not with `modelServiceId` or `sessionScope: single`",
+    error: invalidStartupConfig("`startupConfig` must be an object"),
+  },
+);
+
 const CreateBody = t.Object(
   {
     cwd: t.Optional(t.String({ maxLength: 4096 })),
-    sessionScope: t.Optional(t.String()),
+    sessionScope: t.Optional(
+      t.Union([t.Literal("single"), t.Literal("thread")], {
+        description: "`single` (default): the workspace's shared session; `thread`: a new one",
+        error: ({ found }) =>
+          new DaemonError(400, "invalid_session_scope", "`sessionScope` must be `single` or `thread`", { sessionScope: (found as { sessionScope?: unknown }).sessionScope }).body(),
+      }),
+    ),
     modelServiceId: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
-    startupConfig: t.Optional(t.Unknown()),
+    startupConfig: t.Optional(StartupConfig),
   },
   { additionalProperties: true, error: notAnObject },
 );
