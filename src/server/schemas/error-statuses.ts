@@ -29,9 +29,12 @@ function statuses({ body = false, also = [] }: ErrorOptions): ErrorStatus[] {
   return [...new Set<ErrorStatus>([...FRONT_DOOR, ...(body ? BODY : []), ...also])].sort((a, b) => a - b);
 }
 
+/** A route's error statuses, each naming the model of its body. */
+export type ErrorResponses<Model extends string> = { readonly [status: number]: Model };
+
 /** `{status: "ErrorBody"}` for every error status of a route answering daemon errors. */
-export function errorResponses(options: ErrorOptions = {}): Record<ErrorStatus, typeof ERROR_BODY> {
-  return Object.fromEntries(statuses(options).map((s) => [s, ERROR_BODY])) as Record<ErrorStatus, typeof ERROR_BODY>;
+export function errorResponses(options: ErrorOptions = {}): ErrorResponses<typeof ERROR_BODY> {
+  return Object.fromEntries(statuses(options).map((s) => [s, ERROR_BODY]));
 }
 
 /**
@@ -39,8 +42,8 @@ export function errorResponses(options: ErrorOptions = {}): Record<ErrorStatus, 
  * Where the front door or the body reader can answer the same status with a daemon error, the
  * status declares either body (`FileRouteError`).
  */
-export function fsErrorResponses(own: readonly ErrorStatus[], options: ErrorOptions = {}) {
-  const out: Partial<Record<ErrorStatus, string>> = errorResponses(options);
+export function fsErrorResponses(own: readonly ErrorStatus[], options: ErrorOptions = {}): ErrorResponses<typeof ERROR_BODY | typeof FS_ERROR_BODY | typeof FILE_ROUTE_ERROR> {
+  const out: Record<number, typeof ERROR_BODY | typeof FS_ERROR_BODY | typeof FILE_ROUTE_ERROR> = { ...errorResponses(options) };
   for (const s of own) out[s] = out[s] === undefined ? FS_ERROR_BODY : FILE_ROUTE_ERROR;
-  return out as Record<ErrorStatus, typeof ERROR_BODY | typeof FS_ERROR_BODY | typeof FILE_ROUTE_ERROR>;
+  return out;
 }
