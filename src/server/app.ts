@@ -25,6 +25,7 @@ import { promptRoutes } from "./routes/prompts.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
+import { uncheckResponses } from "./schemas/response-checks.ts";
 
 export interface BuiltApp {
   readonly app: Elysia;
@@ -64,7 +65,8 @@ export function createApp(deps: AppDeps): BuiltApp {
   if (deps.config.web) app.use(landingRoutes(deps.config.version));
 
   root = app as unknown as Elysia;
-  const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail } }[];
+  const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail; response?: unknown } }[];
+  uncheckResponses(routes);
   features = featureTags(routeCapabilities(routes), deps.config);
 
   const strict = new Memoirist<true>();

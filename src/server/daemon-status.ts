@@ -101,7 +101,7 @@ export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
       requireAuth: config.requireAuth,
       loopbackBind: config.loopbackBind,
       allowOriginConfigured: config.origins.any || config.origins.origins.size > 0,
-      allowOriginMode: config.origins.any ? "any" : config.origins.origins.size > 0 ? "allowlist" : "none",
+      allowOriginMode: config.origins.any ? ("any" as const) : config.origins.origins.size > 0 ? ("allowlist" as const) : ("none" as const),
       sessionShellCommandEnabled: false,
     },
     limits: {
@@ -131,7 +131,7 @@ export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
       sessions: { active: activity.sessions },
       permissions: { pending: activity.pendingPermissions, policy: config.settings.permissionStrategy },
       prompts: { active: activity.activePrompts },
-      channel: { live: activity.liveChannels > 0, childPids: activity.childPids },
+      channel: { live: activity.liveChannels > 0, childPids: [...activity.childPids] },
       transport: {
         restSseActive: s.sseStreams,
         activeRequests: s.activeRequests,
@@ -145,8 +145,8 @@ export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
     },
     ...(detail === "full"
       ? {
-          workspaces: [{ workspaceCwd: config.workspace, primary: true, runtime: activity.liveChannels > 0 ? "live" : "not_started" }],
-          log: { destination: "stderr", level: config.log.level, format: config.log.format },
+          workspaces: [{ workspaceCwd: config.workspace, primary: true, runtime: activity.liveChannels > 0 ? ("live" as const) : ("not_started" as const) }],
+          log: { destination: "stderr" as const, level: config.log.level, format: config.log.format },
         }
       : {}),
   };

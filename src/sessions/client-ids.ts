@@ -14,7 +14,9 @@
 import { DaemonError } from "../errors/daemon-error.ts";
 
 export const CLIENT_ID_HEADER = "x-svc-client-id";
-const CLIENT_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What a client id looks like (the route schemas declare the header with it). */
+export const CLIENT_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
+export const malformedClientId = () => new DaemonError(400, "invalid_client_id", "`X-Svc-Client-Id` must be a non-empty token of 128 characters or fewer");
 /**
  * Registered clients per session. Registering one more first drops expired ids, then evicts the
  * least recently active id that is not pinned (presented or not: a UI that re-attaches on every
@@ -30,8 +32,7 @@ export function mintClientId(): string {
 /** The header value, validated for shape (null when absent). */
 export function parseClientIdHeader(value: string | null): string | null {
   if (value === null) return null;
-  if (!CLIENT_ID_SHAPE.test(value))
-    throw new DaemonError(400, "invalid_client_id", "`X-Svc-Client-Id` must be a non-empty token of 128 characters or fewer");
+  if (!CLIENT_ID_SHAPE.test(value)) throw malformedClientId();
   return value;
 }
 

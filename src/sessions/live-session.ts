@@ -29,7 +29,7 @@ export interface SessionState {
 export interface SessionMetadata {
   displayName?: string;
   titleSource?: "manual" | "agent";
-  prs?: { number: number; url: string; state?: string }[];
+  prs?: { number: number; url: string; state?: "open" | "merged" | "closed" }[];
 }
 
 export type EndReason = "client_close" | "idle_timeout" | "channel_closed" | "daemon_shutdown";

@@ -22,13 +22,16 @@ export interface StartupConfig {
 
 const invalid = (message: string) => new DaemonError(400, "invalid_startup_config", message);
 
-/** Validates `startupConfig` (shape, and no combination with top-level `modelServiceId` or `single`). */
-export function checkStartupConfig(raw: unknown, request: { modelServiceId?: string; sessionScope?: string }): StartupConfig {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw invalid("`startupConfig` must be an object");
-  const { modelServiceId, reasoningEffort, ...rest } = raw as Record<string, unknown>;
-  if (typeof modelServiceId !== "string" || modelServiceId.trim() === "") throw invalid("`startupConfig.modelServiceId` must be a non-empty string");
-  if (reasoningEffort !== undefined && !REASONING_EFFORTS.includes(reasoningEffort as never))
-    throw invalid(`\`startupConfig.reasoningEffort\` must be one of ${REASONING_EFFORTS.join(", ")}`);
+/** The `startupConfig` of a create request; its shape is checked by the route's schema, its members passed through whole. */
+export interface StartupConfigRequest {
+  readonly modelServiceId: string;
+  readonly reasoningEffort?: (typeof REASONING_EFFORTS)[number];
+  readonly [member: string]: unknown;
+}
+
+/** Refuses members `startupConfig` does not define and its combination with top-level `modelServiceId` or `single`. */
+export function checkStartupConfig(config: StartupConfigRequest, request: { modelServiceId?: string; sessionScope?: string }): StartupConfig {
+  const { modelServiceId, reasoningEffort: _checked, ...rest } = config;
   const unknown = Object.keys(rest);
   if (unknown.length > 0) throw invalid(`unknown \`startupConfig\` field ${JSON.stringify(unknown[0])}`);
   if (request.modelServiceId !== undefined) throw invalid("`startupConfig` cannot be combined with top-level `modelServiceId`");

@@ -10,14 +10,14 @@ import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChannelDeath, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { LiveSession, type EndReason, type SessionHooks } from "./live-session.ts";
-import { applyModel, checkStartupConfig, type StartupConfig } from "./model-selection.ts";
+import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
-  readonly sessionScope?: string;
+  readonly sessionScope?: "single" | "thread";
   readonly modelServiceId?: string;
-  readonly startupConfig?: unknown;
+  readonly startupConfig?: StartupConfigRequest;
 }
 
 export interface CreateResult {
@@ -77,8 +77,6 @@ export class SessionManager {
   async create(request: CreateRequest, clientHeader: string | null): Promise<CreateResult> {
     const runtime = this.deps.runtimes.forCwd(request.cwd);
     const scope = request.sessionScope ?? (request.startupConfig === undefined ? "single" : "thread");
-    if (scope !== "single" && scope !== "thread")
-      throw new DaemonError(400, "invalid_session_scope", "`sessionScope` must be `single` or `thread`", { sessionScope: scope });
     const startup = request.startupConfig === undefined ? null : checkStartupConfig(request.startupConfig, request);
 
     if (scope === "thread") return await this.fresh(runtime, request.modelServiceId, startup);

@@ -14,7 +14,7 @@ export function sessionSummary(session: LiveSession) {
     ...(session.metadata.prs ? { prs: session.metadata.prs } : {}),
     clientCount: session.clients.size,
     hasActivePrompt: running !== null,
-    activeWorkState: session.busy ? "active" : "idle",
+    activeWorkState: session.busy ? ("active" as const) : ("idle" as const),
     hasRunningBackgroundTasks: false,
     isWaitingForPermission: pending.length > 0,
     isWaitingForUserQuestion: false,

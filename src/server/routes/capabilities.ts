@@ -6,6 +6,8 @@ import { Elysia, t } from "elysia";
 import type { Config } from "../../config/config.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
 
 export const CapabilitiesDocument = t.Object({
   v: t.Literal(1),
@@ -59,7 +61,7 @@ export function capabilitiesResponder(config: Config, features: () => readonly s
 }
 
 export const capabilitiesRoutes = (respond: () => Response) =>
-  new Elysia({ name: "routes/capabilities" }).get("/capabilities", respond, {
-    response: CapabilitiesDocument,
+  new Elysia({ name: "routes/capabilities" }).use(apiModels).get("/capabilities", respond, {
+    response: { 200: CapabilitiesDocument, ...errorResponses() },
     detail: capability("capabilities", { summary: "What this daemon supports" }),
   });

@@ -1,9 +1,11 @@
 /** `GET /daemon/status?detail=summary|full`: in-memory snapshot; never starts an agent child. */
-import { Elysia, t } from "elysia";
-import { DaemonError } from "../../errors/daemon-error.ts";
+import { Elysia } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { daemonStatus, type ProcessMemory } from "../daemon-status.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import { DaemonStatus, DaemonStatusQuery } from "./daemon-status-schemas.ts";
 
 /**
  * The process's memory use, or null when it cannot be read: Bun reads it from /proc, which fails
@@ -20,13 +22,10 @@ function readProcessMemory(): ProcessMemory | null {
 }
 
 export const daemonStatusRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/daemon-status" }).get(
+  new Elysia({ name: "routes/daemon-status" }).use(apiModels).get(
     "/daemon/status",
-    ({ query }) => {
-      const detail = query.detail ?? "summary";
-      if (detail !== "summary" && detail !== "full")
-        throw new DaemonError(400, "invalid_detail", "detail must be one of: summary, full");
-      return daemonStatus(
+    ({ query }) =>
+      daemonStatus(
         {
           config: deps.config,
           daemon: deps.daemon,
@@ -37,11 +36,11 @@ export const daemonStatusRoutes = (deps: AppDeps) =>
           now: Date.now(),
           memory: readProcessMemory(),
         },
-        detail,
-      );
-    },
+        query.detail ?? "summary",
+      ),
     {
-      query: t.Object({ detail: t.Optional(t.String()) }),
+      query: DaemonStatusQuery,
+      response: { 200: DaemonStatus, ...errorResponses() },
       detail: capability("daemon_status", { summary: "Daemon status snapshot with issues roll-up" }),
     },
   );

@@ -13,6 +13,51 @@ const docsHtml = docsPage as unknown as string;
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
 const OPENAPI_VERSION = "3.1.2";
 
+/**
+ * How the document describes request bodies. Every body is read by the app's one parser
+ * (`json-body.ts`, registered with `onParse`), which the generator sees as a function it cannot
+ * name, so it lists no media type for it: `content: {}`. The parser reads JSON, whatever the
+ * Content-Type; the generator is told so by the parser's name.
+ */
+const JSON_PARSER = [{ fn: "json" }];
+
+interface GeneratorRoute {
+  hooks?: Record<string, unknown>;
+}
+
+/** What the generator calls on the app (protected in Elysia's types, public at runtime). */
+interface GeneratorSource {
+  getGlobalRoutes(): GeneratorRoute[];
+  getGlobalDefinitions(): unknown;
+}
+
+/**
+ * The view of the app the generator reads: its routes and models, each route's parse hook named for
+ * what it reads. Nothing of the app itself changes.
+ */
+function documentedApp(root: Elysia): Elysia {
+  const app = root as unknown as GeneratorSource;
+  const routes = app.getGlobalRoutes().map((route) => ({ ...route, hooks: { ...route.hooks, parse: JSON_PARSER } }));
+  const view: GeneratorSource = { getGlobalRoutes: () => routes, getGlobalDefinitions: () => app.getGlobalDefinitions() };
+  return view as unknown as Elysia;
+}
+
+interface ResponseObject {
+  content?: Record<string, unknown>;
+}
+
+/**
+ * A status without a body (`t.Null()`, e.g. 204) comes out of the generator as
+ * `content: {type: "null"}`, which is not a media-type map; OpenAPI says such a response has no
+ * `content`.
+ */
+function dropBodylessContent(paths: Record<string, Record<string, { responses?: Record<string, ResponseObject> }>>): void {
+  for (const operations of Object.values(paths))
+    for (const operation of Object.values(operations))
+      for (const response of Object.values(operation.responses ?? {}))
+        if (response.content && "type" in response.content) delete response.content;
+}
+
 function asset(body: string, type: string) {
   return () => new Response(body, { headers: { "Content-Type": type, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff" } });
 }
@@ -27,7 +72,8 @@ export const docsRoutes = (version: string, app: () => Elysia) => {
     // route's schema objects (`additionalProperties: false` for normalisation). Build them all first,
     // so the document is the same whichever routes ran before it was asked for.
     for (const route of root.router.history) route.compile?.();
-    const { paths, components } = toOpenAPISchema(root, undefined, undefined, undefined, OPENAPI_VERSION);
+    const { paths, components } = toOpenAPISchema(documentedApp(root), undefined, undefined, undefined, OPENAPI_VERSION);
+    dropBodylessContent(paths as Parameters<typeof dropBodylessContent>[0]);
     return JSON.stringify({
       openapi: OPENAPI_VERSION,
       info: { title: "svc daemon HTTP API", version, description: "HTTP (JSON) and SSE interface in front of ACP coding agents." },

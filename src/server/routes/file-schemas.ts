@@ -103,8 +103,6 @@ const Encoding = encoding();
 const LineEnding = lineEnding();
 const MatchedIgnore = t.Union([t.Literal("file"), t.Literal("directory"), t.Null()], { description: "why the path is ignored, if it is" });
 
-export const FsErrorBody = t.Object({ errorKind: t.String(), error: t.String(), hint: t.Optional(t.String()), status: t.Integer() });
-
 export const TextFileBody = t.Object({
   kind: t.Literal("file"),
   path: t.String(),

@@ -9,13 +9,14 @@ import { DEFAULT_BYTES_WINDOW, DEFAULT_GLOB_RESULTS } from "../../workspace/file
 import { WorkspaceFiles } from "../../workspace/workspace-files.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { fsErrorResponses } from "../schemas/error-statuses.ts";
 import {
   BytesQuery,
   EditBody,
   EditResultBody,
   FileBytesBody,
   FileQuery,
-  FsErrorBody,
   GlobBody,
   GlobQuery,
   ListBody,
@@ -28,13 +29,15 @@ import {
   isOn,
 } from "./file-schemas.ts";
 
-const readErrors = { 400: FsErrorBody, 403: FsErrorBody, 404: FsErrorBody, 413: FsErrorBody, 422: FsErrorBody, 503: FsErrorBody };
-const writeErrors = { ...readErrors, 401: FsErrorBody, 409: FsErrorBody };
+/** What the file handlers answer themselves (`FsErrorBody`); the front door's statuses are added. */
+const readErrors = fsErrorResponses([400, 403, 404, 413, 422, 503]);
+const writeErrors = fsErrorResponses([400, 401, 403, 404, 409, 413, 422, 503], { body: true });
 
 export const fileRoutes = (deps: AppDeps) => {
   const files = new WorkspaceFiles(deps.config.workspace, deps.config.workspaceTrusted);
   return (
     new Elysia({ name: "routes/files" })
+      .use(apiModels)
       // Local to these routes; runs for error responses too (the global error mapper's included).
       .mapResponse(({ set }) => {
         set.headers["cache-control"] = "no-store";
@@ -83,7 +86,6 @@ export const fileRoutes = (deps: AppDeps) => {
         },
         {
           body: WriteBody,
-          parse: "json",
           response: { 200: WriteResultBody, 201: WriteResultBody, ...writeErrors },
           detail: capability("workspace_file_write", {
             summary: "Create a file, or replace one whose hash you know (atomic)",
@@ -93,7 +95,6 @@ export const fileRoutes = (deps: AppDeps) => {
       )
       .post("/file/edit", ({ body }) => files.edit(body.path, body), {
         body: EditBody,
-        parse: "json",
         response: { 200: EditResultBody, ...writeErrors },
         detail: capability("workspace_file_write", {
           summary: "Replace one exact occurrence of a text in a file whose hash you know (atomic)",

@@ -2,6 +2,9 @@
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { ErrorBody } from "../schemas/error-body.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
 
 const HealthShallow = t.Object({ status: t.Literal("ok") });
 const HealthDeep = t.Object({
@@ -28,7 +31,7 @@ function wantsDeep(query: Record<string, string | undefined>): boolean {
 }
 
 export const healthRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/health" }).get(
+  new Elysia({ name: "routes/health" }).use(apiModels).get(
     "/health",
     ({ query, status }) => {
       if (!wantsDeep(query)) return shallowHealth();
@@ -49,7 +52,8 @@ export const healthRoutes = (deps: AppDeps) =>
     },
     {
       query: t.Object({ deep: t.Optional(t.String()) }),
-      response: { 200: t.Union([HealthShallow, HealthDeep]), 503: Degraded },
+      // 503: the deep counts failed, or the front door's connection cap.
+      response: { 200: t.Union([HealthShallow, HealthDeep]), ...errorResponses(), 503: t.Union([Degraded, ErrorBody]) },
       detail: capability("health", { summary: "Liveness; `deep` adds live counts" }),
     },
   );

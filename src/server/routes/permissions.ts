@@ -8,6 +8,9 @@ import { isLoopbackHost } from "../../config/net.ts";
 import type { VoteOutcome } from "../../sessions/vote-policy.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { VOTE_ACCEPTED, apiModels } from "../schemas/api-models.ts";
+import { ClientIdHeaders } from "../schemas/client-id-header.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
 import { registeredClient } from "./session-params.ts";
 
 const RequestIdParam = t.String({ minLength: 1, maxLength: 128 });
@@ -28,8 +31,8 @@ const VoteBody = t.Object(
   },
   { additionalProperties: true, error: badShapeBody },
 );
-const VoteAnswer = t.Object({});
-const voteSchemas = { body: VoteBody, response: VoteAnswer };
+/** 403 `permission_forbidden` (the front door's 403 is declared already), 404 no such request. */
+const voteSchemas = { headers: ClientIdHeaders, body: VoteBody, response: { 200: VOTE_ACCEPTED, ...errorResponses({ body: true, also: [404] }) } } as const;
 
 export const permissionRoutes = (deps: AppDeps) => {
   const voterOf = (request: Request, clientId: string | null) => {
@@ -38,6 +41,7 @@ export const permissionRoutes = (deps: AppDeps) => {
   };
 
   return new Elysia({ name: "routes/permissions" })
+    .use(apiModels)
     .post(
       "/session/:id/permission/:requestId",
       ({ params, body, request }) => {

@@ -3,6 +3,9 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { ClientIdHeaders } from "../schemas/client-id-header.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
 import { ContentBlock, PromptAccepted, PromptBody } from "./prompt-schemas.ts";
 import { SessionIdParams, registeredClient } from "./session-params.ts";
 
@@ -21,6 +24,7 @@ const PendingPrompts = t.Object({
 
 export const promptRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/prompts" })
+    .use(apiModels)
     .post(
       "/session/:id/prompt",
       ({ params, body, request, set }) => {
@@ -33,8 +37,9 @@ export const promptRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
+        headers: ClientIdHeaders,
         body: PromptBody,
-        response: { 202: PromptAccepted },
+        response: { 202: PromptAccepted, ...errorResponses({ body: true, also: [404] }) },
         detail: capability(["session_prompt", "non_blocking_prompt"], { summary: "Queue a prompt (202 on admission)" }),
       },
     )
@@ -47,7 +52,12 @@ export const promptRoutes = (deps: AppDeps) =>
         set.status = 204;
         return null;
       },
-      { params: SessionIdParams, body: t.Optional(t.Unknown()), detail: capability("session_cancel", { summary: "Cancel the running prompt (204)" }) },
+      {
+        params: SessionIdParams,
+        headers: ClientIdHeaders,
+        response: { 204: t.Null({ description: "cancelled, or nothing was running" }), ...errorResponses({ also: [404, 502, 504] }) },
+        detail: capability("session_cancel", { summary: "Cancel the running prompt (204)" }),
+      },
     )
     .get(
       "/session/:id/pending-prompts",
@@ -65,5 +75,10 @@ export const promptRoutes = (deps: AppDeps) =>
           })),
         };
       },
-      { params: SessionIdParams, response: PendingPrompts, detail: { summary: "Running and queued prompts" } },
+      {
+        params: SessionIdParams,
+        headers: ClientIdHeaders,
+        response: { 200: PendingPrompts, ...errorResponses({ also: [404] }) },
+        detail: { summary: "Running and queued prompts" },
+      },
     );

@@ -9,9 +9,45 @@ import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { SESSION_SUMMARY, apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import { openObject } from "../schemas/open-object.ts";
+import { sessionSummaryProperties } from "../schemas/session-summary.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
+
+/**
+ * The agent's own context document when it offers one (its members pass through), else the state
+ * the daemon holds: `models`, `modes` and `configOptions` as the agent last reported them.
+ */
+const SessionContext = openObject({
+  v: t.Literal(1),
+  sessionId: t.String(),
+  workspaceCwd: t.String(),
+  state: t.Optional(t.Record(t.String(), t.Unknown())),
+});
+
+const SupportedCommands = t.Object({
+  v: t.Literal(1),
+  sessionId: t.String(),
+  availableCommands: t.Array(t.Unknown({ description: "an ACP available command, as the agent sent it" })),
+});
+
+/** A workspace id (16 hex digits) or its absolute path, URL-encoded. */
+const WorkspaceParams = t.Object({
+  id: t.String({
+    maxLength: 4096,
+    pattern: "^(?:[0-9a-f]{16}|/[\\s\\S]*)$",
+    description: "workspace id (16 hex digits) or absolute path, URL-encoded",
+    error: () => new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path").body(),
+  }),
+});
+
+const SessionList = t.Object({ sessions: t.Array(t.Object({ ...sessionSummaryProperties, isArchived: t.Boolean() })) });
+
+/** 404 unknown session, and the agent's errors where the answer asks the agent. */
+const fromAgent = errorResponses({ also: [404, 502, 504] });
 
 export const sessionInfoRoutes = (deps: AppDeps) => {
   const primary = deps.runtimes.primary;
@@ -24,8 +60,10 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
   }
 
   return new Elysia({ name: "routes/session-info" })
+    .use(apiModels)
     .get("/session/:id/status", ({ params }) => sessionSummary(deps.sessions.get(params.id)), {
       params: SessionIdParams,
+      response: { 200: SESSION_SUMMARY, ...errorResponses({ also: [404] }) },
       detail: capability("session_status", { summary: "Runtime status of a live session" }),
     })
     .get(
@@ -39,7 +77,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
         const { models, modes, configOptions } = session.state;
         return { v: 1, sessionId: session.id, workspaceCwd: session.workspaceCwd, state: { models: models ?? null, modes: modes ?? null, configOptions: configOptions ?? [] } };
       },
-      { params: SessionIdParams, detail: capability("session_context", { summary: "Live model, mode and config-option state" }) },
+      { params: SessionIdParams, response: { 200: SessionContext, ...fromAgent }, detail: capability("session_context", { summary: "Live model, mode and config-option state" }) },
     )
     .get(
       "/session/:id/supported-commands",
@@ -50,21 +88,20 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
         const fromAgent = live ? await live.profile.supportedCommands(live.channel, session.id) : null;
         return { v: 1, sessionId: session.id, availableCommands: fromAgent ?? session.availableCommands ?? [] };
       },
-      { params: SessionIdParams, detail: capability("session_supported_commands", { summary: "Commands the agent offers in this session" }) },
+      { params: SessionIdParams, response: { 200: SupportedCommands, ...fromAgent }, detail: capability("session_supported_commands", { summary: "Commands the agent offers in this session" }) },
     )
     .get(
       "/workspace/:id/sessions",
       ({ params }) => {
         const selector = params.id;
-        const matches = selector === workspaceId(primary.cwd) || selector === primary.cwd;
-        if (!matches) {
-          if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/"))
-            throw new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path");
-          throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-        }
+        if (selector !== workspaceId(primary.cwd) && selector !== primary.cwd) throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
         const sessions = [...deps.sessions.all()].filter((s) => s.workspaceCwd === primary.cwd).map((s) => ({ ...sessionSummary(s), isArchived: false }));
         return { sessions };
       },
-      { params: t.Object({ id: t.String({ minLength: 1, maxLength: 4096 }) }), detail: capability("session_list", { summary: "Live sessions of a workspace" }) },
+      {
+        params: WorkspaceParams,
+        response: { 200: SessionList, ...errorResponses({ also: [404] }) },
+        detail: capability("session_list", { summary: "Live sessions of a workspace" }),
+      },
     );
 };

@@ -6,20 +6,54 @@ import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import { checkDisplayName } from "../../sessions/display-name.ts";
-import { switchModel } from "../../sessions/model-selection.ts";
+import { REASONING_EFFORTS, switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { ClientIdHeaders } from "../schemas/client-id-header.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import { openObject } from "../schemas/open-object.ts";
+import { PullRequest } from "../schemas/session-summary.ts";
 import { SessionIdParams, notAnObject, registeredClient, wholeNumber } from "./session-params.ts";
 
 /** Pull-request links kept per session; the oldest is dropped past it. */
 const MAX_PRS = 20;
 
+const invalidStartupConfig = (message: string) => () => new DaemonError(400, "invalid_startup_config", message).body();
+
+/**
+ * Members it does not define pass the schema (`additionalProperties` is a schema, so normalisation
+ * keeps them) and are refused by the handler, naming the first (`checkStartupConfig`).
+ */
+const StartupConfig = t.Object(
+  {
+    modelServiceId: t.String({ pattern: "\\S", error: invalidStartupConfig("`startupConfig.modelServiceId` must be a non-empty string") }),
+    reasoningEffort: t.Optional(
+      t.Union(
+        REASONING_EFFORTS.map((effort) => t.Literal(effort)),
+        { error: invalidStartupConfig(`\`startupConfig.reasoningEffort\` must be one of ${REASONING_EFFORTS.join(", ")}`) },
+      ),
+    ),
+  },
+  {
+    additionalProperties: t.Unknown(),
+    description: "start a new thread on this model; no other members, and not with `modelServiceId` or `sessionScope: single`",
+    error: invalidStartupConfig("`startupConfig` must be an object"),
+  },
+);
+
 const CreateBody = t.Object(
   {
     cwd: t.Optional(t.String({ maxLength: 4096 })),
-    sessionScope: t.Optional(t.String()),
+    sessionScope: t.Optional(
+      t.Union([t.Literal("single"), t.Literal("thread")], {
+        description: "`single` (default): the workspace's shared session; `thread`: a new one",
+        error: ({ found }) =>
+          new DaemonError(400, "invalid_session_scope", "`sessionScope` must be `single` or `thread`", { sessionScope: (found as { sessionScope?: unknown }).sessionScope }).body(),
+      }),
+    ),
     modelServiceId: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
-    startupConfig: t.Optional(t.Unknown()),
+    startupConfig: t.Optional(StartupConfig),
   },
   { additionalProperties: true, error: notAnObject },
 );
@@ -71,8 +105,19 @@ const CreateResponse = t.Object({
   startupConfigApplied: t.Optional(t.Record(t.String(), t.Unknown())),
 });
 
+const HeartbeatAnswer = t.Object({ sessionId: t.String(), clientId: t.Optional(t.String()), lastSeenAt: t.Number({ description: "epoch milliseconds" }) });
+
+const MetadataAnswer = t.Object({ sessionId: t.String(), displayName: t.Optional(t.String()), prs: t.Optional(t.Array(PullRequest)) });
+
+/** The agent's answer to the switch (e.g. `configOptions`), with the session and model. */
+const ModelAnswer = openObject({ sessionId: t.String(), modelId: t.String() });
+
+/** A session route's own errors beyond the front door's: 404 unknown session, and the agent's. */
+const agentErrors = [404, 502, 504] as const;
+
 export const sessionRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/sessions" })
+    .use(apiModels)
     .post(
       "/session",
       async ({ body, request }) => {
@@ -80,8 +125,9 @@ export const sessionRoutes = (deps: AppDeps) =>
         return await deps.sessions.create(body, clientHeader);
       },
       {
+        headers: ClientIdHeaders,
         body: CreateBody,
-        response: CreateResponse,
+        response: { 200: CreateResponse, ...errorResponses({ body: true, also: [422, 502, 504] }) },
         detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity"], {
           summary: "Create a session, or attach to the workspace's default one",
         }),
@@ -96,15 +142,20 @@ export const sessionRoutes = (deps: AppDeps) =>
         set.status = 204;
         return null;
       },
-      { params: SessionIdParams, detail: capability("session_close", { summary: "Close a live session (204)" }) },
+      {
+        params: SessionIdParams,
+        headers: ClientIdHeaders,
+        response: { 204: t.Null({ description: "closed" }), ...errorResponses({ also: [404] }) },
+        detail: capability("session_close", { summary: "Close a live session (204)" }),
+      },
     )
     .post(
       "/session/:id/heartbeat",
       ({ params, request }) => deps.sessions.heartbeat(params.id, parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER))),
       {
         params: SessionIdParams,
-        body: t.Optional(t.Unknown()),
-        response: t.Object({ sessionId: t.String(), clientId: t.Optional(t.String()), lastSeenAt: t.Number() }),
+        headers: ClientIdHeaders,
+        response: { 200: HeartbeatAnswer, ...errorResponses({ also: [404] }) },
         detail: capability("client_heartbeat", { summary: "Defer the idle reaper" }),
       },
     )
@@ -141,7 +192,9 @@ export const sessionRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
+        headers: ClientIdHeaders,
         body: MetadataBody,
+        response: { 200: MetadataAnswer, ...errorResponses({ body: true, also: [404] }) },
         detail: capability("session_metadata", { summary: "Set the display name or a pull-request link" }),
       },
     )
@@ -156,7 +209,9 @@ export const sessionRoutes = (deps: AppDeps) =>
       },
       {
         params: SessionIdParams,
+        headers: ClientIdHeaders,
         body: ModelBody,
+        response: { 200: ModelAnswer, ...errorResponses({ body: true, also: agentErrors }) },
         detail: capability("session_set_model", { summary: "Switch the session's model" }),
       },
     );

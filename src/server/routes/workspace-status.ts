@@ -6,6 +6,10 @@ import { cliEntryStatus } from "../../runtime/cli-entry.ts";
 import { ToolProber } from "../../runtime/tool-probe.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { WORKSPACE_CELLS, apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+
+const response = { 200: WORKSPACE_CELLS, ...errorResponses() } as const;
 
 export const workspaceStatusRoutes = (deps: AppDeps) => {
   const { config } = deps;
@@ -14,21 +18,22 @@ export const workspaceStatusRoutes = (deps: AppDeps) => {
   const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
 
   return new Elysia({ name: "routes/workspace-status" })
+    .use(apiModels)
     .get(
       "/workspace/env",
       () => ({
-        v: 1,
+        v: 1 as const,
         workspaceCwd: config.workspace,
         initialized: primary.channelLive,
         acpChannelLive: primary.channelLive,
         cells: envCells(config.agent.baseEnv, runtime),
       }),
-      { detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }) },
+      { response, detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }) },
     )
     .get(
       "/workspace/preflight",
       async () => ({
-        v: 1,
+        v: 1 as const,
         workspaceCwd: config.workspace,
         initialized: primary.channelLive,
         acpChannelLive: primary.channelLive,
@@ -41,6 +46,6 @@ export const workspaceStatusRoutes = (deps: AppDeps) => {
           channelLive: primary.channelLive,
         }),
       }),
-      { detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon and the agent" }) },
+      { response, detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon and the agent" }) },
     );
 };

@@ -1,0 +1,91 @@
+/**
+ * `GET /daemon/status`: the `detail` query and the snapshot (`server/daemon-status.ts`, spec
+ * "Daemon status"). Enumerations the snapshot copies from the configuration are plain strings here:
+ * the configuration owns their values.
+ */
+import { t } from "elysia";
+import { DaemonError } from "../../errors/daemon-error.ts";
+
+const invalidDetail = () => new DaemonError(400, "invalid_detail", "detail must be one of: summary, full").body();
+
+export const DaemonStatusQuery = t.Object({
+  detail: t.Optional(t.Union([t.Literal("summary"), t.Literal("full")], { description: "`summary` (default) or `full`", error: invalidDetail })),
+});
+
+const Count = t.Integer({ minimum: 0 });
+const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+const Severity = t.Union([t.Literal("info"), t.Literal("warning"), t.Literal("error")]);
+const PerTier = t.Object({ prompt: Count, mutation: Count, read: Count });
+
+export const DaemonStatus = t.Object({
+  v: t.Literal(1),
+  detail: t.Union([t.Literal("summary"), t.Literal("full")]),
+  generatedAt: t.String({ description: "ISO 8601 timestamp" }),
+  status: t.Union([t.Literal("ok"), t.Literal("warning"), t.Literal("error")], { description: "the most severe issue's level" }),
+  issues: t.Array(t.Object({ code: t.String(), severity: Severity, message: t.String() })),
+  daemon: t.Object({
+    pid: t.Integer(),
+    uptimeMs: t.Number(),
+    mode: t.Literal("http-bridge"),
+    workspaceCwd: t.String(),
+    version: t.String(),
+    daemonId: t.String(),
+    startup: t.Object({ processStartedAt: t.String(), listenerReadyAt: orNull(t.String()), processToListenMs: orNull(t.Number()) }),
+  }),
+  security: t.Object({
+    tokenConfigured: t.Boolean(),
+    requireAuth: t.Boolean(),
+    loopbackBind: t.Boolean(),
+    allowOriginConfigured: t.Boolean(),
+    allowOriginMode: t.Union([t.Literal("any"), t.Literal("allowlist"), t.Literal("none")]),
+    sessionShellCommandEnabled: t.Boolean(),
+  }),
+  limits: t.Object({
+    maxSessions: Count,
+    maxTotalSessions: Count,
+    maxPendingPromptsPerSession: Count,
+    listenerMaxConnections: Count,
+    eventRingSize: Count,
+    promptDeadlineMs: orNull(Count),
+    writerIdleTimeoutMs: orNull(Count),
+    channelIdleTimeoutMs: Count,
+    sessionIdleTimeoutMs: Count,
+    sessionReapIntervalMs: Count,
+    permissionResponseTimeoutMs: Count,
+    initTimeoutMs: Count,
+    sessionRestoreTimeoutMs: Count,
+    acpConnectionCap: Count,
+    memoryBudgetMb: orNull(t.Number()),
+    maxJournalBytes: Count,
+    maxJournalEvents: Count,
+    mcpClientBudget: orNull(Count),
+    mcpBudgetMode: t.String(),
+    mcpPool: t.Boolean(),
+    childHeapMode: t.String(),
+  }),
+  runtime: t.Object({
+    sessions: t.Object({ active: Count }),
+    permissions: t.Object({ pending: Count, policy: t.String() }),
+    prompts: t.Object({ active: Count }),
+    channel: t.Object({ live: t.Boolean(), childPids: t.Array(t.Integer()) }),
+    transport: t.Object({
+      restSseActive: Count,
+      activeRequests: Count,
+      acp: t.Object({
+        enabled: t.Boolean(),
+        connections: Count,
+        connectionStreams: Count,
+        sessionStreams: Count,
+        sseStreams: Count,
+        wsStreams: Count,
+        pendingClientRequests: Count,
+      }),
+    }),
+    rateLimit: t.Object({ enabled: t.Boolean(), rejectedSinceStart: PerTier }),
+    memory: t.Object({ rssBytes: orNull(t.Number()), heapUsedBytes: orNull(t.Number()) }, { description: "null members: it could not be read" }),
+  }),
+  workspaces: t.Optional(
+    t.Array(t.Object({ workspaceCwd: t.String(), primary: t.Boolean(), runtime: t.Union([t.Literal("live"), t.Literal("not_started")]) }), { description: "`full` only" }),
+  ),
+  log: t.Optional(t.Object({ destination: t.Literal("stderr"), level: t.String(), format: t.String() }, { description: "`full` only" })),
+});

@@ -1,0 +1,27 @@
+/**
+ * The two error bodies of the API (spec "Error bodies"): `{error, code?, …}` for daemon errors and
+ * `{errorKind, error, hint?, status}` for filesystem errors. Both are additive: clients branch on the
+ * HTTP status and the stable `code` or `errorKind`, and a body may carry more fields (`sessionId`,
+ * `field`, `retryAfterMs`, …), so the daemon body declares extra members as allowed.
+ */
+import { t } from "elysia";
+
+export const ErrorBody = t.Object(
+  {
+    error: t.String({ description: "what went wrong, for people" }),
+    code: t.Optional(t.String({ description: "stable machine code, when the error has one" })),
+    retryable: t.Optional(t.Boolean({ description: "whether retrying the same request can help" })),
+    hint: t.Optional(t.String({ description: "what to do about it" })),
+  },
+  { additionalProperties: true, description: "A daemon error; further members depend on the code" },
+);
+
+export const FsErrorBody = t.Object(
+  {
+    errorKind: t.String({ description: "stable machine kind (`path_not_found`, `hash_mismatch`, …)" }),
+    error: t.String(),
+    hint: t.Optional(t.String()),
+    status: t.Integer({ description: "the HTTP status, repeated" }),
+  },
+  { description: "A filesystem error" },
+);

@@ -1,0 +1,41 @@
+/** The live-session record of `GET /session/:id/status` and the session list (`sessions/session-summary.ts`). */
+import { t } from "elysia";
+
+const IsoTime = t.String({ description: "ISO 8601 timestamp" });
+
+export const PullRequest = t.Object({
+  number: t.Integer({ minimum: 1 }),
+  url: t.String(),
+  state: t.Optional(t.Union([t.Literal("open"), t.Literal("merged"), t.Literal("closed")])),
+});
+
+const PendingInteraction = t.Object({
+  requestId: t.String(),
+  kind: t.Literal("permission"),
+  createdAt: IsoTime,
+  title: t.Optional(t.String()),
+  toolCall: t.Unknown({ description: "the agent's tool call, as it sent it" }),
+  options: t.Array(t.Object({ optionId: t.String(), label: t.String(), kind: t.String() })),
+});
+
+export const sessionSummaryProperties = {
+  sessionId: t.String(),
+  workspaceCwd: t.String(),
+  createdAt: IsoTime,
+  updatedAt: IsoTime,
+  displayName: t.Optional(t.String()),
+  titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
+  prs: t.Optional(t.Array(PullRequest)),
+  clientCount: t.Integer(),
+  hasActivePrompt: t.Boolean(),
+  activeWorkState: t.Union([t.Literal("active"), t.Literal("idle")]),
+  hasRunningBackgroundTasks: t.Boolean(),
+  isWaitingForPermission: t.Boolean(),
+  isWaitingForUserQuestion: t.Boolean(),
+  pendingInteractionCount: t.Integer(),
+  hasTurnError: t.Boolean(),
+  turnError: t.Optional(t.Object({ message: t.String(), code: t.Optional(t.String()), errorKind: t.Optional(t.String()) })),
+  pendingInteractions: t.Array(PendingInteraction),
+};
+
+export const SessionSummary = t.Object(sessionSummaryProperties, { description: "Runtime status of a live session" });
