@@ -9,9 +9,11 @@ import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChannelDeath, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { RecordingDegraded, Store } from "../store/store.ts";
 import { LiveSession, type EndReason, type SessionHooks } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig } from "./model-selection.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
+import { RECORDING_DEGRADED_EVENT, recordingDegradedData, sessionJournal } from "./session-recorder.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
@@ -35,6 +37,8 @@ export interface ManagerDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly runtimes: RuntimeRegistry;
+  /** Catalog and journal (none: sessions are neither listed after they end nor recorded). */
+  readonly store?: Store;
   readonly now?: () => number;
 }
 
@@ -56,7 +60,19 @@ export class SessionManager {
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
-    this.hooks = { onDied: (s, death) => this.died(s, death) };
+    this.hooks = {
+      onDied: (s, death) => this.died(s, death),
+      onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
+    };
+    deps.store?.listen((status) => {
+      deps.logger.error("recording stopped: events are no longer journaled", { reason: status.reason, error: status.error });
+      for (const session of this.sessions.values()) this.announceDegraded(session, status);
+    });
+  }
+
+  /** The catalog and journal, when the daemon has them. */
+  get store(): Store | null {
+    return this.deps.store ?? null;
   }
 
   get count(): number {
@@ -105,6 +121,7 @@ export class SessionManager {
     const session = this.get(sessionId);
     const hadRunningPrompt = session.prompts.running !== null;
     this.forget(session);
+    this.deps.store?.sessionEnded(session.id, "closed");
     session.end(reason, { type: "session_closed", data: { reason, ...(closedBy ? { closedBy } : {}) }, originatorClientId: closedBy });
     const live = session.runtime.current();
     if (live) {
@@ -154,6 +171,7 @@ export class SessionManager {
     this.idleStops.clear();
     for (const session of [...this.sessions.values()]) {
       this.forget(session);
+      this.deps.store?.sessionEnded(session.id, "restorable");
       session.end("daemon_shutdown", { type: "session_died", data: { reason: "daemon_shutdown" } });
     }
   }
@@ -232,6 +250,8 @@ export class SessionManager {
       if (this.sessions.has(response.sessionId))
         throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
       const { limits, settings } = this.deps.config;
+      const store = this.deps.store;
+      store?.sessionStarted({ id: response.sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId: response.sessionId, profile: live.profile.name });
       const session = new LiveSession(response.sessionId, runtime, response, this.hooks, {
         ringSize: limits.eventRingSize,
         clock: this.now,
@@ -240,9 +260,11 @@ export class SessionManager {
         promptDeadlineMs: limits.promptDeadlineMs,
         permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
         logger: this.deps.logger,
+        ...(store ? { journal: sessionJournal(store, response.sessionId, this.now) } : {}),
       });
       this.sessions.set(session.id, session);
       runtime.register(session.id, session);
+      if (store?.degraded) this.announceDegraded(session, store.degraded);
       return session;
     } finally {
       const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
@@ -252,8 +274,13 @@ export class SessionManager {
     }
   }
 
+  private announceDegraded(session: LiveSession, status: RecordingDegraded): void {
+    session.publish(RECORDING_DEGRADED_EVENT, recordingDegradedData(session.id, status));
+  }
+
   private died(session: LiveSession, death: ChannelDeath): void {
     this.forget(session);
+    this.deps.store?.sessionEnded(session.id, "restorable");
     session.end("channel_closed", {
       type: "session_died",
       data: { reason: death.reason, exitCode: death.exitCode, signalCode: death.signalCode },
