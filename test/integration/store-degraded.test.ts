@@ -1,0 +1,36 @@
+/**
+ * Recording that cannot work never stops a live session: with a data dir that cannot hold svc.db
+ * the daemon boots, the turn runs to its end, the session hears `session_recording_degraded`, and
+ * `/daemon/status` carries a `recording_degraded` issue.
+ */
+import { describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+
+describe("recording degraded", () => {
+  test("an unwritable data dir keeps the live turn going and reports the degradation", async () => {
+    await using home = tempDir("svc-home-");
+    // svc.db is a directory: the database cannot be opened, whoever runs the test (root included).
+    mkdirSync(join(home.path, "svc.db"));
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+
+    const status = await d.json("GET", "/daemon/status");
+    expect(status.status).toBe(200);
+    expect(status.body.status).toBe("warning");
+    expect(status.body.issues).toContainEqual(expect.objectContaining({ code: "recording_degraded", severity: "warning" }));
+
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
+    const degraded = await events.waitFor("session_recording_degraded");
+    expect(degraded.id).toBeDefined();
+    expect(degraded.data).toMatchObject({ sessionId, reason: "unavailable" });
+
+    const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say still here" }] });
+    expect(prompt.status).toBe(202);
+    const done = await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId);
+    expect(done.data.stopReason).toBe("end_turn");
+    expect(events.frames.some((f) => f.event === "session_update" && JSON.stringify(f.data).includes("still here"))).toBe(true);
+  });
+});
