@@ -19,6 +19,7 @@ import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes, shallowHealth } from "./routes/health.ts";
+import { historyRoutes } from "./routes/history.ts";
 import { landingRoutes } from "./routes/landing.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(fileRoutes(deps))
     .use(sessionRoutes(deps))
     .use(sessionInfoRoutes(deps))
+    .use(historyRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

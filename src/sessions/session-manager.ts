@@ -83,6 +83,11 @@ export class SessionManager {
     return this.sessions.values();
   }
 
+  /** The live session, or null. */
+  peek(sessionId: string): LiveSession | null {
+    return this.sessions.get(sessionId) ?? null;
+  }
+
   /** The live session, or 404 `session_not_found`. */
   get(sessionId: string): LiveSession {
     const session = this.sessions.get(sessionId);

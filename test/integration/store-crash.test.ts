@@ -4,7 +4,6 @@
  * the session is still in the catalog.
  */
 import { describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Store } from "../../src/store/store.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { spawnDaemon } from "../helpers/daemon.ts";
@@ -40,7 +39,7 @@ describe("journal crash safety", () => {
     daemon.proc.kill("SIGKILL");
     await daemon.proc.exited;
     await until(() => sse.ended, 5000, "the stream to end");
-    await sse[Symbol.asyncDispose]().catch(() => {});
+    await Promise.resolve(sse[Symbol.asyncDispose]()).catch(() => {});
     const seen = sse.frames.filter((f) => f.id !== undefined);
     expect(seen.length).toBeGreaterThanOrEqual(40);
     // The stream was cut mid-turn: the kill came before the end of the turn.

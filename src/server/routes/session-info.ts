@@ -4,6 +4,7 @@
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
+import { SessionHistory } from "../../sessions/session-history.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
@@ -15,6 +16,7 @@ const SUBAGENT_PREFIX = "subagent.";
 
 export const sessionInfoRoutes = (deps: AppDeps) => {
   const primary = deps.runtimes.primary;
+  const history = new SessionHistory(deps.sessions, deps.sessions.store);
 
   /** A virtual subagent id is answered only while the parent runtime is live. */
   function virtualSession(id: string): boolean {
@@ -54,7 +56,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
     )
     .get(
       "/workspace/:id/sessions",
-      ({ params }) => {
+      ({ params, query }) => {
         const selector = params.id;
         const matches = selector === workspaceId(primary.cwd) || selector === primary.cwd;
         if (!matches) {
@@ -62,9 +64,15 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
             throw new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path");
           throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
         }
-        const sessions = [...deps.sessions.all()].filter((s) => s.workspaceCwd === primary.cwd).map((s) => ({ ...sessionSummary(s), isArchived: false }));
-        return { sessions };
+        const archiveState = query.archiveState ?? "active";
+        if (archiveState !== "active" && archiveState !== "archived")
+          throw new DaemonError(400, "invalid_archive_state", "`archiveState` must be active or archived", { archiveState });
+        return history.list(primary.cwd, archiveState === "archived", query.size, query.cursor);
       },
-      { params: t.Object({ id: t.String({ minLength: 1, maxLength: 4096 }) }), detail: capability("session_list", { summary: "Live sessions of a workspace" }) },
+      {
+        params: t.Object({ id: t.String({ minLength: 1, maxLength: 4096 }) }),
+        query: t.Object({ archiveState: t.Optional(t.String()), size: t.Optional(t.String()), cursor: t.Optional(t.String()) }),
+        detail: capability("session_list", { summary: "Sessions of a workspace, persisted and live, newest first" }),
+      },
     );
 };
