@@ -42,9 +42,8 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   const { logger } = options;
   const transport = new TransportStats();
   const runtimes = new RuntimeRegistry(config, logger);
-  // Never throws: a data dir that cannot hold the database leaves recording degraded, not the daemon down.
-  const store = Store.open(config.dataDir);
-  if (store.degraded) logger.error("session recording is off: the database could not be opened", { dataDir: config.dataDir, error: store.degraded.error });
+  // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
+  const store = new Store(config.dataDir);
   const sessions = new SessionManager({ config, logger, runtimes, store });
   let server: Server<unknown> | null = null;
   const deps: AppDeps = {

@@ -7,6 +7,8 @@
  * full, read-only, I/O error), the store goes degraded: it records nothing more, releases every
  * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so. Reads
  * (list, transcript) keep answering from whatever could be opened.
+ *
+ * The database is opened on first use, not at boot: an idle daemon pays nothing for it.
  */
 import type { Database } from "bun:sqlite";
 import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
@@ -31,36 +33,32 @@ export interface StoreOptions {
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The open database and what works on it. */
+interface Open {
+  readonly db: Database;
+  readonly catalog: Catalog;
+  readonly reader: JournalReader;
+  readonly writer: JournalWriter;
+}
+
 export class Store {
   private degradedStatus: RecordingDegraded | null = null;
-  private readonly db: Database | null;
-  private readonly catalogTable: Catalog | null;
-  private readonly reader: JournalReader | null;
-  private readonly writer: JournalWriter | null;
+  /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
+  private opened: Open | null = null;
+  private closed = false;
   private readonly now: () => number;
   private onDegraded: ((status: RecordingDegraded) => void) | null;
-  private closed = false;
 
-  /** Opens (or creates) `svc.db` under `dataDir`; never throws: failure gives a degraded store. */
-  static open(dataDir: string, options: StoreOptions = {}): Store {
-    try {
-      return new Store(openDatabase(dataDir), null, options);
-    } catch (error) {
-      return new Store(null, describe(error), options);
-    }
-  }
-
-  private constructor(db: Database | null, openError: string | null, options: StoreOptions) {
+  /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
+  constructor(
+    private readonly dataDir: string,
+    options: StoreOptions = {},
+  ) {
     this.now = options.now ?? Date.now;
     this.onDegraded = options.onDegraded ?? null;
-    this.db = db;
-    this.catalogTable = db && new Catalog(db);
-    this.reader = db && new JournalReader(db);
-    this.writer = db && new JournalWriter(db, (error) => this.degrade("write_failed", error));
-    if (openError !== null) this.degradedStatus = { reason: "unavailable", error: openError, since: this.now() };
   }
 
-  /** Null while recording works. */
+  /** Null while recording works (or has not been tried yet). */
   get degraded(): RecordingDegraded | null {
     return this.degradedStatus;
   }
@@ -72,8 +70,9 @@ export class Store {
 
   /** Journals `entry`; `durable` runs once it is committed, or at once while recording is degraded. */
   record(entry: JournalEntry, durable: () => void): void {
-    if (this.writer === null || this.degradedStatus !== null || this.closed) durable();
-    else this.writer.append(entry, durable);
+    const open = this.writable();
+    if (open === null) durable();
+    else open.writer.append(entry, durable);
   }
 
   sessionStarted(row: NewSession): void {
@@ -89,20 +88,20 @@ export class Store {
   }
 
   session(id: string): CatalogRow | null {
-    return this.closed ? null : (this.catalogTable?.get(id) ?? null);
+    return this.readable()?.catalog.get(id) ?? null;
   }
 
   sessions(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
-    return this.closed ? [] : (this.catalogTable?.list(workspace, archived, limit, after) ?? []);
+    return this.readable()?.catalog.list(workspace, archived, limit, after) ?? [];
   }
 
   journal(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
-    return this.closed ? [] : (this.reader?.after(sessionId, afterSeq, limit) ?? []);
+    return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
   }
 
   /** Commits whatever is pending now (shutdown; tests). */
   flush(): void {
-    this.writer?.flush();
+    this.opened?.writer.flush();
   }
 
   /** Flushes and closes the database; recording stops (events are then released at once). Idempotent. */
@@ -110,13 +109,35 @@ export class Store {
     if (this.closed) return;
     this.flush();
     this.closed = true;
-    this.db?.close(false);
+    this.opened?.db.close(false);
+    this.opened = null;
+  }
+
+  /** The database for reading (opened on first use), or null when it cannot be. */
+  private readable(): Open | null {
+    if (this.closed) return null;
+    if (this.opened === null && this.degradedStatus === null) {
+      try {
+        const db = openDatabase(this.dataDir);
+        this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer: new JournalWriter(db, (error) => this.degrade("write_failed", error)) };
+      } catch (error) {
+        this.degrade("unavailable", error);
+      }
+    }
+    return this.opened;
+  }
+
+  /** The database for writing, or null while recording is degraded. */
+  private writable(): Open | null {
+    const open = this.readable();
+    return open === null || this.degradedStatus !== null ? null : open;
   }
 
   private write(action: (catalog: Catalog) => void): void {
-    if (this.catalogTable === null || this.degradedStatus !== null || this.closed) return;
+    const open = this.writable();
+    if (open === null) return;
     try {
-      action(this.catalogTable);
+      action(open.catalog);
     } catch (error) {
       this.degrade("write_failed", error);
     }
@@ -126,7 +147,7 @@ export class Store {
     if (this.degradedStatus !== null) return;
     this.degradedStatus = { reason, error: describe(error), since: this.now() };
     // Events still pending are tried once more and released; nothing is recorded after them.
-    this.writer?.stop();
+    this.opened?.writer.stop();
     this.onDegraded?.(this.degradedStatus);
   }
 }

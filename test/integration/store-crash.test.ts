@@ -11,6 +11,13 @@ import { openSse } from "../helpers/sse-client.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
+/** A store on `dataDir`, opened now (a store opens on first use). */
+function openedStore(dataDir: string): Store {
+  const store = new Store(dataDir);
+  store.sessions("/", false, 1, null);
+  return store;
+}
+
 async function startSvc(home: string, workspace: string) {
   return await spawnDaemon(["--port", "0", "--workspace", workspace, "--log-level", "debug"], {
     cwd: workspace,
@@ -45,7 +52,7 @@ describe("journal crash safety", () => {
     // The stream was cut mid-turn: the kill came before the end of the turn.
     expect(seen.some((f) => f.event === "turn_complete")).toBe(false);
 
-    const store = Store.open(home.path);
+    const store = openedStore(home.path);
     try {
       expect(store.degraded).toBeNull();
       expect(store.session(sessionId)).toMatchObject({ id: sessionId, workspace: ws.path, state: "live" });

@@ -16,12 +16,14 @@ describe("recording degraded", () => {
     mkdirSync(join(home.path, "svc.db"));
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
 
+    // The database is opened on first use: until then nothing is known to be wrong.
+    expect((await d.json("GET", "/daemon/status")).body.issues).not.toContainEqual(expect.objectContaining({ code: "recording_degraded" }));
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
     const status = await d.json("GET", "/daemon/status");
     expect(status.status).toBe(200);
     expect(status.body.status).toBe("warning");
     expect(status.body.issues).toContainEqual(expect.objectContaining({ code: "recording_degraded", severity: "warning" }));
 
-    const { sessionId } = await d.createSession({ sessionScope: "thread" });
     await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
     const degraded = await events.waitFor("session_recording_degraded");
     expect(degraded.id).toBeDefined();

@@ -15,7 +15,8 @@ const HOSTILE_TEXT = `hello <img src=x onerror=alert(1)> & "world"`;
 async function recordClosedSession(home: string, workspace: string): Promise<{ sessionId: string; seen: SseFrame[] }> {
   await using d = await fakeAgentDaemon([], { workspace, env: { SVC_HOME: home } });
   const { sessionId } = await d.createSession({ sessionScope: "thread" });
-  await using events = await d.events(sessionId);
+  // From the first event on (the agent may publish some before a stream could open).
+  await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
   expect((await d.json("PATCH", `/session/${sessionId}/metadata`, { displayName: HOSTILE_NAME })).status).toBe(200);
   const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `@say ${HOSTILE_TEXT}` }] });
   expect(prompt.status).toBe(202);

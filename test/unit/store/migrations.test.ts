@@ -7,6 +7,13 @@ import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate, schemaVersion }
 import { Store } from "../../../src/store/store.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
+/** A store on `dataDir`, opened now (a store opens on first use). */
+function openedStore(dataDir: string): Store {
+  const store = new Store(dataDir);
+  store.sessions("/", false, 1, null);
+  return store;
+}
+
 /** A database file at `version`: the migrations up to it applied, the rest not. */
 function databaseAt(path: string, version: number): Database {
   const db = new Database(path, { create: true, strict: true });
@@ -28,7 +35,7 @@ describe("schema migrations", () => {
     old.run("INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, state) VALUES ('s-old', '/ws', 1, 2, 's-old', 'closed')");
     old.close();
 
-    const store = Store.open(dir.path);
+    const store = openedStore(dir.path);
     try {
       expect(store.degraded).toBeNull();
       expect(store.session("s-old")).toMatchObject({ id: "s-old", workspace: "/ws", createdAt: 1, state: "closed" });
@@ -75,7 +82,7 @@ describe("schema migrations", () => {
     db.run(`PRAGMA user_version = ${SCHEMA_VERSION + 5}`);
     db.close();
     expect(() => openDatabase(dir.path)).toThrow(SchemaTooNewError);
-    const store = Store.open(dir.path);
+    const store = openedStore(dir.path);
     expect(store.degraded).toMatchObject({ reason: "unavailable" });
     expect(store.degraded!.error).toContain("newer");
     store.close();
@@ -88,7 +95,7 @@ describe("schema migrations", () => {
     await using dir = tempDir();
     const fileInTheWay = join(dir.path, "not-a-dir");
     writeFileSync(fileInTheWay, "x");
-    const store = Store.open(fileInTheWay);
+    const store = openedStore(fileInTheWay);
     expect(store.degraded).toMatchObject({ reason: "unavailable" });
     // Recording releases at once; reads answer empty.
     let durable = false;
@@ -98,7 +105,7 @@ describe("schema migrations", () => {
     store.close();
 
     mkdirSync(join(dir.path, "db-is-dir", DB_FILE), { recursive: true });
-    const other = Store.open(join(dir.path, "db-is-dir"));
+    const other = openedStore(join(dir.path, "db-is-dir"));
     expect(other.degraded).toMatchObject({ reason: "unavailable" });
     other.close();
   });
