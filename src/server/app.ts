@@ -23,6 +23,7 @@ import { historyRoutes } from "./routes/history.ts";
 import { landingRoutes } from "./routes/landing.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
+import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(sessionRoutes(deps))
     .use(sessionInfoRoutes(deps))
     .use(historyRoutes(deps))
+    .use(restoreRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

@@ -8,9 +8,9 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { ChannelDeath, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
-import { LiveSession, type EndReason, type SessionHooks } from "./live-session.ts";
+import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig } from "./model-selection.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_DEGRADED_EVENT, recordingDegradedData, sessionJournal } from "./session-recorder.ts";
@@ -41,6 +41,13 @@ export interface ManagerDeps {
   readonly store?: Store;
   readonly now?: () => number;
 }
+
+/** Takes a loading session's traffic while the agent replays its own history (not republished). */
+const REPLAY_SINK: SessionSink = {
+  onUpdate: () => {},
+  onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
+  onChannelDied: () => {},
+};
 
 export const sessionNotFound = (sessionId: string) => new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, { sessionId });
 
@@ -254,29 +261,72 @@ export class SessionManager {
         throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
       if (this.sessions.has(response.sessionId))
         throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
-      const { limits, settings } = this.deps.config;
-      const store = this.deps.store;
-      store?.sessionStarted({ id: response.sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId: response.sessionId, profile: live.profile.name });
-      const session = new LiveSession(response.sessionId, runtime, response, this.hooks, {
-        ringSize: limits.eventRingSize,
-        clock: this.now,
-        clientIdleTtlMs: limits.sessionIdleTimeoutMs,
-        maxPendingPrompts: limits.maxPendingPromptsPerSession,
-        promptDeadlineMs: limits.promptDeadlineMs,
-        permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
-        logger: this.deps.logger,
-        ...(store ? { journal: sessionJournal(store, response.sessionId, this.now) } : {}),
-      });
-      this.sessions.set(session.id, session);
-      runtime.register(session.id, session);
-      if (store?.degraded) this.announceDegraded(session, store.degraded);
-      return session;
+      return this.adopt(response.sessionId, runtime, live.profile.name, response);
     } finally {
       const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
       if (n === 0) this.inflight.delete(runtime.cwd);
       else this.inflight.set(runtime.cwd, n);
       this.releaseIdleRuntime(runtime);
     }
+  }
+
+  /**
+   * Brings a persisted session back on its workspace's agent: `session/resume` or `session/load`
+   * (the one asked for when the agent offers it, else the other one it offers), within
+   * `timeoutMs` for the agent's answer. What the agent replays during a load is not published: the
+   * session's own journal is its history. Throws 409 `restore_unsupported` when the agent offers
+   * neither.
+   */
+  async reopen(sessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+    const runtime = this.deps.runtimes.forCwd(workspace);
+    this.checkCaps(runtime);
+    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
+    this.cancelIdleStop(runtime);
+    try {
+      const live = await runtime.ensureStarted();
+      const caps = live.channel.init.agentCapabilities;
+      const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
+      const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
+      if (chosen === null)
+        throw new DaemonError(409, "restore_unsupported", "The agent can neither load nor resume a session", { sessionId, requestedAction: action });
+      const method = chosen === "load" ? "session/load" : "session/resume";
+      // Swallows the agent's own replay while it loads.
+      runtime.register(sessionId, REPLAY_SINK);
+      let response: acp.LoadSessionResponse & { models?: unknown };
+      try {
+        response = await live.channel.request(method, { sessionId, cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+      } finally {
+        runtime.unregister(sessionId);
+      }
+      if (this.sessions.has(sessionId)) throw new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
+      return { session: this.adopt(sessionId, runtime, live.profile.name, response ?? {}), method };
+    } finally {
+      const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
+      if (n === 0) this.inflight.delete(runtime.cwd);
+      else this.inflight.set(runtime.cwd, n);
+      this.releaseIdleRuntime(runtime);
+    }
+  }
+
+  /** Registers a live session for an agent session that now exists, and records it in the catalog. */
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState): LiveSession {
+    const { limits, settings } = this.deps.config;
+    const store = this.deps.store;
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId: sessionId, profile });
+    const session = new LiveSession(sessionId, runtime, state, this.hooks, {
+      ringSize: limits.eventRingSize,
+      clock: this.now,
+      clientIdleTtlMs: limits.sessionIdleTimeoutMs,
+      maxPendingPrompts: limits.maxPendingPromptsPerSession,
+      promptDeadlineMs: limits.promptDeadlineMs,
+      permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
+      logger: this.deps.logger,
+      ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
+    });
+    this.sessions.set(session.id, session);
+    runtime.register(session.id, session);
+    if (store?.degraded) this.announceDegraded(session, store.degraded);
+    return session;
   }
 
   private announceDegraded(session: LiveSession, status: RecordingDegraded): void {

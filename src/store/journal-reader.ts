@@ -27,10 +27,28 @@ const fromRaw = (raw: RawRecord): JournalRecord => ({ seq: raw.seq, epoch: raw.e
 export class JournalReader {
   private readonly page: Statement<RawRecord>;
   private readonly count: Statement<{ n: number }>;
+  private readonly latest: Statement<RawRecord>;
 
   constructor(db: Database) {
     this.page = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId AND seq > $afterSeq ORDER BY seq LIMIT $limit");
     this.count = db.query("SELECT COUNT(*) AS n FROM journal WHERE session_id = $sessionId");
+    this.latest = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId ORDER BY seq DESC LIMIT $limit");
+  }
+
+  /**
+   * The session's newest records, oldest first: at most `maxEvents`, and as many as fit in
+   * `maxBytes` of envelope (at least the newest one), plus how many older ones were left out.
+   */
+  newest(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
+    const records: JournalRecord[] = [];
+    let bytes = 0;
+    for (const raw of this.latest.iterate({ sessionId, limit: maxEvents })) {
+      bytes += raw.envelope.length;
+      if (records.length > 0 && bytes > maxBytes) break;
+      records.push(fromRaw(raw));
+    }
+    records.reverse();
+    return { records, omitted: this.size(sessionId) - records.length };
   }
 
   /** Up to `limit` records of the session after `afterSeq` (0: from the start). */

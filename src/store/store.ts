@@ -99,6 +99,11 @@ export class Store {
     return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
   }
 
+  /** The newest records of a session within the bounds (see `JournalReader.newest`). */
+  recent(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
+    return this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 };
+  }
+
   /** Commits whatever is pending now (shutdown; tests). */
   flush(): void {
     this.opened?.writer.flush();
