@@ -3,11 +3,13 @@
  * the daemon boots, the turn runs to its end, the session hears `session_recording_degraded`, and
  * `/daemon/status` carries a `recording_degraded` issue.
  */
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
 
 describe("recording degraded", () => {
   test("an unwritable data dir keeps the live turn going and reports the degradation", async () => {
@@ -35,4 +37,37 @@ describe("recording degraded", () => {
     expect(done.data.stopReason).toBe("end_turn");
     expect(events.frames.some((f) => f.event === "session_update" && JSON.stringify(f.data).includes("still here"))).toBe(true);
   });
+});
+
+describe("recording fails mid-session", () => {
+  test("a write that cannot get the database (another process holds its lock) degrades recording; the turn goes on and is told", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
+    const first = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say recorded" }] });
+    await events.waitFor("turn_complete", (f) => f.data.promptId === first.body.promptId);
+
+    // Another connection takes the write lock and keeps it past the daemon's busy timeout.
+    const blocker = new Database(join(home.path, "svc.db"));
+    blocker.run("BEGIN EXCLUSIVE");
+    try {
+      const second = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say not recorded" }] });
+      expect(second.status).toBe(202);
+      // Either may come first: the degradation is told right after the batch that failed.
+      const degraded = await until(() => events.frames.find((f) => f.event === "session_recording_degraded"), 15_000, "the degradation event");
+      expect(degraded.data).toMatchObject({ sessionId, reason: "write_failed" });
+      const done = await until(() => events.frames.find((f) => f.event === "turn_complete" && f.data.promptId === second.body.promptId), 15_000, "the turn's end");
+      expect(done.data.stopReason).toBe("end_turn");
+    } finally {
+      blocker.run("ROLLBACK");
+      blocker.close();
+    }
+    const status = await d.json("GET", "/daemon/status");
+    expect(status.body.issues).toContainEqual(expect.objectContaining({ code: "recording_degraded", severity: "warning" }));
+    // What was recorded before stays readable.
+    const transcript = await d.json("GET", `/session/${sessionId}/transcript`);
+    expect(transcript.status).toBe(200);
+    expect(JSON.stringify(transcript.body.events)).toContain("recorded");
+  }, 30_000);
 });
