@@ -14,6 +14,7 @@ import { featureTags, routeCapabilities, type RouteDetail } from "./capability.t
 import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
 import { capabilitiesResponder, capabilitiesRoutes } from "./routes/capabilities.ts";
+import { catalogRoutes } from "./routes/catalog.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -60,6 +61,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(sessionInfoRoutes(deps))
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
+    .use(catalogRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

@@ -58,6 +58,7 @@ export class SessionRestorer {
     if (live) return this.reply(live, action, clientHeader, true, "live");
     const row = this.store?.session(sessionId);
     if (!row) throw sessionNotFound(sessionId);
+    if (row.archived) throw new DaemonError(409, "session_archived", `Session ${sessionId} is archived; unarchive it to restore it`, { sessionId });
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
     // joins it instead of starting another.

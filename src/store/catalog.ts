@@ -77,6 +77,9 @@ export class Catalog {
   private readonly setMeta: Statement;
   private readonly setState: Statement;
   private readonly getOne: Statement<RawRow>;
+  private readonly archive: Statement;
+  private readonly removeJournal: Statement;
+  private readonly removeRow: Statement;
   private readonly firstPage: Statement<RawRow>;
   private readonly nextPage: Statement<RawRow>;
 
@@ -91,6 +94,9 @@ export class Catalog {
     this.setMeta = db.query("UPDATE sessions SET display_name = $displayName, metadata = $metadata, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.setState = db.query("UPDATE sessions SET state = $state, closed_at = $now, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.getOne = db.query("SELECT * FROM sessions WHERE id = $id");
+    this.archive = db.query("UPDATE sessions SET archived = $archived WHERE id = $id");
+    this.removeJournal = db.query("DELETE FROM journal WHERE session_id = $id");
+    this.removeRow = db.query("DELETE FROM sessions WHERE id = $id");
     this.firstPage = db.query("SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived ORDER BY updated_at DESC, id DESC LIMIT $limit");
     this.nextPage = db.query(
       `SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived
@@ -109,6 +115,17 @@ export class Catalog {
 
   markEnded(id: string, state: Exclude<PersistedState, "live">, now: number): void {
     this.setState.run({ id, state, now });
+  }
+
+  /** True when the session exists. */
+  setArchived(id: string, archived: boolean): boolean {
+    return this.archive.run({ id, archived: archived ? 1 : 0 }).changes > 0;
+  }
+
+  /** Removes the session and its journal; true when it existed. */
+  remove(id: string): boolean {
+    this.removeJournal.run({ id });
+    return this.removeRow.run({ id }).changes > 0;
   }
 
   get(id: string): CatalogRow | null {

@@ -25,6 +25,9 @@ export function openDatabase(dataDir: string): Database {
     // Transcripts are private: owner only (SQLite gives the -wal and -shm files the same mode).
     chmodSync(path, 0o600);
     db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Space freed by deleted sessions goes back to the file system (`Store.deleteSessions`). Takes
+    // effect on a new database only, which is every svc.db: it is set before the first table.
+    db.run("PRAGMA auto_vacuum = INCREMENTAL");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     migrate(db);

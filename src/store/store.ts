@@ -11,6 +11,7 @@
  * The database is opened on first use, not at boot: an idle daemon pays nothing for it.
  */
 import type { Database } from "bun:sqlite";
+import { DaemonError } from "../errors/daemon-error.ts";
 import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
 import { openDatabase } from "./database.ts";
 import { JournalReader, type JournalRecord } from "./journal-reader.ts";
@@ -87,6 +88,26 @@ export class Store {
     this.write((catalog) => catalog.markEnded(id, state, this.now()));
   }
 
+  /**
+   * Archives or unarchives sessions, in one transaction; returns the ids that exist. 503
+   * `store_unavailable` while the database cannot be written.
+   */
+  setArchived(ids: readonly string[], archived: boolean): Set<string> {
+    return this.change((open) => new Set(ids.filter((id) => open.catalog.setArchived(id, archived))));
+  }
+
+  /**
+   * Deletes sessions and their journals, in one transaction, then hands the freed pages back to the
+   * file system (compaction: the file shrinks). Returns the ids that existed.
+   */
+  deleteSessions(ids: readonly string[]): Set<string> {
+    // A session closed a moment ago may still have its last events pending: they go first.
+    this.flush();
+    const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
+    if (removed.size > 0) this.change((open) => open.db.run("PRAGMA incremental_vacuum"));
+    return removed;
+  }
+
   session(id: string): CatalogRow | null {
     return this.readable()?.catalog.get(id) ?? null;
   }
@@ -136,6 +157,19 @@ export class Store {
   private writable(): Open | null {
     const open = this.readable();
     return open === null || this.degradedStatus !== null ? null : open;
+  }
+
+  /** A client's change to the catalog: one transaction, or 503 when recording cannot write. */
+  private change<T>(action: (open: Open) => T): T {
+    const open = this.writable();
+    if (open === null)
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database is not writable", { reason: this.degradedStatus?.reason ?? "closed" });
+    try {
+      return open.db.transaction(() => action(open)).immediate();
+    } catch (error) {
+      this.degrade("write_failed", error);
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: a write failed", { reason: "write_failed" });
+    }
   }
 
   private write(action: (catalog: Catalog) => void): void {
