@@ -71,4 +71,24 @@ describe("journal crash safety", () => {
       store.close();
     }
   }, 30_000);
+
+  test("SIGTERM ends live sessions cleanly: their terminal event is journaled and they are marked restorable", async () => {
+    await using home = tempDir("svc-home-");
+    await using ws = tempDir("svc-ws-");
+    await using daemon = await startSvc(home.path, ws.path);
+    const created = await daemon.fetch("/session", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ sessionScope: "thread" }) });
+    const { sessionId } = (await created.json()) as { sessionId: string };
+    daemon.proc.kill("SIGTERM");
+    expect(await daemon.proc.exited).toBe(0);
+
+    const store = openedStore(home.path);
+    try {
+      expect(store.session(sessionId)).toMatchObject({ state: "restorable" });
+      const journal = store.journal(sessionId, 0, 1000);
+      expect(journal.at(-1)).toMatchObject({ type: "session_died" });
+      expect(JSON.parse(journal.at(-1)!.envelope).data).toMatchObject({ sessionId, reason: "daemon_shutdown" });
+    } finally {
+      store.close();
+    }
+  }, 30_000);
 });
