@@ -41,7 +41,7 @@ const BUILD_TAGS = `capabilities client_heartbeat client_identity daemon_status 
   session_resume session_scope_override session_set_model session_startup_config session_status
   session_supported_commands session_transcript slow_client_warning typed_event_schema unstable_session_resume
   workspace_env workspace_file_bytes workspace_file_read workspace_file_write workspace_persisted_transcript
-  workspace_preflight workspace_session_export`.split(/\s+/);
+  workspace_preflight workspace_session_export workspace_session_live_state`.split(/\s+/);
 
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

@@ -98,4 +98,26 @@ describe("bulk session changes", () => {
         expect(reply.body.code).toBe("invalid_session_ids");
       }
   });
+
+  test("workspace-qualified lists: persisted and live sessions by workspace id or path; live-state holds the live ones only", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const closed = await closedSession(d);
+    const { sessionId: live } = await d.createSession({ sessionScope: "thread" });
+    for (const selector of [workspaceId(d.workspace), encodeURIComponent(d.workspace)]) {
+      const list = await d.json("GET", `/workspaces/${selector}/sessions?size=1`);
+      expect(list.status).toBe(200);
+      expect(list.body.sessions).toHaveLength(1);
+      const next = await d.json("GET", `/workspaces/${selector}/sessions?size=1&cursor=${list.body.nextCursor}`);
+      expect([...list.body.sessions, ...next.body.sessions].map((s: { sessionId: string }) => s.sessionId).sort()).toEqual([closed, live].sort());
+      expect(next.body.nextCursor).toBeUndefined();
+      const state = await d.json("GET", `/workspaces/${selector}/sessions/live-state`);
+      expect(state.body.sessions).toEqual([expect.objectContaining({ sessionId: live, live: true })]);
+    }
+    expect((await d.json("GET", "/workspaces/0123456789abcdef/sessions")).status).toBe(404);
+    expect((await d.json("GET", "/workspaces/nope/sessions/live-state")).body.code).toBe("invalid_workspace");
+    const cursor = await d.json("GET", `/workspaces/${workspaceId(d.workspace)}/sessions?cursor=bad!`);
+    expect(cursor.status).toBe(400);
+    expect(cursor.body.code).toBe("invalid_cursor");
+  });
 });
