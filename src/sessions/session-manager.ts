@@ -246,11 +246,8 @@ export class SessionManager {
   }
 
   /** Starts the runtime if needed and opens a new agent session on it. */
-  private async spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
-    this.checkCaps(runtime);
-    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
-    this.cancelIdleStop(runtime);
-    try {
+  private spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
+    return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
       const response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
         "session/new",
@@ -262,6 +259,19 @@ export class SessionManager {
       if (this.sessions.has(response.sessionId))
         throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
       return this.adopt(response.sessionId, runtime, live.profile.name, response);
+    });
+  }
+
+  /**
+   * Runs `work` (which opens an agent session on `runtime`) counted against the caps as a creation
+   * in flight, with the runtime's idle stop held off meanwhile.
+   */
+  private async creating<T>(runtime: WorkspaceRuntime, work: () => Promise<T>): Promise<T> {
+    this.checkCaps(runtime);
+    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
+    this.cancelIdleStop(runtime);
+    try {
+      return await work();
     } finally {
       const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
       if (n === 0) this.inflight.delete(runtime.cwd);
@@ -277,12 +287,9 @@ export class SessionManager {
    * session's own journal is its history. Throws 409 `restore_unsupported` when the agent offers
    * neither.
    */
-  async reopen(sessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+  reopen(sessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
     const runtime = this.deps.runtimes.forCwd(workspace);
-    this.checkCaps(runtime);
-    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
-    this.cancelIdleStop(runtime);
-    try {
+    return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
       const caps = live.channel.init.agentCapabilities;
       const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
@@ -300,12 +307,7 @@ export class SessionManager {
       }
       if (this.sessions.has(sessionId)) throw new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
       return { session: this.adopt(sessionId, runtime, live.profile.name, response ?? {}), method };
-    } finally {
-      const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
-      if (n === 0) this.inflight.delete(runtime.cwd);
-      else this.inflight.set(runtime.cwd, n);
-      this.releaseIdleRuntime(runtime);
-    }
+    });
   }
 
   /** Registers a live session for an agent session that now exists, and records it in the catalog. */
