@@ -48,7 +48,7 @@ export function contentText(block: unknown): string {
 export function transcriptEntries(envelopes: readonly unknown[]): TranscriptEntry[] {
   const out: TranscriptEntry[] = [];
   for (const raw of envelopes) {
-    const envelope = raw as Envelope;
+    const envelope = obj(raw) as Envelope;
     const data = obj(envelope.data);
     const at = typeof envelope._meta?.serverTimestamp === "number" ? envelope._meta.serverTimestamp : 0;
     const promptId = str(envelope.promptId);
