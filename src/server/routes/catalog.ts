@@ -13,8 +13,8 @@ import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { ErrorBody, SessionListQuery, SessionListReply, WorkspaceSelector } from "./history-schemas.ts";
 
-const ErrorBody = t.Object({ error: t.String(), code: t.Optional(t.String()) }, { additionalProperties: true });
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
 const IdsBody = t.Object(
@@ -33,9 +33,7 @@ const SUMMARIES: Record<BulkAction, string> = {
   delete: "Delete persisted sessions and their transcripts; the database is compacted",
 };
 
-const WorkspaceParams = t.Object({ workspace: t.String({ minLength: 1, maxLength: 4096, description: "Workspace id (16 hex digits) or absolute workspace path" }) });
-const ListQuery = t.Object({ archiveState: t.Optional(t.String()), size: t.Optional(t.String()), cursor: t.Optional(t.String()) });
-const ListReply = t.Object({ sessions: t.Array(t.Record(t.String(), t.Unknown())), nextCursor: t.Optional(t.String()) });
+const WorkspaceParams = t.Object({ workspace: WorkspaceSelector });
 
 export const catalogRoutes = (deps: AppDeps) => {
   const catalog = new SessionCatalog(deps.sessions, deps.sessions.store);
@@ -76,8 +74,8 @@ export const catalogRoutes = (deps: AppDeps) => {
       },
       {
         params: WorkspaceParams,
-        query: ListQuery,
-        response: { 200: ListReply, 400: ErrorBody, 404: ErrorBody },
+        query: SessionListQuery,
+        response: { 200: SessionListReply, 400: ErrorBody, 404: ErrorBody },
         detail: capability("session_list", { summary: "Sessions of the named workspace, persisted and live, newest first" }),
       },
     )

@@ -11,9 +11,8 @@ import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_HTML_CSP, renderExport, ty
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { ErrorBody, WorkspaceSelector } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
-
-const ErrorBody = t.Object({ error: t.String(), code: t.Optional(t.String()) }, { additionalProperties: true });
 
 const TranscriptQuery = t.Object({
   limit: t.Optional(t.String({ description: `Records per page, 1 to ${MAX_TRANSCRIPT_LIMIT} (default 100)` })),
@@ -28,7 +27,7 @@ const TranscriptBody = t.Object({
 });
 const ExportQuery = t.Object({ format: t.Optional(t.String({ description: "html (default), md, json or jsonl" })) });
 const WorkspaceSessionParams = t.Object({
-  workspace: t.String({ minLength: 1, maxLength: 4096, description: "Workspace id (16 hex digits) or absolute workspace path" }),
+  workspace: WorkspaceSelector,
   id: SessionIdParams.properties.id,
 });
 

@@ -7,9 +7,9 @@ import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids
 import { SessionRestorer, type RestoreAction } from "../../sessions/session-restore.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { ErrorBody } from "./history-schemas.ts";
 import { SessionIdParams, notAnObject } from "./session-params.ts";
 
-const ErrorBody = t.Object({ error: t.String(), code: t.Optional(t.String()) }, { additionalProperties: true });
 const RestoreBody = t.Object({}, { additionalProperties: true, error: notAnObject });
 
 const RestoreReply = t.Object(

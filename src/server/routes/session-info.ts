@@ -10,6 +10,7 @@ import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { ErrorBody, SessionListQuery, SessionListReply } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
@@ -71,7 +72,8 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
       },
       {
         params: t.Object({ id: t.String({ minLength: 1, maxLength: 4096 }) }),
-        query: t.Object({ archiveState: t.Optional(t.String()), size: t.Optional(t.String()), cursor: t.Optional(t.String()) }),
+        query: SessionListQuery,
+        response: { 200: SessionListReply, 400: ErrorBody, 404: ErrorBody },
         detail: capability("session_list", { summary: "Sessions of a workspace, persisted and live, newest first" }),
       },
     );
