@@ -130,4 +130,32 @@ describe("load and resume", () => {
     // The retries joined the restore that was still running: the agent was asked once.
     expect(await d.sentToAgent("session/resume", sessionId)).toHaveLength(1);
   });
+
+  test("the restore goes through the method the agent offers; an agent offering neither is 409 restore_unsupported", async () => {
+    await using home = tempDir("svc-home-");
+    await using ws = tempDir("svc-ws-");
+    const sessionId = await closedSession(home.path, ws.path);
+    {
+      await using d = await fakeAgentDaemon([], { workspace: ws.path, env: { SVC_HOME: home.path, FAKE_AGENT_RESTORE: "load" } });
+      const resume = await d.json("POST", `/session/${sessionId}/resume`, {});
+      expect(resume.status).toBe(200);
+      expect(resume.body).toMatchObject({ restoredBy: "session/load" });
+      expect(resume.body.compactedReplay).toBeUndefined();
+      expect(await d.sentToAgent("session/resume", sessionId)).toHaveLength(0);
+      expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    }
+    {
+      await using d = await fakeAgentDaemon([], { workspace: ws.path, env: { SVC_HOME: home.path, FAKE_AGENT_RESTORE: "resume" } });
+      const load = await d.json("POST", `/session/${sessionId}/load`, {});
+      expect(load.body).toMatchObject({ restoredBy: "session/resume" });
+      expect(load.body.compactedReplay.length).toBeGreaterThan(0);
+      expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    }
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env: { SVC_HOME: home.path, FAKE_AGENT_RESTORE: "none" } });
+    const none = await d.json("POST", `/session/${sessionId}/load`, {});
+    expect(none.status).toBe(409);
+    expect(none.body).toMatchObject({ code: "restore_unsupported", sessionId, requestedAction: "load" });
+    // Its history is still there.
+    expect((await d.json("GET", `/session/${sessionId}/transcript`)).body.events.length).toBeGreaterThan(0);
+  });
 });
