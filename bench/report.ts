@@ -4,6 +4,7 @@
  */
 import { renderEvents, type EventsResult } from "./events.ts";
 import { renderFilesReport, type FilesBenchSummary } from "./files.ts";
+import { renderJournal, type JournalResult } from "./journal.ts";
 import { BARE_NAME, SVC_BINARY } from "./lib/servers.ts";
 import { fmt, table } from "./lib/table.ts";
 import { REFERENCE, type Verdict } from "./lib/targets.ts";
@@ -41,6 +42,7 @@ export interface BenchSummary {
   readonly sessions: SessionsResult | null;
   readonly events: EventsResult | null;
   readonly files: FilesBenchSummary | null;
+  readonly journal: JournalResult | null;
   readonly verdicts: readonly Verdict[];
 }
 
@@ -153,6 +155,7 @@ export function renderReport(s: BenchSummary): string {
   if (s.sessions !== null) parts.push(renderSessions(s.sessions));
   if (s.events !== null) parts.push(renderEvents(s.events));
   if (s.files !== null) parts.push(renderFilesReport(s.files).trimEnd());
+  if (s.journal !== null) parts.push(renderJournal(s.journal));
   parts.push(verdictSection(s.verdicts));
   return `${parts.join("\n\n")}\n`;
 }

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { measureEvents } from "./events.ts";
 import { runFilesBench } from "./files.ts";
+import { measureJournal } from "./journal.ts";
 import { obtainBinary } from "./lib/binary.ts";
 import { bundleFakeAgent, FAKE_AGENT_TS } from "./lib/fake-agent-bundle.ts";
 import { pickLoadGenerator } from "./lib/load.ts";
@@ -28,7 +29,7 @@ import { measureSessions } from "./sessions.ts";
 import { measureStartup } from "./startup.ts";
 import { measureThroughput, type LoadPlan } from "./throughput.ts";
 
-const SECTIONS = ["startup", "rss", "throughput", "sessions", "events", "files"] as const;
+const SECTIONS = ["startup", "rss", "throughput", "sessions", "events", "files", "journal"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const SETTINGS = {
@@ -176,6 +177,9 @@ async function main(): Promise<void> {
   let files: BenchSummary["files"] = null;
   if (options.sections.includes("files")) files = await runFilesBench({ quick: options.mode === "quick", binary: binary.path, progress: (text) => progress(`files: ${text}`) });
 
+  let journal: BenchSummary["journal"] = null;
+  if (options.sections.includes("journal")) journal = await measureJournal({ quick: options.mode === "quick", progress });
+
   const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
   const health = rowOf(SVC_BINARY, "/health");
   const bare = rowOf(BARE_NAME, "/health");
@@ -192,6 +196,7 @@ async function main(): Promise<void> {
     sessions,
     events,
     files,
+    journal,
     verdicts: verdicts({
       startupMs: startup?.results.find((r) => r.name === SVC_BINARY)?.medianMs ?? null,
       idleRssMb: rss?.results.find((r) => r.name === SVC_BINARY)?.medianMb ?? null,

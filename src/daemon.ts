@@ -14,6 +14,7 @@ import { RateLimiter } from "./server/security/rate-limiter.ts";
 import { TransportStats } from "./server/transport-stats.ts";
 import { RuntimeRegistry } from "./sessions/runtime-registry.ts";
 import { SessionManager } from "./sessions/session-manager.ts";
+import { Store } from "./store/store.ts";
 
 /**
  * Bun closes a connection idle this long. Short, so half-open or silent sockets cannot pile up; the
@@ -41,7 +42,9 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   const { logger } = options;
   const transport = new TransportStats();
   const runtimes = new RuntimeRegistry(config, logger);
-  const sessions = new SessionManager({ config, logger, runtimes });
+  // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
+  const store = new Store(config.dataDir);
+  const sessions = new SessionManager({ config, logger, runtimes, store });
   let server: Server<unknown> | null = null;
   const deps: AppDeps = {
     config,
@@ -88,6 +91,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
+    store.close();
     if (code === "EADDRINUSE") throw new BootError(`port ${config.port} on ${config.hostname} is already in use`);
     if (code === "EADDRNOTAVAIL") throw new BootError(`--hostname ${config.hostname} is not an address of this machine`);
     if (code === "EACCES") throw new BootError(`no permission to bind ${config.hostname}:${config.port}`);
@@ -108,11 +112,14 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
       stopping ??= (async () => {
         // Stop accepting, end every session (their prompts get terminal events, streams close),
         // then stop the agent children; whatever is still open at the deadline is cut.
+        // The sessions' terminal events are committed (and so released to their streams) at once.
         const graceful = listener.stop(false);
         sessions.shutdown();
+        store.flush();
         const deadline = new Promise<"timeout">((resolve) => setTimeout(resolve, graceMs, "timeout").unref());
         const done = Promise.all([graceful, runtimes.stop()]).then(() => "done" as const);
         if ((await Promise.race([done, deadline])) === "timeout") await listener.stop(true);
+        store.close();
       })();
       return stopping;
     },

@@ -5,6 +5,10 @@
  * `EventEncodeError` to the caller). It never blocks and never throws on behalf of a subscriber: a
  * subscriber that falls behind is warned (`slow_client_warning`) and then evicted: it gets what it
  * had queued, then `client_evicted`, then its end; the session goes on.
+ *
+ * With a journal, a published frame is held back until the journal says it is durable: only then
+ * does it join the ring and reach subscribers (so a client never sees an event a crash could take
+ * back), and `lastId` is the newest frame released. Frames are released in publish order.
  */
 import { encodeFrame, type EnvelopeFields, type Frame } from "./frame.ts";
 import { ReplayCursor, type ReplayRequest } from "./replay-cursor.ts";
@@ -26,12 +30,23 @@ export const REPLAY_BYTE_BUDGET = 8 * 1024 * 1024;
  */
 export const RING_MAX_BYTES = 2 * REPLAY_BYTE_BUDGET;
 
+/**
+ * Where a bus records its frames before releasing them. `record` calls `durable` once the frame is
+ * safe (or once recording has given up on it: delivery never waits on a broken disk), and calls it
+ * for one bus's frames in the order they were recorded. Its pending queue is its bound on the
+ * frames a bus holds.
+ */
+export interface EventJournal {
+  record(epoch: string, frame: Frame, durable: () => void): void;
+}
+
 export interface BusOptions {
   readonly ringSize: number;
   /** Subscribers per session; past it `subscribe` returns null. */
   readonly maxSubscribers: number;
   readonly now?: () => number;
   readonly epoch?: string;
+  readonly journal?: EventJournal;
 }
 
 export interface SubscribeOptions extends ReplayRequest {
@@ -186,6 +201,10 @@ export class EventBus {
   private readonly subscribers = new Set<Subscription>();
   private readonly now: () => number;
   private nextId = 1;
+  /** Id of the newest frame released to the ring and subscribers. */
+  private releasedId = 0;
+  /** Frames published but not yet durable, oldest first (bounded by the journal's pending queue). */
+  private readonly held: Frame[] = [];
   private isClosed = false;
 
   constructor(private readonly options: BusOptions) {
@@ -194,9 +213,9 @@ export class EventBus {
     this.now = options.now ?? Date.now;
   }
 
-  /** Id of the newest published event (0 before the first). */
+  /** Id of the newest event released to subscribers (0 before the first). */
   get lastId(): number {
-    return this.nextId - 1;
+    return this.releasedId;
   }
 
   get subscriberCount(): number {
@@ -208,16 +227,21 @@ export class EventBus {
   }
 
   /**
-   * Publishes an id-carrying event to the ring and every subscriber; null once the bus is closed.
-   * Throws `EventEncodeError` (having published nothing) when `data` cannot be encoded; never
-   * throws on behalf of a subscriber.
+   * Publishes an id-carrying event to the ring and every subscriber (once durable, with a journal);
+   * null once the bus is closed. Throws `EventEncodeError` (having published nothing) when `data`
+   * cannot be encoded; never throws on behalf of a subscriber.
    */
   publish(type: string, data: unknown, fields?: EnvelopeFields): Frame | null {
     if (this.isClosed) return null;
     const frame = encodeFrame(this.nextId, type, data, fields, this.now());
     this.nextId++;
-    this.ring.push(frame);
-    for (const sub of this.subscribers) sub.offer(frame);
+    const journal = this.options.journal;
+    if (journal === undefined) {
+      this.release(frame);
+      return frame;
+    }
+    this.held.push(frame);
+    journal.record(this.epoch, frame, () => this.release(this.held.shift()!));
     return frame;
   }
 
@@ -235,15 +259,29 @@ export class EventBus {
     if (this.subscribers.size >= this.options.maxSubscribers) return null;
     const replay = ReplayCursor.open(options, { epoch: this.epoch, lastId: this.lastId, ring: this.ring, budgetBytes: REPLAY_BYTE_BUDGET });
     const sub = new Subscription(this, replay, options.maxQueued ?? DEFAULT_MAX_QUEUED);
-    if (this.isClosed) sub.end();
+    if (this.isClosed && this.held.length === 0) sub.end();
     else this.subscribers.add(sub);
     return sub;
   }
 
-  /** Refuses further publishes and ends every subscription once it has delivered what it holds. */
+  /**
+   * Refuses further publishes and ends every subscription once it has delivered what it holds
+   * (frames still held for the journal go out first).
+   */
   close(): void {
     if (this.isClosed) return;
     this.isClosed = true;
+    if (this.held.length === 0) this.endSubscriptions();
+  }
+
+  private release(frame: Frame): void {
+    this.releasedId = frame.id!;
+    this.ring.push(frame);
+    for (const sub of this.subscribers) sub.offer(frame);
+    if (this.isClosed && this.held.length === 0) this.endSubscriptions();
+  }
+
+  private endSubscriptions(): void {
     for (const sub of [...this.subscribers]) sub.end();
   }
 

@@ -28,6 +28,8 @@ export interface Frame {
   readonly bytes: number;
   /** The envelope, parsed back from the frame on demand (frames keep only their bytes). */
   readonly envelope: EventEnvelope;
+  /** The envelope's one-line JSON, exactly as on the `data:` line (decoded on demand). */
+  readonly json: string;
 }
 
 export interface EnvelopeFields {
@@ -85,8 +87,12 @@ export function encodeFrame(id: number | undefined, type: string, data: unknown,
     },
     bytes: encoded.byteLength,
     get envelope() {
+      return JSON.parse(this.json) as EventEnvelope;
+    },
+    get json() {
       const text = decoder.decode(encoded);
-      return JSON.parse(text.slice(text.indexOf("\ndata: ") + 7)) as EventEnvelope;
+      // The frame ends with the data line and a blank line ("\n\n").
+      return text.slice(text.indexOf("\ndata: ") + 7, -2);
     },
   };
 }

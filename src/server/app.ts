@@ -14,14 +14,17 @@ import { featureTags, routeCapabilities, type RouteDetail } from "./capability.t
 import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
 import { capabilitiesResponder, capabilitiesRoutes } from "./routes/capabilities.ts";
+import { catalogRoutes } from "./routes/catalog.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes, shallowHealth } from "./routes/health.ts";
+import { historyRoutes } from "./routes/history.ts";
 import { landingRoutes } from "./routes/landing.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
+import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
@@ -57,6 +60,9 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(fileRoutes(deps))
     .use(sessionRoutes(deps))
     .use(sessionInfoRoutes(deps))
+    .use(historyRoutes(deps))
+    .use(restoreRoutes(deps))
+    .use(catalogRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

@@ -5,6 +5,7 @@
  * system (memory use) arrives as an input that may be missing; the snapshot then says so, it never fails.
  */
 import type { Config } from "../config/config.ts";
+import type { RecordingDegraded } from "../store/store.ts";
 import type { ActivitySnapshot, DaemonIdentity } from "./app-deps.ts";
 import type { RateTier } from "./security/rate-limiter.ts";
 
@@ -31,6 +32,8 @@ export interface StatusInputs {
   readonly rateLimitRejected: Readonly<Record<RateTier, number>> | null;
   readonly now: number;
   readonly memory: ProcessMemory | null;
+  /** Null while session recording works (or the daemon has no store). */
+  readonly recording?: RecordingDegraded | null;
 }
 
 /** Share of a cap at which capacity issues are raised. */
@@ -59,6 +62,15 @@ export function statusIssues(s: StatusInputs): StatusIssue[] {
     const total = s.rateLimitRejected.prompt + s.rateLimitRejected.mutation + s.rateLimitRejected.read;
     if (total > 0) issues.push({ code: "rate_limit_hits", severity: "info", message: `${total} request(s) rejected by the rate limiter` });
   }
+  if (s.recording)
+    issues.push({
+      code: "recording_degraded",
+      severity: "warning",
+      message:
+        s.recording.reason === "unavailable"
+          ? `session history is not being recorded: the database could not be opened (${s.recording.error})`
+          : `session history is not being recorded since ${new Date(s.recording.since).toISOString()}: a write failed (${s.recording.error})`,
+    });
   if (s.memory === null)
     issues.push({
       code: "process_memory_unavailable",

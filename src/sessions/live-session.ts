@@ -8,7 +8,7 @@
  * `client-ids.ts`); the prompt originator's id is pinned while its prompt is pending.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { EventBus } from "../events/event-bus.ts";
+import { EventBus, type EventJournal } from "../events/event-bus.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
@@ -37,6 +37,8 @@ export type EndReason = "client_close" | "idle_timeout" | "channel_closed" | "da
 export interface SessionHooks {
   /** The session ended from the runtime side (child exit); the manager forgets it. */
   onDied(session: LiveSession, death: ChannelDeath): void;
+  /** The display name or other metadata changed (the catalog keeps a copy). */
+  onMetadataChanged?(session: LiveSession): void;
 }
 
 export interface SessionOptions {
@@ -48,6 +50,8 @@ export interface SessionOptions {
   readonly promptDeadlineMs: number | null;
   readonly permissions: BrokerSettings;
   readonly logger: Logger;
+  /** Where the bus records its events before releasing them (none: released at once, unrecorded). */
+  readonly journal?: EventJournal;
 }
 
 export class LiveSession implements SessionSink, QueueHost {
@@ -76,7 +80,7 @@ export class LiveSession implements SessionSink, QueueHost {
     this.createdAt = this.clock();
     this.lastSeenAt = this.createdAt;
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };
-    this.bus = new EventBus({ ringSize: options.ringSize, maxSubscribers: MAX_SUBSCRIBERS_PER_SESSION });
+    this.bus = new EventBus({ ringSize: options.ringSize, maxSubscribers: MAX_SUBSCRIBERS_PER_SESSION, ...(options.journal ? { journal: options.journal } : {}) });
     this.clients = new ClientRegistry({
       sessionId: id,
       idleTtlMs: options.clientIdleTtlMs,
@@ -138,6 +142,7 @@ export class LiveSession implements SessionSink, QueueHost {
 
   publish(type: string, data: unknown, fields?: EnvelopeFields): void {
     this.bus.publish(type, data, fields);
+    if (type === "session_metadata_updated") this.hooks.onMetadataChanged?.(this);
   }
 
   onUpdate(params: acp.SessionNotification): void {
@@ -188,6 +193,7 @@ export class LiveSession implements SessionSink, QueueHost {
           if (title !== "") {
             this.metadata.displayName = title;
             this.metadata.titleSource = "agent";
+            this.hooks.onMetadataChanged?.(this);
           }
         }
         break;

@@ -8,10 +8,12 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { ChannelDeath, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
-import { LiveSession, type EndReason, type SessionHooks } from "./live-session.ts";
+import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { RecordingDegraded, Store } from "../store/store.ts";
+import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
+import { RECORDING_DEGRADED_EVENT, recordingDegradedData, sessionJournal } from "./session-recorder.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
@@ -35,8 +37,17 @@ export interface ManagerDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly runtimes: RuntimeRegistry;
+  /** Catalog and journal (none: sessions are neither listed after they end nor recorded). */
+  readonly store?: Store;
   readonly now?: () => number;
 }
+
+/** Takes a loading session's traffic while the agent replays its own history (not republished). */
+const REPLAY_SINK: SessionSink = {
+  onUpdate: () => {},
+  onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
+  onChannelDied: () => {},
+};
 
 export const sessionNotFound = (sessionId: string) => new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, { sessionId });
 
@@ -56,7 +67,19 @@ export class SessionManager {
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
-    this.hooks = { onDied: (s, death) => this.died(s, death) };
+    this.hooks = {
+      onDied: (s, death) => this.died(s, death),
+      onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
+    };
+    deps.store?.listen((status) => {
+      deps.logger.error("recording stopped: events are no longer journaled", { reason: status.reason, error: status.error });
+      for (const session of this.sessions.values()) this.announceDegraded(session, status);
+    });
+  }
+
+  /** The catalog and journal, when the daemon has them. */
+  get store(): Store | null {
+    return this.deps.store ?? null;
   }
 
   get count(): number {
@@ -65,6 +88,11 @@ export class SessionManager {
 
   all(): IterableIterator<LiveSession> {
     return this.sessions.values();
+  }
+
+  /** The live session, or null. */
+  peek(sessionId: string): LiveSession | null {
+    return this.sessions.get(sessionId) ?? null;
   }
 
   /** The live session, or 404 `session_not_found`. */
@@ -103,6 +131,7 @@ export class SessionManager {
     const session = this.get(sessionId);
     const hadRunningPrompt = session.prompts.running !== null;
     this.forget(session);
+    this.deps.store?.sessionEnded(session.id, "closed");
     session.end(reason, { type: "session_closed", data: { reason, ...(closedBy ? { closedBy } : {}) }, originatorClientId: closedBy });
     const live = session.runtime.current();
     if (live) {
@@ -152,6 +181,7 @@ export class SessionManager {
     this.idleStops.clear();
     for (const session of [...this.sessions.values()]) {
       this.forget(session);
+      this.deps.store?.sessionEnded(session.id, "restorable");
       session.end("daemon_shutdown", { type: "session_died", data: { reason: "daemon_shutdown" } });
     }
   }
@@ -214,11 +244,8 @@ export class SessionManager {
   }
 
   /** Starts the runtime if needed and opens a new agent session on it. */
-  private async spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
-    this.checkCaps(runtime);
-    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
-    this.cancelIdleStop(runtime);
-    try {
+  private spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
+    return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
       const response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
         "session/new",
@@ -229,19 +256,20 @@ export class SessionManager {
         throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
       if (this.sessions.has(response.sessionId))
         throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
-      const { limits, settings } = this.deps.config;
-      const session = new LiveSession(response.sessionId, runtime, response, this.hooks, {
-        ringSize: limits.eventRingSize,
-        clock: this.now,
-        clientIdleTtlMs: limits.sessionIdleTimeoutMs,
-        maxPendingPrompts: limits.maxPendingPromptsPerSession,
-        promptDeadlineMs: limits.promptDeadlineMs,
-        permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
-        logger: this.deps.logger,
-      });
-      this.sessions.set(session.id, session);
-      runtime.register(session.id, session);
-      return session;
+      return this.adopt(response.sessionId, runtime, live.profile.name, response);
+    });
+  }
+
+  /**
+   * Runs `work` (which opens an agent session on `runtime`) counted against the caps as a creation
+   * in flight, with the runtime's idle stop held off meanwhile.
+   */
+  private async creating<T>(runtime: WorkspaceRuntime, work: () => Promise<T>): Promise<T> {
+    this.checkCaps(runtime);
+    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
+    this.cancelIdleStop(runtime);
+    try {
+      return await work();
     } finally {
       const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
       if (n === 0) this.inflight.delete(runtime.cwd);
@@ -250,8 +278,64 @@ export class SessionManager {
     }
   }
 
+  /**
+   * Brings a persisted session back on its workspace's agent: `session/resume` or `session/load`
+   * (the one asked for when the agent offers it, else the other one it offers), within
+   * `timeoutMs` for the agent's answer. What the agent replays during a load is not published: the
+   * session's own journal is its history. Throws 409 `restore_unsupported` when the agent offers
+   * neither.
+   */
+  reopen(sessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+    const runtime = this.deps.runtimes.forCwd(workspace);
+    return this.creating(runtime, async () => {
+      const live = await runtime.ensureStarted();
+      const caps = live.channel.init.agentCapabilities;
+      const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
+      const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
+      if (chosen === null)
+        throw new DaemonError(409, "restore_unsupported", "The agent can neither load nor resume a session", { sessionId, requestedAction: action });
+      const method = chosen === "load" ? "session/load" : "session/resume";
+      // Swallows the agent's own replay while it loads.
+      runtime.register(sessionId, REPLAY_SINK);
+      let response: acp.LoadSessionResponse & { models?: unknown };
+      try {
+        response = await live.channel.request(method, { sessionId, cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+      } finally {
+        runtime.unregister(sessionId);
+      }
+      if (this.sessions.has(sessionId)) throw new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
+      return { session: this.adopt(sessionId, runtime, live.profile.name, response ?? {}), method };
+    });
+  }
+
+  /** Registers a live session for an agent session that now exists, and records it in the catalog. */
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState): LiveSession {
+    const { limits, settings } = this.deps.config;
+    const store = this.deps.store;
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId: sessionId, profile });
+    const session = new LiveSession(sessionId, runtime, state, this.hooks, {
+      ringSize: limits.eventRingSize,
+      clock: this.now,
+      clientIdleTtlMs: limits.sessionIdleTimeoutMs,
+      maxPendingPrompts: limits.maxPendingPromptsPerSession,
+      promptDeadlineMs: limits.promptDeadlineMs,
+      permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
+      logger: this.deps.logger,
+      ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
+    });
+    this.sessions.set(session.id, session);
+    runtime.register(session.id, session);
+    if (store?.degraded) this.announceDegraded(session, store.degraded);
+    return session;
+  }
+
+  private announceDegraded(session: LiveSession, status: RecordingDegraded): void {
+    session.publish(RECORDING_DEGRADED_EVENT, recordingDegradedData(session.id, status));
+  }
+
   private died(session: LiveSession, death: ChannelDeath): void {
     this.forget(session);
+    this.deps.store?.sessionEnded(session.id, "restorable");
     session.end("channel_closed", {
       type: "session_died",
       data: { reason: death.reason, exitCode: death.exitCode, signalCode: death.signalCode },

@@ -396,6 +396,14 @@ describe("daemon-wide views", () => {
 
     await d.json("DELETE", `/session/${b.sessionId}`);
     expect((await d.json("GET", "/health?deep")).body).toMatchObject({ sessions: 1, channelAlive: true });
-    expect((await d.json("GET", `/workspace/${workspaceId}/sessions`)).body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([a.sessionId]);
+    // The closed session stays listed (it is persisted), no longer live; the live one keeps its live state.
+    const after = (await d.json("GET", `/workspace/${workspaceId}/sessions`)).body.sessions as { sessionId: string; live: boolean; displayName?: string }[];
+    expect(after.map((s) => [s.sessionId, s.live]).sort()).toEqual(
+      [
+        [a.sessionId, true],
+        [b.sessionId, false],
+      ].sort(),
+    );
+    expect(after.find((s) => s.sessionId === b.sessionId)).toMatchObject({ displayName: "second", persistedState: "closed", hasActivePrompt: false });
   });
 });

@@ -35,6 +35,7 @@ export const daemonStatusRoutes = (deps: AppDeps) =>
           rateLimitRejected: deps.rateLimiter?.rejectedSinceStart() ?? null,
           now: Date.now(),
           memory: readProcessMemory(),
+          recording: deps.sessions.store?.degraded ?? null,
         },
         query.detail ?? "summary",
       ),

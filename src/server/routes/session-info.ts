@@ -4,6 +4,7 @@
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
+import { SessionHistory } from "../../sessions/session-history.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
@@ -12,7 +13,7 @@ import { capability } from "../capability.ts";
 import { SESSION_SUMMARY, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
-import { sessionSummaryProperties } from "../schemas/session-summary.ts";
+import { SessionListQuery, SessionListReply } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
@@ -44,13 +45,13 @@ const WorkspaceParams = t.Object({
   }),
 });
 
-const SessionList = t.Object({ sessions: t.Array(t.Object({ ...sessionSummaryProperties, isArchived: t.Boolean() })) });
 
 /** 404 unknown session, and the agent's errors where the answer asks the agent. */
 const fromAgent = errorResponses({ also: [404, 502, 504] });
 
 export const sessionInfoRoutes = (deps: AppDeps) => {
   const primary = deps.runtimes.primary;
+  const history = new SessionHistory(deps.sessions, deps.sessions.store);
 
   /** A virtual subagent id is answered only while the parent runtime is live. */
   function virtualSession(id: string): boolean {
@@ -92,16 +93,19 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
     )
     .get(
       "/workspace/:id/sessions",
-      ({ params }) => {
+      ({ params, query }) => {
         const selector = params.id;
         if (selector !== workspaceId(primary.cwd) && selector !== primary.cwd) throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-        const sessions = [...deps.sessions.all()].filter((s) => s.workspaceCwd === primary.cwd).map((s) => ({ ...sessionSummary(s), isArchived: false }));
-        return { sessions };
+        const archiveState = query.archiveState ?? "active";
+        if (archiveState !== "active" && archiveState !== "archived")
+          throw new DaemonError(400, "invalid_archive_state", "`archiveState` must be active or archived", { archiveState });
+        return history.list(primary.cwd, archiveState === "archived", query.size, query.cursor);
       },
       {
         params: WorkspaceParams,
-        response: { 200: SessionList, ...errorResponses({ also: [404] }) },
-        detail: capability("session_list", { summary: "Live sessions of a workspace" }),
+        query: SessionListQuery,
+        response: { 200: SessionListReply, ...errorResponses({ also: [404] }) },
+        detail: capability("session_list", { summary: "Sessions of a workspace, persisted and live, newest first" }),
       },
     );
 };

@@ -1,0 +1,94 @@
+/**
+ * Persisted sessions in bulk: `POST /sessions/archive`, `/sessions/unarchive`, `/sessions/delete`
+ * (each id gets an outcome; live sessions are left alone) and `POST /sessions/catalog` (look
+ * sessions up by id), and the workspace-qualified lists `GET /workspaces/:workspace/sessions` (persisted
+ * and live, like `/workspace/:id/sessions`) and `.../sessions/live-state` (live sessions only). See
+ * sessions/session-catalog.ts.
+ */
+import { Elysia, t } from "elysia";
+import { DaemonError } from "../../errors/daemon-error.ts";
+import { MAX_BULK_IDS, SessionCatalog, type BulkAction } from "../../sessions/session-catalog.ts";
+import { SessionHistory } from "../../sessions/session-history.ts";
+import { sessionSummary } from "../../sessions/session-summary.ts";
+import { workspaceId } from "../../workspace/workspace-id.ts";
+import type { AppDeps } from "../app-deps.ts";
+import { capability } from "../capability.ts";
+import { ErrorBody, SessionListQuery, SessionListReply, WorkspaceSelector } from "./history-schemas.ts";
+
+const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
+const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
+const IdsBody = t.Object(
+  { sessionIds: t.Array(t.String({ minLength: 1, maxLength: 512, error: idsError }), { minItems: 1, maxItems: MAX_BULK_IDS, error: idsError }) },
+  { additionalProperties: true, error: idsError },
+);
+const BulkReply = t.Object({
+  results: t.Array(t.Object({ sessionId: t.String(), outcome: t.Union([t.Literal("archived"), t.Literal("unarchived"), t.Literal("deleted"), t.Literal("not_found"), t.Literal("live")]) })),
+});
+const CatalogReply = t.Object({ sessions: t.Array(t.Record(t.String(), t.Unknown())), missing: t.Array(t.String()) });
+const errors = { 400: ErrorBody, 503: ErrorBody };
+
+const SUMMARIES: Record<BulkAction, string> = {
+  archive: "Archive persisted sessions (hidden from the active list)",
+  unarchive: "Unarchive persisted sessions",
+  delete: "Delete persisted sessions and their transcripts; the database is compacted",
+};
+
+const WorkspaceParams = t.Object({ workspace: WorkspaceSelector });
+
+export const catalogRoutes = (deps: AppDeps) => {
+  const catalog = new SessionCatalog(deps.sessions, deps.sessions.store);
+  const history = new SessionHistory(deps.sessions, deps.sessions.store);
+  const primary = deps.runtimes.primary;
+
+  /** The workspace a selector names (this daemon has one): 400 when it is neither id nor path, 404 when it is another. */
+  function workspaceOf(selector: string): string {
+    if (selector === primary.cwd || selector === workspaceId(primary.cwd)) return primary.cwd;
+    if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/"))
+      throw new DaemonError(400, "invalid_workspace", "`:workspace` must decode to a workspace id or absolute path");
+    throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
+  }
+
+  const bulk = (action: BulkAction) =>
+    [
+      `/sessions/${action}`,
+      ({ body }: { body: { sessionIds: string[] } }) => catalog.bulk(action, body.sessionIds),
+      { body: IdsBody, response: { 200: BulkReply, ...errors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
+    ] as const;
+  return new Elysia({ name: "routes/catalog" })
+    .post(...bulk("archive"))
+    .post(...bulk("unarchive"))
+    .post(...bulk("delete"))
+    .post("/sessions/catalog", ({ body }) => catalog.lookup(body.sessionIds), {
+      body: IdsBody,
+      response: { 200: CatalogReply, ...errors },
+      detail: capability("session_catalog_batch", { summary: "Look sessions up by id: live state, or what the catalog holds" }),
+    })
+    .get(
+      "/workspaces/:workspace/sessions",
+      ({ params, query }) => {
+        const workspace = workspaceOf(params.workspace);
+        const archiveState = query.archiveState ?? "active";
+        if (archiveState !== "active" && archiveState !== "archived")
+          throw new DaemonError(400, "invalid_archive_state", "`archiveState` must be active or archived", { archiveState });
+        return history.list(workspace, archiveState === "archived", query.size, query.cursor);
+      },
+      {
+        params: WorkspaceParams,
+        query: SessionListQuery,
+        response: { 200: SessionListReply, 400: ErrorBody, 404: ErrorBody },
+        detail: capability("session_list", { summary: "Sessions of the named workspace, persisted and live, newest first" }),
+      },
+    )
+    .get(
+      "/workspaces/:workspace/sessions/live-state",
+      ({ params }) => {
+        const workspace = workspaceOf(params.workspace);
+        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s), live: true })) };
+      },
+      {
+        params: WorkspaceParams,
+        response: { 200: t.Object({ sessions: t.Array(t.Record(t.String(), t.Unknown())) }), 400: ErrorBody, 404: ErrorBody },
+        detail: capability("workspace_session_live_state", { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
+      },
+    );
+};

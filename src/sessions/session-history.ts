@@ -1,0 +1,151 @@
+/**
+ * History of sessions, live or closed, read from the store only (never from an agent, so a closed
+ * session's history starts no child): which sessions a workspace has (persisted rows with the live
+ * state overlaid), a session's transcript in pages, and everything an export needs.
+ *
+ * Events a subscriber has received are always in the journal (the bus releases a frame only once
+ * it is committed), so the transcript of a live session is never behind its streams.
+ */
+import { DaemonError } from "../errors/daemon-error.ts";
+import type { CatalogRow, JournalRecord, Store } from "../store/store.ts";
+import { decodeCursor, encodeCursor } from "./history-cursor.ts";
+import type { LiveSession } from "./live-session.ts";
+import { sessionNotFound, type SessionManager } from "./session-manager.ts";
+import { sessionSummary } from "./session-summary.ts";
+
+export const DEFAULT_TRANSCRIPT_LIMIT = 100;
+export const MAX_TRANSCRIPT_LIMIT = 500;
+export const DEFAULT_LIST_SIZE = 100;
+export const MAX_LIST_SIZE = 500;
+/**
+ * Most journal bytes one export holds in memory; a longer session answers 413
+ * `transcript_too_large` (its transcript can still be paged).
+ */
+export const MAX_EXPORT_BYTES = 64 * 1024 * 1024;
+/** Records read from the journal per query while exporting. */
+const EXPORT_PAGE = 1000;
+
+export interface TranscriptPage {
+  v: 1;
+  sessionId: string;
+  events: unknown[];
+  hasMore: boolean;
+  nextCursor?: string;
+}
+
+/** What is known about a session: its catalog row, its live self, or both. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly workspace: string;
+  readonly row: CatalogRow | null;
+  readonly live: LiveSession | null;
+}
+
+export interface ExportData {
+  readonly session: SessionRecord;
+  readonly records: readonly JournalRecord[];
+}
+
+/** A positive whole number from a query string, within [1, max], or null when it is not one. */
+export function parseLimit(raw: string | undefined, fallback: number, max: number): number | null {
+  if (raw === undefined) return fallback;
+  if (!/^\d{1,6}$/.test(raw)) return null;
+  const n = Number(raw);
+  return n >= 1 && n <= max ? n : null;
+}
+
+export class SessionHistory {
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly store: Store | null,
+  ) {}
+
+  /** The session, live or persisted, or 404 `session_not_found`. */
+  find(sessionId: string): SessionRecord {
+    const live = this.sessions.peek(sessionId);
+    const row = this.store?.session(sessionId) ?? null;
+    if (live === null && row === null) throw sessionNotFound(sessionId);
+    return { id: sessionId, workspace: live?.workspaceCwd ?? row!.workspace, row, live };
+  }
+
+  transcript(sessionId: string, limitRaw: string | undefined, cursor: string | undefined): TranscriptPage {
+    const limit = parseLimit(limitRaw, DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT);
+    if (limit === null)
+      throw new DaemonError(400, "invalid_transcript_limit", `\`limit\` must be a whole number from 1 to ${MAX_TRANSCRIPT_LIMIT}`, { maxLimit: MAX_TRANSCRIPT_LIMIT });
+    this.find(sessionId);
+    const scope = `transcript:${sessionId}`;
+    const after = cursor === undefined ? 0 : decodeCursor<{ seq: number }>(cursor, scope, { seq: "number" }, "invalid_transcript_cursor").seq;
+    // One extra record says whether another page follows.
+    const records = this.store?.journal(sessionId, after, limit + 1) ?? [];
+    const page = records.slice(0, limit);
+    const hasMore = records.length > limit;
+    return {
+      v: 1,
+      sessionId,
+      events: page.map((r) => JSON.parse(r.envelope) as unknown),
+      hasMore,
+      ...(hasMore ? { nextCursor: encodeCursor(scope, { seq: page[page.length - 1]!.seq }) } : {}),
+    };
+  }
+
+  /** The whole journal of the session, or 413 `transcript_too_large` past MAX_EXPORT_BYTES. */
+  exportData(sessionId: string): ExportData {
+    const session = this.find(sessionId);
+    const records: JournalRecord[] = [];
+    let bytes = 0;
+    for (let after = 0; ; ) {
+      const page = this.store?.journal(sessionId, after, EXPORT_PAGE) ?? [];
+      for (const record of page) {
+        bytes += record.envelope.length;
+        if (bytes > MAX_EXPORT_BYTES)
+          throw new DaemonError(413, "transcript_too_large", "The session is too long to export in one piece; page its transcript instead", { sessionId, maxBytes: MAX_EXPORT_BYTES });
+        records.push(record);
+      }
+      if (page.length < EXPORT_PAGE) break;
+      after = page[page.length - 1]!.seq;
+    }
+    return { session, records };
+  }
+
+  /**
+   * One page of a workspace's sessions, most recently updated first: catalog rows, each overlaid
+   * with its live state when it is live. Live sessions the catalog lacks (recording is degraded)
+   * lead the first page.
+   */
+  list(workspace: string, archived: boolean, sizeRaw: string | undefined, cursor: string | undefined) {
+    const size = parseLimit(sizeRaw, DEFAULT_LIST_SIZE, MAX_LIST_SIZE);
+    if (size === null) throw new DaemonError(400, "invalid_size", `\`size\` must be a whole number from 1 to ${MAX_LIST_SIZE}`, { maxSize: MAX_LIST_SIZE });
+    const scope = `sessions:${workspace}:${archived ? "archived" : "active"}`;
+    const after = cursor === undefined ? null : decodeCursor<{ updatedAt: number; id: string }>(cursor, scope, { updatedAt: "number", id: "string" }, "invalid_cursor");
+    const rows = this.store?.sessions(workspace, archived, size + 1, after) ?? [];
+    const page = rows.slice(0, size);
+    const sessions: Record<string, unknown>[] = [];
+    if (after === null && !archived)
+      for (const live of this.sessions.all()) if (live.workspaceCwd === workspace && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live), isArchived: false, live: true });
+    for (const row of page) {
+      const live = this.sessions.peek(row.id);
+      sessions.push(live ? { ...sessionSummary(live), isArchived: row.archived, live: true } : persistedSummary(row));
+    }
+    const last = page[page.length - 1];
+    return { sessions, ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}) };
+  }
+}
+
+/** The list record of a session that is not live. */
+export function persistedSummary(row: CatalogRow) {
+  const titleSource = row.metadata.titleSource;
+  return {
+    sessionId: row.id,
+    workspaceCwd: row.workspace,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+    ...(row.displayName !== null ? { displayName: row.displayName, ...(typeof titleSource === "string" ? { titleSource } : {}) } : {}),
+    isArchived: row.archived,
+    live: false,
+    // `live` in the catalog with no live session: the daemon that ran it went away without a word.
+    persistedState: row.state === "live" ? "interrupted" : row.state,
+    clientCount: 0,
+    hasActivePrompt: false,
+    activeWorkState: "idle",
+  };
+}

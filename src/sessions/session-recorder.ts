@@ -1,0 +1,24 @@
+/**
+ * What ties live sessions to the store: the journal each session's bus records into, and the event
+ * that tells a session's clients its events are no longer being recorded.
+ */
+import type { EventJournal } from "../events/event-bus.ts";
+import type { RecordingDegraded, Store } from "../store/store.ts";
+
+/**
+ * Published (with an id, so it replays) to every live session when recording stops, and to each
+ * session started while it is stopped. Named after the reference daemon's event.
+ */
+export const RECORDING_DEGRADED_EVENT = "session_recording_degraded";
+
+export function recordingDegradedData(sessionId: string, status: RecordingDegraded) {
+  return { sessionId, reason: status.reason, error: status.error, since: new Date(status.since).toISOString() };
+}
+
+/** The journal of one session's bus. */
+export function sessionJournal(store: Store, sessionId: string, now: () => number): EventJournal {
+  return {
+    record: (epoch, frame, durable) =>
+      store.record({ sessionId, epoch, eventId: frame.id!, type: frame.type, envelope: frame.json, timestamp: now() }, durable),
+  };
+}

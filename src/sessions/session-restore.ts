@@ -1,0 +1,128 @@
+/**
+ * `load` and `resume` of a persisted session. A live session is attached to as it is. Otherwise
+ * the agent brings it back (`SessionManager.reopen`) on a new event bus (new epoch, ids from 1),
+ * within `--session-restore-timeout-ms` (504 `session_restore_timeout` past it; a restore that
+ * completes later leaves the session live, so the retry attaches to it).
+ *
+ * Concurrent restores of one session with the same action share one restore (the later callers
+ * get `attached: true`); a different action while one runs is 409 `restore_in_progress` with
+ * `Retry-After: 5`. `load` answers with a bounded replay of the journal (newest events, at most
+ * `--max-journal-events` and `--max-journal-bytes`, a `history_truncated` marker first when older
+ * ones were left out); `resume` answers without one.
+ */
+import { DaemonError } from "../errors/daemon-error.ts";
+import type { Store } from "../store/store.ts";
+import type { LiveSession } from "./live-session.ts";
+import { sessionNotFound, type SessionManager } from "./session-manager.ts";
+
+export type RestoreAction = "load" | "resume";
+
+export const RESTORE_RETRY_AFTER_SECONDS = 5;
+
+export interface RestoreLimits {
+  readonly timeoutMs: number;
+  readonly maxReplayEvents: number;
+  readonly maxReplayBytes: number;
+}
+
+interface Restoring {
+  readonly action: RestoreAction;
+  readonly done: Promise<{ session: LiveSession; method: string }>;
+}
+
+export class SessionRestorer {
+  /** One entry per session being restored; removed when its restore settles (not at a caller's deadline). */
+  private readonly inProgress = new Map<string, Restoring>();
+
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly store: Store | null,
+    private readonly limits: RestoreLimits,
+  ) {}
+
+  async restore(sessionId: string, action: RestoreAction, clientHeader: string | null) {
+    const running = this.inProgress.get(sessionId);
+    if (running) {
+      if (running.action !== action)
+        throw new DaemonError(
+          409,
+          "restore_in_progress",
+          `Session ${sessionId} is being restored by ${running.action}; retry shortly`,
+          { sessionId, activeAction: running.action, requestedAction: action, reason: "restore_in_progress", retryable: true },
+          RESTORE_RETRY_AFTER_SECONDS,
+        );
+      const { session, method } = await this.bounded(running.done, sessionId, action);
+      return this.reply(session, action, clientHeader, true, method);
+    }
+    const live = this.sessions.peek(sessionId);
+    if (live) return this.reply(live, action, clientHeader, true, "live");
+    const row = this.store?.session(sessionId);
+    if (!row) throw sessionNotFound(sessionId);
+    if (row.archived) throw new DaemonError(409, "session_archived", `Session ${sessionId} is archived; unarchive it to restore it`, { sessionId });
+
+    // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
+    // joins it instead of starting another.
+    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.workspace, action, this.limits.timeoutMs) };
+    this.inProgress.set(sessionId, entry);
+    entry.done
+      .finally(() => {
+        if (this.inProgress.get(sessionId) === entry) this.inProgress.delete(sessionId);
+      })
+      .catch(() => {});
+    const { session, method } = await this.bounded(entry.done, sessionId, action);
+    return this.reply(session, action, clientHeader, false, method);
+  }
+
+  /** `restoring` past the restore timeout (or an agent that did not answer within it) is a 504. */
+  private async bounded<T>(restoring: Promise<T>, sessionId: string, action: RestoreAction): Promise<T> {
+    const { timeoutMs } = this.limits;
+    const expired = () =>
+      new DaemonError(504, "session_restore_timeout", `Restoring session ${sessionId} took longer than ${timeoutMs} ms`, { errorKind: "restore_timeout", retryable: true, sessionId, action, timeoutMs }, RESTORE_RETRY_AFTER_SECONDS);
+    let timer: Timer | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(expired()), timeoutMs);
+    });
+    try {
+      return await Promise.race([restoring, deadline]);
+    } catch (err) {
+      throw err instanceof DaemonError && err.code === "agent_timeout" ? expired() : err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private reply(session: LiveSession, action: RestoreAction, clientHeader: string | null, attached: boolean, restoredBy: string) {
+    const clientId = session.clients.attach(clientHeader);
+    session.noteActivity();
+    const { models, modes, configOptions } = session.state;
+    return {
+      sessionId: session.id,
+      workspaceCwd: session.workspaceCwd,
+      attached,
+      clientId,
+      createdAt: new Date(session.createdAt).toISOString(),
+      state: { models: models ?? null, modes: modes ?? null, configOptions: configOptions ?? [] },
+      hasActivePrompt: session.prompts.running !== null,
+      hasRunningBackgroundTasks: false,
+      lastEventId: session.bus.lastId,
+      eventEpoch: session.bus.epoch,
+      /** How the session came back: `session/load` or `session/resume` on the agent, or `live` (it was). */
+      restoredBy,
+      ...(action === "load" ? { compactedReplay: this.replay(session.id), liveJournal: [] } : {}),
+    };
+  }
+
+  private replay(sessionId: string): unknown[] {
+    const { maxReplayEvents, maxReplayBytes } = this.limits;
+    const { records, omitted } = this.store?.recent(sessionId, maxReplayEvents, maxReplayBytes) ?? { records: [], omitted: 0 };
+    const envelopes = records.map((r) => JSON.parse(r.envelope) as unknown);
+    if (omitted === 0) return envelopes;
+    const marker = {
+      v: 1,
+      type: "history_truncated",
+      data: { reason: "replay_window_exceeded", truncatedEvents: omitted, retainedEvents: records.length, maxEvents: maxReplayEvents, maxBytes: maxReplayBytes, fullTranscriptAvailable: true },
+      _meta: { serverTimestamp: Date.now() },
+    };
+    return [marker, ...envelopes];
+  }
+}

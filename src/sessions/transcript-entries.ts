@@ -1,0 +1,87 @@
+/**
+ * A journal read as a conversation (pure): consecutive message chunks of one kind and prompt are
+ * joined into one entry; tool calls, permission questions, turn ends and session ends become
+ * entries of their own; everything else (mode changes, command lists, bookkeeping) is left out.
+ * What the entries say comes from agents and clients: renderers must escape it.
+ */
+export type EntryKind = "user" | "agent" | "thought" | "tool" | "permission" | "turn_end" | "error" | "session_end" | "notice";
+
+export interface TranscriptEntry {
+  kind: EntryKind;
+  text: string;
+  /** Epoch ms of the entry's first event. */
+  at: number;
+  promptId?: string;
+}
+
+interface Envelope {
+  type?: unknown;
+  data?: unknown;
+  promptId?: unknown;
+  _meta?: { serverTimestamp?: unknown };
+}
+
+const MESSAGE_KINDS: Record<string, EntryKind> = { user_message_chunk: "user", agent_message_chunk: "agent", agent_thought_chunk: "thought" };
+
+const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
+const obj = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** The readable text of an ACP content block. */
+export function contentText(block: unknown): string {
+  const b = obj(block);
+  switch (b.type) {
+    case "text":
+      return str(b.text) ?? "";
+    case "image":
+      return "[image]";
+    case "audio":
+      return "[audio]";
+    case "resource_link":
+      return `[${str(b.name) ?? str(b.uri) ?? "resource"}]`;
+    case "resource":
+      return `[${str(obj(b.resource).uri) ?? "resource"}]`;
+    default:
+      return "";
+  }
+}
+
+export function transcriptEntries(envelopes: readonly unknown[]): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
+  for (const raw of envelopes) {
+    const envelope = obj(raw) as Envelope;
+    const data = obj(envelope.data);
+    const at = typeof envelope._meta?.serverTimestamp === "number" ? envelope._meta.serverTimestamp : 0;
+    const promptId = str(envelope.promptId);
+    const push = (kind: EntryKind, text: string) => out.push({ kind, text, at, ...(promptId ? { promptId } : {}) });
+    switch (envelope.type) {
+      case "session_update": {
+        const update = obj(data.update);
+        const kind = MESSAGE_KINDS[str(update.sessionUpdate) ?? ""];
+        if (kind !== undefined) {
+          const text = contentText(update.content);
+          const last = out[out.length - 1];
+          if (last && last.kind === kind && last.promptId === promptId) last.text += text;
+          else push(kind, text);
+        } else if (update.sessionUpdate === "tool_call") push("tool", `${str(update.title) ?? "tool call"}${str(update.status) ? ` (${str(update.status)})` : ""}`);
+        break;
+      }
+      case "permission_request":
+        push("permission", `Permission asked: ${str(obj(data.toolCall).title) ?? "a tool call"}`);
+        break;
+      case "turn_complete":
+        push("turn_end", `Turn ended: ${str(data.stopReason) ?? "unknown"}`);
+        break;
+      case "turn_error":
+        push("error", `Turn failed: ${str(data.message) ?? "unknown error"}${str(data.code) ? ` (${str(data.code)})` : ""}`);
+        break;
+      case "session_closed":
+      case "session_died":
+        push("session_end", `Session ${envelope.type === "session_closed" ? "closed" : "ended"}: ${str(data.reason) ?? "unknown"}`);
+        break;
+      case "session_recording_degraded":
+        push("notice", "Recording stopped here: later events were not saved");
+        break;
+    }
+  }
+  return out;
+}

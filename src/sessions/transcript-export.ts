@@ -1,0 +1,96 @@
+/**
+ * `/export` formats (pure): `json` (the session and its envelopes), `jsonl` (one envelope per line,
+ * exactly as journaled), `md` and `html` (the conversation, readable). The HTML page is
+ * self-contained (no script, no external resource; one inline style allowed by hash in its CSP)
+ * and every piece of session text in it is escaped.
+ */
+import type { JournalRecord } from "../store/store.ts";
+import type { SessionRecord } from "./session-history.ts";
+import { transcriptEntries, type EntryKind } from "./transcript-entries.ts";
+
+export const EXPORT_FORMATS = ["html", "md", "json", "jsonl"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
+  html: "text/html; charset=utf-8",
+  md: "text/markdown; charset=utf-8",
+  json: "application/json",
+  jsonl: "application/jsonl",
+};
+
+const STYLE =
+  "body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}" +
+  "header{border-bottom:1px solid #ccc;margin-bottom:1rem}.e{margin:.6rem 0;padding:.5rem .8rem;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere}" +
+  ".user{background:#e8f0fe}.agent{background:#f4f4f4}.thought{color:#666;font-style:italic}.tool,.permission,.turn_end,.session_end,.notice{color:#555;font-size:.9em}" +
+  ".error{background:#fdecea}.who{font-weight:600;display:block;font-size:.8em;color:#444}";
+const STYLE_HASH = new Bun.CryptoHasher("sha256").update(STYLE).digest("base64");
+/** Nothing may load or run; only the page's own style applies. Sent as a header too. */
+export const EXPORT_HTML_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+
+const LABELS: Record<EntryKind, string> = {
+  user: "User",
+  agent: "Agent",
+  thought: "Thinking",
+  tool: "Tool",
+  permission: "Permission",
+  turn_end: "Turn",
+  error: "Error",
+  session_end: "Session",
+  notice: "Notice",
+};
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const title = (session: SessionRecord) => session.row?.displayName ?? session.live?.metadata.displayName ?? `Session ${session.id}`;
+const envelopes = (records: readonly JournalRecord[]) => records.map((r) => JSON.parse(r.envelope) as unknown);
+
+export function renderExport(format: ExportFormat, session: SessionRecord, records: readonly JournalRecord[]): string {
+  switch (format) {
+    case "jsonl":
+      return records.map((r) => `${r.envelope}\n`).join("");
+    case "json":
+      return JSON.stringify({
+        v: 1,
+        sessionId: session.id,
+        workspaceCwd: session.workspace,
+        ...(session.row ? { createdAt: new Date(session.row.createdAt).toISOString(), updatedAt: new Date(session.row.updatedAt).toISOString() } : {}),
+        displayName: title(session),
+        events: envelopes(records),
+      });
+    case "md":
+      return markdown(session, records);
+    case "html":
+      return html(session, records);
+  }
+}
+
+/** Markdown: each entry as a labelled paragraph; entry text is fenced so it cannot restyle the page. */
+function markdown(session: SessionRecord, records: readonly JournalRecord[]): string {
+  const lines = [`# ${title(session).replace(/[\r\n]+/g, " ")}`, "", `Workspace: \`${session.workspace.replace(/`/g, "")}\``, ""];
+  for (const entry of transcriptEntries(envelopes(records))) {
+    // A fence longer than any backtick run in the text keeps the text inert.
+    const fence = "`".repeat(Math.max(3, ...[...entry.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+    lines.push(`**${LABELS[entry.kind]}**`, "", fence, entry.text, fence, "");
+  }
+  return lines.join("\n");
+}
+
+function html(session: SessionRecord, records: readonly JournalRecord[]): string {
+  const body = transcriptEntries(envelopes(records))
+    .map((e) => `<div class="e ${e.kind}"><span class="who">${LABELS[e.kind]}</span>${escapeHtml(e.text)}</div>`)
+    .join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(EXPORT_HTML_CSP)}">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title(session))}</title>
+<style>${STYLE}</style></head>
+<body><header><h1>${escapeHtml(title(session))}</h1><p>Workspace: ${escapeHtml(session.workspace)}</p></header>
+<main>
+${body}
+</main></body></html>
+`;
+}

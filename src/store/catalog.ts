@@ -1,0 +1,142 @@
+/**
+ * The session catalog (`sessions` table): what the daemon knows about every session it has run,
+ * live or not. Rows are written when a session starts, when its metadata changes and when it ends;
+ * the journal writer keeps `updated_at` current. Paging is keyset on (updated_at, id), newest first.
+ */
+import type { Database, Statement } from "bun:sqlite";
+
+export type PersistedState = "live" | "closed" | "restorable";
+
+export interface CatalogRow {
+  readonly id: string;
+  readonly workspace: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly displayName: string | null;
+  readonly metadata: Record<string, unknown>;
+  readonly archived: boolean;
+  readonly agentSessionId: string;
+  readonly profile: string | null;
+  readonly state: PersistedState;
+  readonly closedAt: number | null;
+}
+
+export interface NewSession {
+  readonly id: string;
+  readonly workspace: string;
+  readonly createdAt: number;
+  readonly agentSessionId: string;
+  readonly profile: string | null;
+}
+
+/** Where a page of the list starts: after this (updated_at, id), newest first. */
+export interface CatalogKey {
+  readonly updatedAt: number;
+  readonly id: string;
+}
+
+interface RawRow {
+  id: string;
+  workspace: string;
+  created_at: number;
+  updated_at: number;
+  display_name: string | null;
+  metadata: string;
+  archived: number;
+  agent_session_id: string;
+  profile: string | null;
+  state: PersistedState;
+  closed_at: number | null;
+}
+
+function fromRaw(raw: RawRow): CatalogRow {
+  let metadata: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(raw.metadata) as unknown;
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) metadata = parsed as Record<string, unknown>;
+  } catch {
+    // A row edited by hand: the rest of it is still worth listing.
+  }
+  return {
+    id: raw.id,
+    workspace: raw.workspace,
+    createdAt: raw.created_at,
+    updatedAt: raw.updated_at,
+    displayName: raw.display_name,
+    metadata,
+    archived: raw.archived !== 0,
+    agentSessionId: raw.agent_session_id,
+    profile: raw.profile,
+    state: raw.state,
+    closedAt: raw.closed_at,
+  };
+}
+
+export class Catalog {
+  private readonly insert: Statement;
+  private readonly setMeta: Statement;
+  private readonly setState: Statement;
+  private readonly getOne: Statement<RawRow>;
+  private readonly archive: Statement;
+  private readonly removeJournal: Statement;
+  private readonly removeRow: Statement;
+  private readonly firstPage: Statement<RawRow>;
+  private readonly nextPage: Statement<RawRow>;
+
+  constructor(db: Database) {
+    // A session id seen before (an agent that reuses ids across restarts) takes the row over.
+    this.insert = db.query(
+      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state)
+       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live')
+       ON CONFLICT (id) DO UPDATE SET workspace = excluded.workspace, updated_at = excluded.updated_at,
+         agent_session_id = excluded.agent_session_id, profile = excluded.profile, state = 'live', closed_at = NULL`,
+    );
+    this.setMeta = db.query("UPDATE sessions SET display_name = $displayName, metadata = $metadata, updated_at = MAX(updated_at, $now) WHERE id = $id");
+    this.setState = db.query("UPDATE sessions SET state = $state, closed_at = $now, updated_at = MAX(updated_at, $now) WHERE id = $id");
+    this.getOne = db.query("SELECT * FROM sessions WHERE id = $id");
+    this.archive = db.query("UPDATE sessions SET archived = $archived WHERE id = $id");
+    this.removeJournal = db.query("DELETE FROM journal WHERE session_id = $id");
+    this.removeRow = db.query("DELETE FROM sessions WHERE id = $id");
+    this.firstPage = db.query("SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived ORDER BY updated_at DESC, id DESC LIMIT $limit");
+    this.nextPage = db.query(
+      `SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived
+         AND (updated_at < $updatedAt OR (updated_at = $updatedAt AND id < $id))
+       ORDER BY updated_at DESC, id DESC LIMIT $limit`,
+    );
+  }
+
+  create(row: NewSession): void {
+    this.insert.run({ id: row.id, workspace: row.workspace, createdAt: row.createdAt, agentSessionId: row.agentSessionId, profile: row.profile });
+  }
+
+  updateMetadata(id: string, displayName: string | null, metadata: Record<string, unknown>, now: number): void {
+    this.setMeta.run({ id, displayName, metadata: JSON.stringify(metadata), now });
+  }
+
+  markEnded(id: string, state: Exclude<PersistedState, "live">, now: number): void {
+    this.setState.run({ id, state, now });
+  }
+
+  /** True when the session exists. */
+  setArchived(id: string, archived: boolean): boolean {
+    return this.archive.run({ id, archived: archived ? 1 : 0 }).changes > 0;
+  }
+
+  /** Removes the session and its journal; true when it existed. */
+  remove(id: string): boolean {
+    this.removeJournal.run({ id });
+    return this.removeRow.run({ id }).changes > 0;
+  }
+
+  get(id: string): CatalogRow | null {
+    const raw = this.getOne.get({ id });
+    return raw ? fromRaw(raw) : null;
+  }
+
+  /** Up to `limit` sessions of `workspace`, newest first, after `after` when given. */
+  list(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
+    const base = { workspace, archived: archived ? 1 : 0, limit };
+    const rows = after === null ? this.firstPage.all(base) : this.nextPage.all({ ...base, updatedAt: after.updatedAt, id: after.id });
+    return rows.map(fromRaw);
+  }
+}

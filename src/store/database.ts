@@ -1,0 +1,39 @@
+/**
+ * Opens `svc.db` under the data dir: WAL (readers never block the writer, and a commit is one
+ * append to the log), `synchronous=NORMAL` (a commit survives a process crash, SIGKILL included;
+ * only a power loss may take the last commits back), a busy timeout (another daemon on the same data
+ * dir may hold the write lock for a moment), then the schema migrations.
+ */
+import { Database } from "bun:sqlite";
+import { chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { migrate } from "./migrations.ts";
+
+export const DB_FILE = "svc.db";
+/**
+ * How long a write waits for another connection's lock before failing with SQLITE_BUSY (which the
+ * store then treats like any failed write: recording degrades, delivery goes on). Writes block
+ * the event loop while they wait, so this stays short.
+ */
+export const BUSY_TIMEOUT_MS = 2000;
+
+export function openDatabase(dataDir: string): Database {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, DB_FILE);
+  const db = new Database(path, { create: true, strict: true });
+  try {
+    // Transcripts are private: owner only (SQLite gives the -wal and -shm files the same mode).
+    chmodSync(path, 0o600);
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Space freed by deleted sessions goes back to the file system (`Store.deleteSessions`). Takes
+    // effect on a new database only, which is every svc.db: it is set before the first table.
+    db.run("PRAGMA auto_vacuum = INCREMENTAL");
+    db.run("PRAGMA journal_mode = WAL");
+    db.run("PRAGMA synchronous = NORMAL");
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close(false);
+    throw err;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Reads a session's journal back: pages in `seq` order for `/transcript` and `/export`, and the
+ * newest events for a restore's replay. Read-only; never touches what the writer has pending.
+ */
+import type { Database, Statement } from "bun:sqlite";
+
+export interface JournalRecord {
+  /** Position in the whole journal; orders a session's events across epochs. */
+  readonly seq: number;
+  readonly epoch: string;
+  readonly eventId: number;
+  readonly type: string;
+  /** The envelope JSON exactly as subscribers received it. */
+  readonly envelope: string;
+}
+
+interface RawRecord {
+  seq: number;
+  epoch: string;
+  event_id: number;
+  type: string;
+  envelope: string;
+}
+
+const fromRaw = (raw: RawRecord): JournalRecord => ({ seq: raw.seq, epoch: raw.epoch, eventId: raw.event_id, type: raw.type, envelope: raw.envelope });
+
+export class JournalReader {
+  private readonly page: Statement<RawRecord>;
+  private readonly count: Statement<{ n: number }>;
+  private readonly latest: Statement<RawRecord>;
+
+  constructor(db: Database) {
+    this.page = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId AND seq > $afterSeq ORDER BY seq LIMIT $limit");
+    this.count = db.query("SELECT COUNT(*) AS n FROM journal WHERE session_id = $sessionId");
+    this.latest = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId ORDER BY seq DESC LIMIT $limit");
+  }
+
+  /**
+   * The session's newest records, oldest first: at most `maxEvents`, and as many as fit in
+   * `maxBytes` of envelope (at least the newest one), plus how many older ones were left out.
+   */
+  newest(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
+    const records: JournalRecord[] = [];
+    let bytes = 0;
+    for (const raw of this.latest.iterate({ sessionId, limit: maxEvents })) {
+      bytes += raw.envelope.length;
+      if (records.length > 0 && bytes > maxBytes) break;
+      records.push(fromRaw(raw));
+    }
+    records.reverse();
+    return { records, omitted: this.size(sessionId) - records.length };
+  }
+
+  /** Up to `limit` records of the session after `afterSeq` (0: from the start). */
+  after(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
+    return this.page.all({ sessionId, afterSeq, limit }).map(fromRaw);
+  }
+
+  size(sessionId: string): number {
+    return this.count.get({ sessionId })?.n ?? 0;
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The database schema as an ordered list of migrations. `PRAGMA user_version` holds how many have
+ * been applied; `migrate` applies the rest in order, each in its own transaction together with the
+ * version bump, so a crash mid-way leaves the database at a whole version. Migrations are only ever
+ * appended: an applied one is never edited.
+ */
+import type { Database } from "bun:sqlite";
+
+export interface Migration {
+  readonly version: number;
+  readonly up: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    // The session catalog: one row per session this data dir has seen, whatever its state.
+    // `state`: live (a daemon runs it), closed (a client or the idle reaper closed it),
+    // restorable (the daemon or its agent went away under it). A `live` row with no daemon
+    // behind it is a session a crash interrupted.
+    version: 1,
+    up: `
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        workspace TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        display_name TEXT,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        archived INTEGER NOT NULL DEFAULT 0,
+        agent_session_id TEXT NOT NULL,
+        profile TEXT,
+        state TEXT NOT NULL DEFAULT 'live',
+        closed_at INTEGER
+      );
+      CREATE INDEX sessions_by_workspace ON sessions (workspace, archived, updated_at DESC, id);
+    `,
+  },
+  {
+    // The event journal: every event a session published with an id, as the exact envelope JSON
+    // its subscribers received. `seq` orders a session's events across epochs (restores).
+    version: 2,
+    up: `
+      CREATE TABLE journal (
+        seq INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        epoch TEXT NOT NULL,
+        event_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        envelope TEXT NOT NULL
+      );
+      CREATE INDEX journal_by_session ON journal (session_id, seq);
+    `,
+  },
+];
+
+export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/** A database written by a newer svc: its schema is unknown here, so it is not written. */
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError";
+  constructor(readonly found: number) {
+    super(`svc.db has schema version ${found}, newer than this svc knows (${SCHEMA_VERSION})`);
+  }
+}
+
+export function schemaVersion(db: Database): number {
+  return (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+}
+
+/** Brings `db` up to `SCHEMA_VERSION` (or the last of `migrations`); returns the versions applied. */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const current = schemaVersion(db);
+  const target = migrations[migrations.length - 1]?.version ?? 0;
+  if (current > target) throw new SchemaTooNewError(current);
+  const applied: number[] = [];
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.run(migration.up);
+      // PRAGMA takes no bound parameters; the version is a number from the list above.
+      db.run(`PRAGMA user_version = ${migration.version}`);
+    }).immediate();
+    applied.push(migration.version);
+  }
+  return applied;
+}

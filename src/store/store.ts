@@ -1,0 +1,192 @@
+/**
+ * The daemon's persistence: one `svc.db` holding the session catalog and the event journal. Only
+ * this folder touches SQLite.
+ *
+ * Recording never stands in the way of a live session. When the database cannot be opened (the data
+ * dir is unwritable, the file is not a database, it comes from a newer svc) or a write fails (disk
+ * full, read-only, I/O error), the store goes degraded: it records nothing more, releases every
+ * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so. Reads
+ * (list, transcript) keep answering from whatever could be opened.
+ *
+ * The database is opened on first use, not at boot: an idle daemon pays nothing for it.
+ */
+import type { Database } from "bun:sqlite";
+import { DaemonError } from "../errors/daemon-error.ts";
+import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
+import { openDatabase } from "./database.ts";
+import { JournalReader, type JournalRecord } from "./journal-reader.ts";
+import { JournalWriter, type JournalEntry } from "./journal-writer.ts";
+
+export type { CatalogKey, CatalogRow, JournalEntry, JournalRecord, PersistedState };
+
+export interface RecordingDegraded {
+  /** `unavailable`: the database could not be opened; `write_failed`: a write failed. */
+  readonly reason: "unavailable" | "write_failed";
+  readonly error: string;
+  readonly since: number;
+}
+
+export interface StoreOptions {
+  readonly now?: () => number;
+  /** Called once, when recording stops. */
+  readonly onDegraded?: (status: RecordingDegraded) => void;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The open database and what works on it. */
+interface Open {
+  readonly db: Database;
+  readonly catalog: Catalog;
+  readonly reader: JournalReader;
+  readonly writer: JournalWriter;
+}
+
+export class Store {
+  private degradedStatus: RecordingDegraded | null = null;
+  /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
+  private opened: Open | null = null;
+  private closed = false;
+  private readonly now: () => number;
+  private onDegraded: ((status: RecordingDegraded) => void) | null;
+
+  /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
+  constructor(
+    private readonly dataDir: string,
+    options: StoreOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.onDegraded = options.onDegraded ?? null;
+  }
+
+  /** Null while recording works (or has not been tried yet). */
+  get degraded(): RecordingDegraded | null {
+    return this.degradedStatus;
+  }
+
+  /** Sets who hears about degradation (the session manager, once it exists). */
+  listen(onDegraded: (status: RecordingDegraded) => void): void {
+    this.onDegraded = onDegraded;
+  }
+
+  /** Journals `entry`; `durable` runs once it is committed, or at once while recording is degraded. */
+  record(entry: JournalEntry, durable: () => void): void {
+    const open = this.writable();
+    if (open === null) durable();
+    else open.writer.append(entry, durable);
+  }
+
+  sessionStarted(row: NewSession): void {
+    this.write((catalog) => catalog.create(row));
+  }
+
+  metadataChanged(id: string, displayName: string | null, metadata: Record<string, unknown>): void {
+    this.write((catalog) => catalog.updateMetadata(id, displayName, metadata, this.now()));
+  }
+
+  sessionEnded(id: string, state: Exclude<PersistedState, "live">): void {
+    this.write((catalog) => catalog.markEnded(id, state, this.now()));
+  }
+
+  /**
+   * Archives or unarchives sessions, in one transaction; returns the ids that exist. 503
+   * `store_unavailable` while the database cannot be written.
+   */
+  setArchived(ids: readonly string[], archived: boolean): Set<string> {
+    return this.change((open) => new Set(ids.filter((id) => open.catalog.setArchived(id, archived))));
+  }
+
+  /**
+   * Deletes sessions and their journals, in one transaction, then hands the freed pages back to the
+   * file system (compaction: the file shrinks). Returns the ids that existed.
+   */
+  deleteSessions(ids: readonly string[]): Set<string> {
+    // A session closed a moment ago may still have its last events pending: they go first.
+    this.flush();
+    const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
+    if (removed.size > 0) this.change((open) => open.db.run("PRAGMA incremental_vacuum"));
+    return removed;
+  }
+
+  session(id: string): CatalogRow | null {
+    return this.readable()?.catalog.get(id) ?? null;
+  }
+
+  sessions(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
+    return this.readable()?.catalog.list(workspace, archived, limit, after) ?? [];
+  }
+
+  journal(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
+    return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
+  }
+
+  /** The newest records of a session within the bounds (see `JournalReader.newest`). */
+  recent(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
+    return this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 };
+  }
+
+  /** Commits whatever is pending now (shutdown; tests). */
+  flush(): void {
+    this.opened?.writer.flush();
+  }
+
+  /** Flushes and closes the database; recording stops (events are then released at once). Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.flush();
+    this.closed = true;
+    this.opened?.db.close(false);
+    this.opened = null;
+  }
+
+  /** The database for reading (opened on first use), or null when it cannot be. */
+  private readable(): Open | null {
+    if (this.closed) return null;
+    if (this.opened === null && this.degradedStatus === null) {
+      try {
+        const db = openDatabase(this.dataDir);
+        this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer: new JournalWriter(db, (error) => this.degrade("write_failed", error)) };
+      } catch (error) {
+        this.degrade("unavailable", error);
+      }
+    }
+    return this.opened;
+  }
+
+  /** The database for writing, or null while recording is degraded. */
+  private writable(): Open | null {
+    const open = this.readable();
+    return open === null || this.degradedStatus !== null ? null : open;
+  }
+
+  /** A client's change to the catalog: one transaction, or 503 when recording cannot write. */
+  private change<T>(action: (open: Open) => T): T {
+    const open = this.writable();
+    if (open === null)
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database is not writable", { reason: this.degradedStatus?.reason ?? "closed" });
+    try {
+      return open.db.transaction(() => action(open)).immediate();
+    } catch (error) {
+      this.degrade("write_failed", error);
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: a write failed", { reason: "write_failed" });
+    }
+  }
+
+  private write(action: (catalog: Catalog) => void): void {
+    const open = this.writable();
+    if (open === null) return;
+    try {
+      action(open.catalog);
+    } catch (error) {
+      this.degrade("write_failed", error);
+    }
+  }
+
+  private degrade(reason: RecordingDegraded["reason"], error: unknown): void {
+    if (this.degradedStatus !== null) return;
+    this.degradedStatus = { reason, error: describe(error), since: this.now() };
+    // Events still pending are tried once more and released; nothing is recorded after them.
+    this.opened?.writer.stop();
+    this.onDegraded?.(this.degradedStatus);
+  }
+}

@@ -1,0 +1,65 @@
+import { describe, expect, test } from "bun:test";
+import type { SessionRecord } from "../../../src/sessions/session-history.ts";
+import { transcriptEntries } from "../../../src/sessions/transcript-entries.ts";
+import { escapeHtml, renderExport } from "../../../src/sessions/transcript-export.ts";
+import type { JournalRecord } from "../../../src/store/store.ts";
+
+const chunk = (kind: string, text: string, promptId = "p1", at = 1) => ({
+  v: 1,
+  type: "session_update",
+  data: { sessionId: "s", update: { sessionUpdate: kind, content: { type: "text", text } } },
+  promptId,
+  _meta: { serverTimestamp: at },
+});
+
+const records = (envelopes: unknown[]): JournalRecord[] => envelopes.map((e, i) => ({ seq: i + 1, epoch: "e", eventId: i + 1, type: (e as { type: string }).type, envelope: JSON.stringify(e) }));
+const session: SessionRecord = { id: "s-1", workspace: "/w", row: null, live: null };
+
+describe("transcript entries", () => {
+  test("joins consecutive chunks of one kind and prompt; a new kind or prompt starts a new entry", () => {
+    const entries = transcriptEntries([
+      chunk("user_message_chunk", "Hi "),
+      chunk("user_message_chunk", "there"),
+      chunk("agent_message_chunk", "Hel"),
+      chunk("agent_message_chunk", "lo"),
+      chunk("agent_message_chunk", "Again", "p2"),
+      { type: "turn_complete", data: { stopReason: "end_turn" }, _meta: { serverTimestamp: 2 } },
+      { type: "session_update", data: { update: { sessionUpdate: "available_commands_update" } } },
+      { type: "session_closed", data: { reason: "client_close" } },
+    ]);
+    expect(entries.map((e) => [e.kind, e.text])).toEqual([
+      ["user", "Hi there"],
+      ["agent", "Hello"],
+      ["agent", "Again"],
+      ["turn_end", "Turn ended: end_turn"],
+      ["session_end", "Session closed: client_close"],
+    ]);
+  });
+
+  test("survives envelopes of the wrong shape", () => {
+    expect(transcriptEntries([null, 3, "x", { type: "session_update" }, { type: "turn_error", data: [] }])).toEqual([{ kind: "error", text: "Turn failed: unknown error", at: 0 }]);
+  });
+});
+
+describe("export formats", () => {
+  test("escapeHtml leaves nothing that HTML would read as markup", () => {
+    expect(escapeHtml(`<a href="x" onclick='y'>&</a>`)).toBe("&#60;a href=&#34;x&#34; onclick=&#39;y&#39;&#62;&#38;&#60;/a&#62;");
+  });
+
+  test("html escapes every piece of session text, loads nothing and runs nothing", () => {
+    const page = renderExport("html", { ...session, id: "</title><script>x</script>" }, records([chunk("agent_message_chunk", "<script>alert(1)</script>")]));
+    expect(page).not.toContain("<script");
+    expect(page).toContain("&#60;script&#62;alert(1)&#60;/script&#62;");
+    expect(page).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; style-src &#39;sha256-[A-Za-z0-9+/=]+&#39;/);
+  });
+
+  test("markdown fences each entry longer than any backtick run in it", () => {
+    const md = renderExport("md", session, records([chunk("agent_message_chunk", "````\n# not a heading")]));
+    expect(md).toContain("`````\n````\n# not a heading\n`````");
+  });
+
+  test("jsonl is the journaled envelopes, one a line, byte for byte", () => {
+    const recs = records([chunk("user_message_chunk", "a"), chunk("agent_message_chunk", "b")]);
+    expect(renderExport("jsonl", session, recs)).toBe(`${recs[0]!.envelope}\n${recs[1]!.envelope}\n`);
+  });
+});
