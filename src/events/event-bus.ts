@@ -6,6 +6,7 @@
  * subscriber that falls behind is warned (`slow_client_warning`) and then evicted: it gets what it
  * had queued, then `client_evicted`, then its end; the session goes on.
  */
+import type { EventData } from "./event-schemas.ts";
 import { encodeFrame, type EnvelopeFields, type Frame } from "./frame.ts";
 import { ReplayCursor, type ReplayRequest } from "./replay-cursor.ts";
 import { ReplayRing } from "./replay-ring.ts";
@@ -117,7 +118,7 @@ export class Subscription {
         queuedBytes: this.queue.chargedBytes,
         maxQueuedBytes: this.queue.maxQueuedBytes,
         eventBytes: frame.bytes,
-      });
+      } satisfies EventData<"client_evicted">);
       this.end();
       return;
     }
@@ -131,7 +132,7 @@ export class Subscription {
           queuedBytes: this.queue.chargedBytes,
           maxQueuedBytes: this.queue.maxQueuedBytes,
           threshold: result.threshold,
-        }),
+        } satisfies EventData<"slow_client_warning">),
         false,
       );
     }

@@ -12,7 +12,7 @@
 import { Elysia, t, type TSchema } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
-import { EVENT_SCHEMAS } from "../../events/event-schemas.ts";
+import { EVENT_SCHEMAS, type EventData } from "../../events/event-schemas.ts";
 import { CLIENT_ID_HEADER } from "../../sessions/client-ids.ts";
 import { MAX_SUBSCRIBERS_PER_SESSION } from "../../sessions/live-session.ts";
 import type { AppDeps } from "../app-deps.ts";
@@ -128,7 +128,12 @@ export const eventRoutes = (deps: AppDeps) =>
         epoch: session.bus.epoch,
         writerIdleTimeoutMs: deps.config.limits.writerIdleTimeoutMs,
         idleEviction: (idleForMs, timeoutMs) =>
-          session.bus.synthetic("client_evicted", { reason: "writer_idle_timeout", errorKind: "writer_idle_timeout", idleForMs, timeoutMs }),
+          session.bus.synthetic("client_evicted", {
+            reason: "writer_idle_timeout",
+            errorKind: "writer_idle_timeout",
+            idleForMs,
+            timeoutMs,
+          } satisfies EventData<"client_evicted">),
         onClose: () => {
           closed();
           released();
