@@ -23,8 +23,10 @@ const literals = <const T extends readonly string[]>(values: T, description?: st
     description ? { description } : {},
   ) as unknown as TSchema & { static: T[number] };
 
-/** The `errorKind`s a `turn_error` may carry: those an agent may name (passed on as given) and the deadline's own. */
-export const TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout", "prompt_deadline_exceeded"] as const;
+/** The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error` (any other value is dropped). */
+export const AGENT_TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout"] as const;
+/** The closed set of `turn_error` `errorKind`s: the agent's, and the prompt deadline's own. */
+export const TURN_ERROR_KINDS = [...AGENT_TURN_ERROR_KINDS, "prompt_deadline_exceeded"] as const;
 
 /** The cancel record a turn ended by a cancel carries. */
 const PromptCancelled = closed(

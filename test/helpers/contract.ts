@@ -50,15 +50,18 @@ const DOC_ID = "svc-openapi";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface MediaTypeObject {
-  schema?: Json;
+  schema?: unknown;
 }
 interface ResponseObject {
+  description?: string;
+  headers?: Record<string, unknown>;
   content?: Record<string, MediaTypeObject>;
 }
 interface OperationObject {
   responses?: Record<string, ResponseObject>;
 }
-interface OpenApiDocument {
+/** The parts of an OpenAPI 3.1 document the checker reads. */
+export interface OpenApiDocument {
   paths: Record<string, Record<string, OperationObject>>;
   components?: Record<string, Json>;
 }
