@@ -211,18 +211,33 @@ export function contract(): Promise<Contract> {
 
 /** Base URLs of the daemons under contract. */
 const targets = new Set<string>();
+/** Violations kept for the report between two `takeViolations`; past it they are only counted. */
+const MAX_VIOLATIONS_KEPT = 50;
 const violations: string[] = [];
+let violationsDropped = 0;
 
-/** Puts the daemon at `url` under contract; the returned function takes it off again. */
+function record(problem: string): void {
+  if (violations.length < MAX_VIOLATIONS_KEPT) violations.push(problem);
+  else violationsDropped++;
+}
+
+/**
+ * Puts the daemon at `url` under contract; the returned function takes it off again. The contract
+ * starts loading now, so the first response the test receives does not wait for it.
+ */
 export function underContract(url: string): () => void {
   const origin = new URL(url).origin;
   targets.add(origin);
+  contract().catch(() => {}); // a failure to load is reported by the check that needs it
   return () => void targets.delete(origin);
 }
 
 /** The violations recorded since the last call (and forgets them). */
 export function takeViolations(): string[] {
-  return violations.splice(0);
+  const taken = violations.splice(0);
+  if (violationsDropped > 0) taken.push(`… and ${violationsDropped} more`);
+  violationsDropped = 0;
+  return taken;
 }
 
 const mediaTypeOf = (response: Response) => response.headers.get("content-type")?.split(";")[0]!.trim().toLowerCase() ?? null;
@@ -243,7 +258,7 @@ export async function contractFetch(url: string, init?: RequestInit): Promise<Re
     }
   }
   const problem = (await contract()).check(method, parsed.pathname, response.status, mediaType, body);
-  if (problem !== null) violations.push(problem);
+  if (problem !== null) record(problem);
   return response;
 }
 
@@ -254,6 +269,6 @@ export async function frameChecker(url: string): Promise<((envelope: unknown) =>
   const checked = await contract();
   return (envelope) => {
     const problem = checked.checkFrame(parsed.pathname, envelope);
-    if (problem !== null) violations.push(problem);
+    if (problem !== null) record(problem);
   };
 }
