@@ -10,6 +10,7 @@
  * does it join the ring and reach subscribers (so a client never sees an event a crash could take
  * back), and `lastId` is the newest frame released. Frames are released in publish order.
  */
+import type { EventData } from "./event-schemas.ts";
 import { encodeFrame, type EnvelopeFields, type Frame } from "./frame.ts";
 import { ReplayCursor, type ReplayRequest } from "./replay-cursor.ts";
 import { ReplayRing } from "./replay-ring.ts";
@@ -132,7 +133,7 @@ export class Subscription {
         queuedBytes: this.queue.chargedBytes,
         maxQueuedBytes: this.queue.maxQueuedBytes,
         eventBytes: frame.bytes,
-      });
+      } satisfies EventData<"client_evicted">);
       this.end();
       return;
     }
@@ -146,7 +147,7 @@ export class Subscription {
           queuedBytes: this.queue.chargedBytes,
           maxQueuedBytes: this.queue.maxQueuedBytes,
           threshold: result.threshold,
-        }),
+        } satisfies EventData<"slow_client_warning">),
         false,
       );
     }

@@ -11,6 +11,7 @@
  * - every replay ends with `replay_complete`.
  * The replay covers the ids published before the subscription; later ones arrive live.
  */
+import type { EventData } from "./event-schemas.ts";
 import type { Frame } from "./frame.ts";
 import type { ReplayRing } from "./replay-ring.ts";
 
@@ -28,7 +29,11 @@ export interface BusState {
   readonly budgetBytes: number;
 }
 
-export type ReplayStep = { readonly frame: Frame } | { readonly type: string; readonly data: Record<string, unknown> };
+/** A stored frame, or a synthetic notice (its data typed by its event schema). */
+export type ReplayStep =
+  | { readonly frame: Frame }
+  | { readonly type: "state_resync_required"; readonly data: EventData<"state_resync_required"> }
+  | { readonly type: "replay_complete"; readonly data: EventData<"replay_complete"> };
 
 export class ReplayCursor {
   /** Synthetic steps due before the next frame. */
@@ -78,7 +83,7 @@ export class ReplayCursor {
       if (frame === undefined) return this.skipEvicted();
       if (this.replayed > 0 && this.bytes + frame.bytes > this.bus.budgetBytes) {
         this.nextId = this.untilId + 1;
-        return { type: "state_resync_required", data: { reason: "replay_budget_exceeded", lastDeliveredId: this.lastReplayed, earliestAvailableId: frame.id } };
+        return { type: "state_resync_required", data: { reason: "replay_budget_exceeded", lastDeliveredId: this.lastReplayed, earliestAvailableId: frame.id! } };
       }
       this.nextId++;
       this.replayed++;

@@ -21,14 +21,15 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { EventBus } from "../events/event-bus.ts";
+import { AGENT_TURN_ERROR_KINDS } from "../events/event-schemas.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";
 import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { checkPublishable } from "./prompt-content.ts";
 
-/** The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error`; any other value is dropped. */
-const AGENT_ERROR_KINDS: ReadonlySet<string> = new Set(["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout"]);
+/** The `errorKind`s an agent may name in a failed prompt's error data (the event schema's set), passed on in `turn_error`; any other value is dropped. */
+const AGENT_ERROR_KINDS: ReadonlySet<string> = new Set(AGENT_TURN_ERROR_KINDS);
 
 /** Hard ceiling when `--max-pending-prompts-per-session 0` asks for "unlimited". */
 export const UNLIMITED_PENDING_CEILING = 1000;

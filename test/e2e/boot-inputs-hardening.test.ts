@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, openSync, closeSync, ftruncateSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { buildBinary, type BuiltBinary } from "../helpers/build-binary.ts";
-import { MAIN_TS, runSvc, spawnDaemon } from "../helpers/daemon.ts";
+import { MAIN_TS, REPO_ROOT, runSvc, spawnDaemon } from "../helpers/daemon.ts";
 import { connect, requestOn, type KeepAliveSocket } from "../helpers/keep-alive-socket.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -33,16 +33,28 @@ function expectOneLineBootFailure(result: { stdout: string; stderr: string; exit
   expect(result.stderr).toMatch(names);
 }
 
+const MEASURE_RSS = join(REPO_ROOT, "test", "fixtures", "measure-rss.ts");
+
 /** Far above what a daemon failing boot uses, far below reading a 3 GB file into memory. */
 const BOOT_FAILURE_MAX_RSS_BYTES = 1024 ** 3;
 
-/** Runs `svc` to completion like `runSvc`, also reporting its peak resident memory. */
+/**
+ * Runs `svc` to completion like `runSvc`, also reporting its peak resident memory. It is started by
+ * the small `measure-rss.ts` launcher, not by the test runner, whose own resident memory a child
+ * forked from it would count (see the launcher).
+ */
 async function runMeasured(cmd: string[], args: string[], cwd: string, env: Record<string, string>) {
-  const proc = Bun.spawn([...cmd, ...args], { cwd, env: { ...process.env, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+  await using out = tempDir("svc-rss-");
+  const report = join(out.path, "rss.json");
+  const proc = Bun.spawn([process.execPath, MEASURE_RSS, report, "15000", ...cmd, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  clearTimeout(timer);
-  return { stdout, stderr, exitCode, maxRss: proc.resourceUsage()!.maxRSS };
+  return { stdout, stderr, exitCode, maxRss: ((await Bun.file(report).json()) as { maxRss: number }).maxRss };
 }
 
 describe.each(BUILDS)("%s: settings.json that is not a small regular file", (_build, cmd) => {

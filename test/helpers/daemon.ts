@@ -4,6 +4,8 @@
  *   by default, for fast HTTP-level tests; the compiled binary as a child under
  *   `SVC_TEST_TARGET=binary`, with the same interface for HTTP use. `d.daemon` (the in-process
  *   internals) exists only in process; a test that reaches for it cannot run against the binary.
+ * Both put their daemon under the API contract (`contract.ts`): every response `d.fetch` receives
+ * is checked against the daemon's declared schemas.
  * - `spawnDaemon(args)`: a real `svc serve` child process (the target's command unless `cmd` says
  *   otherwise), for boot, signal and process-level tests. Its stdout/stderr are collected; dispose
  *   kills it and waits.
@@ -13,6 +15,7 @@ import { join } from "node:path";
 import { resolveConfig, type Config } from "../../src/config/config.ts";
 import { createDaemon, type Daemon } from "../../src/daemon.ts";
 import { Logger, type LogOutput } from "../../src/logging/logger.ts";
+import { contractFetch, underContract } from "./contract.ts";
 import { testTarget } from "./test-target.ts";
 import { tempDir, type TempDir } from "./temp-dir.ts";
 import { until } from "./until.ts";
@@ -76,6 +79,7 @@ export async function startInProcessDaemon(args: string[] = [], options: StartOp
   const workspace = options.workspace ?? dir!.path;
   const { config, logger, logs } = testServerConfig(workspace, args, options.env);
   const daemon = createDaemon(config, { logger });
+  const offContract = underContract(daemon.url);
   let stopped: Promise<void> | null = null;
   const stop = () => (stopped ??= daemon.stop(1000));
   return {
@@ -85,10 +89,11 @@ export async function startInProcessDaemon(args: string[] = [], options: StartOp
     port: daemon.port,
     workspace,
     logs,
-    fetch: (path, init) => fetch(daemon.url + path, init),
+    fetch: (path, init) => contractFetch(daemon.url + path, init),
     stop,
     async [Symbol.asyncDispose]() {
       await stop();
+      offContract();
       await dir?.[Symbol.asyncDispose]();
     },
   };
@@ -148,6 +153,7 @@ export async function startChildDaemon(cmd: readonly string[], args: string[] = 
   }
   const { proc } = child;
   const port = Number(new URL(child.url).port);
+  const offContract = underContract(child.url);
   let stopped: Promise<void> | null = null;
   const stop = () =>
     (stopped ??= (async () => {
@@ -169,12 +175,13 @@ export async function startChildDaemon(cmd: readonly string[], args: string[] = 
     port,
     workspace,
     logs,
-    fetch: child.fetch,
+    fetch: (path, init) => contractFetch(child.url + path, init),
     stop,
     async [Symbol.asyncDispose]() {
       try {
         await stop();
       } finally {
+        offContract();
         await child[Symbol.asyncDispose]();
         await dir?.[Symbol.asyncDispose]();
       }

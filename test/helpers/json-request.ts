@@ -1,4 +1,8 @@
-/** JSON over `fetch` for tests: status, headers and the parsed body, whatever the status. */
+/**
+ * JSON over `fetch` for tests: status, headers and the parsed body, whatever the status. Responses
+ * of a daemon under contract are checked against its declared schemas (`contract.ts`).
+ */
+import { contractFetch } from "./contract.ts";
 
 export interface JsonReply<T = any> {
   readonly status: number;
@@ -28,5 +32,5 @@ export async function jsonRequest<T = any>(base: string, method: string, path: s
     init.body = typeof body === "string" ? body : JSON.stringify(body);
     (init.headers as Record<string, string>)["content-type"] = "application/json";
   }
-  return await readJsonReply<T>(await fetch(base + path, init));
+  return await readJsonReply<T>(await contractFetch(base + path, init));
 }

@@ -5,7 +5,7 @@
  * which a test on loopback cannot be, so rules that depend on where a request comes from (the
  * `local-only` vote policy) can be tested through their real route. Everything else is a normal
  * request from 127.0.0.1. Disposing ends the sessions, stops the agent children and checks they
- * are gone.
+ * are gone. Its responses are checked against the API contract (`contract.ts`) like a daemon's.
  *
  *   await using app = await startSessionApp({ settings: { policy: { permissionStrategy: "local-only" } } });
  *   await app.json("POST", "/session/…/permission/…", body, { [PEER_ADDRESS_HEADER]: "192.0.2.7" });
@@ -18,6 +18,7 @@ import { TransportStats } from "../../src/server/transport-stats.ts";
 import { RuntimeRegistry } from "../../src/sessions/runtime-registry.ts";
 import { SessionManager } from "../../src/sessions/session-manager.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { underContract } from "./contract.ts";
 import { testServerConfig } from "./daemon.ts";
 import type { DaemonSettingsDoc } from "./fake-agent-daemon.ts";
 import { jsonRequest, type JsonReply } from "./json-request.ts";
@@ -64,6 +65,7 @@ export async function startSessionApp(options: { args?: string[]; settings?: Dae
   const app = createApp(deps);
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: false, development: false, fetch: app.fetch });
   const url = `http://127.0.0.1:${server.port}`;
+  const offContract = underContract(url);
   return {
     url,
     json: (method, path, body, headers) => jsonRequest(url, method, path, body, headers),
@@ -72,6 +74,7 @@ export async function startSessionApp(options: { args?: string[]; settings?: Dae
       sessions.shutdown();
       await runtimes.stop();
       await server!.stop(true);
+      offContract();
       try {
         await expectPidsGone(pids);
       } finally {

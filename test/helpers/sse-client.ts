@@ -3,7 +3,8 @@
  * `retry:` and comment lines exactly as they arrive on the wire, checks every frame's invariants
  * (one `data:` line of JSON whose `type` equals `event:` and whose `id` equals `id:`), and keeps
  * every frame in arrival order. A frame that breaks them fails the next read, `waitForEnd`, and
- * dispose.
+ * dispose. On a daemon under contract (`contract.ts`), the response and each frame's envelope are
+ * also checked against the stream's declared schemas.
  *
  * Two ways to read:
  * - a cursor, for order: `next()` hands out the next unconsumed frame; `waitFor(type, predicate)`
@@ -14,6 +15,8 @@
  *   await using sse = await openSse(`${url}/session/${id}/events`, { headers: { "Last-Event-ID": "0" } });
  *   const done = await sse.waitFor("turn_complete", (f) => f.data.promptId === promptId);
  */
+
+import { contractFetch, frameChecker } from "./contract.ts";
 
 /** The JSON envelope carried on a frame's `data:` line. */
 export interface Envelope {
@@ -72,7 +75,8 @@ const DEFAULT_TIMEOUT_MS = 5000;
 /** Opens an event stream; with `expectOk: false` a non-200 answer is returned for inspection. */
 export async function openSse(url: string, options: OpenOptions = {}): Promise<SseClient> {
   const abort = new AbortController();
-  const response = await fetch(url, { headers: { Accept: "text/event-stream", ...options.headers }, signal: abort.signal });
+  const checkFrame = await frameChecker(url);
+  const response = await contractFetch(url, { headers: { Accept: "text/event-stream", ...options.headers }, signal: abort.signal });
   if ((options.expectOk ?? true) && (response.status !== 200 || !response.headers.get("content-type")?.startsWith("text/event-stream"))) {
     const body = await response.text().catch(() => "");
     abort.abort();
@@ -117,6 +121,7 @@ export async function openSse(url: string, options: OpenOptions = {}): Promise<S
     if (event === undefined || envelope.type !== event) throw new Error(`envelope type ${envelope.type} does not match event: ${event}`);
     const numericId = id === undefined ? undefined : Number(id);
     if (numericId !== envelope.id) throw new Error(`envelope id ${envelope.id} does not match id: ${id}`);
+    checkFrame?.(envelope);
     frames.push({ id: numericId, event, envelope, data: envelope.data, raw: block });
   };
 

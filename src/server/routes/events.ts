@@ -3,10 +3,16 @@
  * this handler for `HEAD` too, which answers the stream's headers (and the GET's 404/400) without
  * subscribing: no replay, no subscriber or connection slot, nothing left open. (So a HEAD cannot
  * tell whether the subscriber limit would refuse a GET.)
+ *
+ * The route publishes the event schemas (`EVENT_SCHEMAS`, owned by the events module) as named
+ * models, so they appear under `components.schemas` of `/openapi.json`. Its responses are declared
+ * in `detail.responses`: the OpenAPI generator gives a `response` schema only a JSON or text/plain
+ * body, and the 200 here is `text/event-stream` whose frames are `SseEvent`s.
  */
-import { Elysia, t } from "elysia";
+import { Elysia, t, type TSchema } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
+import { EVENT_SCHEMAS, type EventData } from "../../events/event-schemas.ts";
 import { CLIENT_ID_HEADER } from "../../sessions/client-ids.ts";
 import { MAX_SUBSCRIBERS_PER_SESSION } from "../../sessions/live-session.ts";
 import type { AppDeps } from "../app-deps.ts";
@@ -28,6 +34,68 @@ function parseMaxQueued(raw: string | undefined): number {
   return n;
 }
 
+const EventsQuery = t.Object(
+  {
+    maxQueued: t.Optional(
+      t.String({
+        description: `Live queue bound in frames, an integer from ${MIN_MAX_QUEUED} to ${MAX_MAX_QUEUED} (default ${DEFAULT_MAX_QUEUED}); anything else is 400 \`invalid_max_queued\``,
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const EventsHeaders = t.Object(
+  {
+    accept: t.Optional(t.String({ description: "`text/event-stream`" })),
+    "last-event-id": t.Optional(
+      t.String({ description: "Replay after this id (decimal; `0` replays from the oldest retained event); anything else means live only" }),
+    ),
+    "x-svc-event-epoch": t.Optional(t.String({ description: "The epoch the client last saw; a different one replays the whole ring after `state_resync_required`" })),
+    [CLIENT_ID_HEADER]: t.Optional(t.String({ description: "The client's id from `POST /session`; kept alive while the stream is open" })),
+  },
+  { additionalProperties: true },
+);
+
+/** The stream's response headers, as the document declares them. */
+const STREAM_HEADERS = {
+  "X-Svc-Event-Epoch": { description: "The session's event epoch; send it back as `X-Svc-Event-Epoch` on reconnect", schema: { type: "string" } },
+  "X-Svc-SSE-Stream-Id": { description: "This stream's id (absent on HEAD)", schema: { type: "string" } },
+  "Cache-Control": { schema: { type: "string", const: "no-cache, no-transform" } },
+  "X-Accel-Buffering": { description: "Disables proxy buffering", schema: { type: "string", const: "no" } },
+} as const;
+
+/** `{error, code, …}`: the daemon's error body with its stable `code`. */
+const errorBody = (code: TSchema, fields: Record<string, TSchema> = {}) => t.Object({ error: t.String(), code, ...fields }, { additionalProperties: false });
+
+/** An answer of the security chain (Host, CORS, bearer) before the route runs: `{error}`. */
+const FrontDoorError = t.Object({ error: t.String() }, { additionalProperties: false });
+
+const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "string" } } } as const;
+const json = (schema: TSchema, description: string, headers?: typeof retryAfter) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { "application/json": { schema } },
+});
+
+/** Every status the route answers, with its body (see the header for why in `detail`). */
+const EVENTS_RESPONSES = {
+  200: {
+    description: "The event stream: `retry: 3000`, then frames (`id:`, `event:`, `data:` one-line `SseEvent` JSON) and `: heartbeat` comments. HEAD answers the headers only.",
+    headers: STREAM_HEADERS,
+    content: { "text/event-stream": { schema: { $ref: "#/components/schemas/SseEvent" } } },
+  },
+  400: json(
+    t.Object({ error: t.String(), code: t.Optional(t.Union([t.Literal("invalid_max_queued"), t.Literal("invalid_request")])) }, { additionalProperties: false }),
+    "`maxQueued` out of range (`invalid_max_queued`), an invalid session id or malformed URL (`invalid_request`), or a bad Host header",
+  ),
+  401: json(FrontDoorError, "Missing or wrong bearer token"),
+  403: json(FrontDoorError, "Refused by the Host or CORS allowlist"),
+  404: json(errorBody(t.Literal("session_not_found"), { sessionId: t.String() }), "No live session with this id"),
+  429: json(errorBody(t.Literal("subscriber_limit_exceeded"), { limit: t.Integer() }), "The session has its maximum of event subscribers", retryAfter),
+  503: json(errorBody(t.Literal("connection_limit_exceeded"), { limit: t.Integer() }), "Too many concurrent connections", retryAfter),
+};
+
 /** The stream's headers that do not depend on one stream (sse-stream.ts adds its stream id). */
 function headHeaders(epoch: string): Record<string, string> {
   return {
@@ -39,7 +107,7 @@ function headHeaders(epoch: string): Record<string, string> {
 }
 
 export const eventRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/events" }).get(
+  new Elysia({ name: "routes/events" }).model(EVENT_SCHEMAS).get(
     "/session/:id/events",
     ({ params, query, request }) => {
       const session = deps.sessions.get(params.id);
@@ -60,7 +128,12 @@ export const eventRoutes = (deps: AppDeps) =>
         epoch: session.bus.epoch,
         writerIdleTimeoutMs: deps.config.limits.writerIdleTimeoutMs,
         idleEviction: (idleForMs, timeoutMs) =>
-          session.bus.synthetic("client_evicted", { reason: "writer_idle_timeout", errorKind: "writer_idle_timeout", idleForMs, timeoutMs }),
+          session.bus.synthetic("client_evicted", {
+            reason: "writer_idle_timeout",
+            errorKind: "writer_idle_timeout",
+            idleForMs,
+            timeoutMs,
+          } satisfies EventData<"client_evicted">),
         onClose: () => {
           closed();
           released();
@@ -69,7 +142,11 @@ export const eventRoutes = (deps: AppDeps) =>
     },
     {
       params: SessionIdParams,
-      query: t.Object({ maxQueued: t.Optional(t.String()) }, { additionalProperties: true }),
-      detail: capability(["session_events", "slow_client_warning", "typed_event_schema"], { summary: "Server-Sent Events stream of the session" }),
+      query: EventsQuery,
+      headers: EventsHeaders,
+      detail: {
+        ...capability(["session_events", "slow_client_warning", "typed_event_schema"], { summary: "Server-Sent Events stream of the session" }),
+        responses: EVENTS_RESPONSES,
+      },
     },
   );

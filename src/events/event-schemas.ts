@@ -1,0 +1,284 @@
+/**
+ * What the event stream carries, as named TypeBox schemas: the envelope (`SseEnvelope`), each event
+ * type's `data` (`<Type>Event`), and `SseEvent`, the envelope discriminated by `type` over every
+ * event the daemon emits. The events module owns them; the server publishes them under
+ * `components.schemas` of `/openapi.json` (`EVENT_SCHEMAS`), and the contract test checks every
+ * frame the test suites receive against them.
+ *
+ * Objects the daemon builds are closed (`additionalProperties: false`), so a field published
+ * without its schema fails the contract test. What the agent supplies (an ACP update, a tool call,
+ * permission options) is passed through as it came, and stays open.
+ */
+import { Type, type Static, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
+
+const closed = <T extends TProperties>(properties: T, description: string) => Type.Object(properties, { additionalProperties: false, description });
+const count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
+const eventId = (description: string) => Type.Integer({ minimum: 0, description });
+const sessionId = Type.String({ description: "The session the event belongs to" });
+const promptId = Type.String({ description: "The prompt the event belongs to" });
+const requestId = Type.String({ description: "The permission request (the vote target)" });
+const literals = <const T extends readonly string[]>(values: T, description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description ? { description } : {},
+  ) as unknown as TSchema & { static: T[number] };
+
+/** The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error` (any other value is dropped). */
+export const AGENT_TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout"] as const;
+/** The closed set of `turn_error` `errorKind`s: the agent's, and the prompt deadline's own. */
+export const TURN_ERROR_KINDS = [...AGENT_TURN_ERROR_KINDS, "prompt_deadline_exceeded"] as const;
+
+/** The cancel record a turn ended by a cancel carries. */
+const PromptCancelled = closed(
+  { cancelledAt: Type.String({ format: "date-time" }), elapsedMs: Type.Integer({ minimum: 0, description: "From the prompt's start (or queueing) to the cancel" }) },
+  "When the prompt was cancelled",
+);
+
+export const SessionUpdateEvent = Type.Object(
+  {
+    sessionId,
+    update: Type.Object(
+      { sessionUpdate: Type.String({ description: "The ACP update kind (agent_message_chunk, tool_call, …)" }) },
+      { additionalProperties: true, description: "The ACP `session/update` payload, as the agent sent it (the prompt echo adds `_meta.source: bridge-echo`)" },
+    ),
+    _meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: true, description: "An ACP `session/update` notification of the agent, or the daemon's echo of a prompt's blocks" },
+);
+
+export const SessionMetadataUpdatedEvent = closed(
+  {
+    sessionId,
+    displayName: Type.Optional(Type.String()),
+    titleSource: Type.Optional(Type.Literal("manual")),
+    prs: Type.Optional(Type.Array(closed({ number: Type.Integer(), url: Type.String(), state: Type.Optional(Type.String()) }, "A pull request linked to the session"))),
+  },
+  "`PATCH /session/:id/metadata` changed these fields",
+);
+
+export const TurnCompleteEvent = closed(
+  {
+    sessionId,
+    promptId,
+    stopReason: Type.String({ description: "The ACP stop reason (`end_turn`, `cancelled`, `max_tokens`, …)" }),
+    promptCancelled: Type.Optional(PromptCancelled),
+  },
+  "A prompt finished",
+);
+
+export const TurnErrorEvent = closed(
+  {
+    sessionId,
+    promptId,
+    message: Type.String(),
+    code: Type.Optional(Type.String({ description: "Stable code, e.g. `channel_closed`, `prompt_deadline_exceeded`, `agent_turn_unanswered`" })),
+    errorKind: Type.Optional(literals(TURN_ERROR_KINDS, "The failure's class (closed set)")),
+  },
+  "A prompt failed or its deadline expired",
+);
+
+export const PromptCancelledEvent = closed(
+  { sessionId, reason: Type.Optional(literals(["session_closed", "prompt_deadline_exceeded"] as const, "Absent for a client's cancel")) },
+  "A prompt was cancelled (by a client, its deadline, or the session closing); its turn still ends with turn_complete or turn_error",
+);
+
+export const PendingPromptAddedEvent = closed(
+  { sessionId, promptId, text: Type.String({ description: "The prompt's text blocks" }), queuedAt: Type.Integer({ description: "Epoch milliseconds" }) },
+  "A prompt was queued behind another",
+);
+
+export const PendingPromptStartedEvent = closed({ sessionId, promptId, text: Type.String() }, "A queued prompt started");
+
+export const PendingPromptCompletedEvent = closed({ sessionId, promptId, state: literals(["completed", "failed"] as const) }, "A prompt that had been queued ended");
+
+export const ModelSwitchedEvent = closed({ sessionId, modelId: Type.String() }, "The session's model changed");
+
+export const ModelSwitchFailedEvent = closed(
+  { sessionId, requestedModelId: Type.String(), error: Type.String() },
+  "A model switch was rejected (on an attach, the only signal)",
+);
+
+const PermissionOutcome = Type.Union([
+  closed({ outcome: Type.Literal("selected"), optionId: Type.String() }, "An option was chosen"),
+  closed({ outcome: Type.Literal("cancelled") }, "The request was cancelled"),
+]);
+
+export const PermissionRequestEvent = closed(
+  {
+    requestId,
+    sessionId,
+    toolCall: Type.Unknown({ description: "The ACP tool call the agent asks about, as it sent it" }),
+    options: Type.Array(
+      Type.Object(
+        { optionId: Type.String() },
+        { additionalProperties: true, description: "An ACP permission option (`optionId`, `name`, `kind`), as the agent sent it" },
+      ),
+    ),
+  },
+  "The agent needs tool confirmation; vote with POST /session/:id/permission/:requestId",
+);
+
+export const PermissionResolvedEvent = closed(
+  {
+    requestId,
+    sessionId,
+    outcome: PermissionOutcome,
+    voterClientId: Type.Optional(Type.String()),
+    reason: Type.Optional(literals(["timeout", "session_closed", "prompt_cancelled", "agent_cancelled", "channel_closed"] as const, "Why it was cancelled; absent when a vote decided it")),
+  },
+  "A permission request was decided or cancelled",
+);
+
+export const PermissionForbiddenEvent = closed(
+  { requestId, sessionId, clientId: Type.Optional(Type.String()), reason: literals(["designated_mismatch", "remote_not_allowed"] as const) },
+  "A vote was refused by the mediation policy",
+);
+
+export const PermissionPartialVoteEvent = closed(
+  {
+    requestId,
+    sessionId,
+    votesReceived: count(),
+    votesNeeded: count(),
+    quorum: count(),
+    optionTallies: Type.Record(Type.String(), count(), { description: "Votes per option id" }),
+  },
+  "A consensus vote was counted; the request is still pending",
+);
+
+export const SessionClosedEvent = closed(
+  {
+    sessionId,
+    reason: literals(["client_close", "idle_timeout"] as const),
+    closedBy: Type.Optional(Type.String({ description: "The client id that closed it" })),
+  },
+  "The session was closed; the stream ends",
+);
+
+export const SessionDiedEvent = closed(
+  {
+    sessionId,
+    reason: literals(["channel_closed", "daemon_shutdown"] as const),
+    exitCode: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+    signalCode: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  },
+  "The agent went away or the daemon is shutting down; the stream ends",
+);
+
+export const SlowClientWarningEvent = closed(
+  {
+    queueSize: count(),
+    maxQueued: count(),
+    lastEventId: eventId("The newest event id when the warning was raised"),
+    queuedBytes: count(),
+    maxQueuedBytes: count(),
+    threshold: literals(["frames", "bytes", "frames_and_bytes"] as const, "Which bound crossed 75%"),
+  },
+  "Synthetic (no id): this subscriber's queue crossed 75% of a bound; once per episode",
+);
+
+export const ClientEvictedEvent = Type.Union(
+  [
+    closed(
+      {
+        reason: literals(["queue_overflow", "queue_bytes_overflow"] as const),
+        droppedAfter: eventId("Reconnect with this Last-Event-ID to lose nothing the ring still holds"),
+        queueSize: count(),
+        maxQueued: count(),
+        queuedBytes: count(),
+        maxQueuedBytes: count(),
+        eventBytes: count(),
+      },
+      "The subscriber's queue overflowed",
+    ),
+    closed(
+      { reason: Type.Literal("writer_idle_timeout"), errorKind: Type.Literal("writer_idle_timeout"), idleForMs: count(), timeoutMs: count() },
+      "The client accepted nothing for the writer idle timeout",
+    ),
+  ],
+  { description: "Synthetic (no id): the subscriber is evicted; the stream ends after this frame" },
+);
+
+export const StateResyncRequiredEvent = closed(
+  {
+    reason: literals(["epoch_reset", "ring_evicted", "replay_budget_exceeded"] as const),
+    detail: Type.Optional(Type.Literal("epoch_mismatch")),
+    lastDeliveredId: Type.Optional(eventId("The last id the client had, or was replayed")),
+    earliestAvailableId: eventId("The oldest id the replay can still deliver"),
+  },
+  "Synthetic (no id): the replay is incomplete; recover through POST /session/:id/load",
+);
+
+export const ReplayCompleteEvent = closed(
+  { replayedCount: count(), lastReplayedEventId: Type.Optional(eventId("The last replayed id")), lastEventId: eventId("The newest id when the subscription began") },
+  "Synthetic (no id): the Last-Event-ID replay is over; live events follow",
+);
+
+/** Each event type the daemon emits, with the schema of its `data`. */
+export const EVENT_DATA = {
+  session_update: SessionUpdateEvent,
+  session_metadata_updated: SessionMetadataUpdatedEvent,
+  turn_complete: TurnCompleteEvent,
+  turn_error: TurnErrorEvent,
+  prompt_cancelled: PromptCancelledEvent,
+  pending_prompt_added: PendingPromptAddedEvent,
+  pending_prompt_started: PendingPromptStartedEvent,
+  pending_prompt_completed: PendingPromptCompletedEvent,
+  model_switched: ModelSwitchedEvent,
+  model_switch_failed: ModelSwitchFailedEvent,
+  permission_request: PermissionRequestEvent,
+  permission_resolved: PermissionResolvedEvent,
+  permission_forbidden: PermissionForbiddenEvent,
+  permission_partial_vote: PermissionPartialVoteEvent,
+  session_closed: SessionClosedEvent,
+  session_died: SessionDiedEvent,
+  slow_client_warning: SlowClientWarningEvent,
+  client_evicted: ClientEvictedEvent,
+  state_resync_required: StateResyncRequiredEvent,
+  replay_complete: ReplayCompleteEvent,
+} as const;
+
+export type EventType = keyof typeof EVENT_DATA;
+/** The `data` of an event of type `K`. */
+export type EventData<K extends EventType> = Static<(typeof EVENT_DATA)[K]>;
+
+/** The component name of an event type's data schema: `turn_complete` → `TurnCompleteEvent`. */
+export const eventSchemaName = (type: string) => `${type.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Event`;
+
+const envelopeFields = {
+  id: Type.Optional(Type.Integer({ minimum: 1, description: "Per-session monotonic id (also the `id:` line); absent on synthetic frames" })),
+  v: Type.Literal(1, { description: "Frame layout version" }),
+  promptId: Type.Optional(Type.String({ description: "The prompt the event belongs to" })),
+  originatorClientId: Type.Optional(Type.String({ description: "The client whose request caused the event" })),
+  _meta: closed({ serverTimestamp: Type.Integer({ description: "Epoch milliseconds at publish" }) }, "Daemon metadata"),
+};
+
+/** The envelope on every frame's `data:` line; `type` equals the frame's `event:` line. */
+export const SseEnvelope = closed(
+  { ...envelopeFields, type: Type.String({ description: "The event type (see SseEvent)" }), data: Type.Unknown({ description: "The event's data; its schema depends on `type`" }) },
+  "The JSON envelope on an SSE frame's `data:` line",
+);
+
+/** A reference to a schema under `components.schemas` of the served document. */
+const componentRef = (name: string) => Type.Unsafe<unknown>({ $ref: `#/components/schemas/${name}` });
+
+/** The envelope of one event type, its `data` by reference to the named data schema. */
+const envelopeOf = (type: EventType): TObject =>
+  closed({ ...envelopeFields, type: Type.Literal(type), data: componentRef(eventSchemaName(type)) }, `A \`${type}\` frame`);
+
+/**
+ * Every frame the stream carries: the envelope, discriminated by `type` (`oneOf`, exactly one
+ * variant matches, since each fixes `type` to its own literal).
+ */
+export const SseEvent = Type.Unsafe<unknown>({
+  oneOf: (Object.keys(EVENT_DATA) as EventType[]).map(envelopeOf),
+  discriminator: { propertyName: "type" },
+  description: "One frame of GET /session/:id/events: the envelope, its `data` schema chosen by `type`",
+});
+
+/** The named schemas `/openapi.json` publishes under `components.schemas`. */
+export const EVENT_SCHEMAS: Record<string, TSchema> = {
+  SseEnvelope,
+  SseEvent,
+  ...Object.fromEntries(Object.entries(EVENT_DATA).map(([type, schema]) => [eventSchemaName(type), schema])),
+};
