@@ -21,7 +21,7 @@ const OTHER_UID = 65534;
 const asRoot = process.getuid?.() === 0;
 
 /** Where a case that expects no warning sends them: any warning fails it. */
-const unexpected = (message: string) => {
+const unexpected = (message: string): void => {
   throw new Error(`unexpected warning: ${message}`);
 };
 const liveDaemons = (home: string, workspace: string, warn = unexpected) => lookUp(home, workspace, warn);
