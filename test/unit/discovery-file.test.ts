@@ -11,14 +11,11 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { join } from "node:path";
 import { discoveryDir, liveDaemons as lookUp, publishDiscovery as publishWith, UnsafeDiscoveryFolderError, workspaceKey, type DiscoveryRecord } from "../../src/runtime/discovery-file.ts";
 import { identify, isThisProcess, runsAs, stillRunning } from "../../src/runtime/process-identity.ts";
+import { AS_ROOT, OTHER_UID, otherUsersProcess } from "../helpers/other-user.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
-import { until } from "../helpers/until.ts";
 
 const WORKSPACE = "/srv/project";
 const self = identify(process.pid)!;
-/** `nobody`: another user, for the cross-user cases (which need root to chown and to run as it). */
-const OTHER_UID = 65534;
-const asRoot = process.getuid?.() === 0;
 
 /** Where a case that expects no warning sends them: any warning fails it. */
 const unexpected = (message: string): void => {
@@ -143,13 +140,6 @@ describe("discovery files", () => {
   });
 });
 
-/** A `sleep` running as `nobody` (setpriv drops to it before exec); null once it has its uid. */
-async function otherUsersProcess() {
-  const proc = Bun.spawn(["setpriv", `--reuid=${OTHER_UID}`, `--regid=${OTHER_UID}`, "--clear-groups", "sleep", "30"], { stdio: ["ignore", "ignore", "ignore"] });
-  await until(() => /^Uid:\s+65534\s/m.test(readFileSync(`/proc/${proc.pid}/status`, "latin1")) && readFileSync(`/proc/${proc.pid}/comm`, "latin1").trim() === "sleep", 5000, "the process to run as nobody");
-  return { pid: proc.pid, startTime: identify(proc.pid)!.startTime, [Symbol.asyncDispose]: async () => void (proc.kill("SIGKILL"), await proc.exited) };
-}
-
 describe("process owner and self", () => {
   test("runsAs: this process runs as this uid, not as another; a gone pid runs as nobody", async () => {
     expect(runsAs(process.pid, process.getuid!())).toBe(true);
@@ -157,7 +147,7 @@ describe("process owner and self", () => {
     expect(runsAs(await deadPid(), process.getuid!())).toBe(false);
   });
 
-  test.skipIf(!asRoot)("runsAs: a process of another user is not ours (as root too, where a signal would reach it)", async () => {
+  test.skipIf(!AS_ROOT)("runsAs: a process of another user is not ours (as root too, where a signal would reach it)", async () => {
     await using other = await otherUsersProcess();
     expect(runsAs(other.pid, 0)).toBe(false);
     expect(runsAs(other.pid, OTHER_UID)).toBe(true);
@@ -215,7 +205,7 @@ describe("only this user's folder and files are trusted", () => {
     }
   });
 
-  test.skipIf(!asRoot)("a folder owned by another user is refused by a lookup and by a publish", async () => {
+  test.skipIf(!AS_ROOT)("a folder owned by another user is refused by a lookup and by a publish", async () => {
     await using home = tempDir();
     makeFolder(home.path);
     const record = recordFor(process.pid, self.startTime);
@@ -247,7 +237,7 @@ describe("only this user's folder and files are trusted", () => {
     expect(liveDaemons(home.path, WORKSPACE)).toEqual([]);
   });
 
-  test.skipIf(!asRoot)("a record owned by another user is skipped, and so is one of ours whose pid runs as another user", async () => {
+  test.skipIf(!AS_ROOT)("a record owned by another user is skipped, and so is one of ours whose pid runs as another user", async () => {
     await using home = tempDir();
     makeFolder(home.path);
     const record = recordFor(process.pid, self.startTime);
