@@ -96,7 +96,7 @@ function isRecord(value: unknown): value is DiscoveryRecord {
 /**
  * Checks the discovery folder `dir` before anything in it is trusted (see the rules above), on the
  * opened folder itself so it cannot be swapped for a symlink between a check and a use. A folder of
- * ours open to others is restricted to 0700 and `warn` says so. Throws UnsafeDiscoveryFolderError
+ * ours with another mode is set to 0700, and `warn` says so when it was open to others. Throws UnsafeDiscoveryFolderError
  * for a folder that is refused, and the filesystem error when there is none (ENOENT).
  */
 function checkFolder(dir: string, warn: Warn): void {
@@ -114,10 +114,11 @@ function checkFolder(dir: string, warn: Warn): void {
     if (uid === null) return;
     const st = fstatSync(fd);
     if (st.uid !== uid) throw new UnsafeDiscoveryFolderError(`discovery folder ${dir} is owned by uid ${st.uid}, not by this user (uid ${uid})`);
-    if ((st.mode & 0o777) !== DIR_MODE) {
-      fchmodSync(fd, DIR_MODE);
-      warn(`discovery folder ${dir} had mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}; restricted it to 0700`);
-    }
+    const mode = st.mode & 0o777;
+    if (mode === DIR_MODE) return;
+    // Also a folder just made under a umask that took owner bits; only one open to others is news.
+    fchmodSync(fd, DIR_MODE);
+    if ((mode & 0o077) !== 0) warn(`discovery folder ${dir} had mode ${mode.toString(8).padStart(4, "0")}; restricted it to 0700`);
   } finally {
     closeSync(fd);
   }

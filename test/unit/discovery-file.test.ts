@@ -124,6 +124,19 @@ describe("discovery files", () => {
     }
   });
 
+  test("the published file is 0600 whatever the umask, so lookups trust it", async () => {
+    await using home = tempDir();
+    const record = recordFor(process.pid, self.startTime);
+    const previous = process.umask(0o277);
+    try {
+      const published = publishDiscovery(home.path, record);
+      expect(statSync(published.path).mode & 0o777).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+    expect(liveDaemons(home.path, WORKSPACE)).toEqual([record]);
+  });
+
   test("remove() leaves a file that no longer records this daemon", async () => {
     await using home = tempDir();
     const published = publishDiscovery(home.path, recordFor(process.pid, self.startTime));
