@@ -124,11 +124,14 @@ describe("--parent-pid values that cannot be watched fail boot", () => {
 
   test("an exited process not yet reaped (a zombie)", async () => {
     await using ws = tempDir();
-    // `true` exits at once; its parent then execs `sleep`, which never waits for it: a zombie.
-    const holder = Bun.spawn(["sh", "-c", "true & echo $!; exec sleep 30"], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    // The shell execs `sleep`, which never waits for its background child: killed after the exec
+    // (before it, the shell could still reap it), the child stays a zombie.
+    const holder = Bun.spawn(["sh", "-c", "sleep 30 & echo $!; exec sleep 60"], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     try {
       const reader = holder.stdout.getReader();
       const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim());
+      await until(() => readFileSync(`/proc/${holder.pid}/cmdline`, "utf8") === "sleep\x0060\x00", 5000, "the shell to exec sleep");
+      process.kill(zombie, "SIGKILL");
       await until(() => /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${zombie}/stat`, "utf8")), 5000, "the zombie");
       const result = await runSvc(["serve", "--ready-json", "--port", "0", "--workspace", ws.path, "--parent-pid", String(zombie)]);
       expectOneLineBootFailure(result, new RegExp(`--parent-pid: no running process has pid ${zombie}`));
