@@ -2,7 +2,8 @@
  * Which process a pid names, robust to PID reuse: the pid plus its kernel start time
  * (`/proc/<pid>/stat` field 22, clock ticks since boot). A pid that is later held by another process
  * has another start time. Where /proc is missing (not Linux), the start time is null and only the
- * pid's existence can be checked.
+ * pid's existence can be checked. Also: whether a process runs as a given user, and whether a pid
+ * names this process itself.
  */
 import { existsSync, readFileSync } from "node:fs";
 
