@@ -1,8 +1,9 @@
 /**
  * `svc discover [--workspace <dir>]`: for launchers and scripts, prints the discovery record of the
  * live daemon serving the workspace (the earliest started, when several are) as one JSON line on
- * stdout and exits 0; exits 1 with nothing on stdout when none is running; bad arguments print one
- * line on stderr and exit 2. It reads files only: no network, no daemon started.
+ * stdout and exits 0; exits 1 with nothing on stdout when none is running (or the discovery folder
+ * is refused: a warning on stderr says why); bad arguments print one line on stderr and exit 2. It
+ * reads files only (at most it sets a folder of ours back to 0700): no network, no daemon started.
  */
 import { BootError } from "./config/boot-error.ts";
 import { DISCOVER_USAGE, discoverHelpRequested, resolveDiscoverConfig, type DiscoverConfig } from "./config/discover-config.ts";

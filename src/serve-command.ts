@@ -41,7 +41,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     const { parentPid } = config.launcher;
     if (parentPid !== null) {
       // `sh -c 'exec svc serve --parent-pid $$'` passes the daemon its own pid: a watch that could never fire.
-      if (isThisProcess(parentPid)) throw new BootError(`--parent-pid: ${parentPid} is this daemon's own pid; pass the pid of the process that should outlive it`);
+      if (isThisProcess(parentPid)) throw new BootError(`--parent-pid: ${parentPid} is this daemon's own pid; pass the launcher's pid (the process whose end should stop the daemon)`);
       parentWatch = watchParent(parentPid, () => void shutdown({ reason: "parent-exited" }));
       if (parentWatch === null) throw new BootError(`--parent-pid: no running process has pid ${parentPid}`);
     }

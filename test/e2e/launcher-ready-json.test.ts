@@ -146,7 +146,7 @@ describe("--parent-pid values that cannot be watched fail boot", () => {
     // `exec` replaces the shell, so $$ is the daemon's pid: a watch that could never fire.
     const cmd = ["sh", "-c", 'exec "$@" --parent-pid $$', "sh", ...svcCommand()];
     const result = await runSvc(["serve", "--ready-json", "--port", "0", "--workspace", ws.path], { cmd });
-    expectOneLineBootFailure(result, /^svc: --parent-pid: \d+ is this daemon's own pid; pass the pid of the process that should outlive it$/);
+    expectOneLineBootFailure(result, /^svc: --parent-pid: \d+ is this daemon's own pid; pass the launcher's pid \(the process whose end should stop the daemon\)$/);
   });
 
   test("a live pid is accepted (control)", async () => {
