@@ -7,14 +7,14 @@
  */
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
-import { flagHelp } from "./config/flags.ts";
+import { flagHelp, helpRequested } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
 import { watchParent, type ParentWatch } from "./runtime/parent-watch.ts";
-import { identify } from "./runtime/process-identity.ts";
+import { identify, isThisProcess } from "./runtime/process-identity.ts";
 import { shieldSecrets } from "./runtime/secret-shield.ts";
 import { VERSION } from "./version.ts";
 
@@ -24,7 +24,7 @@ const SHUTDOWN_DEADLINE_MS = 5000;
 export const SERVE_USAGE = `usage: svc serve [flags]\n\nflags:\n${flagHelp()}\n`;
 
 export async function serveCommand(args: readonly string[], processStartedAt: number): Promise<void> {
-  if (args.includes("--help") || args.includes("-h")) {
+  if (helpRequested(args)) {
     process.stdout.write(SERVE_USAGE);
     return;
   }
@@ -40,6 +40,8 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     for (const warning of config.warnings) logger.warn(warning);
     const { parentPid } = config.launcher;
     if (parentPid !== null) {
+      // `sh -c 'exec svc serve --parent-pid $$'` passes the daemon its own pid: a watch that could never fire.
+      if (isThisProcess(parentPid)) throw new BootError(`--parent-pid: ${parentPid} is this daemon's own pid; pass the launcher's pid (the process whose end should stop the daemon)`);
       parentWatch = watchParent(parentPid, () => void shutdown({ reason: "parent-exited" }));
       if (parentWatch === null) throw new BootError(`--parent-pid: no running process has pid ${parentPid}`);
     }
@@ -106,7 +108,7 @@ function readyLine(r: DiscoveryRecord): string {
 /** The discovery file, or null with a warning when the data dir is unusable: serving matters more than being found. */
 function publish(config: Config, record: DiscoveryRecord, logger: Logger): PublishedDiscovery | null {
   try {
-    const published = publishDiscovery(config.dataDir, record);
+    const published = publishDiscovery(config.dataDir, record, (message) => logger.warn(message));
     logger.debug("discovery file written", { path: published.path });
     return published;
   } catch (err) {

@@ -6,8 +6,14 @@
 import { parseArgs } from "node:util";
 import { BootError } from "./boot-error.ts";
 import { canonicalWorkspace, dataDirFor } from "./config.ts";
+import { helpRequested } from "./flags.ts";
 
 export const DISCOVER_USAGE = "usage: svc discover [--workspace <dir>]\n\nprints the discovery record of the live daemon serving the workspace (default: the current directory) as one JSON line; exits 1 when there is none\n";
+
+const OPTIONS = { workspace: { type: "string" } } as const;
+
+/** Whether `svc discover …args` asks for help (`--help`/`-h` as a flag, not as the value of `--workspace`). */
+export const discoverHelpRequested = (args: readonly string[]) => helpRequested(args, OPTIONS);
 
 export interface DiscoverConfig {
   readonly dataDir: string;
@@ -22,7 +28,7 @@ export function resolveDiscoverConfig(inputs: {
 }): DiscoverConfig {
   let workspace: string | undefined;
   try {
-    workspace = parseArgs({ args: [...inputs.args], options: { workspace: { type: "string" } }, strict: true, allowPositionals: false }).values.workspace;
+    workspace = parseArgs({ args: [...inputs.args], options: OPTIONS, strict: true, allowPositionals: false }).values.workspace;
   } catch (err) {
     throw new BootError((err as Error).message.replace(/\. To specify.*$/s, "").split("\n")[0]!);
   }

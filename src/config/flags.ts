@@ -84,12 +84,30 @@ export function envSwitch(env: Readonly<Record<string, string | undefined>>, nam
   return raw !== undefined && truthyEnv(name, raw);
 }
 
-/** Parses `svc serve` arguments; flags win over their environment variables. */
-export function readFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): FlagValues {
-  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {};
+type ParserOptions = Record<string, { type: "string" | "boolean"; multiple?: boolean }>;
+
+/** The flag table as `parseArgs` options. */
+function parserOptions(): ParserOptions {
+  const options: ParserOptions = {};
   for (const [name, spec] of Object.entries(FLAGS) as [string, FlagSpec][])
     options[name] = { type: spec.kind === "bool" ? "boolean" : "string", ...("multiple" in spec && spec.multiple ? { multiple: true } : {}) };
+  return options;
+}
 
+/**
+ * Whether `argv` asks for help: `--help` or `-h` where the parser reads a flag, as `options` define
+ * the flags. As the value of a flag (`--token -h`, `--workspace --help`) or after `--` it is not a
+ * request for help, and the strict parse that follows decides (here: an ambiguous value, a boot
+ * error). Help wins over any other mistake in `argv`.
+ */
+export function helpRequested(argv: readonly string[], options: ParserOptions = parserOptions()): boolean {
+  const { tokens } = parseArgs({ args: [...argv], options: { ...options, help: { type: "boolean", short: "h" } }, strict: false, allowPositionals: true, tokens: true });
+  return tokens.some((token) => token.kind === "option" && token.name === "help");
+}
+
+/** Parses `svc serve` arguments; flags win over their environment variables. */
+export function readFlags(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): FlagValues {
+  const options = parserOptions();
   let parsed: Record<string, string | boolean | string[] | undefined>;
   try {
     parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as typeof parsed;

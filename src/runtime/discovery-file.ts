@@ -16,16 +16,27 @@
  * - Stale files (the pid is gone, or now names another process) are skipped by lookups and swept by
  *   the next daemon that publishes for the same workspace, with any temp file a killed daemon left.
  * - A daemon removes its file on clean exit, and only while the file still records it.
+ * - Only this user's files are trusted, so another user cannot point a launcher (and its bearer
+ *   token) at a daemon of theirs. The folder must be a real directory (not a symlink) owned by this
+ *   uid with no group or other access: a folder of ours with a looser mode is restricted to 0700
+ *   (with a warning), any other is refused. A record is read only when it is a regular file (not a
+ *   symlink, FIFO or device: opened with O_NOFOLLOW | O_NONBLOCK and checked on the open descriptor)
+ *   owned by this uid with mode 0600, and at most MAX_RECORD_BYTES + 1 bytes of it are ever read.
+ *   A lookup returns it only while its pid runs as this uid.
+ *   (The data dir above the folder is the user's own, as for every other file of the daemon.)
  */
 import { createHash } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { stillRunning } from "./process-identity.ts";
+import { runsAs, stillRunning } from "./process-identity.ts";
 
 /** Subfolder of the data dir that holds the discovery files. */
 export const DISCOVERY_FOLDER = "daemons";
-/** A discovery file is a few hundred bytes; anything larger than this is not one and is skipped unread. */
+/** A discovery file is a few hundred bytes; anything larger than this is not one and is skipped (read at most this plus one byte). */
 const MAX_RECORD_BYTES = 16 * 1024;
+/** The only modes a trusted folder and record have. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 /** How many files of one workspace a lookup or sweep reads; the rest are left alone (a directory someone flooded). */
 const MAX_FILES_PER_WORKSPACE = 256;
 
@@ -49,7 +60,18 @@ export interface PublishedDiscovery {
   remove(): void;
 }
 
+/** Where a lookup or publish reports something the user should know (a folder repaired or refused). */
+export type Warn = (message: string) => void;
+
 export const discoveryDir = (dataDir: string) => join(dataDir, DISCOVERY_FOLDER);
+
+/** This process's uid, or null where the platform has no uids (Windows: no owner or mode checks). */
+const ownUid = (): number | null => process.getuid?.() ?? null;
+
+const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
+
+/** The discovery folder cannot be trusted; the message says why. */
+export class UnsafeDiscoveryFolderError extends Error {}
 
 export const workspaceKey = (workspace: string) => createHash("sha256").update(workspace).digest("hex");
 
@@ -71,14 +93,76 @@ function isRecord(value: unknown): value is DiscoveryRecord {
   );
 }
 
-/** The record in `path`, or null when it is missing, oversized or not a discovery record. */
-function readRecord(path: string): DiscoveryRecord | null {
+/**
+ * Checks the discovery folder `dir` before anything in it is trusted (see the rules above), on the
+ * opened folder itself so it cannot be swapped for a symlink between a check and a use. A folder of
+ * ours with another mode is set to 0700, and `warn` says so when it was open to others. Throws UnsafeDiscoveryFolderError
+ * for a folder that is refused, and the filesystem error when there is none (ENOENT).
+ */
+function checkFolder(dir: string, warn: Warn): void {
+  let fd: number;
   try {
-    if (statSync(path).size > MAX_RECORD_BYTES) return null;
-    const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    // With O_DIRECTORY, Linux answers ENOTDIR for a symlink too; say which it is.
+    if (errnoOf(err) === "ELOOP" || errnoOf(err) === "ENOTDIR")
+      throw new UnsafeDiscoveryFolderError(`discovery folder ${dir} is ${isSymlink(dir) ? "a symbolic link" : "not a directory"}`);
+    throw err;
+  }
+  try {
+    const uid = ownUid();
+    if (uid === null) return;
+    const st = fstatSync(fd);
+    if (st.uid !== uid) throw new UnsafeDiscoveryFolderError(`discovery folder ${dir} is owned by uid ${st.uid}, not by this user (uid ${uid})`);
+    const mode = st.mode & 0o777;
+    if (mode === DIR_MODE) return;
+    // Also a folder just made under a umask that took owner bits; only one open to others is news.
+    fchmodSync(fd, DIR_MODE);
+    if ((mode & 0o077) !== 0) warn(`discovery folder ${dir} had mode ${mode.toString(8).padStart(4, "0")}; restricted it to 0700`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The record in `path`, or null when it is missing, not a regular file of ours with mode 0600,
+ * oversized or not a discovery record. Never blocks: a FIFO or a device is refused on its
+ * descriptor, and at most MAX_RECORD_BYTES + 1 bytes are read whatever the file claims.
+ */
+function readRecord(path: string): DiscoveryRecord | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    const uid = ownUid();
+    if (!st.isFile() || st.size > MAX_RECORD_BYTES) return null;
+    if (uid !== null && (st.uid !== uid || (st.mode & 0o777) !== FILE_MODE)) return null;
+    const buf = Buffer.allocUnsafe(MAX_RECORD_BYTES + 1);
+    let filled = 0;
+    for (;;) {
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      filled += n;
+      if (n === 0 || filled === buf.length) break;
+    }
+    if (filled > MAX_RECORD_BYTES) return null;
+    const parsed: unknown = JSON.parse(buf.toString("utf8", 0, filled));
     return isRecord(parsed) ? parsed : null;
   } catch {
     return null;
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -110,13 +194,15 @@ function filesOf(dir: string, workspace: string): FileEntry[] {
 }
 
 /**
- * Publishes `record` for its workspace: sweeps the workspace's stale files, then writes this
- * daemon's file atomically. Throws the filesystem error when the data dir is unusable (the caller
- * warns and carries on serving).
+ * Publishes `record` for its workspace: checks the folder (creating it), sweeps the workspace's
+ * stale files, then writes this daemon's file atomically. Throws UnsafeDiscoveryFolderError for a
+ * folder it refuses, or the filesystem error when the data dir is unusable (the caller warns and
+ * carries on serving).
  */
-export function publishDiscovery(dataDir: string, record: DiscoveryRecord): PublishedDiscovery {
+export function publishDiscovery(dataDir: string, record: DiscoveryRecord, warn: Warn): PublishedDiscovery {
   const dir = discoveryDir(dataDir);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  checkFolder(dir, warn);
   for (const file of filesOf(dir, record.workspace))
     if (!stillRunning(file)) tryUnlink(file.path);
 
@@ -124,8 +210,10 @@ export function publishDiscovery(dataDir: string, record: DiscoveryRecord): Publ
   const path = join(dir, name);
   // Named by this process's identity too, so no other daemon ever opens it; `wx` refuses a planted one.
   const temp = join(dir, `.${name}.tmp`);
-  const fd = openSync(temp, "wx", 0o600);
+  const fd = openSync(temp, "wx", FILE_MODE);
   try {
+    // Exactly 0600 whatever the umask, or lookups would not trust it.
+    fchmodSync(fd, FILE_MODE);
     writeSync(fd, `${JSON.stringify(record)}\n`);
     fsyncSync(fd);
   } finally {
@@ -146,15 +234,27 @@ export function publishDiscovery(dataDir: string, record: DiscoveryRecord): Publ
   };
 }
 
-/** The live daemons serving `workspace` (a canonical real path), earliest started first. */
-export function liveDaemons(dataDir: string, workspace: string): DiscoveryRecord[] {
+/**
+ * The live daemons of this user serving `workspace` (a canonical real path), earliest started first.
+ * None when there is no folder, or when the folder is refused or unreadable (`warn` says why).
+ */
+export function liveDaemons(dataDir: string, workspace: string, warn: Warn): DiscoveryRecord[] {
+  const dir = discoveryDir(dataDir);
+  try {
+    checkFolder(dir, warn);
+  } catch (err) {
+    if (err instanceof UnsafeDiscoveryFolderError) warn(`${err.message}; not trusting what it holds`);
+    else if (errnoOf(err) !== "ENOENT") warn(`cannot read discovery folder ${dir} (${errnoOf(err) ?? (err as Error).message})`);
+    return [];
+  }
+  const uid = ownUid();
   const live: DiscoveryRecord[] = [];
-  for (const file of filesOf(discoveryDir(dataDir), workspace)) {
+  for (const file of filesOf(dir, workspace)) {
     if (file.temp) continue;
     const record = readRecord(file.path);
     // The content must agree with the name (a copied or edited file is not trusted) and the process must still run.
     if (record === null || record.workspace !== workspace || record.pid !== file.pid || record.pidStartTime !== file.startTime) continue;
-    if (stillRunning(file)) live.push(record);
+    if (stillRunning(file) && (uid === null || runsAs(file.pid, uid))) live.push(record);
   }
   return live.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
 }

@@ -2,9 +2,10 @@
  * Which process a pid names, robust to PID reuse: the pid plus its kernel start time
  * (`/proc/<pid>/stat` field 22, clock ticks since boot). A pid that is later held by another process
  * has another start time. Where /proc is missing (not Linux), the start time is null and only the
- * pid's existence can be checked.
+ * pid's existence can be checked. Also: whether a process runs as a given user, and whether a pid
+ * names this process itself.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 export interface ProcessIdentity {
   readonly pid: number;
@@ -53,4 +54,40 @@ export function identify(pid: number): ProcessIdentity | null {
 export function stillRunning(who: ProcessIdentity): boolean {
   const now = identify(who.pid);
   return now !== null && (who.startTime === null || now.startTime === null || now.startTime === who.startTime);
+}
+
+/** The real and effective uids of `pid` (`/proc/<pid>/status`, line `Uid:`), or null where unknown. */
+function uidsOf(pid: number): { real: number; effective: number } | null {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "latin1");
+  } catch {
+    return null;
+  }
+  const match = /^Uid:\s+(\d+)\s+(\d+)/m.exec(status);
+  return match === null ? null : { real: Number(match[1]), effective: Number(match[2]) };
+}
+
+/**
+ * Whether the live process `pid` runs as `uid`: its real and effective uids are both `uid`. Without
+ * /proc, whether an unprivileged signal could reach it (same user); as root that cannot be told
+ * apart, and the answer is true.
+ */
+export function runsAs(pid: number, uid: number): boolean {
+  const uids = uidsOf(pid);
+  if (uids !== null) return uids.real === uid && uids.effective === uid;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `pid` names this very process: its own pid, or on Linux one of its threads (a thread id
+ * answers signals and has a /proc entry like a pid). Watching it would never see it end.
+ */
+export function isThisProcess(pid: number): boolean {
+  return pid === process.pid || (Number.isSafeInteger(pid) && pid > 0 && existsSync(`/proc/self/task/${pid}`));
 }

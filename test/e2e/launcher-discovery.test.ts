@@ -3,12 +3,15 @@
  * a live daemon's file (0600 in a 0700 folder, no token) is what `svc discover` prints; it is removed
  * on SIGTERM/SIGINT; a SIGKILLed daemon's file is stale, skipped, and replaced by the next daemon for
  * the workspace; concurrent daemons for one workspace each own their file and never delete each
- * other's; an unusable data dir leaves the daemon serving, with a warning.
+ * other's; an unusable data dir leaves the daemon serving, with a warning. Only this user's folder
+ * and files are trusted: another user's planted record is never answered, a FIFO or a device named
+ * like a record stalls nothing, a folder open to others is restricted, a symlinked one refused.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { discover, discoveryFolder, spawnReady, type DiscoveryRecord, type ReadyDaemon } from "../helpers/launcher.ts";
+import { AS_ROOT, OTHER_UID, otherUsersProcess } from "../helpers/other-user.ts";
 import { pidGone } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -171,6 +174,93 @@ describe.concurrent("discovery file", () => {
   });
 });
 
+/** The path of a record for `pid` in the folder where `like` (a daemon's file) sits: same workspace key. */
+const recordPathLike = (like: string, pid: number, startTime: string) => join(discoveryFolder(like.slice(0, like.lastIndexOf("/daemons/"))), `${like.split("/").pop()!.split(".")[0]}.${pid}.${startTime}.json`);
+
+const mkfifo = (path: string) => expect(Bun.spawnSync(["mkfifo", "-m", "600", path]).exitCode).toBe(0);
+
+describe.concurrent("discovery files only this user can have written", () => {
+  test.skipIf(!AS_ROOT)("another user's planted record (a live process of theirs, started earlier, another URL) is never what discover answers", async () => {
+    await using dir = tempDir("svc-disc-");
+    const { home, workspace, env } = setUp(dir.path);
+    await using d = await spawnReady(["--workspace", workspace], { env });
+    const ours = onlyRecord(home);
+    await using other = await otherUsersProcess();
+    // What another user could leave in a folder they can write to: a well-formed record that agrees
+    // with its name, for a process of theirs that is running, started long before, pointing elsewhere.
+    const planted = recordPathLike(ours.path, other.pid, other.startTime);
+    writeFileSync(planted, JSON.stringify({ ...ours.record, url: "http://127.0.0.1:1", port: 1, pid: other.pid, pidStartTime: other.startTime, startedAt: "2000-01-01T00:00:00.000Z" }), { mode: 0o600 });
+    chownSync(planted, OTHER_UID, OTHER_UID);
+    expect((await discover(["--workspace", workspace], { env })).record).toEqual(ours.record);
+    // Even a record of ours (the file owned by us) is not answered for a process of another user.
+    chownSync(planted, 0, 0);
+    expect((await discover(["--workspace", workspace], { env })).record).toEqual(ours.record);
+    expect(await d.terminate()).toBe(0);
+  });
+
+  test("a FIFO or a symlink to a device named like a live record: discover answers at once with the daemon", async () => {
+    await using dir = tempDir("svc-disc-");
+    const { home, workspace, env } = setUp(dir.path);
+    await using d = await spawnReady(["--workspace", workspace], { env });
+    const ours = onlyRecord(home);
+    // Named for processes that are running (this test process, a sleeping child), so a lookup opens them.
+    const sleeper = Bun.spawn(["sleep", "30"], { stdio: ["ignore", "ignore", "ignore"] });
+    try {
+      mkfifo(recordPathLike(ours.path, process.pid, startTimeOf(process.pid)));
+      symlinkSync("/dev/zero", recordPathLike(ours.path, sleeper.pid, startTimeOf(sleeper.pid)));
+      // runSvc kills a discover that hangs (15 s): an exit code of null.
+      const found = await discover(["--workspace", workspace], { env });
+      expect(found.exitCode).toBe(0);
+      expect(found.record).toEqual(ours.record);
+    } finally {
+      sleeper.kill("SIGKILL");
+      await sleeper.exited;
+    }
+    expect(await d.terminate()).toBe(0);
+  });
+
+  test("the daemon's own file replaced by a FIFO: SIGTERM still stops it cleanly, and the FIFO stays", async () => {
+    await using dir = tempDir("svc-disc-");
+    const { home, workspace, env } = setUp(dir.path);
+    await using d = await spawnReady(["--workspace", workspace], { env });
+    const { path } = onlyRecord(home);
+    unlinkSync(path);
+    mkfifo(path);
+    expect(await d.terminate()).toBe(0);
+    expect(statSync(path).isFIFO()).toBe(true);
+  });
+
+  test("a folder of ours open to others: the daemon restricts it to 0700 with a warning, and publishes", async () => {
+    await using dir = tempDir("svc-disc-");
+    const { home, workspace, env } = setUp(dir.path);
+    mkdirSync(discoveryFolder(home), { recursive: true });
+    chmodSync(discoveryFolder(home), 0o777);
+    await using d = await spawnReady(["--workspace", workspace], { env });
+    expect(statSync(discoveryFolder(home)).mode & 0o777).toBe(0o700);
+    await until(() => /WARN discovery folder .* had mode 0777; restricted it to 0700/.test(d.stderr()), 5000, "the warning");
+    expect((await discover(["--workspace", workspace], { env })).record).toEqual(onlyRecord(home).record);
+    expect(await d.terminate()).toBe(0);
+  });
+
+  test("a symlinked folder: the daemon serves without a file and writes nothing through the link; discover refuses it", async () => {
+    await using dir = tempDir("svc-disc-");
+    const { home, workspace, env } = setUp(dir.path);
+    const elsewhere = join(dir.path, "elsewhere");
+    mkdirSync(elsewhere, { mode: 0o700 });
+    mkdirSync(home);
+    symlinkSync(elsewhere, discoveryFolder(home));
+    await using d = await spawnReady(["--workspace", workspace], { env });
+    expect((await fetch(`${d.ready.url}/health`)).status).toBe(200);
+    await until(() => d.stderr().includes("discovery file not written"), 5000, "the warning");
+    expect(d.stderr()).toMatch(/WARN discovery file not written.*is a symbolic link/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    const none = await discover(["--workspace", workspace], { env });
+    expect(none).toMatchObject({ exitCode: 1, stdout: "" });
+    expect(none.stderr).toContain(`svc discover: discovery folder ${discoveryFolder(home)} is a symbolic link; not trusting what it holds`);
+    expect(await d.terminate()).toBe(0);
+  });
+});
+
 describe("svc discover arguments", () => {
   test("a bad flag or a missing workspace: one stderr line, exit 2", async () => {
     await using dir = tempDir("svc-disc-");
@@ -186,5 +276,15 @@ describe("svc discover arguments", () => {
     const result = await discover(["--help"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("usage: svc discover");
+  });
+
+  test("--help or -h as the value of --workspace is not a request for help: exit 2, no usage", async () => {
+    await using dir = tempDir("svc-disc-");
+    for (const value of ["--help", "-h"]) {
+      const result = await discover(["--workspace", value], { env: { SVC_HOME: dir.path } });
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toBe(`svc discover: Option '--workspace' argument is ambiguous.\n`);
+    }
   });
 });

@@ -119,6 +119,8 @@ describe.concurrent("--parent-pid", () => {
     const holder = Bun.spawn(["sh", "-c", "sleep 30 & echo $!; exec sleep 60"], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     try {
       const watched = Number(new TextDecoder().decode((await holder.stdout.getReader().read()).value).trim());
+      // Killed only after the exec: before it, the shell could still reap its child.
+      await until(() => readFileSync(`/proc/${holder.pid}/cmdline`, "utf8") === "sleep\x0060\x00", 5000, "the shell to exec sleep");
       await using d = await spawnReady(["--workspace", workspace, "--parent-pid", String(watched)], { env });
       process.kill(watched, "SIGKILL");
       await until(() => /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${watched}/stat`, "utf8")), 5000, "the watched process to be a zombie");

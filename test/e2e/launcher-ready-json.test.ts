@@ -3,11 +3,12 @@
  * SVC_TEST_TARGET=binary): exactly one JSON line on stdout once the listener accepts connections,
  * never the token, nothing else on stdout for the daemon's whole life; boot failures print no JSON,
  * one stderr line, exit 2. `--parent-pid` values that cannot be watched fail boot the same way.
+ * `--help`/`-h` means help only where a flag is read, never as a flag's value.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { runSvc } from "../helpers/daemon.ts";
+import { runSvc, svcCommand } from "../helpers/daemon.ts";
 import { spawnReady } from "../helpers/launcher.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -123,11 +124,14 @@ describe("--parent-pid values that cannot be watched fail boot", () => {
 
   test("an exited process not yet reaped (a zombie)", async () => {
     await using ws = tempDir();
-    // `true` exits at once; its parent then execs `sleep`, which never waits for it: a zombie.
-    const holder = Bun.spawn(["sh", "-c", "true & echo $!; exec sleep 30"], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
+    // The shell execs `sleep`, which never waits for its background child: killed after the exec
+    // (before it, the shell could still reap it), the child stays a zombie.
+    const holder = Bun.spawn(["sh", "-c", "sleep 30 & echo $!; exec sleep 60"], { stdin: "ignore", stdout: "pipe", stderr: "ignore" });
     try {
       const reader = holder.stdout.getReader();
       const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim());
+      await until(() => readFileSync(`/proc/${holder.pid}/cmdline`, "utf8") === "sleep\x0060\x00", 5000, "the shell to exec sleep");
+      process.kill(zombie, "SIGKILL");
       await until(() => /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${zombie}/stat`, "utf8")), 5000, "the zombie");
       const result = await runSvc(["serve", "--ready-json", "--port", "0", "--workspace", ws.path, "--parent-pid", String(zombie)]);
       expectOneLineBootFailure(result, new RegExp(`--parent-pid: no running process has pid ${zombie}`));
@@ -137,10 +141,39 @@ describe("--parent-pid values that cannot be watched fail boot", () => {
     }
   });
 
+  test("the daemon's own pid (a shell's $$ that then execs the daemon)", async () => {
+    await using ws = tempDir();
+    // `exec` replaces the shell, so $$ is the daemon's pid: a watch that could never fire.
+    const cmd = ["sh", "-c", 'exec "$@" --parent-pid $$', "sh", ...svcCommand()];
+    const result = await runSvc(["serve", "--ready-json", "--port", "0", "--workspace", ws.path], { cmd });
+    expectOneLineBootFailure(result, /^svc: --parent-pid: \d+ is this daemon's own pid; pass the launcher's pid \(the process whose end should stop the daemon\)$/);
+  });
+
   test("a live pid is accepted (control)", async () => {
     await using ws = tempDir();
     await using d = await spawnReady(["--workspace", ws.path, "--parent-pid", String(process.pid)]);
     expect(d.ready.pid).toBe(d.proc.pid);
     expect(await d.terminate()).toBe(0);
+  });
+});
+
+describe("help only where a flag is read", () => {
+  test.each([
+    ["--workspace --help", ["--workspace", "--help"], /^svc: Option '--workspace' argument is ambiguous\.$/],
+    ["--token -h", ["--token", "-h"], /^svc: Option '--token' argument is ambiguous\.$/],
+    ["--log-level --help", ["--log-level", "--help"], /^svc: Option '--log-level' argument is ambiguous\.$/],
+    ["after --", ["--", "--help"], /^svc: Unexpected argument '--help'/],
+  ])("as a value (%s): a boot error naming the flag, no usage, no daemon", async (_what, flags, names) => {
+    await using ws = tempDir();
+    expectOneLineBootFailure(await runSvc(["serve", "--ready-json", "--port", "0", "--workspace", ws.path, ...flags]), names);
+    // Without the `serve` word too.
+    expectOneLineBootFailure(await runSvc(["--ready-json", "--port", "0", "--workspace", ws.path, ...flags]), names);
+  });
+
+  test.each(["--help", "-h", "--token x -h", "--port 70000 --help", "--bogus -h"])("as a flag (%s): usage on stdout, exit 0", async (flags) => {
+    const result = await runSvc(["serve", "--ready-json", ...flags.split(" ")]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toStartWith("usage: svc serve [flags]");
+    expect(result.stderr).toBe("");
   });
 });
