@@ -220,11 +220,17 @@ export class SessionManager {
     this.cancelIdleStop(runtime);
     try {
       const live = await runtime.ensureStarted();
-      const response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
-        "session/new",
-        { cwd: runtime.cwd, mcpServers: [] },
-        { timeoutMs: this.deps.config.limits.initTimeoutMs },
-      );
+      let response: acp.NewSessionResponse & { models?: unknown };
+      try {
+        response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
+          "session/new",
+          { cwd: runtime.cwd, mcpServers: [] },
+          { timeoutMs: this.deps.config.limits.initTimeoutMs },
+        );
+      } catch (err) {
+        // Before a first session ever opened, a dead channel is a failed start (see `sessionOpenFailed`).
+        throw await runtime.sessionOpenFailed(live, err);
+      }
       if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
         throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
       if (this.sessions.has(response.sessionId))
@@ -241,6 +247,7 @@ export class SessionManager {
       });
       this.sessions.set(session.id, session);
       runtime.register(session.id, session);
+      runtime.sessionOpened(live);
       return session;
     } finally {
       const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
