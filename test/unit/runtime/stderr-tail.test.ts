@@ -1,7 +1,7 @@
 /** An agent's stderr on its way to the log: known secrets are replaced in every line logged or kept. */
 import { describe, expect, test } from "bun:test";
 import { stderrSecrets } from "../../../src/runtime/stderr-secrets.ts";
-import { StderrTail } from "../../../src/runtime/stderr-tail.ts";
+import { MAX_LINE_CHARS, StderrTail } from "../../../src/runtime/stderr-tail.ts";
 
 describe("StderrTail", () => {
   test("replaces each secret in the lines it logs and in the tail it keeps, also across chunks", () => {
@@ -11,6 +11,33 @@ describe("StderrTail", () => {
     tail.push("secret-value rejected\nbearer tok-12345678 and \u001b[31mtok-1234\u001b[0m5678\n");
     expect(logged).toEqual(["key [redacted] rejected", "bearer [redacted] and [redacted]"]);
     expect(tail.tail()).toEqual(logged);
+  });
+
+  test("a secret straddling the MAX_LINE_CHARS cut is replaced before the line is cut: no part of it is logged", () => {
+    const secret = "sk-straddle-0123456789abcdef";
+    for (const offset of [5, 1, secret.length - 1]) {
+      const logged: string[] = [];
+      const tail = new StderrTail((line) => logged.push(line), [secret]);
+      // The secret starts `offset` characters before the cut.
+      tail.push(`${"x".repeat(MAX_LINE_CHARS - offset)}${secret} and more\n`);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+      expect(logged[0]).not.toContain(secret.slice(0, offset));
+    }
+  });
+
+  test("an endless line cut inside a secret (the rest never read) keeps no prefix of it", () => {
+    const secret = "sk-endless-0123456789abcdef";
+    const logged: string[] = [];
+    const tail = new StderrTail((line) => logged.push(line), [secret]);
+    // The read stops inside the secret; the rest of the line is dropped unseen.
+    const line = `${"y".repeat(MAX_LINE_CHARS + secret.length - 4)}${secret}${"z".repeat(5000)}`;
+    for (let i = 0; i < line.length; i += 700) tail.push(line.slice(i, i + 700));
+    tail.push("\n");
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+    expect(logged[0]!.endsWith("sk-")).toBe(false);
+    expect(logged[0]).not.toContain("sk-end");
   });
 });
 
