@@ -6,7 +6,8 @@
  * character left. Known secrets (`stderr-secrets.ts`) are replaced in every line before it is logged
  * or kept, and before the line is cut: a line is read up to MAX_LINE_CHARS plus the longest secret,
  * so a secret that starts before the cut is still whole when it is replaced; of a line longer than
- * that, the last characters that could begin a secret cut off mid-way are dropped as well.
+ * that, a start of a secret left dangling at the end of what was read (the escape sequences taken
+ * out may have pulled it before the cut) is dropped as well.
  */
 import { redactSecrets } from "../logging/redact.ts";
 import { stripAnsi } from "../logging/terminal-text.ts";
@@ -21,14 +22,12 @@ export class StderrTail {
   private overflowed = false;
   /** How much of a line is read: MAX_LINE_CHARS plus the longest secret (the line's bound in memory). */
   private readonly readChars: number;
-  private readonly longestSecret: number;
 
   constructor(
     private readonly onLine: (line: string) => void,
     private readonly secrets: readonly string[],
   ) {
-    this.longestSecret = Math.max(0, ...secrets.map((s) => s.length));
-    this.readChars = MAX_LINE_CHARS + this.longestSecret;
+    this.readChars = MAX_LINE_CHARS + Math.max(0, ...secrets.map((s) => s.length));
   }
 
   /** Feeds a decoded chunk. */
@@ -64,7 +63,7 @@ export class StderrTail {
   private emit(): void {
     let line = redactSecrets(stripAnsi(this.partial.replace(/\r$/, "")), this.secrets);
     // The read stopped inside the line: its last characters may be the start of a secret.
-    if (this.overflowed && this.longestSecret > 0) line = line.slice(0, Math.max(0, line.length - (this.longestSecret - 1)));
+    if (this.overflowed) line = line.slice(0, line.length - danglingSecretStart(line, this.secrets));
     line = line.slice(0, MAX_LINE_CHARS);
     this.partial = "";
     this.overflowed = false;
@@ -72,6 +71,18 @@ export class StderrTail {
     if (this.lines.length > MAX_LINES) this.lines.shift();
     this.onLine(line);
   }
+}
+
+/** How many of `text`'s last characters are the start of a secret (the longest such start; 0 if none). */
+function danglingSecretStart(text: string, secrets: readonly string[]): number {
+  let longest = 0;
+  for (const secret of secrets)
+    for (let k = Math.min(secret.length - 1, text.length); k > longest; k--)
+      if (text.endsWith(secret.slice(0, k))) {
+        longest = k;
+        break;
+      }
+  return longest;
 }
 
 /** Pumps a stderr stream into a tail until EOF. */
