@@ -21,7 +21,7 @@ describe("StderrTail", () => {
       // The secret starts `offset` characters before the cut.
       tail.push(`${"x".repeat(MAX_LINE_CHARS - offset)}${secret} and more\n`);
       // Replaced whole, then cut: the marker's start is what remains of it.
-      expect(logged).toEqual([`${"x".repeat(MAX_LINE_CHARS - offset)}${"[redacted]".slice(0, offset)}`]);
+      expect(logged).toEqual([`${"x".repeat(MAX_LINE_CHARS - offset)}[redacted] and more`.slice(0, MAX_LINE_CHARS)]);
     }
   });
 
