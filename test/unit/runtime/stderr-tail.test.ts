@@ -35,10 +35,8 @@ describe("StderrTail", () => {
     const line = `${colours}${"y".repeat(MAX_LINE_CHARS + secret.length - 4 - colours.length)}${secret}${"z".repeat(5000)}`;
     for (let i = 0; i < line.length; i += 700) tail.push(line.slice(i, i + 700));
     tail.push("\n");
-    expect(logged).toHaveLength(1);
-    expect(logged[0]!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
-    expect(logged[0]!.endsWith("sk-")).toBe(false);
-    expect(logged[0]).not.toContain("sk-end");
+    // What was read ends in the secret's first 4 characters: they are dropped.
+    expect(logged).toEqual(["y".repeat(MAX_LINE_CHARS + secret.length - 4 - colours.length)]);
   });
 });
 
