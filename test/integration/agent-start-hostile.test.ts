@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
 import { expectPidsGone } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -153,5 +154,20 @@ describe.concurrent("the daemon shutting down while an agent starts", () => {
     expect(reply.status).toBe(503);
     expect(reply.body).toMatchObject({ code: "daemon_shutting_down", retryable: false });
     await expectPidsGone([pid!], 2000, "the starting child");
+  });
+});
+
+describe.concurrent("an agent's error answer to a later request", () => {
+  test("known secrets are replaced in its message and its data (turn_error), like in its stderr", async () => {
+    const secret = `sk-hostile-${crypto.randomUUID()}`;
+    await using d = await fakeAgentDaemon([], { env: { OPENAI_API_KEY: secret } });
+    await using s = await openSession(d);
+    await using sse = await s.events();
+    const withDetails = (await s.prompt(`@error -32000 bad key ${secret} :: details ${secret}`)).body.promptId;
+    expect((await untilTurnEnds(sse, withDetails)).at(-1)!.data).toMatchObject({ message: "details [redacted]", code: "-32000" });
+    const plain = (await s.prompt(`@error -32000 bad key ${secret}`)).body.promptId;
+    const end = (await untilTurnEnds(sse, plain)).at(-1)!;
+    expect(end.data).toMatchObject({ message: expect.stringContaining("bad key [redacted]"), code: "-32000" });
+    expect(JSON.stringify(end.data)).not.toContain(secret);
   });
 });
