@@ -49,7 +49,7 @@ export class ChannelClosedError extends DaemonError {
   override readonly name = "ChannelClosedError";
   constructor(
     detail: string,
-    /** Set when the daemon closed it because of what the agent wrote on stdout: the rule it broke. */
+    /** Set when the daemon closed it because of what the agent wrote on stdout: what it did ("it flooded stdout …"). */
     readonly outputRejected: string | null = null,
   ) {
     super(503, "acp_channel_unavailable", `The agent channel is closed: ${detail}`, { errorKind: "protocol_error", retryable: true }, 1);
@@ -106,11 +106,15 @@ function rpcError(err: unknown): { code: number; message: string; data: unknown 
   return err instanceof Error && typeof rpc.code === "number" ? { code: rpc.code, message: err.message, data: rpc.data } : null;
 }
 
+/** What the daemon says when it cut a child off for a line over MAX_MESSAGE_BYTES (the SDK's MessageTooLargeError). */
+const OVERSIZED = `it wrote a message over the ${MAX_MESSAGE_BYTES}-byte cap on stdout`;
+
 function toDaemonError(err: unknown, method: string, secrets: readonly string[], outputRejected: string | null): DaemonError {
   if (err instanceof DaemonError) return err;
   const rpc = rpcError(err);
   if (rpc !== null) return new AgentRequestError(rpc.code, agentText(rpc.message, secrets), redactData(rpc.data, secrets));
-  return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`, outputRejected);
+  const rejected = outputRejected ?? (err instanceof Error && err.name === "MessageTooLargeError" ? OVERSIZED : null);
+  return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`, rejected);
 }
 
 /**
@@ -200,7 +204,7 @@ export class AcpChannel {
     });
     let rejected: string | null = null;
     const reject = (why: string) => {
-      rejected ??= why;
+      rejected ??= `it flooded stdout with output that is not ACP (${why})`;
       options.logger.warn("agent stdout rejected", { pid: child.pid, why });
     };
     const budget = new StrayOutputBudget();

@@ -50,9 +50,9 @@ export class AgentStartError extends DaemonError {
     return new AgentStartError(`The agent ${how} before ${STEP[phase]}`, "exited", phase, { exitCode: exit?.exitCode ?? null, signalCode: exit?.signalCode ?? null });
   }
 
-  /** The daemon cut the child off for what it wrote on stdout (`why`: the rule it broke). */
+  /** The daemon cut the child off for what it wrote on stdout (`why`: what it did, "it flooded stdout …"). */
   static outputRejected(why: string, exit: ExitInfo | null, phase: StartPhase): AgentStartError {
-    return new AgentStartError(`The daemon stopped the agent before ${STEP[phase]}: it flooded stdout with output that is not ACP (${why})`, "output_rejected", phase, {
+    return new AgentStartError(`The daemon stopped the agent before ${STEP[phase]}: ${why}`, "output_rejected", phase, {
       exitCode: exit?.exitCode ?? null,
       signalCode: exit?.signalCode ?? null,
     });
