@@ -10,12 +10,14 @@ import { resolveConfig, type Config } from "./config/config.ts";
 import { flagHelp, helpRequested } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
+import { routeConsoleToLogger } from "./logging/console-route.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
 import { watchParent, type ParentWatch } from "./runtime/parent-watch.ts";
 import { identify, isThisProcess } from "./runtime/process-identity.ts";
 import { shieldSecrets } from "./runtime/secret-shield.ts";
+import { stderrSecrets } from "./runtime/stderr-secrets.ts";
 import { VERSION } from "./version.ts";
 
 /** How long shutdown may take before the process exits anyway. */
@@ -57,6 +59,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // From here on a fault belongs to one request, session or child, not to the daemon: log it, keep
   // running. (A fault during boot still ends the process, as it should.)
   installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
+  routeConsoleToLogger(console, logger, stderrSecrets(config.agent.baseEnv, config.token));
   let discovery: PublishedDiscovery | null = null;
   let shuttingDown = false;
   shutdown = async (cause) => {

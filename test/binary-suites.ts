@@ -25,6 +25,8 @@ const FILES = [
   "e2e/launcher-ready-json.test.ts",
   "e2e/launcher-parent-pid.test.ts",
   "e2e/launcher-discovery.test.ts",
+  // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.
+  "e2e/launcher-shutdown-start.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {

@@ -9,7 +9,10 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
+import { redactSecrets } from "../logging/redact.ts";
 import type { AgentProcess } from "./agent-process.ts";
+import { initializeResultProblem } from "./initialize-result.ts";
+import { agentText, AgentStartError, ShuttingDownError } from "./start-failure.ts";
 import { stdinQueue } from "./stdin-queue.ts";
 import { guardStdout, isRpcMessage, STRAY_REJECTION, StrayOutputBudget } from "./stdout-guard.ts";
 
@@ -23,7 +26,10 @@ export interface ChannelHandlers {
   onExtNotification(method: string, params: unknown): void;
 }
 
-/** An error the agent answered a request with, forwarded JSON-RPC style (`{error, code: <int>, data?}`). */
+/**
+ * An error the agent answered a request with, forwarded JSON-RPC style (`{error, code: <int>, data?}`):
+ * known secrets are replaced in its message (also cut to size) and in every string of its `data`.
+ */
 export class AgentRequestError extends DaemonError {
   override readonly name = "AgentRequestError";
   constructor(
@@ -41,10 +47,18 @@ export class AgentRequestError extends DaemonError {
 
 export class ChannelClosedError extends DaemonError {
   override readonly name = "ChannelClosedError";
-  constructor(detail: string) {
+  constructor(
+    detail: string,
+    /** Set when the daemon closed it because of what the agent wrote on stdout: what it did ("it flooded stdout …"). */
+    readonly outputRejected: string | null = null,
+  ) {
     super(503, "acp_channel_unavailable", `The agent channel is closed: ${detail}`, { errorKind: "protocol_error", retryable: true }, 1);
   }
 }
+
+/** The hint of a timed-out start step: what may help, and the flag that sets the deadline. */
+const TIMEOUT_HINT =
+  "A slow first start may succeed on retry; otherwise raise --initialize-timeout-ms, or read GET /workspace/preflight and the daemon log (the agent's stderr is logged there)";
 
 /** 504 `init_timeout`: retryable, since a slow first start (cold caches) may make it next time; the caller stops the child. */
 export function initTimeoutError(timeoutMs: number): DaemonError {
@@ -58,18 +72,49 @@ export function initTimeoutError(timeoutMs: number): DaemonError {
       sideEffectPossible: false,
       phase: "channel.initialize",
       timeoutMs,
-      hint: "A slow first start may succeed on retry; otherwise raise --initialize-timeout-ms, or read GET /workspace/preflight and the daemon log (the agent's stderr is logged there)",
+      hint: TIMEOUT_HINT,
     },
     5,
   );
 }
 
-function toDaemonError(err: unknown, method: string): DaemonError {
+/**
+ * 504 `agent_timeout`: a request with a deadline (`session/new` while a session opens, bounded by
+ * `--initialize-timeout-ms`) went unanswered; retryable like an initialize timeout, with the same hint.
+ */
+export function requestTimeoutError(method: string, timeoutMs: number): DaemonError {
+  return new DaemonError(
+    504,
+    "agent_timeout",
+    `The agent did not answer ${method} within ${timeoutMs} ms (--initialize-timeout-ms)`,
+    { errorKind: "init_timeout", retryable: true, sideEffectPossible: true, phase: method, timeoutMs, hint: TIMEOUT_HINT },
+    5,
+  );
+}
+
+/** Every string in an agent's error `data` with known secrets replaced (the structure kept). */
+function redactData(data: unknown, secrets: readonly string[]): unknown {
+  if (typeof data === "string") return redactSecrets(data, secrets);
+  if (Array.isArray(data)) return data.map((item) => redactData(item, secrets));
+  if (typeof data === "object" && data !== null) return Object.fromEntries(Object.entries(data).map(([k, v]) => [redactSecrets(k, secrets), redactData(v, secrets)]));
+  return data;
+}
+
+/** The SDK's RequestError: a JSON-RPC error the agent answered with (numeric code). */
+function rpcError(err: unknown): { code: number; message: string; data: unknown } | null {
+  const rpc = err as { code?: unknown; data?: unknown };
+  return err instanceof Error && typeof rpc.code === "number" ? { code: rpc.code, message: err.message, data: rpc.data } : null;
+}
+
+/** What the daemon says when it cut a child off for a line over MAX_MESSAGE_BYTES (the SDK's MessageTooLargeError). */
+const OVERSIZED = `it wrote a message over the ${MAX_MESSAGE_BYTES}-byte cap on stdout`;
+
+function toDaemonError(err: unknown, method: string, secrets: readonly string[], outputRejected: string | null): DaemonError {
   if (err instanceof DaemonError) return err;
-  // The SDK's RequestError: a JSON-RPC error the agent answered with (numeric code).
-  const rpc = err as { code?: unknown; message?: unknown; data?: unknown };
-  if (err instanceof Error && typeof rpc.code === "number") return new AgentRequestError(rpc.code, err.message, rpc.data);
-  return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`);
+  const rpc = rpcError(err);
+  if (rpc !== null) return new AgentRequestError(rpc.code, agentText(rpc.message, secrets), redactData(rpc.data, secrets));
+  const rejected = outputRejected ?? (err instanceof Error && err.name === "MessageTooLargeError" ? OVERSIZED : null);
+  return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`, rejected);
 }
 
 /**
@@ -106,6 +151,16 @@ function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, budget:
   return { readable, writable: stream.writable };
 }
 
+export interface OpenOptions {
+  readonly initTimeoutMs: number;
+  readonly clientVersion: string;
+  readonly logger: Logger;
+  /** Replaced in whatever the agent writes that an answer repeats (`stderr-secrets.ts`). */
+  readonly secrets: readonly string[];
+  /** Aborted when the daemon shuts down: `initialize` stops waiting and the open fails with ShuttingDownError. */
+  readonly signal: AbortSignal;
+}
+
 export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -120,6 +175,9 @@ export class AcpChannel {
     private readonly connection: acp.ClientConnection,
     readonly init: acp.InitializeResponse,
     private readonly logger: Logger,
+    private readonly secrets: readonly string[],
+    /** Why the daemon cut the child off for its stdout, once it has (read when a request fails). */
+    private readonly rejection: () => string | null,
   ) {
     this.closed = connection.closed.then(
       () => void (this.isClosed = true),
@@ -127,12 +185,13 @@ export class AcpChannel {
     );
   }
 
-  /** Connects to the child's stdio and completes `initialize` within `initTimeoutMs`. */
-  static async open(
-    child: AgentProcess,
-    handlers: ChannelHandlers,
-    options: { initTimeoutMs: number; clientVersion: string; logger: Logger },
-  ): Promise<AcpChannel> {
+  /**
+   * Connects to the child's stdio and completes `initialize` within `initTimeoutMs`. A start that
+   * fails throws a DaemonError: `init_timeout`, `daemon_shutting_down` (`signal` aborted),
+   * `agent_start_failed` for an error answer or an invalid result, ChannelClosedError for a closed
+   * channel (the caller turns it into `agent_start_failed` once it knows how the child ended).
+   */
+  static async open(child: AgentProcess, handlers: ChannelHandlers, options: OpenOptions): Promise<AcpChannel> {
     const sdk = await import("@agentclientprotocol/sdk/unstable");
     const app = sdk
       .client({ name: "svc" })
@@ -143,7 +202,11 @@ export class AcpChannel {
       options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
       child.kill();
     });
-    const reject = (why: string) => options.logger.warn("agent stdout rejected", { pid: child.pid, why });
+    let rejected: string | null = null;
+    const reject = (why: string) => {
+      rejected ??= `it flooded stdout with output that is not ACP (${why})`;
+      options.logger.warn("agent stdout rejected", { pid: child.pid, why });
+    };
     const budget = new StrayOutputBudget();
     const input = guardStdout(child.stdout, budget, reject);
     const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject));
@@ -151,7 +214,7 @@ export class AcpChannel {
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 
     const timeout = AbortSignal.timeout(options.initTimeoutMs);
-    let init: acp.InitializeResponse;
+    let init: unknown;
     try {
       init = await connection.agent.request(
         sdk.methods.agent.initialize,
@@ -160,14 +223,22 @@ export class AcpChannel {
           clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
           clientInfo: { name: "svc", version: options.clientVersion },
         },
-        { cancellationSignal: timeout, stopWaitingOnCancel: true },
+        { cancellationSignal: AbortSignal.any([timeout, options.signal]), stopWaitingOnCancel: true },
       );
     } catch (err) {
       connection.close();
+      if (options.signal.aborted) throw new ShuttingDownError();
       if (timeout.aborted) throw initTimeoutError(options.initTimeoutMs);
-      throw toDaemonError(err, "initialize");
+      const rpc = rpcError(err);
+      if (rpc !== null) throw AgentStartError.refused(rpc.code, rpc.message, options.secrets);
+      throw toDaemonError(err, "initialize", options.secrets, rejected);
     }
-    return new AcpChannel(connection, init, options.logger);
+    const problem = initializeResultProblem(init);
+    if (problem !== null) {
+      connection.close();
+      throw AgentStartError.invalidResult(problem);
+    }
+    return new AcpChannel(connection, init as acp.InitializeResponse, options.logger, options.secrets, () => rejected);
   }
 
   get live(): boolean {
@@ -188,9 +259,8 @@ export class AcpChannel {
     try {
       return await this.connection.agent.request<T>(method, params, cancellationSignal ? { cancellationSignal, stopWaitingOnCancel: true } : undefined);
     } catch (err) {
-      if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted)
-        throw new DaemonError(504, "agent_timeout", `The agent did not answer ${method} within ${options.timeoutMs} ms`, { errorKind: "init_timeout" });
-      throw toDaemonError(err, method);
+      if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted) throw requestTimeoutError(method, options.timeoutMs);
+      throw toDaemonError(err, method, this.secrets, this.rejection());
     }
   }
 

@@ -2,7 +2,9 @@
  * One agent child process: spawned as the leader of its own session and process group in the
  * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
  * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group (each
- * signal also to the members of its family outside the group). Once it has exited, on any path,
+ * signal also to the members of its family outside the group). On the daemon's shutdown the
+ * sequence is hurried so the whole shutdown fits its 2 s promise: stdin closed and SIGTERM at once,
+ * SIGKILL SHUTDOWN_TERM_GRACE_MS later (a stop already under way jumps ahead the same way). Once it has exited, on any path,
  * whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
  * registered until the sweep finds it empty.
  */
@@ -18,6 +20,11 @@ import { StderrTail, pumpStderr } from "./stderr-tail.ts";
 /** Stop sequence budgets. */
 export const STDIN_CLOSE_GRACE_MS = 1500;
 export const SIGTERM_GRACE_MS = 1500;
+/**
+ * On the daemon's shutdown: SIGTERM comes with stdin's close, SIGKILL this long after. Tools outside
+ * the agent's group get SIGTERM at the same moment and the sweep's FAMILY_TERM_GRACE_MS from it.
+ */
+export const SHUTDOWN_TERM_GRACE_MS = 1200;
 /** Stderr lines logged when a child dies unexpectedly, and how long to wait for its last ones. */
 const TAIL_LINES_REPORTED = 10;
 const STDERR_DRAIN_MS = 250;
@@ -56,6 +63,10 @@ export class AgentProcess {
   private readonly family: AgentFamily;
   private exitInfo: ExitInfo | null = null;
   private stopping: Promise<ExitInfo> | null = null;
+  /** When the stop was hurried (performance.now()), once it is. */
+  private hurriedAt: number | null = null;
+  private hurry!: () => void;
+  private readonly hurried = new Promise<void>((resolve) => (this.hurry = resolve));
 
   constructor(options: SpawnOptions) {
     const { argv, env } = childCommand(options.launch);
@@ -114,9 +125,13 @@ export class AgentProcess {
    * Bounded stop: close stdin, then SIGTERM, then SIGKILL, each to the whole process group and to
    * the family outside it (tools in sessions of their own), so the tools' SIGTERM grace runs
    * alongside the agent's and the whole stop fits the shutdown budget; resolves once the family is
-   * swept too.
+   * swept too. `shuttingDown` hurries the sequence (see the file comment), also one under way.
    */
-  stop(): Promise<ExitInfo> {
+  stop(shuttingDown = false): Promise<ExitInfo> {
+    if (shuttingDown && this.hurriedAt === null) {
+      this.hurriedAt = performance.now();
+      this.hurry();
+    }
     this.stopping ??= (async () => {
       if (this.exitInfo === null) {
         try {
@@ -124,14 +139,31 @@ export class AgentProcess {
         } catch {
           // already closed
         }
-        if ((await this.exitedWithin(STDIN_CLOSE_GRACE_MS)) === null) {
+        if ((await this.exitedBy(performance.now() + STDIN_CLOSE_GRACE_MS, false)) === null) {
           this.signalFamily("SIGTERM");
-          if ((await this.exitedWithin(SIGTERM_GRACE_MS)) === null) this.signalFamily("SIGKILL");
+          if ((await this.exitedBy(performance.now() + SIGTERM_GRACE_MS, true)) === null) this.signalFamily("SIGKILL");
         }
       }
       return await this.settled;
     })();
     return this.stopping;
+  }
+
+  /**
+   * How the child ended, if it does by `deadline` (performance.now() time) or, once the stop is
+   * hurried, by the hurried deadline: at once for the stdin step, SHUTDOWN_TERM_GRACE_MS after the
+   * hurry for the SIGTERM step; null while it still runs.
+   */
+  private async exitedBy(deadline: number, termStep: boolean): Promise<ExitInfo | null> {
+    for (;;) {
+      const hurriedUntil = this.hurriedAt === null ? Infinity : termStep ? this.hurriedAt + SHUTDOWN_TERM_GRACE_MS : this.hurriedAt;
+      const left = Math.min(deadline, hurriedUntil) - performance.now();
+      if (left <= 0) return this.exitInfo;
+      const wasHurried = this.hurriedAt !== null;
+      const exit = await this.exitedWithin(left, wasHurried ? undefined : this.hurried);
+      // Timed out, or hurried meanwhile: then the deadline is recomputed.
+      if (exit !== null || wasHurried || this.hurriedAt === null) return exit;
+    }
   }
 
   /**
@@ -166,11 +198,11 @@ export class AgentProcess {
     }
   }
 
-  /** How the child ended, if it does within `ms`; null while it still runs. */
-  async exitedWithin(ms: number): Promise<ExitInfo | null> {
+  /** How the child ended, if it does within `ms` (or before `interrupt` settles); null while it still runs. */
+  async exitedWithin(ms: number, interrupt?: Promise<void>): Promise<ExitInfo | null> {
     let timer: Timer | undefined;
     const timeout = new Promise<null>((resolve) => (timer = setTimeout(resolve, ms, null)));
-    const exit = await Promise.race([this.exited, timeout]);
+    const exit = await Promise.race([this.exited, timeout, ...(interrupt ? [interrupt.then(() => null)] : [])]);
     clearTimeout(timer);
     return exit;
   }

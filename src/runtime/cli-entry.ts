@@ -4,13 +4,15 @@
  * that is missing, not a regular file or unreadable is `MissingCliEntryError` (503
  * `cli_entry_missing`, not retryable: the same request fails the same way until the file is fixed,
  * and the check runs again on the next start, so fixing it needs no daemon restart). Inside the
- * compiled binary its own entry is embedded and always present.
+ * compiled binary its own entry is embedded, but the binary itself is what gets spawned: a binary
+ * deleted or replaced since the daemon started is checked for the same way. A spawn that still
+ * fails for a missing file (ENOENT, e.g. removed between check and spawn) answers the same error.
  */
 import { accessSync, constants, statSync } from "node:fs";
 import type { AgentLaunch } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 
-export type CliEntryProblem = "unresolved" | "not_found" | "not_a_file" | "unreadable";
+export type CliEntryProblem = "unresolved" | "not_found" | "symlink_loop" | "not_a_file" | "unreadable";
 
 /** What was found of the entry (the preflight `cli_entry` cell is built from this). */
 export interface CliEntryStatus {
@@ -27,6 +29,7 @@ const SOURCE = { env: "SVC_CLI_ENTRY", argv: "process.argv[1]" } as const;
 
 const WHAT: Record<Exclude<CliEntryProblem, "unresolved">, string> = {
   not_found: "does not exist",
+  symlink_loop: "is a symbolic link loop (ELOOP)",
   not_a_file: "is not a regular file",
   unreadable: "cannot be read",
 };
@@ -34,8 +37,8 @@ const WHAT: Record<Exclude<CliEntryProblem, "unresolved">, string> = {
 function problemOf(path: string): CliEntryProblem | null {
   try {
     if (!statSync(path).isFile()) return "not_a_file";
-  } catch {
-    return "not_found";
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ELOOP" ? "symlink_loop" : "not_found";
   }
   try {
     accessSync(path, constants.R_OK);
@@ -45,9 +48,14 @@ function problemOf(path: string): CliEntryProblem | null {
   return null;
 }
 
-function describe(problem: CliEntryProblem, source: CliEntryStatus["source"]): { error: string; hint: string } {
+function describe(problem: CliEntryProblem, source: CliEntryStatus["source"], compiled: boolean): { error: string; hint: string } {
   if (problem === "unresolved" || source === null)
     return { error: "Cannot determine the CLI entry path for spawning the agent child (set SVC_CLI_ENTRY)", hint: "Set SVC_CLI_ENTRY to the agent's entry script" };
+  if (source === "process.argv[1]" && compiled)
+    return {
+      error: `The daemon's own binary ${WHAT[problem]}, so the built-in agent cannot start`,
+      hint: "The daemon's binary was moved or deleted since the daemon started: restart the daemon from where it is installed, or set SVC_CLI_ENTRY to an agent's entry script",
+    };
   if (source === "process.argv[1]")
     return {
       error: `The daemon's own entry script ${WHAT[problem]}, so the built-in agent cannot start`,
@@ -61,19 +69,22 @@ function describe(problem: CliEntryProblem, source: CliEntryStatus["source"]): {
 
 export function cliEntryStatus(launch: AgentLaunch): CliEntryStatus {
   const entry = launch.cliEntry;
-  if (entry === null) return { path: null, source: null, problem: "unresolved", ...describe("unresolved", null) };
+  if (entry === null) return { path: null, source: null, problem: "unresolved", ...describe("unresolved", null, false) };
   const source = SOURCE[entry.source];
-  // Inside the compiled binary its own entry is embedded (`/$bunfs/…`), not a file on disk.
-  const problem = launch.compiled && entry.source === "argv" ? null : problemOf(entry.path);
-  return problem === null ? { path: entry.path, source, problem } : { path: entry.path, source, problem, ...describe(problem, source) };
+  // Inside the compiled binary its own entry is embedded (`/$bunfs/…`), not a file on disk: the binary is what must exist.
+  const problem = problemOf(embedded(launch) ? launch.execPath : entry.path);
+  return problem === null ? { path: entry.path, source, problem } : { path: entry.path, source, problem, ...describe(problem, source, embedded(launch)) };
 }
+
+/** The compiled binary runs its own embedded entry (`childCommand`). */
+const embedded = (launch: AgentLaunch) => launch.compiled && launch.cliEntry?.source === "argv";
 
 /** 503 `cli_entry_missing`; the body names the problem and where the path came from, never the path. */
 export class MissingCliEntryError extends DaemonError {
   override readonly name = "MissingCliEntryError";
-  constructor(status: CliEntryStatus) {
+  constructor(status: CliEntryStatus, compiled = false) {
     const problem = status.problem ?? "unresolved";
-    const { error, hint } = describe(problem, status.source);
+    const { error, hint } = describe(problem, status.source, compiled);
     super(503, "cli_entry_missing", error, {
       errorKind: "missing_binary",
       reason: problem,
@@ -87,5 +98,12 @@ export class MissingCliEntryError extends DaemonError {
 /** Throws MissingCliEntryError unless the entry can be run; nothing is spawned before this passes. */
 export function checkCliEntry(launch: AgentLaunch): void {
   const status = cliEntryStatus(launch);
-  if (status.problem !== null) throw new MissingCliEntryError(status);
+  if (status.problem !== null) throw new MissingCliEntryError(status, embedded(launch));
+}
+
+/** What a failed spawn answers: a missing file (ENOENT) is `cli_entry_missing`, however it slipped past the check; anything else is passed on. */
+export function spawnFailure(launch: AgentLaunch, err: unknown): unknown {
+  if ((err as NodeJS.ErrnoException | null)?.code !== "ENOENT") return err;
+  const status = cliEntryStatus(launch);
+  return new MissingCliEntryError({ path: status.path, source: status.source, problem: "not_found" }, embedded(launch));
 }

@@ -11,10 +11,10 @@ import type { Logger } from "../logging/logger.ts";
 import { AcpChannel, ChannelClosedError, type ChannelHandlers } from "./acp-channel.ts";
 import { AgentProcess, type ExitInfo } from "./agent-process.ts";
 import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
-import { checkCliEntry } from "./cli-entry.ts";
+import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
-import { AgentStartError, startFailure, type StartFailure } from "./start-failure.ts";
+import { AgentStartError, ShuttingDownError, startFailure, type StartFailure } from "./start-failure.ts";
 
 /** What a session hands the runtime to receive its share of the channel's traffic. */
 export interface SessionSink {
@@ -44,6 +44,8 @@ interface Live {
   readonly child: AgentProcess;
   readonly channel: AcpChannel;
   readonly profile: AgentProfile;
+  /** A session has opened on it: until then a channel that dies means the start failed. */
+  opened: boolean;
 }
 
 const CANCELLED: acp.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
@@ -64,6 +66,8 @@ export class WorkspaceRuntime {
   /** Children not yet exited and swept (a crashed one being swept, an idle one being retired): `stop()` waits for them. */
   private readonly unsettled = new Set<Promise<unknown>>();
   private stopped = false;
+  /** Aborted by `stop()`: a start in progress gives up at once and stops its child. */
+  private readonly shutdown = new AbortController();
   private failure: StartFailure | null = null;
 
   constructor(
@@ -92,7 +96,7 @@ export class WorkspaceRuntime {
 
   /** The live channel, starting the child if needed. Concurrent callers share one spawn. */
   async ensureStarted(): Promise<Live> {
-    if (this.stopped) throw new Error("runtime stopped");
+    if (this.stopped) throw new ShuttingDownError();
     if (this.live) return this.live;
     this.starting ??= this.start()
       .then(
@@ -101,12 +105,30 @@ export class WorkspaceRuntime {
           return live;
         },
         (err: unknown) => {
-          if (err instanceof DaemonError) this.failure = startFailure(err, new Date());
+          this.recordFailure(err);
           throw err;
         },
       )
       .finally(() => (this.starting = null));
     return await this.starting;
+  }
+
+  /**
+   * A session failed to open on `live` with `err`. Before the first session ever opened, a closed
+   * channel means the start failed: the child is stopped and the answer becomes
+   * `agent_start_failed` with its exit code (recorded for preflight), like a child that died during
+   * `initialize`. A timeout then is recorded too. Later failures pass through unchanged.
+   */
+  async sessionOpenFailed(live: Live, err: unknown): Promise<unknown> {
+    if (live.opened) return err;
+    if (err instanceof ChannelClosedError) err = await this.failedStart(live.child, err, "session/new");
+    this.recordFailure(err);
+    return err;
+  }
+
+  /** The first session opened on `live`: from now on its channel dying is no start failure. */
+  sessionOpened(live: Live): void {
+    live.opened = true;
   }
 
   /** The live channel if there is one; never starts a child. */
@@ -127,11 +149,14 @@ export class WorkspaceRuntime {
   /** Stops the child (bounded) and tells every session; resolves once every child of this runtime is stopped and swept. Idempotent. */
   async stop(): Promise<void> {
     this.stopped = true;
-    const live = this.live ?? (await this.starting?.catch(() => null)) ?? null;
+    // A start in progress is abandoned: its `initialize` stops waiting and its child is killed.
+    this.shutdown.abort();
+    const live = this.live;
     if (live) {
       this.teardown(live, { reason: "daemon_shutdown", exitCode: null, signalCode: null });
-      void this.retire(live, "daemon shutdown");
+      void this.retire(live, "daemon shutdown", true);
     }
+    await this.starting?.catch(() => null);
     await Promise.all(this.unsettled);
   }
 
@@ -147,16 +172,26 @@ export class WorkspaceRuntime {
    * Planned stop: the child's stdout is read until it exits (a child flushing at shutdown must not
    * hit a closed pipe); only then is the channel closed.
    */
-  private async retire(live: Live, reason: string): Promise<void> {
+  private async retire(live: Live, reason: string, shuttingDown = false): Promise<void> {
     this.retiring.add(live);
-    await live.child.stop();
+    await live.child.stop(shuttingDown);
     live.channel.close(reason);
+  }
+
+  /** Remembers a failed start for preflight; a start abandoned for the daemon's shutdown is no failure. */
+  private recordFailure(err: unknown): void {
+    if (err instanceof DaemonError && !(err instanceof ShuttingDownError)) this.failure = startFailure(err, new Date());
   }
 
   private async start(): Promise<Live> {
     const { deps } = this;
     checkCliEntry(deps.launch); // MissingCliEntryError before anything is spawned
-    const child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
+    let child: AgentProcess;
+    try {
+      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
+    } catch (err) {
+      throw spawnFailure(deps.launch, err);
+    }
     this.unsettled.add(child.settled);
     void child.settled.then(() => this.unsettled.delete(child.settled));
     const handlers: ChannelHandlers = {
@@ -164,18 +199,25 @@ export class WorkspaceRuntime {
       onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
       onExtNotification: (method) => deps.logger.debug("agent notification", { method }),
     };
-    let channel: AcpChannel;
+    let live: Live;
     try {
-      channel = await AcpChannel.open(child, handlers, { initTimeoutMs: deps.initTimeoutMs, clientVersion: deps.version, logger: deps.logger });
+      const channel = await AcpChannel.open(child, handlers, {
+        initTimeoutMs: deps.initTimeoutMs,
+        clientVersion: deps.version,
+        logger: deps.logger,
+        secrets: deps.secrets,
+        signal: this.shutdown.signal,
+      });
+      // A shutdown that began as `initialize` was answered abandons the start all the same.
+      if (this.stopped) {
+        channel.close("daemon shutdown");
+        throw new ShuttingDownError();
+      }
+      live = { child, channel, profile: profileFor(channel.agentName), opened: false };
     } catch (err) {
-      throw await this.failedStart(child, err);
+      throw await this.failedStart(child, err, "channel.initialize");
     }
-    const live: Live = { child, channel, profile: profileFor(channel.agentName) };
-    if (this.stopped) {
-      channel.close("daemon shutdown");
-      await child.stop();
-      throw new Error("runtime stopped");
-    }
+    const { channel } = live;
     this.live = live;
     deps.logger.info("agent ready", { pid: child.pid, agent: channel.agentName || "unknown", profile: live.profile.name });
     void Promise.race([child.exited, channel.closed.then(() => null)]).then(async (exit: ExitInfo | null) => {
@@ -189,18 +231,22 @@ export class WorkspaceRuntime {
   }
 
   /**
-   * Stops a child whose `initialize` failed (`AgentProcess.kill`: its group at once, its family
-   * swept once it has exited) and returns what the start answers: a closed channel means the child is gone or going,
-   * so it becomes `agent_start_failed` with the exit code or signal; a timeout or an agent's error
-   * answer is passed on.
+   * Stops a child whose start failed (`AgentProcess.kill`: its group at once, its family swept once
+   * it has exited; on every failure, whatever it was) and returns what the start answers: a closed
+   * channel means the child is gone or going, so it becomes `agent_start_failed` with the exit code
+   * or signal, or with the stdout rule it broke when the daemon cut it off; any other DaemonError
+   * (a timeout, an error answer, an invalid result, the daemon's shutdown) is passed on.
    */
-  private async failedStart(child: AgentProcess, err: unknown): Promise<unknown> {
-    const exit = err instanceof ChannelClosedError ? await child.exitedWithin(START_EXIT_WAIT_MS) : null;
+  private async failedStart(child: AgentProcess, err: unknown, phase: "channel.initialize" | "session/new"): Promise<unknown> {
+    const closed = err instanceof ChannelClosedError;
+    // The daemon's shutdown has no time to spare for a child's exit code.
+    const exit = closed && !this.stopped ? await child.exitedWithin(START_EXIT_WAIT_MS) : null;
     child.kill();
     await child.exited;
-    if (!(err instanceof ChannelClosedError)) return err;
-    this.deps.logger.warn("agent failed to start", { pid: child.pid, exitCode: exit?.exitCode, signal: exit?.signalCode });
-    return new AgentStartError(exit);
+    if (this.stopped) return new ShuttingDownError();
+    if (!closed) return err;
+    this.deps.logger.warn("agent failed to start", { pid: child.pid, phase, exitCode: exit?.exitCode, signal: exit?.signalCode });
+    return err.outputRejected !== null ? AgentStartError.outputRejected(err.outputRejected, exit, phase) : AgentStartError.exited(exit, phase);
   }
 
   private route(params: acp.SessionNotification): void {

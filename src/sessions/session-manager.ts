@@ -247,16 +247,24 @@ export class SessionManager {
   private spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
     return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
-      const response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
-        "session/new",
-        { cwd: runtime.cwd, mcpServers: [] },
-        { timeoutMs: this.deps.config.limits.initTimeoutMs },
-      );
+      let response: acp.NewSessionResponse & { models?: unknown };
+      try {
+        response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
+          "session/new",
+          { cwd: runtime.cwd, mcpServers: [] },
+          { timeoutMs: this.deps.config.limits.initTimeoutMs },
+        );
+      } catch (err) {
+        // Before a first session ever opened, a dead channel is a failed start (see `sessionOpenFailed`).
+        throw await runtime.sessionOpenFailed(live, err);
+      }
       if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
         throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
       if (this.sessions.has(response.sessionId))
         throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
-      return this.adopt(response.sessionId, runtime, live.profile.name, response);
+      const session = this.adopt(response.sessionId, runtime, live.profile.name, response);
+      runtime.sessionOpened(live);
+      return session;
     });
   }
 
@@ -304,7 +312,9 @@ export class SessionManager {
         runtime.unregister(sessionId);
       }
       if (this.sessions.has(sessionId)) throw new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
-      return { session: this.adopt(sessionId, runtime, live.profile.name, response ?? {}), method };
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {});
+      runtime.sessionOpened(live);
+      return { session, method };
     });
   }
 

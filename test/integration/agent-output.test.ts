@@ -45,8 +45,10 @@ describe("a misbehaving agent stdout retires the channel, not the daemon", () =>
     await using d = await daemonWithBadFirstChild({ FAKE_AGENT_HUGE_LINE_MB: "20" }, dir.path);
     // The line arrives right after the initialize answer, ahead of the session/new answer.
     const reply = await d.json("POST", "/session", {});
+    // Before its first session opened, the child's end is a failed start, saying what the daemon cut it off for.
     expect(reply.status).toBe(503);
-    expect(reply.body).toMatchObject({ code: "acp_channel_unavailable", retryable: true });
+    expect(reply.body).toMatchObject({ code: "agent_start_failed", reason: "output_rejected", phase: "session/new", retryable: false });
+    expect(reply.body.error).toContain("byte cap");
     const [first] = await d.waitForAgents(1);
     await expectRecovery(d, first!);
   });
@@ -56,7 +58,8 @@ describe("a misbehaving agent stdout retires the channel, not the daemon", () =>
     await using d = await daemonWithBadFirstChild({ FAKE_AGENT_FLOOD_STDOUT: String(4 * 1024 * 1024) }, dir.path);
     const reply = await d.json("POST", "/session", {});
     expect(reply.status).toBe(503);
-    expect(reply.body).toMatchObject({ code: "acp_channel_unavailable" });
+    expect(reply.body).toMatchObject({ code: "agent_start_failed", reason: "output_rejected", phase: "session/new", retryable: false });
+    expect(reply.body.error).toContain("flooded stdout");
     const [first] = await d.waitForAgents(1);
     await expectRecovery(d, first!);
   });

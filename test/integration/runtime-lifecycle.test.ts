@@ -81,11 +81,11 @@ describe("start failures", () => {
     expect((await d.json("GET", "/health?deep")).body).toMatchObject({ status: "ok", sessions: 0, channelAlive: false });
   });
 
-  test("an initialize error is forwarded with the agent's JSON-RPC code, and the child is stopped", async () => {
+  test("an initialize error is a failed start (503 agent_start_failed, not retryable) with the agent's message and JSON-RPC code, and the child is stopped", async () => {
     await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_INIT_ERROR: "no credentials" } });
     const reply = await d.json("POST", "/session", {});
-    expect(reply.status).toBe(500);
-    expect(reply.body).toMatchObject({ code: -32603 });
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({ code: "agent_start_failed", reason: "initialize_error", agentCode: -32603, retryable: false });
     expect(JSON.stringify(reply.body)).toContain("no credentials");
     await expectPidsGone(await d.waitForAgents(1), 3000);
   });

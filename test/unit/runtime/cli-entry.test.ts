@@ -3,7 +3,7 @@
  * with the entry, where its path came from, and the 503 `cli_entry_missing` it becomes.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AgentLaunch } from "../../../src/config/config.ts";
 import { checkCliEntry, cliEntryStatus, MissingCliEntryError } from "../../../src/runtime/cli-entry.ts";
@@ -42,8 +42,25 @@ describe("cliEntryStatus", () => {
   });
 
   test("the compiled binary's own entry is embedded and never looked for on disk; a configured entry still is", () => {
-    expect(cliEntryStatus(launch({ compiled: true, cliEntry: { path: "/$bunfs/root/svc", source: "argv" } })).problem).toBeNull();
-    expect(cliEntryStatus(launch({ compiled: true, cliEntry: { path: "/$bunfs/root/svc", source: "env" } })).problem).toBe("not_found");
+    expect(cliEntryStatus(launch({ compiled: true, execPath: process.execPath, cliEntry: { path: "/$bunfs/root/svc", source: "argv" } })).problem).toBeNull();
+    expect(cliEntryStatus(launch({ compiled: true, execPath: process.execPath, cliEntry: { path: "/$bunfs/root/svc", source: "env" } })).problem).toBe("not_found");
+  });
+
+  test("the compiled binary deleted since the daemon started (it is what gets spawned): not_found, naming the binary, hint to restart", async () => {
+    await using dir = tempDir("svc-entry-");
+    const status = cliEntryStatus(launch({ compiled: true, execPath: join(dir.path, "svc"), cliEntry: { path: "/$bunfs/root/svc", source: "argv" } }));
+    expect(status).toMatchObject({ source: "process.argv[1]", problem: "not_found", error: expect.stringContaining("daemon's own binary") });
+    expect(status.hint).toContain("restart the daemon");
+    const err = thrownBy(() => checkCliEntry(launch({ compiled: true, execPath: join(dir.path, "svc"), cliEntry: { path: "/$bunfs/root/svc", source: "argv" } })));
+    expect(err.body()).toMatchObject({ code: "cli_entry_missing", reason: "not_found", retryable: false, error: expect.stringContaining("binary") });
+  });
+
+  test("a symbolic link loop is reported as one (ELOOP), not as a missing file", async () => {
+    await using dir = tempDir("svc-entry-");
+    const loop = join(dir.path, "loop.js");
+    symlinkSync(loop, loop);
+    const status = cliEntryStatus(launch({ cliEntry: { path: loop, source: "env" } }));
+    expect(status).toMatchObject({ problem: "symlink_loop", error: expect.stringContaining("symbolic link loop") });
   });
 
   test("no entry at all is unresolved", () => {
