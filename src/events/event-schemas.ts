@@ -214,6 +214,29 @@ export const ReplayCompleteEvent = closed(
   "Synthetic (no id): the Last-Event-ID replay is over; live events follow",
 );
 
+export const SessionRecordingDegradedEvent = closed(
+  {
+    sessionId,
+    reason: literals(["unavailable", "write_failed"] as const, "`unavailable`: the database could not be opened; `write_failed`: a write failed"),
+    error: Type.String({ description: "What the store reported" }),
+    since: Type.String({ format: "date-time", description: "When recording stopped" }),
+  },
+  "The session's events are no longer recorded (the live session goes on; transcript and load will miss them)",
+);
+
+/** Not a stream frame: the first entry of a `load` reply's `compactedReplay` when older events were left out. */
+export const HistoryTruncatedEvent = closed(
+  {
+    reason: Type.Literal("replay_window_exceeded"),
+    truncatedEvents: count("Older journaled events left out of the replay"),
+    retainedEvents: count("Events in the replay"),
+    maxEvents: count("--max-journal-events"),
+    maxBytes: count("--max-journal-bytes"),
+    fullTranscriptAvailable: Type.Boolean({ description: "The left-out events can be read through /transcript" }),
+  },
+  "Marker (no id) leading a bounded load replay",
+);
+
 /** Each event type the daemon emits, with the schema of its `data`. */
 export const EVENT_DATA = {
   session_update: SessionUpdateEvent,
@@ -236,6 +259,7 @@ export const EVENT_DATA = {
   client_evicted: ClientEvictedEvent,
   state_resync_required: StateResyncRequiredEvent,
   replay_complete: ReplayCompleteEvent,
+  session_recording_degraded: SessionRecordingDegradedEvent,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;
@@ -281,4 +305,5 @@ export const EVENT_SCHEMAS: Record<string, TSchema> = {
   SseEnvelope,
   SseEvent,
   ...Object.fromEntries(Object.entries(EVENT_DATA).map(([type, schema]) => [eventSchemaName(type), schema])),
+  HistoryTruncatedEvent,
 };

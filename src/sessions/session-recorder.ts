@@ -3,15 +3,16 @@
  * that tells a session's clients its events are no longer being recorded.
  */
 import type { EventJournal } from "../events/event-bus.ts";
+import type { EventData, EventType } from "../events/event-schemas.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
 
 /**
  * Published (with an id, so it replays) to every live session when recording stops, and to each
  * session started while it is stopped. Named after the reference daemon's event.
  */
-export const RECORDING_DEGRADED_EVENT = "session_recording_degraded";
+export const RECORDING_DEGRADED_EVENT = "session_recording_degraded" satisfies EventType;
 
-export function recordingDegradedData(sessionId: string, status: RecordingDegraded) {
+export function recordingDegradedData(sessionId: string, status: RecordingDegraded): EventData<"session_recording_degraded"> {
   return { sessionId, reason: status.reason, error: status.error, since: new Date(status.since).toISOString() };
 }
 

@@ -12,28 +12,7 @@
  * means any such status (the route declares nothing, or only its success); a list names the
  * statuses. A body that contradicts a schema the route does declare is never skipped here.
  */
-export const UNDECLARED_STATUSES: Readonly<Record<string, readonly number[] | "*">> = {
-  "GET /daemon/status": "*",
-  "GET /workspace/env": "*",
-  "GET /workspace/preflight": "*",
-  "POST /session": "*",
-  "DELETE /session/{id}": "*",
-  "POST /session/{id}/heartbeat": "*",
-  "PATCH /session/{id}/metadata": "*",
-  "POST /session/{id}/model": "*",
-  "GET /session/{id}/status": "*",
-  "GET /session/{id}/context": "*",
-  "GET /session/{id}/supported-commands": "*",
-  "GET /workspace/{id}/sessions": "*",
-  "POST /session/{id}/prompt": "*",
-  "POST /session/{id}/cancel": "*",
-  "GET /session/{id}/pending-prompts": "*",
-  "POST /session/{id}/permission/{requestId}": "*",
-  "POST /permission/{requestId}": "*",
-  // The front door's answers (Host/CORS 403, bearer 401, rate limit 429, connection cap 503).
-  "GET /health": [401, 403],
-  "GET /capabilities": [401, 403, 429, 503],
-};
+export const UNDECLARED_STATUSES: Readonly<Record<string, readonly number[] | "*">> = {};
 
 /**
  * Statuses a route declares with its own body schema, which it also answers with the daemon's
@@ -41,11 +20,4 @@ export const UNDECLARED_STATUSES: Readonly<Record<string, readonly number[] | "*
  * own validation), undeclared. Found by the contract test; the route's schema should declare both
  * bodies (a union), or the route should answer its own shape.
  */
-export const UNDECLARED_ERROR_BODIES: Readonly<Record<string, readonly number[]>> = {
-  // 400 invalid JSON / too deep / a body that is not an object (`invalid_request`, not the
-  // declared `parse_error`), 401 `token_required` (strict gate), 413 body too large.
-  "POST /file/write": [400, 401, 413],
-  "POST /file/edit": [400, 401, 413],
-  // 503 `connection_limit_exceeded` from the front door, beside the declared `degraded`.
-  "GET /health": [503],
-};
+export const UNDECLARED_ERROR_BODIES: Readonly<Record<string, readonly number[]>> = {};

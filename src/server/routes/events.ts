@@ -9,7 +9,7 @@
  * in `detail.responses`: the OpenAPI generator gives a `response` schema only a JSON or text/plain
  * body, and the 200 here is `text/event-stream` whose frames are `SseEvent`s.
  */
-import { Elysia, t, type TSchema } from "elysia";
+import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
 import { EVENT_SCHEMAS, type EventData } from "../../events/event-schemas.ts";
@@ -17,6 +17,7 @@ import { CLIENT_ID_HEADER } from "../../sessions/client-ids.ts";
 import { MAX_SUBSCRIBERS_PER_SESSION } from "../../sessions/live-session.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { ERROR_BODY } from "../schemas/api-models.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { SessionIdParams } from "./session-params.ts";
 
@@ -65,17 +66,14 @@ const STREAM_HEADERS = {
   "X-Accel-Buffering": { description: "Disables proxy buffering", schema: { type: "string", const: "no" } },
 } as const;
 
-/** `{error, code, …}`: the daemon's error body with its stable `code`. */
-const errorBody = (code: TSchema, fields: Record<string, TSchema> = {}) => t.Object({ error: t.String(), code, ...fields }, { additionalProperties: false });
-
-/** An answer of the security chain (Host, CORS, bearer) before the route runs: `{error}`. */
-const FrontDoorError = t.Object({ error: t.String() }, { additionalProperties: false });
+/** The daemon's shared error body (`components.schemas.ErrorBody`, see server/schemas/error-body.ts). */
+const ERROR_BODY_REF = { $ref: `#/components/schemas/${ERROR_BODY}` };
 
 const retryAfter = { "Retry-After": { description: "Seconds to wait before retrying", schema: { type: "string" } } } as const;
-const json = (schema: TSchema, description: string, headers?: typeof retryAfter) => ({
+const json = (description: string, headers?: typeof retryAfter) => ({
   description,
   ...(headers ? { headers } : {}),
-  content: { "application/json": { schema } },
+  content: { "application/json": { schema: ERROR_BODY_REF } },
 });
 
 /** Every status the route answers, with its body (see the header for why in `detail`). */
@@ -85,15 +83,13 @@ const EVENTS_RESPONSES = {
     headers: STREAM_HEADERS,
     content: { "text/event-stream": { schema: { $ref: "#/components/schemas/SseEvent" } } },
   },
-  400: json(
-    t.Object({ error: t.String(), code: t.Optional(t.Union([t.Literal("invalid_max_queued"), t.Literal("invalid_request")])) }, { additionalProperties: false }),
-    "`maxQueued` out of range (`invalid_max_queued`), an invalid session id or malformed URL (`invalid_request`), or a bad Host header",
-  ),
-  401: json(FrontDoorError, "Missing or wrong bearer token"),
-  403: json(FrontDoorError, "Refused by the Host or CORS allowlist"),
-  404: json(errorBody(t.Literal("session_not_found"), { sessionId: t.String() }), "No live session with this id"),
-  429: json(errorBody(t.Literal("subscriber_limit_exceeded"), { limit: t.Integer() }), "The session has its maximum of event subscribers", retryAfter),
-  503: json(errorBody(t.Literal("connection_limit_exceeded"), { limit: t.Integer() }), "Too many concurrent connections", retryAfter),
+  400: json("`maxQueued` out of range (`invalid_max_queued`), an invalid session id or malformed URL (`invalid_request`), or a bad Host header"),
+  401: json("Missing or wrong bearer token"),
+  403: json("Refused by the Host or CORS allowlist"),
+  404: json("No live session with this id (`session_not_found`)"),
+  429: json("The session has its maximum of event subscribers (`subscriber_limit_exceeded`), or the rate limit", retryAfter),
+  500: json("Internal failure"),
+  503: json("Too many concurrent connections (`connection_limit_exceeded`) or out of descriptors (`resource_exhausted`)", retryAfter),
 };
 
 /** The stream's headers that do not depend on one stream (sse-stream.ts adds its stream id). */
