@@ -40,7 +40,7 @@ export interface RuntimeDeps {
   readonly secrets: readonly string[];
 }
 
-interface Live {
+export interface Live {
   readonly child: AgentProcess;
   readonly channel: AcpChannel;
   readonly profile: AgentProfile;
@@ -136,10 +136,18 @@ export class WorkspaceRuntime {
     return this.live;
   }
 
-  /** Routes the session's traffic to `sink`, first replaying anything that arrived before it. */
+  /**
+   * Routes the traffic of the agent's session `sessionId` (the id the agent uses, which the sink
+   * maps to its own) to `sink`, first replaying anything that arrived before it.
+   */
   register(sessionId: string, sink: SessionSink): void {
     this.sinks.set(sessionId, sink);
     for (const update of this.early.take(sessionId)) sink.onUpdate(update);
+  }
+
+  /** Whether the agent's session `sessionId` has a sink. */
+  routes(sessionId: string): boolean {
+    return this.sinks.has(sessionId);
   }
 
   unregister(sessionId: string): void {

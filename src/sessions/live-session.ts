@@ -6,6 +6,12 @@
  * Activity (what the idle reaper measures from `lastSeenAt`): creation, attaches, heartbeats,
  * prompt admission and the end of every turn. A client's own activity keeps its id registered (see
  * `client-ids.ts`); the prompt originator's id is pinned while its prompt is pending.
+ *
+ * Ids: `id` is the daemon's (what clients and the catalog know); `agentSessionId` is the agent's
+ * for the same session. They differ only after a seeded restore (a fresh agent session standing in
+ * for one the agent could not bring back). This class is the one place they are translated: every
+ * request to the agent names `agentSessionId`, the runtime routes the agent's traffic here by it,
+ * and what comes back is republished under `id`.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { EventBus, type EventJournal } from "../events/event-bus.ts";
@@ -52,6 +58,10 @@ export interface SessionOptions {
   readonly logger: Logger;
   /** Where the bus records its events before releasing them (none: released at once, unrecorded). */
   readonly journal?: EventJournal;
+  /** The agent's id for this session, when it is not the daemon's (a seeded restore). */
+  readonly agentSessionId?: string;
+  /** Context sent to the agent ahead of the first prompt (a seeded restore's transcript summary). */
+  readonly seed?: acp.ContentBlock;
 }
 
 export class LiveSession implements SessionSink, QueueHost {
@@ -66,6 +76,9 @@ export class LiveSession implements SessionSink, QueueHost {
   readonly metadata: SessionMetadata = {};
   /** Fields stamped on events published while a prompt runs (its id and originator). */
   promptFields: EnvelopeFields = {};
+  readonly agentSessionId: string;
+  /** Sent once, ahead of the next prompt's content; never published. */
+  private seed: acp.ContentBlock | null;
   private ended: EndReason | null = null;
   private readonly clock: () => number;
 
@@ -77,6 +90,8 @@ export class LiveSession implements SessionSink, QueueHost {
     options: SessionOptions,
   ) {
     this.clock = options.clock;
+    this.agentSessionId = options.agentSessionId ?? id;
+    this.seed = options.seed ?? null;
     this.createdAt = this.clock();
     this.lastSeenAt = this.createdAt;
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };
@@ -145,15 +160,25 @@ export class LiveSession implements SessionSink, QueueHost {
     if (type === "session_metadata_updated") this.hooks.onMetadataChanged?.(this);
   }
 
+  /**
+   * What a prompt sends the agent: its content, after the seed if one is still pending (taken
+   * here: a seed goes out once, with the first prompt that reaches the agent).
+   */
+  agentPrompt(content: readonly acp.ContentBlock[]): acp.ContentBlock[] {
+    const seed = this.seed;
+    this.seed = null;
+    return seed ? [seed, ...content] : [...content];
+  }
+
   onUpdate(params: acp.SessionNotification): void {
     if (this.ended) return;
     this.track(params.update as unknown as Record<string, unknown>);
-    this.bus.publish("session_update", params, this.promptFields);
+    this.bus.publish("session_update", { ...params, sessionId: this.id }, this.promptFields);
   }
 
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     if (this.ended) return Promise.resolve({ outcome: { outcome: "cancelled" } });
-    return this.permissions.request(params, signal);
+    return this.permissions.request({ ...params, sessionId: this.id }, signal);
   }
 
   onChannelDied(death: ChannelDeath): void {
@@ -172,7 +197,7 @@ export class LiveSession implements SessionSink, QueueHost {
     this.ended = reason;
     this.bus.publish(terminal.type, { sessionId: this.id, ...terminal.data }, terminal.originatorClientId ? { originatorClientId: terminal.originatorClientId } : {});
     this.bus.close();
-    this.runtime.unregister(this.id);
+    this.runtime.unregister(this.agentSessionId);
   }
 
   /** Keeps the reported state current from the agent's own updates. */

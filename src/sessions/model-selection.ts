@@ -68,7 +68,7 @@ export async function switchModel(session: LiveSession, modelId: string, clientI
   }
   let result: Record<string, unknown>;
   try {
-    result = (await live.profile.setModel(live.channel, session.id, modelId, session.state)) ?? {};
+    result = (await live.profile.setModel(live.channel, session.agentSessionId, modelId, session.state)) ?? {};
   } catch (err) {
     fail(err instanceof Error ? err.message : String(err));
     throw err;

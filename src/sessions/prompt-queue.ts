@@ -63,9 +63,13 @@ export interface QueuedPrompt {
 /** What the queue needs from its session. */
 export interface QueueHost {
   readonly id: string;
+  /** The agent's id for the session (what `session/prompt` and the cancel name). */
+  readonly agentSessionId: string;
   readonly bus: Pick<EventBus, "lastId" | "epoch">;
   readonly runtime: Pick<WorkspaceRuntime, "current" | "channelLive">;
   publish(type: string, data: unknown, fields?: EnvelopeFields): void;
+  /** What `session/prompt` carries for `content` (with any context owed to the agent first). */
+  agentPrompt(content: readonly acp.ContentBlock[]): acp.ContentBlock[];
   /** Fields stamped on the agent's updates while a prompt runs (its id and originator). */
   promptFields: EnvelopeFields;
 }
@@ -237,7 +241,7 @@ export class PromptQueue {
     // `session/cancel`).
     const request = live.channel.request<acp.PromptResponse>(
       "session/prompt",
-      { sessionId: host.id, prompt: prompt.content, _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
+      { sessionId: host.agentSessionId, prompt: host.agentPrompt(prompt.content), _meta: { "svc/invocation": { version: 1, promptId: prompt.promptId } } },
       { signal: this.gone.signal },
     );
     const agentAnswered = (): void => {
@@ -301,7 +305,7 @@ export class PromptQueue {
   private cancelOnAgent(): Promise<void> {
     const live = this.host.runtime.current();
     if (!live) return Promise.resolve();
-    const delivery = live.profile.cancelPrompt(live.channel, this.host.id).catch((err) => {
+    const delivery = live.profile.cancelPrompt(live.channel, this.host.agentSessionId).catch((err) => {
       this.deps.logger.warn("agent cancel failed", { sessionId: this.host.id, error: String(err) });
     });
     this.cancelsInFlight.add(delivery);

@@ -8,10 +8,11 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
-import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { ChannelDeath, Live, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
+import { restoreSeed } from "./restore-seed.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_DEGRADED_EVENT, recordingDegradedData, sessionJournal } from "./session-recorder.ts";
 
@@ -48,6 +49,8 @@ const REPLAY_SINK: SessionSink = {
   onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
   onChannelDied: () => {},
 };
+
+const restoreConflict = (sessionId: string) => new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
 
 export const sessionNotFound = (sessionId: string) => new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, { sessionId });
 
@@ -136,8 +139,8 @@ export class SessionManager {
     const live = session.runtime.current();
     if (live) {
       try {
-        if (hadRunningPrompt) await live.profile.cancelPrompt(live.channel, sessionId);
-        await live.profile.closeSession(live.channel, sessionId);
+        if (hadRunningPrompt) await live.profile.cancelPrompt(live.channel, session.agentSessionId);
+        await live.profile.closeSession(live.channel, session.agentSessionId);
       } catch (err) {
         this.deps.logger.warn("agent did not close the session cleanly", { sessionId, error: err instanceof Error ? err.message : String(err) });
       }
@@ -247,21 +250,7 @@ export class SessionManager {
   private spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
     return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
-      let response: acp.NewSessionResponse & { models?: unknown };
-      try {
-        response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>(
-          "session/new",
-          { cwd: runtime.cwd, mcpServers: [] },
-          { timeoutMs: this.deps.config.limits.initTimeoutMs },
-        );
-      } catch (err) {
-        // Before a first session ever opened, a dead channel is a failed start (see `sessionOpenFailed`).
-        throw await runtime.sessionOpenFailed(live, err);
-      }
-      if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
-        throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
-      if (this.sessions.has(response.sessionId))
-        throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
+      const response = await this.openOnAgent(runtime, live, this.deps.config.limits.initTimeoutMs);
       const session = this.adopt(response.sessionId, runtime, live.profile.name, response);
       runtime.sessionOpened(live);
       return session;
@@ -287,42 +276,69 @@ export class SessionManager {
   }
 
   /**
-   * Brings a persisted session back on its workspace's agent: `session/resume` or `session/load`
-   * (the one asked for when the agent offers it, else the other one it offers), within
-   * `timeoutMs` for the agent's answer. What the agent replays during a load is not published: the
-   * session's own journal is its history. Throws 409 `restore_unsupported` when the agent offers
-   * neither.
+   * Brings a persisted session back on its workspace's agent, within `timeoutMs` for the agent's
+   * answer: `session/resume` or `session/load` of its agent-side id (the one asked for when the
+   * agent offers it, else the other one it offers). What the agent replays during a load is not
+   * published: the session's own journal is its history. An agent offering neither gets a fresh
+   * `session/new` seeded from the journal (`restore-seed.ts`): the session keeps its id, the new
+   * agent-side id is recorded in the catalog, and `method` is `seeded`.
    */
-  reopen(sessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+  reopen(sessionId: string, agentSessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
     const runtime = this.deps.runtimes.forCwd(workspace);
     return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
       const caps = live.channel.init.agentCapabilities;
       const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
       const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
-      if (chosen === null)
-        throw new DaemonError(409, "restore_unsupported", "The agent can neither load nor resume a session", { sessionId, requestedAction: action });
+      if (chosen === null) {
+        const seed = restoreSeed(this.deps.store ?? null, sessionId);
+        const response = await this.openOnAgent(runtime, live, timeoutMs);
+        if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
+        const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, ...(seed ? { seed } : {}) });
+        runtime.sessionOpened(live);
+        return { session, method: "seeded" };
+      }
       const method = chosen === "load" ? "session/load" : "session/resume";
       // Swallows the agent's own replay while it loads.
-      runtime.register(sessionId, REPLAY_SINK);
+      runtime.register(agentSessionId, REPLAY_SINK);
       let response: acp.LoadSessionResponse & { models?: unknown };
       try {
-        response = await live.channel.request(method, { sessionId, cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+        response = await live.channel.request(method, { sessionId: agentSessionId, cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
       } finally {
-        runtime.unregister(sessionId);
+        runtime.unregister(agentSessionId);
       }
-      if (this.sessions.has(sessionId)) throw new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {});
+      if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId });
       runtime.sessionOpened(live);
       return { session, method };
     });
   }
 
-  /** Registers a live session for an agent session that now exists, and records it in the catalog. */
-  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState): LiveSession {
+  /** `session/new` on `live`, answered with a session id no live session uses (on either side). */
+  private async openOnAgent(runtime: WorkspaceRuntime, live: Live, timeoutMs: number): Promise<acp.NewSessionResponse & { models?: unknown }> {
+    let response: acp.NewSessionResponse & { models?: unknown };
+    try {
+      response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>("session/new", { cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+    } catch (err) {
+      // Before a first session ever opened, a dead channel is a failed start (see `sessionOpenFailed`).
+      throw await runtime.sessionOpenFailed(live, err);
+    }
+    if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
+      throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
+    if (this.sessions.has(response.sessionId) || runtime.routes(response.sessionId))
+      throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
+    return response;
+  }
+
+  /**
+   * Registers a live session for an agent session that now exists (under the agent's id for it,
+   * the daemon's unless `ids.agentSessionId` says otherwise), and records it in the catalog.
+   */
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock } = {}): LiveSession {
     const { limits, settings } = this.deps.config;
     const store = this.deps.store;
-    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId: sessionId, profile });
+    const agentSessionId = ids.agentSessionId ?? sessionId;
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId, profile });
     const session = new LiveSession(sessionId, runtime, state, this.hooks, {
       ringSize: limits.eventRingSize,
       clock: this.now,
@@ -331,10 +347,12 @@ export class SessionManager {
       promptDeadlineMs: limits.promptDeadlineMs,
       permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
       logger: this.deps.logger,
+      agentSessionId,
+      ...(ids.seed ? { seed: ids.seed } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
     });
     this.sessions.set(session.id, session);
-    runtime.register(session.id, session);
+    runtime.register(agentSessionId, session);
     if (store?.degraded) this.announceDegraded(session, store.degraded);
     return session;
   }

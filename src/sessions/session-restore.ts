@@ -4,6 +4,9 @@
  * within `--session-restore-timeout-ms` (504 `session_restore_timeout` past it; a restore that
  * completes later leaves the session live, so the retry attaches to it).
  *
+ * An agent offering neither `session/load` nor `session/resume` gets a fresh session seeded from the
+ * journal (`restoredBy: "seeded"`, see `SessionManager.reopen`).
+ *
  * Concurrent restores of one session with the same action share one restore (the later callers
  * get `attached: true`); a different action while one runs is 409 `restore_in_progress` with
  * `Retry-After: 5`. `load` answers with a bounded replay of the journal (newest events, at most
@@ -62,7 +65,7 @@ export class SessionRestorer {
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
     // joins it instead of starting another.
-    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.workspace, action, this.limits.timeoutMs) };
+    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.agentSessionId, row.workspace, action, this.limits.timeoutMs) };
     this.inProgress.set(sessionId, entry);
     entry.done
       .finally(() => {
@@ -106,7 +109,7 @@ export class SessionRestorer {
       hasRunningBackgroundTasks: false,
       lastEventId: session.bus.lastId,
       eventEpoch: session.bus.epoch,
-      /** How the session came back: `session/load` or `session/resume` on the agent, or `live` (it was). */
+      /** How the session came back: `session/load` or `session/resume` on the agent, `seeded` (a fresh agent session given the journal's transcript), or `live` (it was). */
       restoredBy,
       ...(action === "load" ? { compactedReplay: this.replay(session.id), liveJournal: [] } : {}),
     };

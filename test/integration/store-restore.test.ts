@@ -131,7 +131,7 @@ describe("load and resume", () => {
     expect(await d.sentToAgent("session/resume", sessionId)).toHaveLength(1);
   });
 
-  test("the restore goes through the method the agent offers; an agent offering neither is 409 restore_unsupported", async () => {
+  test("the restore goes through the method the agent offers; an agent offering neither gets a seeded fresh session", async () => {
     await using home = tempDir("svc-home-");
     await using ws = tempDir("svc-ws-");
     const sessionId = await closedSession(home.path, ws.path);
@@ -153,8 +153,9 @@ describe("load and resume", () => {
     }
     await using d = await fakeAgentDaemon([], { workspace: ws.path, env: { SVC_HOME: home.path, FAKE_AGENT_RESTORE: "none" } });
     const none = await d.json("POST", `/session/${sessionId}/load`, {});
-    expect(none.status).toBe(409);
-    expect(none.body).toMatchObject({ code: "restore_unsupported", sessionId, requestedAction: "load" });
+    expect(none.status).toBe(200);
+    expect(none.body).toMatchObject({ sessionId, restoredBy: "seeded" });
+    expect(await d.sentToAgent("session/new")).toHaveLength(1);
     // Its history is still there.
     expect((await d.json("GET", `/session/${sessionId}/transcript`)).body.events.length).toBeGreaterThan(0);
   });

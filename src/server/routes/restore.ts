@@ -24,7 +24,7 @@ const RestoreReply = t.Object(
     hasRunningBackgroundTasks: t.Boolean(),
     lastEventId: t.Integer({ minimum: 0 }),
     eventEpoch: t.String(),
-    restoredBy: t.String({ description: "`session/load` or `session/resume` (what the agent was asked), or `live` (it already was)" }),
+    restoredBy: t.String({ description: "`session/load` or `session/resume` (what the agent was asked), `seeded` (an agent offering neither got a fresh session seeded with the journal's transcript), or `live` (it already was)" }),
     compactedReplay: t.Optional(t.Array(t.Unknown(), { description: "load only: the newest journaled envelopes, oldest first" })),
     liveJournal: t.Optional(t.Array(t.Unknown())),
   },

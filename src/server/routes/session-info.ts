@@ -73,7 +73,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
         if (virtualSession(params.id)) return { v: 1, sessionId: params.id, workspaceCwd: primary.cwd, state: {} };
         const session = deps.sessions.get(params.id);
         const live = session.runtime.current();
-        const fromAgent = live ? await live.profile.sessionContext(live.channel, session.id) : null;
+        const fromAgent = live ? await live.profile.sessionContext(live.channel, session.agentSessionId) : null;
         if (fromAgent) return { ...fromAgent, v: 1, sessionId: session.id, workspaceCwd: session.workspaceCwd };
         const { models, modes, configOptions } = session.state;
         return { v: 1, sessionId: session.id, workspaceCwd: session.workspaceCwd, state: { models: models ?? null, modes: modes ?? null, configOptions: configOptions ?? [] } };
@@ -86,7 +86,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
         if (virtualSession(params.id)) return { v: 1, sessionId: params.id, availableCommands: [] };
         const session = deps.sessions.get(params.id);
         const live = session.runtime.current();
-        const fromAgent = live ? await live.profile.supportedCommands(live.channel, session.id) : null;
+        const fromAgent = live ? await live.profile.supportedCommands(live.channel, session.agentSessionId) : null;
         return { v: 1, sessionId: session.id, availableCommands: fromAgent ?? session.availableCommands ?? [] };
       },
       { params: SessionIdParams, response: { 200: SupportedCommands, ...fromAgent }, detail: capability("session_supported_commands", { summary: "Commands the agent offers in this session" }) },

@@ -18,6 +18,8 @@ function standIn(): { host: QueueHost; published: Published[] } {
   const published: Published[] = [];
   const host: QueueHost = {
     id: "session-1",
+    agentSessionId: "session-1",
+    agentPrompt: (content) => [...content],
     bus: { lastId: 0, epoch: "epoch-1" },
     // No agent child: a prompt that gets as far as the agent ends with `channel_closed`.
     runtime: { current: () => null, channelLive: true },

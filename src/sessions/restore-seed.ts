@@ -1,0 +1,73 @@
+/**
+ * The context a seeded restore gives a fresh agent session: the conversation so far, read from the
+ * session's journal (user prompts and agent text only), newest kept and oldest dropped first to fit
+ * SEED_MAX_BYTES. It travels as one text block ahead of the first prompt's content (see
+ * `LiveSession.agentPrompt`): text is the one content type every ACP agent accepts, the agent
+ * reads it together with the user's next message instead of in a turn of its own that nobody
+ * asked for, and it is never published (clients have the journal already).
+ *
+ * Every line of the summary starts with a role label ("User: ", "Agent: ", or "| " for a
+ * message's further lines), so text quoted from the history cannot pass for a line of the user's
+ * new message.
+ */
+import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { Store } from "../store/store.ts";
+import { transcriptEntries } from "./transcript-entries.ts";
+
+/** Most UTF-8 bytes of transcript in a seed; older messages are dropped first, then the oldest kept one is cut from its start. */
+export const SEED_MAX_BYTES = 16 * 1024;
+/** The journal read for a seed: at most this many newest events and bytes (older ones are out of reach of SEED_MAX_BYTES anyway, mostly). */
+const SEED_SCAN_EVENTS = 5000;
+const SEED_SCAN_BYTES = 4 * 1024 * 1024;
+
+const HEADER = "[Context from svc: this conversation was restored into a new agent session, so your earlier context is gone. The conversation so far, oldest first";
+const FOOTER = "[End of the restored conversation. The user's new message follows.]";
+
+const encoder = new TextEncoder();
+const bytes = (text: string) => encoder.encode(text).length;
+
+function render(kind: "user" | "agent", text: string): string {
+  const [first, ...rest] = text.split("\n");
+  return [`${kind === "user" ? "User" : "Agent"}: ${first}`, ...rest.map((line) => `| ${line}`)].join("\n");
+}
+
+/** The last `max` bytes of `text` at most, on a character boundary. */
+function tail(text: string, max: number): string {
+  let out = "";
+  let size = 0;
+  const chars = [...text];
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const n = bytes(chars[i]!);
+    if (size + n > max) break;
+    size += n;
+    out = chars[i]! + out;
+  }
+  return out;
+}
+
+/** The seed for `sessionId`, or null when its journal holds no conversation. */
+export function restoreSeed(store: Store | null, sessionId: string): acp.ContentBlock | null {
+  const { records, omitted } = store?.recent(sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES) ?? { records: [], omitted: 0 };
+  const messages = transcriptEntries(records.map((r) => JSON.parse(r.envelope) as unknown)).flatMap((e) =>
+    (e.kind === "user" || e.kind === "agent") && e.text.trim() !== "" ? [render(e.kind, e.text)] : [],
+  );
+  if (messages.length === 0) return null;
+  const kept: string[] = [];
+  let size = 0;
+  let cut = false;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const n = bytes(messages[i]!) + 1;
+    if (size + n <= SEED_MAX_BYTES) {
+      kept.unshift(messages[i]!);
+      size += n;
+      continue;
+    }
+    // The oldest message that fits only in part keeps its end, marked as cut.
+    const room = SEED_MAX_BYTES - size - bytes("| …\n") - 1;
+    if (room > 0) kept.unshift(`| …${tail(messages[i]!, room)}`);
+    cut = true;
+    break;
+  }
+  const header = `${HEADER}${cut || omitted > 0 ? "; older messages were left out" : ""}:]`;
+  return { type: "text", text: [header, ...kept, FOOTER].join("\n") };
+}
