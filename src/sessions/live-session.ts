@@ -178,7 +178,7 @@ export class LiveSession implements SessionSink, QueueHost {
 
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
     if (this.ended) return Promise.resolve({ outcome: { outcome: "cancelled" } });
-    return this.permissions.request({ ...params, sessionId: this.id }, signal);
+    return this.permissions.request(params, signal);
   }
 
   onChannelDied(death: ChannelDeath): void {

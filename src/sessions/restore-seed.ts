@@ -46,7 +46,7 @@ function tail(text: string, max: number): string {
 }
 
 /** The seed for `sessionId`, or null when its journal holds no conversation. */
-export function restoreSeed(store: Store | null, sessionId: string): acp.ContentBlock | null {
+export function restoreSeed(store: Pick<Store, "recent"> | null, sessionId: string): acp.ContentBlock | null {
   const { records, omitted } = store?.recent(sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES) ?? { records: [], omitted: 0 };
   const messages = transcriptEntries(records.map((r) => JSON.parse(r.envelope) as unknown)).flatMap((e) =>
     (e.kind === "user" || e.kind === "agent") && e.text.trim() !== "" ? [render(e.kind, e.text)] : [],

@@ -112,6 +112,34 @@ describe("seeded restore", () => {
     await until(async () => (await d.sentToAgent("session/close", agentSessionId)).length === 1, 5000, "session/close to reach the agent");
     const byDaemonId = (await d.wire()).filter((e) => (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId);
     expect(byDaemonId).toEqual([]);
+    // The closed session no longer holds the runtime: the child goes with its last session.
+    await until(async () => (await d.json("GET", "/daemon/status")).body.runtime.channel.live === false, 5000, "the child to go with its last session");
+  }, 30_000);
+
+  test("qwen-code's status and close methods name the agent-side id; the replies name the daemon's", async () => {
+    await using home = tempDir("svc-home-");
+    await using ws = tempDir("svc-ws-");
+    const env = { SVC_HOME: home.path, FAKE_AGENT_RESTORE: "none", FAKE_AGENT_NAME: "qwen-code" };
+    let sessionId: string;
+    {
+      await using d = await fakeAgentDaemon([], { workspace: ws.path, env });
+      sessionId = (await d.createSession({ sessionScope: "thread" })).sessionId;
+      expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    }
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env });
+    expect((await d.json("POST", `/session/${sessionId}/resume`, {})).body).toMatchObject({ restoredBy: "seeded" });
+    const context = await d.json("GET", `/session/${sessionId}/context`);
+    expect(context.status).toBe(200);
+    expect(context.body).toMatchObject({ sessionId, recovery: expect.any(Object) });
+    const commands = await d.json("GET", `/session/${sessionId}/supported-commands`);
+    expect(commands.status).toBe(200);
+    expect(commands.body).toMatchObject({ sessionId, availableCommands: expect.arrayContaining([expect.objectContaining({ name: "help" })]) });
+    const [asked] = await d.sentToAgent("qwen/status/session/context");
+    const agentSessionId = (asked!.params as { sessionId: string }).sessionId;
+    expect(agentSessionId).not.toBe(sessionId);
+    expect(await d.sentToAgent("qwen/status/session/supported_commands", agentSessionId)).toHaveLength(1);
+    expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    expect(await d.sentToAgent("qwen/control/session/close", agentSessionId)).toHaveLength(1);
   }, 30_000);
 
   test("a seeded session restored again (after a restart) gets another fresh agent session; the catalog follows its agent-side id", async () => {
