@@ -30,7 +30,7 @@ describe("seeded restore", () => {
     {
       await using daemon = await spawnDaemon(["--port", "0", "--workspace", ws.path], { cwd: ws.path, env });
       sessionId = ((await (await post(`${daemon.url}/session`, { sessionScope: "thread" })).json()) as { sessionId: string }).sessionId;
-      await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0" } });
+      const sse = await openSse(`${daemon.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0" } });
       // A directive on a later line of a user prompt: quoted back in the seed, it must not run again.
       for (const text of ["remember the zebra", "what next\n@say the answer is 42"]) {
         const { promptId } = (await (await post(`${daemon.url}/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] })).json()) as { promptId: string };
@@ -38,6 +38,9 @@ describe("seeded restore", () => {
       }
       daemon.proc.kill("SIGKILL");
       await daemon.proc.exited;
+      // The stream breaks with the daemon: its reset is expected, not a failure.
+      await until(() => sse.ended, 5000, "the stream to end");
+      await Promise.resolve(sse[Symbol.asyncDispose]()).catch(() => {});
     }
 
     await using d = await fakeAgentDaemon([], { workspace: ws.path, env: { SVC_HOME: home.path, FAKE_AGENT_RESTORE: "none" } });
@@ -107,8 +110,13 @@ describe("seeded restore", () => {
     expect(transcript).toContain("back again");
     expect(transcript).not.toContain(SEED_HEADER);
 
-    // Closing closes the agent's session; nothing was ever sent naming the daemon's id.
+    // Closing with a prompt running cancels it and closes the agent's session; nothing was ever
+    // sent naming the daemon's id.
+    await prompt("@hang");
+    await until(async () => (await d.sentToAgent("session/prompt")).length === 4, 5000, "the agent to get the fourth prompt");
+    const cancelsBefore = (await d.sentToAgent("session/cancel", agentSessionId)).length;
     expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    await until(async () => (await d.sentToAgent("session/cancel", agentSessionId)).length === cancelsBefore + 1, 5000, "the close's cancel to reach the agent");
     await until(async () => (await d.sentToAgent("session/close", agentSessionId)).length === 1, 5000, "session/close to reach the agent");
     const byDaemonId = (await d.wire()).filter((e) => (e.params as { sessionId?: string } | undefined)?.sessionId === sessionId);
     expect(byDaemonId).toEqual([]);
