@@ -16,7 +16,7 @@ import { transcriptEntries } from "./transcript-entries.ts";
 
 /** Most UTF-8 bytes of transcript in a seed; older messages are dropped first, then the oldest kept one is cut from its start. */
 export const SEED_MAX_BYTES = 16 * 1024;
-/** The journal read for a seed: at most this many newest events and bytes (older ones are out of reach of SEED_MAX_BYTES anyway, mostly). */
+/** How much of the journal a seed reads: the newest events only, at most this many and this many bytes (the header says when older ones went unread). */
 const SEED_SCAN_EVENTS = 5000;
 const SEED_SCAN_BYTES = 4 * 1024 * 1024;
 
