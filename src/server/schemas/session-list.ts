@@ -41,6 +41,10 @@ export const PersistedListItem = t.Object(
   { description: "A persisted session that is not live" },
 );
 
+/**
+ * Normalising a union keeps the members of the first variant the record matches; a record that
+ * matches neither is passed on whole (nothing is lost, and the contract test reports it).
+ */
 export const SessionListItem = t.Union([LiveListItem, PersistedListItem], { description: "A session, told apart by `live`" });
 
 export const SessionListReply = t.Object({
