@@ -12,7 +12,7 @@ import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModels } from "../schemas/api-models.ts";
-import { errorResponses } from "../schemas/error-statuses.ts";
+import { errorResponseObjects, errorResponses } from "../schemas/error-statuses.ts";
 import { queryInteger } from "../schemas/query-integer.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
@@ -46,7 +46,21 @@ const WorkspaceSessionParams = t.Object({
 
 /** 404 `session_not_found` (also for a session of another workspace); 413 `transcript_too_large` on export. */
 const transcriptResponses = { 200: TranscriptBody, ...errorResponses({ also: [404] }) };
-const exportResponses = { 200: t.String({ description: "The export document (attachment)" }), ...errorResponses({ also: [404] }) };
+/** The export's media type follows `format`, so its responses are declared in `detail` (see errorResponseObjects). */
+const EXPORT_MEDIA = {
+  html: { type: "string", description: "`format=html` (default): a self-contained page" },
+  md: { type: "string", description: "`format=md`: Markdown" },
+  json: { type: "object", description: "`format=json`: the session and its event envelopes" },
+  jsonl: { type: "string", description: "`format=jsonl`: one event envelope per line" },
+} as const satisfies Record<ExportFormat, object>;
+const exportResponses = {
+  200: {
+    description: "The export document, as an attachment",
+    headers: { "Content-Disposition": { description: "`attachment; filename=\"svc-export-<time>.<format>\"`", schema: { type: "string" } } } as const,
+    content: Object.fromEntries(EXPORT_FORMATS.map((f) => [EXPORT_CONTENT_TYPES[f].split(";")[0]!, { schema: EXPORT_MEDIA[f] }])),
+  },
+  ...errorResponseObjects({ also: [404] }),
+};
 
 /** `Content-Disposition` file name: `svc-export-<ISO time with dashes>.<ext>`. */
 const fileName = (format: ExportFormat, now: Date) => `svc-export-${now.toISOString().replace(/[:.]/g, "-")}.${format}`;
@@ -83,8 +97,7 @@ export const historyRoutes = (deps: AppDeps) => {
     .get("/session/:id/export", ({ params, query }) => exportResponse(params.id, query.format), {
       params: SessionIdParams,
       query: ExportQuery,
-      response: exportResponses,
-      detail: capability("session_export", { summary: "A session's transcript as an attachment (html, md, json, jsonl)" }),
+      detail: { ...capability("session_export", { summary: "A session's transcript as an attachment (html, md, json, jsonl)" }), responses: exportResponses },
     })
     .get(
       "/workspaces/:workspace/session/:id/transcript",
@@ -108,8 +121,7 @@ export const historyRoutes = (deps: AppDeps) => {
       {
         params: WorkspaceSessionParams,
         query: ExportQuery,
-        response: exportResponses,
-        detail: capability("workspace_session_export", { summary: "Export of a session of the named workspace" }),
+        detail: { ...capability("workspace_session_export", { summary: "Export of a session of the named workspace" }), responses: exportResponses },
       },
     );
 };
