@@ -6,7 +6,7 @@
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Store } from "../store/store.ts";
 import type { SessionManager } from "./session-manager.ts";
-import { persistedSummary } from "./session-history.ts";
+import { persistedSummary, type SessionListRecord } from "./session-history.ts";
 import { sessionSummary } from "./session-summary.ts";
 
 /** Most ids one bulk request names. */
@@ -36,12 +36,12 @@ export class SessionCatalog {
 
   /** What is known about each id: live sessions with their live state, others from the catalog. */
   lookup(ids: readonly string[]) {
-    const sessions: Record<string, unknown>[] = [];
+    const sessions: SessionListRecord[] = [];
     const missing: string[] = [];
     for (const id of new Set(ids)) {
       const live = this.sessions.peek(id);
       const row = this.store?.session(id) ?? null;
-      if (live) sessions.push({ ...sessionSummary(live), isArchived: row?.archived ?? false, live: true });
+      if (live) sessions.push({ ...sessionSummary(live), isArchived: row?.archived ?? false, live: true as const });
       else if (row) sessions.push(persistedSummary(row));
       else missing.push(id);
     }

@@ -41,17 +41,12 @@ export interface SessionRecord {
   readonly live: LiveSession | null;
 }
 
+/** A session of a list: a live one with its live state, or the catalog row of one that is not live. */
+export type SessionListRecord = (ReturnType<typeof sessionSummary> & { isArchived: boolean; live: true }) | ReturnType<typeof persistedSummary>;
+
 export interface ExportData {
   readonly session: SessionRecord;
   readonly records: readonly JournalRecord[];
-}
-
-/** A positive whole number from a query string, within [1, max], or null when it is not one. */
-export function parseLimit(raw: string | undefined, fallback: number, max: number): number | null {
-  if (raw === undefined) return fallback;
-  if (!/^\d{1,6}$/.test(raw)) return null;
-  const n = Number(raw);
-  return n >= 1 && n <= max ? n : null;
 }
 
 export class SessionHistory {
@@ -68,10 +63,8 @@ export class SessionHistory {
     return { id: sessionId, workspace: live?.workspaceCwd ?? row!.workspace, row, live };
   }
 
-  transcript(sessionId: string, limitRaw: string | undefined, cursor: string | undefined): TranscriptPage {
-    const limit = parseLimit(limitRaw, DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT);
-    if (limit === null)
-      throw new DaemonError(400, "invalid_transcript_limit", `\`limit\` must be a whole number from 1 to ${MAX_TRANSCRIPT_LIMIT}`, { maxLimit: MAX_TRANSCRIPT_LIMIT });
+  /** One page of `limit` records (1 to MAX_TRANSCRIPT_LIMIT, checked by the route's query schema). */
+  transcript(sessionId: string, limit = DEFAULT_TRANSCRIPT_LIMIT, cursor?: string): TranscriptPage {
     this.find(sessionId);
     const scope = `transcript:${sessionId}`;
     const after = cursor === undefined ? 0 : decodeCursor<{ seq: number }>(cursor, scope, { seq: "number" }, "invalid_transcript_cursor").seq;
@@ -110,21 +103,19 @@ export class SessionHistory {
   /**
    * One page of a workspace's sessions, most recently updated first: catalog rows, each overlaid
    * with its live state when it is live. Live sessions the catalog lacks (recording is degraded)
-   * lead the first page.
+   * lead the first page. `size` is 1 to MAX_LIST_SIZE (checked by the route's query schema).
    */
-  list(workspace: string, archived: boolean, sizeRaw: string | undefined, cursor: string | undefined) {
-    const size = parseLimit(sizeRaw, DEFAULT_LIST_SIZE, MAX_LIST_SIZE);
-    if (size === null) throw new DaemonError(400, "invalid_size", `\`size\` must be a whole number from 1 to ${MAX_LIST_SIZE}`, { maxSize: MAX_LIST_SIZE });
+  list(workspace: string, archived: boolean, size = DEFAULT_LIST_SIZE, cursor?: string) {
     const scope = `sessions:${workspace}:${archived ? "archived" : "active"}`;
     const after = cursor === undefined ? null : decodeCursor<{ updatedAt: number; id: string }>(cursor, scope, { updatedAt: "number", id: "string" }, "invalid_cursor");
     const rows = this.store?.sessions(workspace, archived, size + 1, after) ?? [];
     const page = rows.slice(0, size);
-    const sessions: Record<string, unknown>[] = [];
+    const sessions: SessionListRecord[] = [];
     if (after === null && !archived)
-      for (const live of this.sessions.all()) if (live.workspaceCwd === workspace && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live), isArchived: false, live: true });
+      for (const live of this.sessions.all()) if (live.workspaceCwd === workspace && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live), isArchived: false, live: true as const });
     for (const row of page) {
       const live = this.sessions.peek(row.id);
-      sessions.push(live ? { ...sessionSummary(live), isArchived: row.archived, live: true } : persistedSummary(row));
+      sessions.push(live ? { ...sessionSummary(live), isArchived: row.archived, live: true as const } : persistedSummary(row));
     }
     const last = page[page.length - 1];
     return { sessions, ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}) };
@@ -133,19 +124,20 @@ export class SessionHistory {
 
 /** The list record of a session that is not live. */
 export function persistedSummary(row: CatalogRow) {
-  const titleSource = row.metadata.titleSource;
+  const source = row.metadata.titleSource;
+  const titleSource: "manual" | "agent" | undefined = source === "manual" || source === "agent" ? source : undefined;
   return {
     sessionId: row.id,
     workspaceCwd: row.workspace,
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
-    ...(row.displayName !== null ? { displayName: row.displayName, ...(typeof titleSource === "string" ? { titleSource } : {}) } : {}),
+    ...(row.displayName !== null ? { displayName: row.displayName, ...(titleSource !== undefined ? { titleSource } : {}) } : {}),
     isArchived: row.archived,
-    live: false,
+    live: false as const,
     // `live` in the catalog with no live session: the daemon that ran it went away without a word.
-    persistedState: row.state === "live" ? "interrupted" : row.state,
-    clientCount: 0,
-    hasActivePrompt: false,
-    activeWorkState: "idle",
+    persistedState: row.state === "live" ? ("interrupted" as const) : row.state,
+    clientCount: 0 as const,
+    hasActivePrompt: false as const,
+    activeWorkState: "idle" as const,
   };
 }

@@ -76,12 +76,12 @@ describe("GET /session/{id}/events", () => {
     expect(Object.keys(ok.headers)).toEqual(expect.arrayContaining(["X-Svc-Event-Epoch", "X-Svc-SSE-Stream-Id", "X-Accel-Buffering"]));
   });
 
-  test("declares every error status it answers with a JSON schema", () => {
+  test("declares every error status it answers with the shared error body", () => {
     const responses = op().responses;
-    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "429", "503"]);
-    for (const status of ["400", "401", "403", "404", "429", "503"]) expect(responses[status].content["application/json"].schema.type).toBe("object");
-    expect(responses["404"].content["application/json"].schema.properties.code.const).toBe("session_not_found");
-    expect(responses["429"].content["application/json"].schema.properties.code.const).toBe("subscriber_limit_exceeded");
+    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"]);
+    for (const status of ["400", "401", "403", "404", "429", "500", "503"])
+      expect(responses[status].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
     expect(Object.keys(responses["429"].headers)).toEqual(["Retry-After"]);
+    expect(Object.keys(responses["503"].headers)).toEqual(["Retry-After"]);
   });
 });

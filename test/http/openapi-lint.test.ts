@@ -93,6 +93,27 @@ describe("the served OpenAPI document", () => {
     expect(problems).toEqual([]);
   });
 
+  test("no response or request body schema takes a number spelled as a string", () => {
+    // Elysia's `t.Integer`/`t.Numeric` are built for query strings: `anyOf: [{type: string, format:
+    // integer|numeric}, {type: integer|number}]`. In a body that types every count as
+    // `string | number` for SDK generators, and a request body would even take "5".
+    const problems: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => walk(item, `${where}/${i}`));
+      if (typeof node !== "object" || node === null) return;
+      const schema = node as { type?: unknown; format?: unknown };
+      if (schema.type === "string" && (schema.format === "integer" || schema.format === "numeric")) problems.push(where);
+      for (const [key, value] of Object.entries(node)) walk(value, `${where}/${key}`);
+    };
+    for (const [name, op] of operations()) {
+      for (const [type, media] of Object.entries(op.requestBody?.content ?? {})) walk(media.schema, `${name} request ${type}`);
+      for (const [status, response] of Object.entries(op.responses ?? {}))
+        for (const [type, media] of Object.entries(response.content ?? {})) walk(media.schema, `${name} ${status} ${type}`);
+    }
+    walk(doc.components.schemas, "components");
+    expect(problems).toEqual([]);
+  });
+
   test("every $ref resolves", () => {
     const unresolved: string[] = [];
     const walk = (node: unknown, where: string): void => {

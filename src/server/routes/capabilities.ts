@@ -2,6 +2,7 @@
  * `GET /capabilities`: the capabilities document. It depends only on the build and the boot
  * configuration, so it is rendered once and served as a constant body.
  */
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { Config } from "../../config/config.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
@@ -20,10 +21,10 @@ export const CapabilitiesDocument = t.Object({
   transports: t.Array(t.String()),
   policy: t.Object({ permission: t.String() }),
   limits: t.Object({
-    maxPendingPromptsPerSession: t.Integer(),
-    maxSessionsPerWorkspace: t.Integer(),
-    maxTotalSessions: t.Integer(),
-    sessionRestoreTimeoutMs: t.Integer(),
+    maxPendingPromptsPerSession: Type.Integer(),
+    maxSessionsPerWorkspace: Type.Integer(),
+    maxTotalSessions: Type.Integer(),
+    sessionRestoreTimeoutMs: Type.Integer(),
   }),
   workspaces: t.Array(t.Object({ id: t.String(), cwd: t.String(), primary: t.Boolean(), trusted: t.Boolean() })),
 });

@@ -13,7 +13,10 @@ import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { ErrorBody, SessionListQuery, SessionListReply, WorkspaceSelector } from "./history-schemas.ts";
+import { SESSION_LIST_REPLY, apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
+import { SessionListQuery, WorkspaceSelector } from "./history-schemas.ts";
 
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
@@ -24,8 +27,14 @@ const IdsBody = t.Object(
 const BulkReply = t.Object({
   results: t.Array(t.Object({ sessionId: t.String(), outcome: t.Union([t.Literal("archived"), t.Literal("unarchived"), t.Literal("deleted"), t.Literal("not_found"), t.Literal("live")]) })),
 });
-const CatalogReply = t.Object({ sessions: t.Array(t.Record(t.String(), t.Unknown())), missing: t.Array(t.String()) });
-const errors = { 400: ErrorBody, 503: ErrorBody };
+const CatalogReply = t.Object({
+  sessions: t.Array(SessionListItem, { description: "The sessions found, in the order asked" }),
+  missing: t.Array(t.String(), { description: "Ids neither live nor in the catalog" }),
+});
+/** 503 `store_unavailable` (already a front-door status): this daemon keeps no session history. */
+const bodyErrors = errorResponses({ body: true });
+/** 404 `workspace_not_found`. */
+const listErrors = errorResponses({ also: [404] });
 
 const SUMMARIES: Record<BulkAction, string> = {
   archive: "Archive persisted sessions (hidden from the active list)",
@@ -52,30 +61,28 @@ export const catalogRoutes = (deps: AppDeps) => {
     [
       `/sessions/${action}`,
       ({ body }: { body: { sessionIds: string[] } }) => catalog.bulk(action, body.sessionIds),
-      { body: IdsBody, response: { 200: BulkReply, ...errors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
+      { body: IdsBody, response: { 200: BulkReply, ...bodyErrors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
     ] as const;
   return new Elysia({ name: "routes/catalog" })
+    .use(apiModels)
     .post(...bulk("archive"))
     .post(...bulk("unarchive"))
     .post(...bulk("delete"))
     .post("/sessions/catalog", ({ body }) => catalog.lookup(body.sessionIds), {
       body: IdsBody,
-      response: { 200: CatalogReply, ...errors },
+      response: { 200: CatalogReply, ...bodyErrors },
       detail: capability("session_catalog_batch", { summary: "Look sessions up by id: live state, or what the catalog holds" }),
     })
     .get(
       "/workspaces/:workspace/sessions",
       ({ params, query }) => {
         const workspace = workspaceOf(params.workspace);
-        const archiveState = query.archiveState ?? "active";
-        if (archiveState !== "active" && archiveState !== "archived")
-          throw new DaemonError(400, "invalid_archive_state", "`archiveState` must be active or archived", { archiveState });
-        return history.list(workspace, archiveState === "archived", query.size, query.cursor);
+        return history.list(workspace, query.archiveState === "archived", query.size, query.cursor);
       },
       {
         params: WorkspaceParams,
         query: SessionListQuery,
-        response: { 200: SessionListReply, 400: ErrorBody, 404: ErrorBody },
+        response: { 200: SESSION_LIST_REPLY, ...listErrors },
         detail: capability("session_list", { summary: "Sessions of the named workspace, persisted and live, newest first" }),
       },
     )
@@ -83,11 +90,11 @@ export const catalogRoutes = (deps: AppDeps) => {
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
         const workspace = workspaceOf(params.workspace);
-        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s), live: true })) };
+        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s), live: true as const })) };
       },
       {
         params: WorkspaceParams,
-        response: { 200: t.Object({ sessions: t.Array(t.Record(t.String(), t.Unknown())) }), 400: ErrorBody, 404: ErrorBody },
+        response: { 200: t.Object({ sessions: t.Array(LiveStateItem) }), ...listErrors },
         detail: capability("workspace_session_live_state", { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
       },
     );

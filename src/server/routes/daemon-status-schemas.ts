@@ -3,6 +3,7 @@
  * "Daemon status"). Enumerations the snapshot copies from the configuration are plain strings here:
  * the configuration owns their values.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 
@@ -12,7 +13,7 @@ export const DaemonStatusQuery = t.Object({
   detail: t.Optional(t.Union([t.Literal("summary"), t.Literal("full")], { description: "`summary` (default) or `full`", error: invalidDetail })),
 });
 
-const Count = t.Integer({ minimum: 0 });
+const Count = Type.Integer({ minimum: 0 });
 const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
 const Severity = t.Union([t.Literal("info"), t.Literal("warning"), t.Literal("error")]);
 const PerTier = t.Object({ prompt: Count, mutation: Count, read: Count });
@@ -24,7 +25,7 @@ export const DaemonStatus = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("warning"), t.Literal("error")], { description: "the most severe issue's level" }),
   issues: t.Array(t.Object({ code: t.String(), severity: Severity, message: t.String() })),
   daemon: t.Object({
-    pid: t.Integer(),
+    pid: Type.Integer(),
     uptimeMs: t.Number(),
     mode: t.Literal("http-bridge"),
     workspaceCwd: t.String(),
@@ -67,7 +68,7 @@ export const DaemonStatus = t.Object({
     sessions: t.Object({ active: Count }),
     permissions: t.Object({ pending: Count, policy: t.String() }),
     prompts: t.Object({ active: Count }),
-    channel: t.Object({ live: t.Boolean(), childPids: t.Array(t.Integer()) }),
+    channel: t.Object({ live: t.Boolean(), childPids: t.Array(Type.Integer()) }),
     transport: t.Object({
       restSseActive: Count,
       activeRequests: Count,

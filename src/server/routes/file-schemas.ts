@@ -4,6 +4,7 @@
  * invalid query or body gets `{errorKind: "parse_error", error, status: 400}` like every other
  * filesystem error.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { FsError } from "../../errors/daemon-error.ts";
 import { CONTENT_HASH_PATTERN } from "../../workspace/content-hash.ts";
@@ -110,12 +111,12 @@ export const TextFileBody = t.Object({
   encoding: Encoding,
   bom: t.Boolean(),
   lineEnding: LineEnding,
-  sizeBytes: t.Integer(),
-  returnedBytes: t.Integer(),
+  sizeBytes: Type.Integer(),
+  returnedBytes: Type.Integer(),
   truncated: t.Boolean(),
   hash: t.Optional(t.String({ description: "over the whole file; absent when it exceeds the read cap" })),
   matchedIgnore: MatchedIgnore,
-  originalLineCount: t.Union([t.Integer(), t.Null()]),
+  originalLineCount: t.Union([Type.Integer(), t.Null()]),
   nextCursor: t.Null(),
   hasMore: t.Boolean(),
 });
@@ -123,9 +124,9 @@ export const TextFileBody = t.Object({
 export const FileBytesBody = t.Object({
   kind: t.Literal("file_bytes"),
   path: t.String(),
-  offset: t.Integer(),
-  sizeBytes: t.Integer(),
-  returnedBytes: t.Integer(),
+  offset: Type.Integer(),
+  sizeBytes: Type.Integer(),
+  returnedBytes: Type.Integer(),
   truncated: t.Boolean(),
   contentBase64: t.String(),
   hash: t.Optional(t.String({ description: "present only when the window covers the whole file" })),
@@ -135,7 +136,7 @@ export const StatBody = t.Object({
   kind: t.Literal("stat"),
   path: t.String(),
   type: t.Union([t.Literal("file"), t.Literal("directory"), t.Literal("symlink"), t.Literal("other")]),
-  sizeBytes: t.Integer(),
+  sizeBytes: Type.Integer(),
   modifiedMs: t.Number(),
 });
 
@@ -158,14 +159,14 @@ export const GlobBody = t.Object({
   pattern: t.String(),
   cwd: t.String(),
   matches: t.Array(t.String(), { description: "workspace-relative file paths, sorted" }),
-  count: t.Integer(),
+  count: Type.Integer(),
   truncated: t.Boolean(),
-  durationMs: t.Integer(),
+  durationMs: Type.Integer(),
 });
 
 const written = {
   path: t.String(),
-  sizeBytes: t.Integer(),
+  sizeBytes: Type.Integer(),
   hash: t.String(),
   encoding: Encoding,
   bom: t.Boolean(),

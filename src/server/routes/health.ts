@@ -1,4 +1,5 @@
 /** `GET /health`: liveness, and with `deep` the live counts (informational only). */
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -9,10 +10,10 @@ import { errorResponses } from "../schemas/error-statuses.ts";
 const HealthShallow = t.Object({ status: t.Literal("ok") });
 const HealthDeep = t.Object({
   status: t.Literal("ok"),
-  workspaceCount: t.Integer(),
-  sessions: t.Integer(),
-  pendingPermissions: t.Integer(),
-  activePrompts: t.Integer(),
+  workspaceCount: Type.Integer(),
+  sessions: Type.Integer(),
+  pendingPermissions: Type.Integer(),
+  activePrompts: Type.Integer(),
   activeWork: t.Boolean(),
   channelAlive: t.Boolean(),
 });

@@ -6,16 +6,26 @@
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
-import { MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
+import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_HTML_CSP, renderExport, type ExportFormat } from "../../sessions/transcript-export.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { ErrorBody, WorkspaceSelector } from "./history-schemas.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { errorResponseObjects, errorResponses } from "../schemas/error-statuses.ts";
+import { queryInteger } from "../schemas/query-integer.ts";
+import { WorkspaceSelector } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
+const invalidLimit = () =>
+  new DaemonError(400, "invalid_transcript_limit", `\`limit\` must be a whole number from 1 to ${MAX_TRANSCRIPT_LIMIT}`, { maxLimit: MAX_TRANSCRIPT_LIMIT });
+
+/** The schema `error` of `format`: the value sent and the formats there are are named in the answer. */
+const invalidFormat = ({ found }: { found?: unknown }) =>
+  new DaemonError(400, "invalid_export_format", "Invalid export format", { format: (found as { format?: unknown } | undefined)?.format, allowedFormats: [...EXPORT_FORMATS] }).body();
+
 const TranscriptQuery = t.Object({
-  limit: t.Optional(t.String({ description: `Records per page, 1 to ${MAX_TRANSCRIPT_LIMIT} (default 100)` })),
+  limit: t.Optional(queryInteger(1, MAX_TRANSCRIPT_LIMIT, `Records per page (default ${DEFAULT_TRANSCRIPT_LIMIT})`, invalidLimit)),
   cursor: t.Optional(t.String({ description: "`nextCursor` of the previous page" })),
 });
 const TranscriptBody = t.Object({
@@ -23,23 +33,34 @@ const TranscriptBody = t.Object({
   sessionId: t.String(),
   events: t.Array(t.Unknown(), { description: "Event envelopes as their subscribers received them, oldest first" }),
   hasMore: t.Boolean(),
-  nextCursor: t.Optional(t.String()),
+  nextCursor: t.Optional(t.String({ description: "present when another page follows" })),
 });
-const ExportQuery = t.Object({ format: t.Optional(t.String({ description: "html (default), md, json or jsonl" })) });
+// Literal unions, not `t.UnionEnum`: that one defaults a missing value to its first member.
+const ExportQuery = t.Object({
+  format: t.Optional(t.Union([t.Literal("html"), t.Literal("md"), t.Literal("json"), t.Literal("jsonl")] satisfies { const: ExportFormat }[], { description: "html (default), md, json or jsonl", error: invalidFormat })),
+});
 const WorkspaceSessionParams = t.Object({
   workspace: WorkspaceSelector,
   id: SessionIdParams.properties.id,
 });
 
-const transcriptResponses = { 200: TranscriptBody, 400: ErrorBody, 404: ErrorBody };
-const exportResponses = { 200: t.String({ description: "The export document (attachment)" }), 400: ErrorBody, 404: ErrorBody, 413: ErrorBody };
-
-function parseFormat(raw: string | undefined): ExportFormat {
-  const format = raw ?? "html";
-  if (!(EXPORT_FORMATS as readonly string[]).includes(format))
-    throw new DaemonError(400, "invalid_export_format", "Invalid export format", { format, allowedFormats: [...EXPORT_FORMATS] });
-  return format as ExportFormat;
-}
+/** 404 `session_not_found` (also for a session of another workspace); 413 `transcript_too_large` on export. */
+const transcriptResponses = { 200: TranscriptBody, ...errorResponses({ also: [404] }) };
+/** The export's media type follows `format`, so its responses are declared in `detail` (see errorResponseObjects). */
+const EXPORT_MEDIA = {
+  html: { type: "string", description: "`format=html` (default): a self-contained page" },
+  md: { type: "string", description: "`format=md`: Markdown" },
+  json: { type: "object", description: "`format=json`: the session and its event envelopes" },
+  jsonl: { type: "string", description: "`format=jsonl`: one event envelope per line" },
+} as const satisfies Record<ExportFormat, object>;
+const exportResponses = {
+  200: {
+    description: "The export document, as an attachment",
+    headers: { "Content-Disposition": { description: "`attachment; filename=\"svc-export-<time>.<format>\"`", schema: { type: "string" } } } as const,
+    content: Object.fromEntries(EXPORT_FORMATS.map((f) => [EXPORT_CONTENT_TYPES[f].split(";")[0]!, { schema: EXPORT_MEDIA[f] }])),
+  },
+  ...errorResponseObjects({ also: [404] }),
+};
 
 /** `Content-Disposition` file name: `svc-export-<ISO time with dashes>.<ext>`. */
 const fileName = (format: ExportFormat, now: Date) => `svc-export-${now.toISOString().replace(/[:.]/g, "-")}.${format}`;
@@ -53,8 +74,7 @@ export const historyRoutes = (deps: AppDeps) => {
     if (selector !== workspace && selector !== workspaceId(workspace)) throw sessionNotFound(sessionId);
   }
 
-  function exportResponse(sessionId: string, formatRaw: string | undefined): Response {
-    const format = parseFormat(formatRaw);
+  function exportResponse(sessionId: string, format: ExportFormat = "html"): Response {
     const { session, records } = history.exportData(sessionId);
     const headers: Record<string, string> = {
       "Content-Type": EXPORT_CONTENT_TYPES[format],
@@ -67,6 +87,7 @@ export const historyRoutes = (deps: AppDeps) => {
   }
 
   return new Elysia({ name: "routes/history" })
+    .use(apiModels)
     .get("/session/:id/transcript", ({ params, query }) => history.transcript(params.id, query.limit, query.cursor), {
       params: SessionIdParams,
       query: TranscriptQuery,
@@ -76,8 +97,7 @@ export const historyRoutes = (deps: AppDeps) => {
     .get("/session/:id/export", ({ params, query }) => exportResponse(params.id, query.format), {
       params: SessionIdParams,
       query: ExportQuery,
-      response: exportResponses,
-      detail: capability("session_export", { summary: "A session's transcript as an attachment (html, md, json, jsonl)" }),
+      detail: { ...capability("session_export", { summary: "A session's transcript as an attachment (html, md, json, jsonl)" }), responses: exportResponses },
     })
     .get(
       "/workspaces/:workspace/session/:id/transcript",
@@ -101,8 +121,7 @@ export const historyRoutes = (deps: AppDeps) => {
       {
         params: WorkspaceSessionParams,
         query: ExportQuery,
-        response: exportResponses,
-        detail: capability("workspace_session_export", { summary: "Export of a session of the named workspace" }),
+        detail: { ...capability("workspace_session_export", { summary: "Export of a session of the named workspace" }), responses: exportResponses },
       },
     );
 };

@@ -5,6 +5,7 @@
  * `annotations` members pass through (their nesting is bounded by the queue, see
  * `sessions/prompt-content.ts`). A malformed prompt answers the reference's `{error}` body.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { wholeNumber } from "./session-params.ts";
@@ -62,4 +63,4 @@ export const PromptBody = t.Object(
   { error: badPromptBody },
 );
 
-export const PromptAccepted = t.Object({ promptId: t.String(), lastEventId: t.Integer(), eventEpoch: t.String() });
+export const PromptAccepted = t.Object({ promptId: t.String(), lastEventId: Type.Integer(), eventEpoch: t.String() });

@@ -2,12 +2,14 @@
  * `POST /session/:id/load` and `POST /session/:id/resume`: bring a persisted session back (see
  * sessions/session-restore.ts). Shapes follow spec/protocol-notes.md §2.2.
  */
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import { SessionRestorer, type RestoreAction } from "../../sessions/session-restore.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { ErrorBody } from "./history-schemas.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
 import { SessionIdParams, notAnObject } from "./session-params.ts";
 
 const RestoreBody = t.Object({}, { additionalProperties: true, error: notAnObject });
@@ -22,16 +24,21 @@ const RestoreReply = t.Object(
     state: t.Object({ models: t.Unknown(), modes: t.Unknown(), configOptions: t.Unknown() }),
     hasActivePrompt: t.Boolean(),
     hasRunningBackgroundTasks: t.Boolean(),
-    lastEventId: t.Integer({ minimum: 0 }),
+    lastEventId: Type.Integer({ minimum: 0 }),
     eventEpoch: t.String(),
     restoredBy: t.String({ description: "`session/load` or `session/resume` (what the agent was asked), `seeded` (an agent offering neither got a fresh session seeded with the journal's transcript), or `live` (it already was)" }),
     compactedReplay: t.Optional(t.Array(t.Unknown(), { description: "load only: the newest journaled envelopes, oldest first" })),
-    liveJournal: t.Optional(t.Array(t.Unknown())),
+    liveJournal: t.Optional(t.Array(t.Unknown(), { description: "load only: envelopes published while the replay was read (none yet)" })),
   },
-  { additionalProperties: true },
+  { description: "The restored session's state" },
 );
 
-const responses = { 200: RestoreReply, 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 503: ErrorBody, 504: ErrorBody };
+/**
+ * 404 `session_not_found`; 409 `session_archived`, `restore_unsupported`, `restore_in_progress`,
+ * `session_conflict`; 502 the agent's error; 503 the agent cannot start or a session limit;
+ * 504 `session_restore_timeout`.
+ */
+const responses = { 200: RestoreReply, ...errorResponses({ body: true, also: [404, 409, 502, 504] }) };
 
 export const restoreRoutes = (deps: AppDeps) => {
   const { limits } = deps.config;
@@ -46,6 +53,7 @@ export const restoreRoutes = (deps: AppDeps) => {
       restorer.restore(params.id, action, parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
 
   return new Elysia({ name: "routes/restore" })
+    .use(apiModels)
     .post("/session/:id/load", handler("load"), {
       params: SessionIdParams,
       body: t.Optional(RestoreBody),

@@ -10,10 +10,10 @@ import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SESSION_SUMMARY, apiModels } from "../schemas/api-models.ts";
+import { SESSION_LIST_REPLY, SESSION_SUMMARY, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
-import { SessionListQuery, SessionListReply } from "./history-schemas.ts";
+import { SessionListQuery } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
@@ -96,15 +96,12 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
       ({ params, query }) => {
         const selector = params.id;
         if (selector !== workspaceId(primary.cwd) && selector !== primary.cwd) throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-        const archiveState = query.archiveState ?? "active";
-        if (archiveState !== "active" && archiveState !== "archived")
-          throw new DaemonError(400, "invalid_archive_state", "`archiveState` must be active or archived", { archiveState });
-        return history.list(primary.cwd, archiveState === "archived", query.size, query.cursor);
+        return history.list(primary.cwd, query.archiveState === "archived", query.size, query.cursor);
       },
       {
         params: WorkspaceParams,
         query: SessionListQuery,
-        response: { 200: SessionListReply, ...errorResponses({ also: [404] }) },
+        response: { 200: SESSION_LIST_REPLY, ...errorResponses({ also: [404] }) },
         detail: capability("session_list", { summary: "Sessions of a workspace, persisted and live, newest first" }),
       },
     );

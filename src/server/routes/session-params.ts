@@ -1,4 +1,5 @@
 /** Shared pieces of the session routes: the `:id` schema, whole numbers, the object-body error and client-id checks. */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
@@ -7,11 +8,12 @@ import type { LiveSession } from "../../sessions/live-session.ts";
 export const SessionIdParams = t.Object({ id: t.String({ minLength: 1, maxLength: 512 }) });
 
 /**
- * A whole number. Not `t.Integer`, which Elysia coerces from a numeric string (`"100"` would pass);
- * a JSON body says what it means.
+ * A whole number in a JSON body: a plain TypeBox integer (`{type: "integer"}`). Not Elysia's
+ * `t.Integer`, which is built for query strings: it also takes a numeric string (`"100"` would
+ * pass) and documents the field as `string | integer`. A JSON body says what it means.
  */
 export const wholeNumber = (options: { minimum: number; description?: string; error?: () => unknown }) =>
-  t.Number({ multipleOf: 1, maximum: Number.MAX_SAFE_INTEGER, ...options });
+  Type.Integer({ maximum: Number.MAX_SAFE_INTEGER, ...options });
 
 /** The schema `error` of a body that must be a JSON object and is not (an empty body reads as `{}`). */
 export const notAnObject = () => new DaemonError(400, "invalid_request", "The request body must be a JSON object").body();

@@ -6,6 +6,7 @@
  */
 import { Elysia, t } from "elysia";
 import { ErrorBody, FsErrorBody } from "./error-body.ts";
+import { SessionListReply } from "./session-list.ts";
 import { SessionSummary } from "./session-summary.ts";
 import { WorkspaceCells } from "./workspace-cells.ts";
 
@@ -14,6 +15,7 @@ export const FS_ERROR_BODY = "FsErrorBody";
 /** Either error body: a status both a file route and the front door (or body reader) can answer. */
 export const FILE_ROUTE_ERROR = "FileRouteError";
 export const SESSION_SUMMARY = "SessionSummary";
+export const SESSION_LIST_REPLY = "SessionListReply";
 export const WORKSPACE_CELLS = "WorkspaceCells";
 export const VOTE_ACCEPTED = "VoteAccepted";
 
@@ -22,6 +24,7 @@ export const API_MODELS = {
   [FS_ERROR_BODY]: FsErrorBody,
   [FILE_ROUTE_ERROR]: t.Union([FsErrorBody, ErrorBody], { description: "A filesystem error, or a daemon error from the front door or body reader" }),
   [SESSION_SUMMARY]: SessionSummary,
+  [SESSION_LIST_REPLY]: SessionListReply,
   [WORKSPACE_CELLS]: WorkspaceCells,
   [VOTE_ACCEPTED]: t.Object({}, { description: "The vote was counted" }),
 } as const;

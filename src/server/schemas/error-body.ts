@@ -4,6 +4,7 @@
  * HTTP status and the stable `code` or `errorKind`, and a body may carry more fields (`sessionId`,
  * `field`, `retryAfterMs`, …), so the daemon body declares extra members as allowed.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 export const ErrorBody = t.Object(
@@ -21,7 +22,7 @@ export const FsErrorBody = t.Object(
     errorKind: t.String({ description: "stable machine kind (`path_not_found`, `hash_mismatch`, …)" }),
     error: t.String(),
     hint: t.Optional(t.String()),
-    status: t.Integer({ description: "the HTTP status, repeated" }),
+    status: Type.Integer({ description: "the HTTP status, repeated" }),
   },
   { description: "A filesystem error" },
 );

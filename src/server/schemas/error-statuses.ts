@@ -38,6 +38,16 @@ export function errorResponses(options: ErrorOptions = {}): ErrorResponses<typeo
 }
 
 /**
+ * The same statuses as OpenAPI response objects, for a route that declares its responses in
+ * `detail.responses` (a success that is not JSON: the generator gives a `response` schema only a
+ * JSON or text/plain media type, and a `response` hook replaces `detail.responses` whole).
+ */
+export function errorResponseObjects(options: ErrorOptions = {}): Record<number, { description: string; content: { "application/json": { schema: { $ref: string } } } }> {
+  const body = { description: "A daemon error", content: { "application/json": { schema: { $ref: `#/components/schemas/${ERROR_BODY}` } } } } as const;
+  return Object.fromEntries(statuses(options).map((s) => [s, body]));
+}
+
+/**
  * The filesystem routes' error statuses: `own` are those their handlers answer with `FsErrorBody`.
  * Where the front door or the body reader can answer the same status with a daemon error, the
  * status declares either body (`FileRouteError`).

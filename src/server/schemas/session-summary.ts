@@ -1,10 +1,11 @@
 /** The live-session record of `GET /session/:id/status` and the session list (`sessions/session-summary.ts`). */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 const IsoTime = t.String({ description: "ISO 8601 timestamp" });
 
 export const PullRequest = t.Object({
-  number: t.Integer({ minimum: 1 }),
+  number: Type.Integer({ minimum: 1 }),
   url: t.String(),
   state: t.Optional(t.Union([t.Literal("open"), t.Literal("merged"), t.Literal("closed")])),
 });
@@ -26,13 +27,13 @@ export const sessionSummaryProperties = {
   displayName: t.Optional(t.String()),
   titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
   prs: t.Optional(t.Array(PullRequest)),
-  clientCount: t.Integer(),
+  clientCount: Type.Integer(),
   hasActivePrompt: t.Boolean(),
   activeWorkState: t.Union([t.Literal("active"), t.Literal("idle")]),
   hasRunningBackgroundTasks: t.Boolean(),
   isWaitingForPermission: t.Boolean(),
   isWaitingForUserQuestion: t.Boolean(),
-  pendingInteractionCount: t.Integer(),
+  pendingInteractionCount: Type.Integer(),
   hasTurnError: t.Boolean(),
   turnError: t.Optional(t.Object({ message: t.String(), code: t.Optional(t.String()), errorKind: t.Optional(t.String()) })),
   pendingInteractions: t.Array(PendingInteraction),

@@ -1,0 +1,53 @@
+/**
+ * The session list records (`GET /workspace/:id/sessions`, `/workspaces/:workspace/sessions`,
+ * `POST /sessions/catalog`, `.../sessions/live-state`): a live session is its runtime status
+ * (`SessionSummary`) marked `live: true`; one that is not live is its catalog row
+ * (`persistedSummary` in sessions/session-history.ts) marked `live: false`.
+ */
+import { t } from "elysia";
+import { sessionSummaryProperties } from "./session-summary.ts";
+
+const IsoTime = t.String({ description: "ISO 8601 timestamp" });
+
+const isArchived = t.Boolean({ description: "archived sessions are listed with `archiveState=archived` only" });
+
+/** A live session with its live state; `isArchived` is what its catalog row says. */
+export const LiveListItem = t.Object(
+  { ...sessionSummaryProperties, isArchived, live: t.Literal(true) },
+  { description: "A live session: its runtime status" },
+);
+
+/** A session of the live-state route: the runtime status alone (that route reads memory only). */
+export const LiveStateItem = t.Object({ ...sessionSummaryProperties, live: t.Literal(true) }, { description: "A live session: its runtime status" });
+
+/** A persisted session that is not live, from its catalog row. */
+export const PersistedListItem = t.Object(
+  {
+    sessionId: t.String(),
+    workspaceCwd: t.String(),
+    createdAt: IsoTime,
+    updatedAt: IsoTime,
+    displayName: t.Optional(t.String()),
+    titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
+    isArchived,
+    live: t.Literal(false),
+    persistedState: t.Union([t.Literal("closed"), t.Literal("restorable"), t.Literal("interrupted")], {
+      description: "`restorable`: closed by a daemon shutdown; `interrupted`: its daemon went away without a word",
+    }),
+    clientCount: t.Literal(0),
+    hasActivePrompt: t.Literal(false),
+    activeWorkState: t.Literal("idle"),
+  },
+  { description: "A persisted session that is not live" },
+);
+
+/**
+ * Normalising a union keeps the members of the first variant the record matches; a record that
+ * matches neither is passed on whole (nothing is lost, and the contract test reports it).
+ */
+export const SessionListItem = t.Union([LiveListItem, PersistedListItem], { description: "A session, told apart by `live`" });
+
+export const SessionListReply = t.Object({
+  sessions: t.Array(SessionListItem, { description: "Newest first; live sessions carry their live state (`live: true`)" }),
+  nextCursor: t.Optional(t.String({ description: "present when another page follows" })),
+});
