@@ -13,20 +13,9 @@ import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { expectPidsGone } from "../helpers/pids.ts";
+import { preflightCell } from "../helpers/preflight.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
-
-interface Cell {
-  kind: string;
-  status: string;
-  [field: string]: unknown;
-}
-
-async function preflightCell(d: FakeAgentDaemon, kind: string): Promise<Cell | undefined> {
-  const reply = await d.json<{ cells: Cell[] }>("GET", "/workspace/preflight");
-  expect(reply.status).toBe(200);
-  return reply.body.cells.find((c) => c.kind === kind);
-}
 
 /** An entry script that runs the fake agent (what "fixing the entry" writes). */
 const workingEntry = `import ${JSON.stringify(FAKE_AGENT_ENTRY)};\n`;

@@ -7,23 +7,12 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { openSession, untilTurnEnds } from "../helpers/prompt-session.ts";
 import { expectPidsGone } from "../helpers/pids.ts";
+import { preflightCell } from "../helpers/preflight.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
-
-interface Cell {
-  kind: string;
-  status: string;
-  [field: string]: unknown;
-}
-
-async function preflightCell(d: FakeAgentDaemon, kind: string): Promise<Cell | undefined> {
-  const reply = await d.json<{ cells: Cell[] }>("GET", "/workspace/preflight");
-  expect(reply.status).toBe(200);
-  return reply.body.cells.find((c) => c.kind === kind);
-}
 
 /**
  * An agent script: records its pid in `pids`, then answers each request line with `answer(m)`
