@@ -38,6 +38,8 @@ export interface Limits {
   readonly maxJournalEvents: number;
   /** True when either journal cap was pinned by a flag, which disables adaptive growth. */
   readonly journalPinned: boolean;
+  /** Bytes of the daemon-wide pool a load's replay may borrow past the baseline; 0 = no growth. See below. */
+  readonly journalGrowthPoolBytes: number;
 }
 
 /** How agent children are started: `[process.execPath, entry?, ...args]` in the workspace. */
@@ -94,8 +96,20 @@ export interface Config {
   readonly warnings: readonly string[];
 }
 
+/**
+ * Journal growth (spec Limits): the replay `POST /session/:id/load` returns holds the session's
+ * newest journaled events, at most BASELINE_JOURNAL_EVENTS and BASELINE_JOURNAL_BYTES of envelope.
+ * A longer session's load may grow past that baseline by borrowing bytes from one daemon-wide pool
+ * of `--memory-budget-mb` MB (DEFAULT_JOURNAL_GROWTH_POOL_MB when unset), shared by concurrent
+ * loads: each takes what is free (up to a per-load ceiling, sessions/journal-growth.ts), keeps what
+ * its replay uses past the baseline bytes until its reply is sent, and hands back the rest at once.
+ * A load that finds the pool empty gets the baseline. Pinning `--max-journal-bytes` or
+ * `--max-journal-events` replaces the baseline and disables growth (the pool is 0).
+ * SSE replay is not affected (it has its own ring, `--event-ring-size`).
+ */
 const BASELINE_JOURNAL_BYTES = 8 * 1024 * 1024;
 const BASELINE_JOURNAL_EVENTS = 10_000;
+const DEFAULT_JOURNAL_GROWTH_POOL_MB = 64;
 const ACP_CONNECTION_CAP = 64;
 
 export interface ConfigInputs {
@@ -173,6 +187,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
   const promptDeadline = f["prompt-deadline-ms"];
   const writerIdle = f["writer-idle-timeout-ms"];
   const budget = f["mcp-client-budget"];
+  const journalPinned = f["max-journal-bytes"] !== null || f["max-journal-events"] !== null;
   const budgetMode = (f["mcp-budget-mode"] || (budget === null ? "off" : "enforce")) as McpBudgetMode;
   const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
 
@@ -215,7 +230,8 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       memoryBudgetMb: f["memory-budget-mb"],
       maxJournalBytes: f["max-journal-bytes"] ?? BASELINE_JOURNAL_BYTES,
       maxJournalEvents: f["max-journal-events"] ?? BASELINE_JOURNAL_EVENTS,
-      journalPinned: f["max-journal-bytes"] !== null || f["max-journal-events"] !== null,
+      journalPinned,
+      journalGrowthPoolBytes: journalPinned ? 0 : (f["memory-budget-mb"] ?? DEFAULT_JOURNAL_GROWTH_POOL_MB) * 1024 * 1024,
     },
     rateLimit: {
       enabled: f["rate-limit"],

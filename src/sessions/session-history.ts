@@ -120,6 +120,19 @@ export class SessionHistory {
     const last = page[page.length - 1];
     return { sessions, ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}) };
   }
+
+  /**
+   * How many sessions a workspace has, counted as `list` lists them: catalog rows, plus live
+   * sessions the catalog lacks (recording is degraded) among the active ones; `live` counts the
+   * live sessions. The shape is the reference daemon's, `expensive`/`cost` included: the count
+   * reads the whole catalog of the workspace, so clients are told not to poll it in a loop.
+   */
+  info(workspace: string) {
+    const counts = this.store?.sessionCounts(workspace) ?? { active: 0, archived: 0 };
+    const live = [...this.sessions.all()].filter((s) => s.workspaceCwd === workspace);
+    const active = counts.active + live.filter((s) => this.store?.session(s.id) == null).length;
+    return { active, archived: counts.archived, total: active + counts.archived, live: live.length, expensive: true as const, cost: "disk_scan" as const };
+  }
 }
 
 /** The list record of a session that is not live. */

@@ -9,24 +9,20 @@
  *
  * Concurrent restores of one session with the same action share one restore (the later callers
  * get `attached: true`); a different action while one runs is 409 `restore_in_progress` with
- * `Retry-After: 5`. `load` answers with a bounded replay of the journal (newest events, at most
- * `--max-journal-events` and `--max-journal-bytes`, a `history_truncated` marker first when older
- * ones were left out); `resume` answers without one.
+ * `Retry-After: 5`. `load` answers with a bounded replay of the journal (sessions/journal-replay.ts:
+ * the newest events within the baseline caps, grown from the journal growth pool when it has room);
+ * the caller releases the replay's lease once the reply is sent. `resume` answers without one.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Store } from "../store/store.ts";
+import type { GrowthLease } from "./journal-growth.ts";
+import type { JournalReplay } from "./journal-replay.ts";
 import type { LiveSession } from "./live-session.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
 
 export type RestoreAction = "load" | "resume";
 
 export const RESTORE_RETRY_AFTER_SECONDS = 5;
-
-export interface RestoreLimits {
-  readonly timeoutMs: number;
-  readonly maxReplayEvents: number;
-  readonly maxReplayBytes: number;
-}
 
 interface Restoring {
   readonly action: RestoreAction;
@@ -40,9 +36,11 @@ export class SessionRestorer {
   constructor(
     private readonly sessions: SessionManager,
     private readonly store: Store | null,
-    private readonly limits: RestoreLimits,
+    private readonly timeoutMs: number,
+    private readonly replay: JournalReplay,
   ) {}
 
+  /** The reply, and the growth lease its replay holds (null without a replay) until the reply is sent. */
   async restore(sessionId: string, action: RestoreAction, clientHeader: string | null) {
     const running = this.inProgress.get(sessionId);
     if (running) {
@@ -65,7 +63,7 @@ export class SessionRestorer {
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
     // joins it instead of starting another.
-    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.agentSessionId, row.workspace, action, this.limits.timeoutMs) };
+    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.agentSessionId, row.workspace, action, this.timeoutMs) };
     this.inProgress.set(sessionId, entry);
     entry.done
       .finally(() => {
@@ -78,7 +76,7 @@ export class SessionRestorer {
 
   /** `restoring` past the restore timeout (or an agent that did not answer within it) is a 504. */
   private async bounded<T>(restoring: Promise<T>, sessionId: string, action: RestoreAction): Promise<T> {
-    const { timeoutMs } = this.limits;
+    const { timeoutMs } = this;
     const expired = () =>
       new DaemonError(504, "session_restore_timeout", `Restoring session ${sessionId} took longer than ${timeoutMs} ms`, { errorKind: "restore_timeout", retryable: true, sessionId, action, timeoutMs }, RESTORE_RETRY_AFTER_SECONDS);
     let timer: Timer | undefined;
@@ -98,34 +96,24 @@ export class SessionRestorer {
     const clientId = session.clients.attach(clientHeader);
     session.noteActivity();
     const { models, modes, configOptions } = session.state;
+    const replay = action === "load" ? this.replay.read(session.id) : null;
     return {
-      sessionId: session.id,
-      workspaceCwd: session.workspaceCwd,
-      attached,
-      clientId,
-      createdAt: new Date(session.createdAt).toISOString(),
-      state: { models: models ?? null, modes: modes ?? null, configOptions: configOptions ?? [] },
-      hasActivePrompt: session.prompts.running !== null,
-      hasRunningBackgroundTasks: false,
-      lastEventId: session.bus.lastId,
-      eventEpoch: session.bus.epoch,
-      /** How the session came back: `session/load` or `session/resume` on the agent, `seeded` (a fresh agent session given the journal's transcript), or `live` (it was). */
-      restoredBy,
-      ...(action === "load" ? { compactedReplay: this.replay(session.id), liveJournal: [] } : {}),
+      reply: {
+        sessionId: session.id,
+        workspaceCwd: session.workspaceCwd,
+        attached,
+        clientId,
+        createdAt: new Date(session.createdAt).toISOString(),
+        state: { models: models ?? null, modes: modes ?? null, configOptions: configOptions ?? [] },
+        hasActivePrompt: session.prompts.running !== null,
+        hasRunningBackgroundTasks: false,
+        lastEventId: session.bus.lastId,
+        eventEpoch: session.bus.epoch,
+        /** How the session came back: `session/load` or `session/resume` on the agent, `seeded` (a fresh agent session given the journal's transcript), or `live` (it was). */
+        restoredBy,
+        ...(replay ? { compactedReplay: replay.envelopes, liveJournal: [] } : {}),
+      },
+      lease: (replay?.lease ?? null) as GrowthLease | null,
     };
-  }
-
-  private replay(sessionId: string): unknown[] {
-    const { maxReplayEvents, maxReplayBytes } = this.limits;
-    const { records, omitted } = this.store?.recent(sessionId, maxReplayEvents, maxReplayBytes) ?? { records: [], omitted: 0 };
-    const envelopes = records.map((r) => JSON.parse(r.envelope) as unknown);
-    if (omitted === 0) return envelopes;
-    const marker = {
-      v: 1,
-      type: "history_truncated",
-      data: { reason: "replay_window_exceeded", truncatedEvents: omitted, retainedEvents: records.length, maxEvents: maxReplayEvents, maxBytes: maxReplayBytes, fullTranscriptAvailable: true },
-      _meta: { serverTimestamp: Date.now() },
-    };
-    return [marker, ...envelopes];
   }
 }

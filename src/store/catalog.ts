@@ -82,6 +82,7 @@ export class Catalog {
   private readonly removeRow: Statement;
   private readonly firstPage: Statement<RawRow>;
   private readonly nextPage: Statement<RawRow>;
+  private readonly countByArchived: Statement<{ archived: number; n: number }>;
 
   constructor(db: Database) {
     // A session id seen before (an agent that reuses ids across restarts) takes the row over.
@@ -103,6 +104,7 @@ export class Catalog {
          AND (updated_at < $updatedAt OR (updated_at = $updatedAt AND id < $id))
        ORDER BY updated_at DESC, id DESC LIMIT $limit`,
     );
+    this.countByArchived = db.query("SELECT archived, COUNT(*) AS n FROM sessions WHERE workspace = $workspace GROUP BY archived");
   }
 
   create(row: NewSession): void {
@@ -126,6 +128,13 @@ export class Catalog {
   remove(id: string): boolean {
     this.removeJournal.run({ id });
     return this.removeRow.run({ id }).changes > 0;
+  }
+
+  /** How many sessions of `workspace` the catalog holds, active (not archived) and archived. */
+  count(workspace: string): { active: number; archived: number } {
+    const counts = { active: 0, archived: 0 };
+    for (const { archived, n } of this.countByArchived.all({ workspace })) counts[archived !== 0 ? "archived" : "active"] = n;
+    return counts;
   }
 
   get(id: string): CatalogRow | null {

@@ -116,6 +116,11 @@ export class Store {
     return this.readable()?.catalog.list(workspace, archived, limit, after) ?? [];
   }
 
+  /** Catalog counts of a workspace's sessions (zeros when the database cannot be read). */
+  sessionCounts(workspace: string): { active: number; archived: number } {
+    return this.readable()?.catalog.count(workspace) ?? { active: 0, archived: 0 };
+  }
+
   journal(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
     return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
   }

@@ -2,9 +2,11 @@
  * Persisted sessions in bulk: `POST /sessions/archive`, `/sessions/unarchive`, `/sessions/delete`
  * (each id gets an outcome; live sessions are left alone) and `POST /sessions/catalog` (look
  * sessions up by id), and the workspace-qualified lists `GET /workspaces/:workspace/sessions` (persisted
- * and live, like `/workspace/:id/sessions`) and `.../sessions/live-state` (live sessions only). See
- * sessions/session-catalog.ts.
+ * and live, like `/workspace/:id/sessions`) and `.../sessions/live-state` (live sessions only), and
+ * the session counts `GET /workspace/:id/session-info` and `GET /workspaces/:workspace/session-info`.
+ * See sessions/session-catalog.ts and `SessionHistory.info`. None of them starts a child.
  */
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { MAX_BULK_IDS, SessionCatalog, type BulkAction } from "../../sessions/session-catalog.ts";
@@ -31,6 +33,19 @@ const CatalogReply = t.Object({
   sessions: t.Array(SessionListItem, { description: "The sessions found, in the order asked" }),
   missing: t.Array(t.String(), { description: "Ids neither live nor in the catalog" }),
 });
+/** The reference daemon's session-info document (0.24.4): counts of the workspace's sessions. */
+const SessionInfoReply = t.Object(
+  {
+    active: Type.Integer({ minimum: 0, description: "Sessions not archived: catalog rows, plus live sessions the catalog lacks" }),
+    archived: Type.Integer({ minimum: 0, description: "Archived sessions" }),
+    total: Type.Integer({ minimum: 0, description: "`active` + `archived`" }),
+    live: Type.Integer({ minimum: 0, description: "Sessions live in this daemon now" }),
+    expensive: t.Literal(true, { description: "The count reads the workspace's whole catalog: do not poll it in a tight loop" }),
+    cost: t.Literal("disk_scan"),
+    truncated: t.Optional(t.Literal(true, { description: "The count stopped early (never, in this daemon: the catalog is counted whole)" })),
+  },
+  { description: "How many sessions the workspace has" },
+);
 /** 503 `store_unavailable` (already a front-door status): this daemon keeps no session history. */
 const bodyErrors = errorResponses({ body: true });
 /** 404 `workspace_not_found`. */
@@ -50,10 +65,10 @@ export const catalogRoutes = (deps: AppDeps) => {
   const primary = deps.runtimes.primary;
 
   /** The workspace a selector names (this daemon has one): 400 when it is neither id nor path, 404 when it is another. */
-  function workspaceOf(selector: string): string {
+  function workspaceOf(selector: string, param = ":workspace"): string {
     if (selector === primary.cwd || selector === workspaceId(primary.cwd)) return primary.cwd;
     if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/"))
-      throw new DaemonError(400, "invalid_workspace", "`:workspace` must decode to a workspace id or absolute path");
+      throw new DaemonError(400, "invalid_workspace", `\`${param}\` must decode to a workspace id or absolute path`);
     throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
   }
 
@@ -97,5 +112,15 @@ export const catalogRoutes = (deps: AppDeps) => {
         response: { 200: t.Object({ sessions: t.Array(LiveStateItem) }), ...listErrors },
         detail: capability("workspace_session_live_state", { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
       },
-    );
+    )
+    .get("/workspace/:id/session-info", ({ params }) => history.info(workspaceOf(params.id, ":id")), {
+      params: t.Object({ id: WorkspaceSelector }),
+      response: { 200: SessionInfoReply, ...listErrors },
+      detail: capability("session_info", { summary: "How many sessions a workspace has: active, archived, live (reads the catalog; do not poll)" }),
+    })
+    .get("/workspaces/:workspace/session-info", ({ params }) => history.info(workspaceOf(params.workspace)), {
+      params: WorkspaceParams,
+      response: { 200: SessionInfoReply, ...listErrors },
+      detail: capability("session_info", { summary: "How many sessions the named workspace has: active, archived, live (reads the catalog; do not poll)" }),
+    });
 };

@@ -5,6 +5,8 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
+import { JournalGrowthPool, type GrowthLease } from "../../sessions/journal-growth.ts";
+import { JournalReplay } from "../../sessions/journal-replay.ts";
 import { SessionRestorer, type RestoreAction } from "../../sessions/session-restore.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -42,15 +44,19 @@ const responses = { 200: RestoreReply, ...errorResponses({ body: true, also: [40
 
 export const restoreRoutes = (deps: AppDeps) => {
   const { limits } = deps.config;
-  const restorer = new SessionRestorer(deps.sessions, deps.sessions.store, {
-    timeoutMs: limits.sessionRestoreTimeoutMs,
-    maxReplayEvents: limits.maxJournalEvents,
-    maxReplayBytes: limits.maxJournalBytes,
-  });
+  const pool = new JournalGrowthPool(limits.journalGrowthPoolBytes);
+  const replay = new JournalReplay(deps.sessions.store, { maxEvents: limits.maxJournalEvents, maxBytes: limits.maxJournalBytes }, pool);
+  const restorer = new SessionRestorer(deps.sessions, deps.sessions.store, limits.sessionRestoreTimeoutMs, replay);
+  /** A load's growth lease, held until its reply has been sent. */
+  const leases = new WeakMap<Request, GrowthLease>();
   const handler =
     (action: RestoreAction) =>
-    ({ params, request }: { params: { id: string }; request: Request }) =>
-      restorer.restore(params.id, action, parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
+    async ({ params, request }: { params: { id: string }; request: Request }) => {
+      const { reply, lease } = await restorer.restore(params.id, action, parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
+      if (lease) leases.set(request, lease);
+      return reply;
+    };
+  const released = ({ request }: { request: Request }) => leases.get(request)?.release();
 
   return new Elysia({ name: "routes/restore" })
     .use(apiModels)
@@ -58,6 +64,7 @@ export const restoreRoutes = (deps: AppDeps) => {
       params: SessionIdParams,
       body: t.Optional(RestoreBody),
       response: responses,
+      afterResponse: released,
       detail: capability("session_load", { summary: "Restore a persisted session with a bounded replay of its journal" }),
     })
     .post("/session/:id/resume", handler("resume"), {
