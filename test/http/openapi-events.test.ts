@@ -86,8 +86,8 @@ describe("GET /session/{id}/events", () => {
 
   test("declares every error status it answers with the shared error body", () => {
     const responses = op().responses;
-    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"]);
-    for (const status of ["400", "401", "403", "404", "429", "500", "503"])
+    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "429", "500", "503"]);
+    for (const status of ["400", "401", "403", "404", "413", "429", "500", "503"])
       expect(responses[status].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
     expect(Object.keys(responses["429"].headers)).toEqual(["Retry-After"]);
     expect(Object.keys(responses["503"].headers)).toEqual(["Retry-After"]);
