@@ -81,7 +81,7 @@ function withoutFragmentIds(key: string, value: unknown): unknown {
 function markOptionalBodies(routes: readonly GeneratorRoute[], paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>): void {
   for (const route of routes) {
     const body = route.hooks?.body;
-    if (typeof body !== "object" || body === null || !KindGuard.IsOptional(body)) continue;
+    if (!KindGuard.IsSchema(body) || !KindGuard.IsOptional(body)) continue;
     const operation = paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
     if (operation?.requestBody) operation.requestBody.required = false;
   }
