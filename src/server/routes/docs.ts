@@ -4,6 +4,7 @@
  * assets are embedded in the binary, so it works with no network at all.
  */
 import { KindGuard } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import docsCss from "../assets/docs.css" with { type: "text" };
 import docsPage from "../assets/docs.html" with { type: "text" };
@@ -74,14 +75,14 @@ function withoutFragmentIds(key: string, value: unknown): unknown {
 }
 
 /**
- * The generator marks every request body `required: true`. A route whose body schema is
- * `t.Optional` takes a request without one (the body reader reads an empty body as `{}`), so its
- * operation says `required: false`.
+ * The generator marks every request body `required: true`. The body reader reads a request without
+ * a body as `{}` (json-body.ts), so a route whose body schema takes `{}` (every member optional, or
+ * the schema `t.Optional`) takes a request without one: its operation says `required: false`.
  */
 function markOptionalBodies(routes: readonly GeneratorRoute[], paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>): void {
   for (const route of routes) {
     const body = route.hooks?.body;
-    if (!KindGuard.IsSchema(body) || !KindGuard.IsOptional(body)) continue;
+    if (!KindGuard.IsSchema(body) || !Value.Check(body, {})) continue;
     const operation = paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
     if (operation?.requestBody) operation.requestBody.required = false;
   }

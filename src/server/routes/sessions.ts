@@ -122,12 +122,11 @@ export const sessionRoutes = (deps: AppDeps) =>
       "/session",
       async ({ body, request }) => {
         const clientHeader = parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER));
-        return await deps.sessions.create(body ?? {}, clientHeader);
+        return await deps.sessions.create(body, clientHeader);
       },
       {
         headers: ClientIdHeaders,
-        // Optional: no body at all is a request with the defaults (the body reader reads it as `{}`).
-        body: t.Optional(CreateBody),
+        body: CreateBody,
         response: { 200: CreateResponse, ...errorResponses({ body: true, also: [422, 502, 504] }) },
         detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity"], {
           summary: "Create a session, or attach to the workspace's default one",
