@@ -266,8 +266,11 @@ export type EventType = keyof typeof EVENT_DATA;
 /** The `data` of an event of type `K`. */
 export type EventData<K extends EventType> = Static<(typeof EVENT_DATA)[K]>;
 
+const pascal = (type: string) => type.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 /** The component name of an event type's data schema: `turn_complete` → `TurnCompleteEvent`. */
-export const eventSchemaName = (type: string) => `${type.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase())}Event`;
+export const eventSchemaName = (type: string) => `${pascal(type)}Event`;
+/** The component name of an event type's whole frame (envelope and data): `turn_complete` → `TurnCompleteFrame`. */
+export const eventFrameName = (type: string) => `${pascal(type)}Frame`;
 
 const envelopeFields = {
   id: Type.Optional(Type.Integer({ minimum: 1, description: "Per-session monotonic id (also the `id:` line); absent on synthetic frames" })),
@@ -283,20 +286,28 @@ export const SseEnvelope = closed(
   "The JSON envelope on an SSE frame's `data:` line",
 );
 
+/** The place of a schema under `components.schemas` of the served document. */
+const componentPath = (name: string) => `#/components/schemas/${name}`;
 /** A reference to a schema under `components.schemas` of the served document. */
-const componentRef = (name: string) => Type.Unsafe<unknown>({ $ref: `#/components/schemas/${name}` });
+const componentRef = (name: string) => Type.Unsafe<unknown>({ $ref: componentPath(name) });
 
 /** The envelope of one event type, its `data` by reference to the named data schema. */
 const envelopeOf = (type: EventType): TObject =>
   closed({ ...envelopeFields, type: Type.Literal(type), data: componentRef(eventSchemaName(type)) }, `A \`${type}\` frame`);
 
+const EVENT_TYPES = Object.keys(EVENT_DATA) as EventType[];
+
+/** Each event type's frame, a named schema (`<Type>Frame`) so the discriminator's mapping can name it. */
+const FRAME_SCHEMAS: Record<string, TSchema> = Object.fromEntries(EVENT_TYPES.map((type) => [eventFrameName(type), envelopeOf(type)]));
+
 /**
- * Every frame the stream carries: the envelope, discriminated by `type` (`oneOf`, exactly one
- * variant matches, since each fixes `type` to its own literal).
+ * Every frame the stream carries: the envelope, discriminated by `type` (`oneOf` of the named
+ * frames, exactly one matches, since each fixes `type` to its own literal; the mapping takes a
+ * generator from a `type` value straight to its frame).
  */
 export const SseEvent = Type.Unsafe<unknown>({
-  oneOf: (Object.keys(EVENT_DATA) as EventType[]).map(envelopeOf),
-  discriminator: { propertyName: "type" },
+  oneOf: EVENT_TYPES.map((type) => componentRef(eventFrameName(type))),
+  discriminator: { propertyName: "type", mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, componentPath(eventFrameName(type))])) },
   description: "One frame of GET /session/:id/events: the envelope, its `data` schema chosen by `type`",
 });
 
@@ -304,6 +315,7 @@ export const SseEvent = Type.Unsafe<unknown>({
 export const EVENT_SCHEMAS: Record<string, TSchema> = {
   SseEnvelope,
   SseEvent,
+  ...FRAME_SCHEMAS,
   ...Object.fromEntries(Object.entries(EVENT_DATA).map(([type, schema]) => [eventSchemaName(type), schema])),
   HistoryTruncatedEvent,
 };

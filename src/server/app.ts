@@ -28,6 +28,7 @@ import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
+import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
 import { uncheckResponses } from "./schemas/response-checks.ts";
 
 export interface BuiltApp {
@@ -71,8 +72,10 @@ export function createApp(deps: AppDeps): BuiltApp {
   if (deps.config.web) app.use(landingRoutes(deps.config.version));
 
   root = app as unknown as Elysia;
-  const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail; response?: unknown } }[];
+  const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail; body?: unknown; query?: unknown; params?: unknown; headers?: unknown; response?: unknown } }[];
   uncheckResponses(routes);
+  // A member named like an Object.prototype member is as undeclared as any other (own-properties.ts).
+  ownPropertiesOnlyIn(routes);
   features = featureTags(routeCapabilities(routes), deps.config);
 
   const strict = new Memoirist<true>();

@@ -5,7 +5,7 @@
  * sends match these schemas is checked on every stream the suites open: `helpers/contract.ts`.)
  */
 import { beforeAll, describe, expect, test } from "bun:test";
-import { EVENT_DATA, eventSchemaName } from "../../src/events/event-schemas.ts";
+import { EVENT_DATA, eventFrameName, eventSchemaName } from "../../src/events/event-schemas.ts";
 import { startDaemon } from "../helpers/daemon.ts";
 
 interface Doc {
@@ -40,12 +40,20 @@ describe("components.schemas", () => {
     expect(envelope.properties._meta.required).toEqual(["serverTimestamp"]);
   });
 
-  test("SseEvent is a oneOf discriminated by `type`, one variant per event type, its data by reference", () => {
+  test("SseEvent is a oneOf of named frames, one per event type, discriminated by `type` with a mapping; each frame's data by reference", () => {
     const union = doc.components.schemas.SseEvent;
-    expect(union.discriminator).toEqual({ propertyName: "type" });
-    const variants = union.oneOf as any[];
-    expect(variants.map((v) => v.properties.type.const).sort()).toEqual([...EVENT_TYPES].sort());
-    for (const v of variants) expect(v.properties.data).toEqual({ $ref: `#/components/schemas/${eventSchemaName(v.properties.type.const)}` });
+    const refs = (union.oneOf as { $ref: string }[]).map((v) => v.$ref);
+    expect(refs.sort()).toEqual(EVENT_TYPES.map((type) => `#/components/schemas/${eventFrameName(type)}`).sort());
+    expect(union.discriminator).toEqual({
+      propertyName: "type",
+      mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, `#/components/schemas/${eventFrameName(type)}`])),
+    });
+    expect(eventFrameName("turn_complete")).toBe("TurnCompleteFrame");
+    for (const type of EVENT_TYPES) {
+      const frame = doc.components.schemas[eventFrameName(type)];
+      expect(frame.properties.type.const).toBe(type);
+      expect(frame.properties.data).toEqual({ $ref: `#/components/schemas/${eventSchemaName(type)}` });
+    }
   });
 
   test("turn_error's errorKind is a closed set", () => {
@@ -78,8 +86,8 @@ describe("GET /session/{id}/events", () => {
 
   test("declares every error status it answers with the shared error body", () => {
     const responses = op().responses;
-    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "429", "500", "503"]);
-    for (const status of ["400", "401", "403", "404", "429", "500", "503"])
+    expect(Object.keys(responses).sort()).toEqual(["200", "400", "401", "403", "404", "413", "429", "500", "503"]);
+    for (const status of ["400", "401", "403", "404", "413", "429", "500", "503"])
       expect(responses[status].content["application/json"].schema).toEqual({ $ref: "#/components/schemas/ErrorBody" });
     expect(Object.keys(responses["429"].headers)).toEqual(["Retry-After"]);
     expect(Object.keys(responses["503"].headers)).toEqual(["Retry-After"]);

@@ -3,6 +3,8 @@
  * generator is loaded only then, keeping it out of startup), and a small docs page (`/docs`) whose
  * assets are embedded in the binary, so it works with no network at all.
  */
+import { KindGuard } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import docsCss from "../assets/docs.css" with { type: "text" };
 import docsPage from "../assets/docs.html" with { type: "text" };
@@ -22,6 +24,8 @@ const OPENAPI_VERSION = "3.1.2";
 const JSON_PARSER = [{ fn: "json" }];
 
 interface GeneratorRoute {
+  method: string;
+  path: string;
   hooks?: Record<string, unknown>;
 }
 
@@ -58,6 +62,32 @@ function dropBodylessContent(paths: Record<string, Record<string, { responses?: 
         if (response.content && "type" in response.content) delete response.content;
 }
 
+/**
+ * Elysia's `.model()` stamps each named schema object with a fragment-only `$id`
+ * (`#/components/schemas/ErrorBody`), and the object carries it wherever it is used whole: under
+ * `components.schemas` and inlined in a route's schema (a union built from the models). JSON
+ * Schema 2020-12 forbids fragment `$id`s, and a validator loading the document finds the same id on
+ * several schemas and refuses it. Every use of a model is reached by its place in the document (a
+ * `$ref` names `#/components/schemas/<name>`), so the ids say nothing: they are left out.
+ */
+function withoutFragmentIds(key: string, value: unknown): unknown {
+  return key === "$id" && typeof value === "string" && value.startsWith("#") ? undefined : value;
+}
+
+/**
+ * The generator marks every request body `required: true`. The body reader reads a request without
+ * a body as `{}` (json-body.ts), so a route whose body schema takes `{}` (every member optional, or
+ * the schema `t.Optional`) takes a request without one: its operation says `required: false`.
+ */
+function markOptionalBodies(routes: readonly GeneratorRoute[], paths: Record<string, Record<string, { requestBody?: { required?: boolean } }>>): void {
+  for (const route of routes) {
+    const body = route.hooks?.body;
+    if (!KindGuard.IsSchema(body) || !Value.Check(body, {})) continue;
+    const operation = paths[route.path.replace(/:([^/]+)/g, "{$1}")]?.[route.method.toLowerCase()];
+    if (operation?.requestBody) operation.requestBody.required = false;
+  }
+}
+
 function asset(body: string, type: string) {
   return () => new Response(body, { headers: { "Content-Type": type, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff" } });
 }
@@ -72,15 +102,20 @@ export const docsRoutes = (version: string, app: () => Elysia) => {
     // route's schema objects (`additionalProperties: false` for normalisation). Build them all first,
     // so the document is the same whichever routes ran before it was asked for.
     for (const route of root.router.history) route.compile?.();
-    const { paths, components } = toOpenAPISchema(documentedApp(root), undefined, undefined, undefined, OPENAPI_VERSION);
+    const view = documentedApp(root);
+    const { paths, components } = toOpenAPISchema(view, undefined, undefined, undefined, OPENAPI_VERSION);
     dropBodylessContent(paths as Parameters<typeof dropBodylessContent>[0]);
-    return JSON.stringify({
-      openapi: OPENAPI_VERSION,
-      info: { title: "svc daemon HTTP API", version, description: "HTTP (JSON) and SSE interface in front of ACP coding agents." },
-      security: [{ bearerAuth: [] }],
-      paths,
-      components: { ...components, securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
-    });
+    markOptionalBodies((view as unknown as GeneratorSource).getGlobalRoutes(), paths as Parameters<typeof markOptionalBodies>[1]);
+    return JSON.stringify(
+      {
+        openapi: OPENAPI_VERSION,
+        info: { title: "svc daemon HTTP API", version, description: "HTTP (JSON) and SSE interface in front of ACP coding agents." },
+        security: [{ bearerAuth: [] }],
+        paths,
+        components: { ...components, securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } } },
+      },
+      withoutFragmentIds,
+    );
   };
   return new Elysia({ name: "routes/docs" })
     .get(

@@ -87,6 +87,7 @@ const EVENTS_RESPONSES = {
   401: json("Missing or wrong bearer token"),
   403: json("Refused by the Host or CORS allowlist"),
   404: json("No live session with this id (`session_not_found`)"),
+  413: json("A `Content-Length` over the cap (the front door answers before any route)"),
   429: json("The session has its maximum of event subscribers (`subscriber_limit_exceeded`), or the rate limit", retryAfter),
   500: json("Internal failure"),
   503: json("Too many concurrent connections (`connection_limit_exceeded`) or out of descriptors (`resource_exhausted`)", retryAfter),

@@ -11,6 +11,7 @@ import { SessionRestorer, type RestoreAction } from "../../sessions/session-rest
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModels } from "../schemas/api-models.ts";
+import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { SessionIdParams, notAnObject } from "./session-params.ts";
 
@@ -62,6 +63,7 @@ export const restoreRoutes = (deps: AppDeps) => {
     .use(apiModels)
     .post("/session/:id/load", handler("load"), {
       params: SessionIdParams,
+      headers: ClientIdHeaders,
       body: t.Optional(RestoreBody),
       response: responses,
       afterResponse: released,
@@ -69,6 +71,7 @@ export const restoreRoutes = (deps: AppDeps) => {
     })
     .post("/session/:id/resume", handler("resume"), {
       params: SessionIdParams,
+      headers: ClientIdHeaders,
       body: t.Optional(RestoreBody),
       response: responses,
       detail: capability(["session_resume", "unstable_session_resume"], { summary: "Restore a persisted session without replay" }),

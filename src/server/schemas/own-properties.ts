@@ -1,0 +1,64 @@
+/**
+ * A schema's declared members are its OWN `properties`, never what they inherit. Normalisation
+ * (TypeBox `Value.Clean`, app.ts) keeps a member when `key in schema.properties`, so a member named
+ * after an `Object.prototype` member (`constructor`, `toString`, `__proto__`, …) counted as declared
+ * on every object schema: it was kept (into the queue, the event echo, the journal, the agent), and
+ * where the schema is closed, refused as "Unexpected property" instead of dropped like any other
+ * undeclared member. Giving every `properties` map a null prototype makes `in` see own members
+ * only, so unknown members are dropped whatever their name. The validators keep working: they read
+ * the map with `Object.keys`/`Object.entries`, never through its prototype.
+ *
+ * A query schema is the exception Elysia makes: it validates a copy (built to coerce strings, with
+ * plain `properties`) and closes the copy when the schema does not say otherwise, so `?constructor=1`
+ * would still be refused while `?foo=1` is dropped. Query schemas are therefore open
+ * (`additionalProperties: true`): a member the route does not declare is not cleaned, not refused,
+ * and never read, whatever its name. (Headers Elysia already keeps open; path params are the
+ * route's own.)
+ */
+import { API_MODELS } from "./api-models.ts";
+
+/** The keywords under which a schema holds further schemas (one, a list, or a name → schema map). */
+const SUBSCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "unevaluatedProperties"] as const;
+const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
+const SUBSCHEMA_MAPS = ["patternProperties", "$defs", "dependentSchemas"] as const;
+
+type Schema = Record<string, unknown>;
+const isSchema = (value: unknown): value is Schema => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function ownPropertiesOnly(schema: unknown, seen: Set<object>): void {
+  if (typeof schema === "string") schema = API_MODELS[schema as keyof typeof API_MODELS];
+  if (!isSchema(schema) || seen.has(schema)) return;
+  seen.add(schema);
+  const properties = schema.properties;
+  if (isSchema(properties)) {
+    if (Object.getPrototypeOf(properties) !== null) Object.setPrototypeOf(properties, null);
+    for (const member of Object.values(properties)) ownPropertiesOnly(member, seen);
+  }
+  for (const key of SUBSCHEMA) ownPropertiesOnly(schema[key], seen);
+  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) for (const item of schema[key]) ownPropertiesOnly(item, seen);
+  for (const key of SUBSCHEMA_MAPS) if (isSchema(schema[key])) for (const item of Object.values(schema[key])) ownPropertiesOnly(item, seen);
+}
+
+/** A query schema that does not close itself takes undeclared members (see the header). */
+function openQuery(query: unknown): void {
+  if (isSchema(query) && query.type === "object" && !("additionalProperties" in query)) query.additionalProperties = true;
+}
+
+interface RouteLike {
+  hooks?: { body?: unknown; query?: unknown; params?: unknown; headers?: unknown; response?: unknown };
+}
+
+/**
+ * Gives every `properties` map of every schema `routes` read or answer a null prototype (see the
+ * header). Call before any route first runs: its validators are compiled then.
+ */
+export function ownPropertiesOnlyIn(routes: readonly RouteLike[]): void {
+  const seen = new Set<object>();
+  for (const route of routes) {
+    const { body, query, params, headers, response } = route.hooks ?? {};
+    openQuery(query);
+    for (const schema of [body, query, params, headers]) ownPropertiesOnly(schema, seen);
+    if (isSchema(response) && !("type" in response) && !("anyOf" in response)) for (const schema of Object.values(response)) ownPropertiesOnly(schema, seen);
+    else ownPropertiesOnly(response, seen);
+  }
+}
