@@ -9,6 +9,7 @@ import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ChannelDeath, Live, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { CatalogRow } from "../store/catalog.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
@@ -281,9 +282,11 @@ export class SessionManager {
    * agent offers it, else the other one it offers). What the agent replays during a load is not
    * published: the session's own journal is its history. An agent offering neither gets a fresh
    * `session/new` seeded from the journal (`restore-seed.ts`): the session keeps its id, the new
-   * agent-side id is recorded in the catalog, and `method` is `seeded`.
+   * agent-side id is recorded in the catalog, and `method` is `seeded`. The live session keeps the
+   * catalog row's `createdAt`.
    */
-  reopen(sessionId: string, agentSessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+  reopen(row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt">, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+    const { id: sessionId, agentSessionId, workspace, createdAt } = row;
     const runtime = this.deps.runtimes.forCwd(workspace);
     return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
@@ -294,7 +297,7 @@ export class SessionManager {
         const seed = restoreSeed(this.deps.store ?? null, sessionId);
         const response = await this.openOnAgent(runtime, live, timeoutMs);
         if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-        const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, ...(seed ? { seed } : {}) });
+        const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, createdAt, ...(seed ? { seed } : {}) });
         runtime.sessionOpened(live);
         return { session, method: "seeded" };
       }
@@ -308,7 +311,7 @@ export class SessionManager {
         runtime.unregister(agentSessionId);
       }
       if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId });
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt });
       runtime.sessionOpened(live);
       return { session, method };
     });
@@ -334,11 +337,12 @@ export class SessionManager {
    * Registers a live session for an agent session that now exists (under the agent's id for it,
    * the daemon's unless `ids.agentSessionId` says otherwise), and records it in the catalog.
    */
-  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock } = {}): LiveSession {
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number } = {}): LiveSession {
     const { limits, settings } = this.deps.config;
     const store = this.deps.store;
     const agentSessionId = ids.agentSessionId ?? sessionId;
-    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId, profile });
+    const createdAt = ids.createdAt ?? this.now();
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile });
     const session = new LiveSession(sessionId, runtime, state, this.hooks, {
       ringSize: limits.eventRingSize,
       clock: this.now,
@@ -348,6 +352,7 @@ export class SessionManager {
       permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
       logger: this.deps.logger,
       agentSessionId,
+      createdAt,
       ...(ids.seed ? { seed: ids.seed } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
     });

@@ -63,7 +63,7 @@ export class SessionRestorer {
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
     // joins it instead of starting another.
-    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.agentSessionId, row.workspace, action, this.timeoutMs) };
+    const entry: Restoring = { action, done: this.sessions.reopen(row, action, this.timeoutMs) };
     this.inProgress.set(sessionId, entry);
     entry.done
       .finally(() => {
