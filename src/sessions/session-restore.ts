@@ -18,11 +18,10 @@ import type { Store } from "../store/store.ts";
 import type { GrowthLease } from "./journal-growth.ts";
 import type { JournalReplay } from "./journal-replay.ts";
 import type { LiveSession } from "./live-session.ts";
+import { RESTORE_RETRY_AFTER_SECONDS, restoreInProgress } from "./restore-in-progress.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
 
 export type RestoreAction = "load" | "resume";
-
-export const RESTORE_RETRY_AFTER_SECONDS = 5;
 
 interface Restoring {
   readonly action: RestoreAction;
@@ -45,13 +44,7 @@ export class SessionRestorer {
     const running = this.inProgress.get(sessionId);
     if (running) {
       if (running.action !== action)
-        throw new DaemonError(
-          409,
-          "restore_in_progress",
-          `Session ${sessionId} is being restored by ${running.action}; retry shortly`,
-          { sessionId, activeAction: running.action, requestedAction: action, reason: "restore_in_progress", retryable: true },
-          RESTORE_RETRY_AFTER_SECONDS,
-        );
+        throw restoreInProgress(`Session ${sessionId} is being restored by ${running.action}; retry shortly`, { sessionId, activeAction: running.action, requestedAction: action });
       const { session, method } = await this.bounded(running.done, sessionId, action);
       return this.reply(session, action, clientHeader, true, method);
     }
