@@ -2,7 +2,10 @@
  * `load` and `resume` of a persisted session. A live session is attached to as it is. Otherwise
  * the agent brings it back (`SessionManager.reopen`) on a new event bus (new epoch, ids from 1),
  * within `--session-restore-timeout-ms` (504 `session_restore_timeout` past it; a restore that
- * completes later leaves the session live, so the retry attaches to it).
+ * completes later leaves the session live, so the retry attaches to it). A restored session nobody
+ * claimed (no client attached, no stream open) UNCLAIMED_RESTORE_GRACE_MS after its restore
+ * completed is closed, which closes the agent session and lets the idle child go: kept live, it
+ * would hold the child until the idle reaper, for a caller that gave up.
  *
  * An agent offering neither `session/load` nor `session/resume` gets a fresh session seeded from the
  * journal (`restoredBy: "seeded"`, see `SessionManager.reopen`).
@@ -23,10 +26,25 @@ import { sessionNotFound, type SessionManager } from "./session-manager.ts";
 
 export type RestoreAction = "load" | "resume";
 
+/** A replayed envelope as the journal holds it (`journal-replay.ts` adds `_meta.eventEpoch`; a `history_truncated` marker has no id or epoch). */
+interface ReplayEnvelope {
+  id?: number;
+  v: 1;
+  type: string;
+  data: unknown;
+  _meta: { serverTimestamp: number; eventEpoch?: string };
+}
+
 interface Restoring {
   readonly action: RestoreAction;
   readonly done: Promise<{ session: LiveSession; method: string }>;
 }
+
+/**
+ * How long a restored session waits to be claimed: twice the `Retry-After` of the 504, so a client
+ * that retries as told still attaches to it instead of restoring it again.
+ */
+export const UNCLAIMED_RESTORE_GRACE_MS = 2 * RESTORE_RETRY_AFTER_SECONDS * 1000;
 
 export class SessionRestorer {
   /** One entry per session being restored; removed when its restore settles (not at a caller's deadline). */
@@ -62,9 +80,18 @@ export class SessionRestorer {
       .finally(() => {
         if (this.inProgress.get(sessionId) === entry) this.inProgress.delete(sessionId);
       })
+      .then(({ session }) => this.closeIfUnclaimed(session))
       .catch(() => {});
     const { session, method } = await this.bounded(entry.done, sessionId, action);
     return this.reply(session, action, clientHeader, false, method);
+  }
+
+  /** Closes `session` after UNCLAIMED_RESTORE_GRACE_MS if it is still live and nobody attached to it or streams it. */
+  private closeIfUnclaimed(session: LiveSession): void {
+    setTimeout(() => {
+      if (this.sessions.peek(session.id) !== session || session.clients.size > 0 || session.bus.subscriberCount > 0) return;
+      void this.sessions.close(session.id, "idle_timeout").catch(() => {});
+    }, UNCLAIMED_RESTORE_GRACE_MS).unref();
   }
 
   /** `restoring` past the restore timeout (or an agent that did not answer within it) is a 504. */
@@ -104,7 +131,7 @@ export class SessionRestorer {
         eventEpoch: session.bus.epoch,
         /** How the session came back: `session/load` or `session/resume` on the agent, `seeded` (a fresh agent session given the journal's transcript), or `live` (it was). */
         restoredBy,
-        ...(replay ? { compactedReplay: replay.envelopes, liveJournal: [] } : {}),
+        ...(replay ? { compactedReplay: replay.envelopes as ReplayEnvelope[], liveJournal: [] } : {}),
       },
       lease: (replay?.lease ?? null) as GrowthLease | null,
     };
