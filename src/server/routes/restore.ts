@@ -23,6 +23,8 @@ const ReplayItem = t.Object(
     v: t.Literal(1),
     type: t.String(),
     data: t.Unknown(),
+    promptId: t.Optional(t.String()),
+    originatorClientId: t.Optional(t.String()),
     _meta: t.Object(
       { serverTimestamp: t.Number(), eventEpoch: t.Optional(t.String({ description: "The epoch the event was published in (absent on the truncation marker)" })) },
       { additionalProperties: true },
