@@ -7,13 +7,16 @@
  * completed is closed, which closes the agent session and lets the idle child go: kept live, it
  * would hold the child until the idle reaper, for a caller that gave up.
  *
- * An agent offering neither `session/load` nor `session/resume` gets a fresh session seeded from the
- * journal (`restoredBy: "seeded"`, see `SessionManager.reopen`).
+ * An agent offering neither `session/load` nor `session/resume`, or answering that it does not know
+ * the session, gets a fresh session seeded from the journal (`restoredBy: "seeded"`, see
+ * `SessionManager.reopen`). While a restore runs, closing, archiving or deleting the session is 409
+ * `restore_in_progress` too (`SessionManager.closable`, `SessionCatalog.bulk`).
  *
  * Concurrent restores of one session with the same action share one restore (the later callers
  * get `attached: true`); a different action while one runs is 409 `restore_in_progress` with
  * `Retry-After: 5`. `load` answers with a bounded replay of the journal (sessions/journal-replay.ts:
- * the newest events within the baseline caps, grown from the journal growth pool when it has room);
+ * the newest events within the baseline caps, grown from the journal growth pool when it has room;
+ * each names its epoch in `_meta.eventEpoch`, `lastEventId` counts in the reply's `eventEpoch`);
  * the caller releases the replay's lease once the reply is sent. `resume` answers without one.
  */
 import { DaemonError } from "../errors/daemon-error.ts";

@@ -53,7 +53,8 @@ const RestoreReply = t.Object(
 
 /**
  * 404 `session_not_found`; 409 `session_archived`, `restore_unsupported`, `restore_in_progress`,
- * `session_conflict`; 502 the agent's error; 503 the agent cannot start or a session limit;
+ * `session_conflict`; 502 `agent_restore_failed` (the agent's load/resume error, its message
+ * redacted; "session not found" falls back to a seeded session instead) or `agent_protocol_error`; 503 the agent cannot start or a session limit;
  * 504 `session_restore_timeout`.
  */
 const responses = { 200: RestoreReply, ...errorResponses({ body: true, also: [404, 409, 502, 504] }) };
