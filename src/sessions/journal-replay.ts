@@ -35,7 +35,7 @@ export class JournalReplay {
     lease.shrink(records.reduce((bytes, r) => bytes + r.envelope.length, 0) - this.baseline.maxBytes);
     let envelopes: unknown[];
     try {
-      envelopes = records.map((r) => JSON.parse(r.envelope) as unknown);
+      envelopes = records.map((r) => withEpoch(JSON.parse(r.envelope) as unknown, r.epoch));
     } catch (err) {
       lease.release();
       throw err;
@@ -49,4 +49,15 @@ export class JournalReplay {
     };
     return { envelopes: [marker, ...envelopes], lease };
   }
+}
+
+/**
+ * `envelope` with `_meta.eventEpoch` set to the epoch it was published in: a replay spans epochs
+ * (each restore starts a new one, its ids from 1 again), so an id means something only with its epoch.
+ */
+function withEpoch(envelope: unknown, epoch: string): unknown {
+  if (typeof envelope !== "object" || envelope === null || Array.isArray(envelope)) return envelope;
+  const e = envelope as { _meta?: unknown };
+  const meta = typeof e._meta === "object" && e._meta !== null ? e._meta : {};
+  return { ...e, _meta: { ...meta, eventEpoch: epoch } };
 }

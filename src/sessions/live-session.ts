@@ -58,6 +58,8 @@ export interface SessionOptions {
   readonly logger: Logger;
   /** Where the bus records its events before releasing them (none: released at once, unrecorded). */
   readonly journal?: EventJournal;
+  /** When the session was first created (epoch ms): a restored session keeps its catalog's; default now. */
+  readonly createdAt?: number;
   /** The agent's id for this session, when it is not the daemon's (a seeded restore). */
   readonly agentSessionId?: string;
   /** Context sent to the agent ahead of the first prompt (a seeded restore's transcript summary). */
@@ -92,8 +94,8 @@ export class LiveSession implements SessionSink, QueueHost {
     this.clock = options.clock;
     this.agentSessionId = options.agentSessionId ?? id;
     this.seed = options.seed ?? null;
-    this.createdAt = this.clock();
-    this.lastSeenAt = this.createdAt;
+    this.createdAt = options.createdAt ?? this.clock();
+    this.lastSeenAt = this.clock();
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };
     this.bus = new EventBus({ ringSize: options.ringSize, maxSubscribers: MAX_SUBSCRIBERS_PER_SESSION, ...(options.journal ? { journal: options.journal } : {}) });
     this.clients = new ClientRegistry({

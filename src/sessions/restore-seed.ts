@@ -8,7 +8,10 @@
  *
  * Every line of the summary starts with a role label ("User: ", "Agent: ", or "| " for a
  * message's further lines), so text quoted from the history cannot pass for a line of the user's
- * new message.
+ * new message. A "line" ends at any line break a reader may honour (LINE_BREAKS), not only "\n".
+ * "User:" lines come only from the daemon's own echo of a client's prompt (`_meta.source:
+ * "bridge-echo"`): a `user_message_chunk` the agent emitted itself is left out, so an agent cannot
+ * put words in the user's mouth.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Store } from "../store/store.ts";
@@ -26,9 +29,18 @@ const FOOTER = "[End of the restored conversation. The user's new message follow
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text).length;
 
+/** Every line break class: CRLF, LF, CR, VT, FF, NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR. */
+const LINE_BREAKS = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
+
 function render(kind: "user" | "agent", text: string): string {
-  const [first, ...rest] = text.split("\n");
+  const [first, ...rest] = text.split(LINE_BREAKS);
   return [`${kind === "user" ? "User" : "Agent"}: ${first}`, ...rest.map((line) => `| ${line}`)].join("\n");
+}
+
+/** A `user_message_chunk` the daemon did not echo from a client's prompt (the agent sent it). */
+function agentEmittedUserChunk(envelope: unknown): boolean {
+  const update = (envelope as { type?: unknown; data?: { update?: { sessionUpdate?: unknown; _meta?: { source?: unknown } } } } | null)?.data?.update;
+  return (envelope as { type?: unknown }).type === "session_update" && update?.sessionUpdate === "user_message_chunk" && update._meta?.source !== "bridge-echo";
 }
 
 /** The last `max` bytes of `text` at most, on a character boundary. */
@@ -48,7 +60,8 @@ function tail(text: string, max: number): string {
 /** The seed for `sessionId`, or null when its journal holds no conversation. */
 export function restoreSeed(store: Pick<Store, "recent"> | null, sessionId: string): acp.ContentBlock | null {
   const { records, omitted } = store?.recent(sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES) ?? { records: [], omitted: 0 };
-  const messages = transcriptEntries(records.map((r) => JSON.parse(r.envelope) as unknown)).flatMap((e) =>
+  const envelopes = records.map((r) => JSON.parse(r.envelope) as unknown).filter((e) => !agentEmittedUserChunk(e));
+  const messages = transcriptEntries(envelopes).flatMap((e) =>
     (e.kind === "user" || e.kind === "agent") && e.text.trim() !== "" ? [render(e.kind, e.text)] : [],
   );
   if (messages.length === 0) return null;

@@ -1,10 +1,15 @@
 /**
  * Client changes to persisted sessions, in bulk: archive, unarchive, delete (which also compacts
  * the database), and looking sessions up by id. A live session is neither archived nor deleted
- * (close it first): its outcome says `live`. Every id gets an outcome, in the order given.
+ * (close it first): its outcome says `live`. Every id gets an outcome, in the order given. A
+ * request naming a session that is being restored changes nothing and is 409 `restore_in_progress`
+ * (with `Retry-After`): the restore would put the row back, or leave an archived session live.
+ * The check and the change run in one synchronous step, and a restore marks its id as it starts
+ * after checking the row in one too, so neither can slip between the other's check and change.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Store } from "../store/store.ts";
+import { restoreInProgress } from "./restore-in-progress.ts";
 import type { SessionManager } from "./session-manager.ts";
 import { persistedSummary, type SessionListRecord } from "./session-history.ts";
 import { sessionSummary } from "./session-summary.ts";
@@ -25,6 +30,8 @@ export class SessionCatalog {
 
   bulk(action: BulkAction, ids: readonly string[]): { results: { sessionId: string; outcome: BulkOutcome }[] } {
     const unique = [...new Set(ids)];
+    const restoring = unique.filter((id) => this.sessions.isRestoring(id));
+    if (restoring.length > 0) throw restoreInProgress(`Sessions being restored cannot be ${DONE[action]} now; retry shortly`, { sessionIds: restoring });
     const live = new Set(unique.filter((id) => this.sessions.peek(id) !== null));
     const targets = unique.filter((id) => !live.has(id));
     const store = this.requireStore();

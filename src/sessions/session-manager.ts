@@ -8,10 +8,13 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
+import { AgentRequestError } from "../runtime/acp-channel.ts";
 import type { ChannelDeath, Live, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { CatalogRow } from "../store/catalog.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
+import { restoreInProgress } from "./restore-in-progress.ts";
 import { restoreSeed } from "./restore-seed.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_DEGRADED_EVENT, recordingDegradedData, sessionJournal } from "./session-recorder.ts";
@@ -50,12 +53,25 @@ const REPLAY_SINK: SessionSink = {
   onChannelDied: () => {},
 };
 
+/** ACP's "resource not found" (the agent does not know the session id it was asked to load or resume). */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** The agent answered a load or resume with "no such session" (its code, or its words where it uses another code). */
+const isUnknownSession = (err: unknown) =>
+  err instanceof AgentRequestError && (err.rpcCode === RESOURCE_NOT_FOUND || /\b(session|resource)\b.*\bnot found\b|\bunknown session\b|\bno such session\b/i.test(err.message));
+
+/** Any other error answer to a load or resume: a string code, and the agent's message as the channel redacted (known secrets replaced) and cut it. */
+const agentRestoreFailed = (sessionId: string, method: string, err: AgentRequestError) =>
+  new DaemonError(502, "agent_restore_failed", `The agent failed ${method} of session ${sessionId}: ${err.message}`, { errorKind: "agent_error", sessionId, method, retryable: false });
+
 const restoreConflict = (sessionId: string) => new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
 
 export const sessionNotFound = (sessionId: string) => new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, { sessionId });
 
 export class SessionManager {
   private readonly sessions = new Map<string, LiveSession>();
+  /** Ids `reopen` is bringing back (see `isRestoring`). */
+  private readonly reopening = new Set<string>();
   /** The `single`-scope session of each workspace. */
   private readonly defaults = new Map<string, string>();
   /** A default session being created, shared by concurrent `single` creates. */
@@ -127,6 +143,13 @@ export class SessionManager {
     }
     this.defaults.set(runtime.cwd, session.id);
     return await this.welcome(session, request.modelServiceId, null);
+  }
+
+  /** The live session a client may close: 409 `restore_in_progress` while it is being restored (the restore would bring it back). */
+  closable(sessionId: string): LiveSession {
+    if (this.reopening.has(sessionId) && !this.sessions.has(sessionId))
+      throw restoreInProgress(`Session ${sessionId} is being restored; retry shortly`, { sessionId });
+    return this.get(sessionId);
   }
 
   /** Closes a live session (DELETE, idle reaper, shutdown). */
@@ -279,39 +302,59 @@ export class SessionManager {
    * Brings a persisted session back on its workspace's agent, within `timeoutMs` for the agent's
    * answer: `session/resume` or `session/load` of its agent-side id (the one asked for when the
    * agent offers it, else the other one it offers). What the agent replays during a load is not
-   * published: the session's own journal is its history. An agent offering neither gets a fresh
-   * `session/new` seeded from the journal (`restore-seed.ts`): the session keeps its id, the new
-   * agent-side id is recorded in the catalog, and `method` is `seeded`.
+   * published: the session's own journal is its history. An agent offering neither, or one that
+   * answers that it no longer knows the session (`isUnknownSession`), gets a fresh `session/new`
+   * seeded from the journal (`restore-seed.ts`): the session keeps its id, the new agent-side id is
+   * recorded in the catalog, and `method` is `seeded`. Any other error the agent answers with is a
+   * 502 `agent_restore_failed`. The live session keeps the catalog row's `createdAt`.
+   *
+   * The id counts as being restored (`isRestoring`) from this call until the returned promise
+   * settles, so catalog changes wait for it (`SessionCatalog`, 409 `restore_in_progress`).
    */
-  reopen(sessionId: string, agentSessionId: string, workspace: string, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+  reopen(row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt">, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+    const { id: sessionId, agentSessionId, workspace, createdAt } = row;
     const runtime = this.deps.runtimes.forCwd(workspace);
-    return this.creating(runtime, async () => {
+    this.reopening.add(sessionId);
+    const done = this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
       const caps = live.channel.init.agentCapabilities;
       const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
       const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
-      if (chosen === null) {
-        const seed = restoreSeed(this.deps.store ?? null, sessionId);
-        const response = await this.openOnAgent(runtime, live, timeoutMs);
-        if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-        const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, ...(seed ? { seed } : {}) });
-        runtime.sessionOpened(live);
-        return { session, method: "seeded" };
-      }
+      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, createdAt, timeoutMs);
       const method = chosen === "load" ? "session/load" : "session/resume";
       // Swallows the agent's own replay while it loads.
       runtime.register(agentSessionId, REPLAY_SINK);
-      let response: acp.LoadSessionResponse & { models?: unknown };
+      let response: (acp.LoadSessionResponse & { models?: unknown }) | "unknown";
       try {
         response = await live.channel.request(method, { sessionId: agentSessionId, cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+      } catch (err) {
+        if (!isUnknownSession(err)) throw err instanceof AgentRequestError ? agentRestoreFailed(sessionId, method, err) : err;
+        response = "unknown";
       } finally {
         runtime.unregister(agentSessionId);
       }
+      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, createdAt, timeoutMs);
       if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId });
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt });
       runtime.sessionOpened(live);
       return { session, method };
     });
+    return done.finally(() => this.reopening.delete(sessionId));
+  }
+
+  /** True while `reopen` of `sessionId` runs. */
+  isRestoring(sessionId: string): boolean {
+    return this.reopening.has(sessionId);
+  }
+
+  /** A fresh agent session standing in for `sessionId`, seeded from its journal. */
+  private async reopenSeeded(sessionId: string, runtime: WorkspaceRuntime, live: Live, createdAt: number, timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+    const seed = restoreSeed(this.deps.store ?? null, sessionId);
+    const response = await this.openOnAgent(runtime, live, timeoutMs);
+    if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
+    const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, createdAt, ...(seed ? { seed } : {}) });
+    runtime.sessionOpened(live);
+    return { session, method: "seeded" };
   }
 
   /** `session/new` on `live`, answered with a session id no live session uses (on either side). */
@@ -334,11 +377,12 @@ export class SessionManager {
    * Registers a live session for an agent session that now exists (under the agent's id for it,
    * the daemon's unless `ids.agentSessionId` says otherwise), and records it in the catalog.
    */
-  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock } = {}): LiveSession {
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number } = {}): LiveSession {
     const { limits, settings } = this.deps.config;
     const store = this.deps.store;
     const agentSessionId = ids.agentSessionId ?? sessionId;
-    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt: this.now(), agentSessionId, profile });
+    const createdAt = ids.createdAt ?? this.now();
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile });
     const session = new LiveSession(sessionId, runtime, state, this.hooks, {
       ringSize: limits.eventRingSize,
       clock: this.now,
@@ -348,6 +392,7 @@ export class SessionManager {
       permissions: { strategy: settings.permissionStrategy, consensusQuorum: settings.consensusQuorum, responseTimeoutMs: limits.permissionResponseTimeoutMs },
       logger: this.deps.logger,
       agentSessionId,
+      createdAt,
       ...(ids.seed ? { seed: ids.seed } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
     });

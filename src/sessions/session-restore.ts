@@ -2,15 +2,21 @@
  * `load` and `resume` of a persisted session. A live session is attached to as it is. Otherwise
  * the agent brings it back (`SessionManager.reopen`) on a new event bus (new epoch, ids from 1),
  * within `--session-restore-timeout-ms` (504 `session_restore_timeout` past it; a restore that
- * completes later leaves the session live, so the retry attaches to it).
+ * completes later leaves the session live, so the retry attaches to it). A restored session nobody
+ * claimed (no client attached, no stream open) UNCLAIMED_RESTORE_GRACE_MS after its restore
+ * completed is closed, which closes the agent session and lets the idle child go: kept live, it
+ * would hold the child until the idle reaper, for a caller that gave up.
  *
- * An agent offering neither `session/load` nor `session/resume` gets a fresh session seeded from the
- * journal (`restoredBy: "seeded"`, see `SessionManager.reopen`).
+ * An agent offering neither `session/load` nor `session/resume`, or answering that it does not know
+ * the session, gets a fresh session seeded from the journal (`restoredBy: "seeded"`, see
+ * `SessionManager.reopen`). While a restore runs, closing, archiving or deleting the session is 409
+ * `restore_in_progress` too (`SessionManager.closable`, `SessionCatalog.bulk`).
  *
  * Concurrent restores of one session with the same action share one restore (the later callers
  * get `attached: true`); a different action while one runs is 409 `restore_in_progress` with
  * `Retry-After: 5`. `load` answers with a bounded replay of the journal (sessions/journal-replay.ts:
- * the newest events within the baseline caps, grown from the journal growth pool when it has room);
+ * the newest events within the baseline caps, grown from the journal growth pool when it has room;
+ * each names its epoch in `_meta.eventEpoch`, `lastEventId` counts in the reply's `eventEpoch`);
  * the caller releases the replay's lease once the reply is sent. `resume` answers without one.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
@@ -18,16 +24,30 @@ import type { Store } from "../store/store.ts";
 import type { GrowthLease } from "./journal-growth.ts";
 import type { JournalReplay } from "./journal-replay.ts";
 import type { LiveSession } from "./live-session.ts";
+import { RESTORE_RETRY_AFTER_SECONDS, restoreInProgress } from "./restore-in-progress.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
 
 export type RestoreAction = "load" | "resume";
 
-export const RESTORE_RETRY_AFTER_SECONDS = 5;
+/** A replayed envelope as the journal holds it (`journal-replay.ts` adds `_meta.eventEpoch`; a `history_truncated` marker has no id or epoch). */
+interface ReplayEnvelope {
+  id?: number;
+  v: 1;
+  type: string;
+  data: unknown;
+  _meta: { serverTimestamp: number; eventEpoch?: string };
+}
 
 interface Restoring {
   readonly action: RestoreAction;
   readonly done: Promise<{ session: LiveSession; method: string }>;
 }
+
+/**
+ * How long a restored session waits to be claimed: twice the `Retry-After` of the 504, so a client
+ * that retries as told still attaches to it instead of restoring it again.
+ */
+export const UNCLAIMED_RESTORE_GRACE_MS = 2 * RESTORE_RETRY_AFTER_SECONDS * 1000;
 
 export class SessionRestorer {
   /** One entry per session being restored; removed when its restore settles (not at a caller's deadline). */
@@ -45,13 +65,7 @@ export class SessionRestorer {
     const running = this.inProgress.get(sessionId);
     if (running) {
       if (running.action !== action)
-        throw new DaemonError(
-          409,
-          "restore_in_progress",
-          `Session ${sessionId} is being restored by ${running.action}; retry shortly`,
-          { sessionId, activeAction: running.action, requestedAction: action, reason: "restore_in_progress", retryable: true },
-          RESTORE_RETRY_AFTER_SECONDS,
-        );
+        throw restoreInProgress(`Session ${sessionId} is being restored by ${running.action}; retry shortly`, { sessionId, activeAction: running.action, requestedAction: action });
       const { session, method } = await this.bounded(running.done, sessionId, action);
       return this.reply(session, action, clientHeader, true, method);
     }
@@ -63,15 +77,24 @@ export class SessionRestorer {
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
     // joins it instead of starting another.
-    const entry: Restoring = { action, done: this.sessions.reopen(sessionId, row.agentSessionId, row.workspace, action, this.timeoutMs) };
+    const entry: Restoring = { action, done: this.sessions.reopen(row, action, this.timeoutMs) };
     this.inProgress.set(sessionId, entry);
     entry.done
       .finally(() => {
         if (this.inProgress.get(sessionId) === entry) this.inProgress.delete(sessionId);
       })
+      .then(({ session }) => this.closeIfUnclaimed(session))
       .catch(() => {});
     const { session, method } = await this.bounded(entry.done, sessionId, action);
     return this.reply(session, action, clientHeader, false, method);
+  }
+
+  /** Closes `session` after UNCLAIMED_RESTORE_GRACE_MS if it is still live and nobody attached to it or streams it. */
+  private closeIfUnclaimed(session: LiveSession): void {
+    setTimeout(() => {
+      if (this.sessions.peek(session.id) !== session || session.clients.size > 0 || session.bus.subscriberCount > 0) return;
+      void this.sessions.close(session.id, "idle_timeout").catch(() => {});
+    }, UNCLAIMED_RESTORE_GRACE_MS).unref();
   }
 
   /** `restoring` past the restore timeout (or an agent that did not answer within it) is a 504. */
@@ -111,7 +134,7 @@ export class SessionRestorer {
         eventEpoch: session.bus.epoch,
         /** How the session came back: `session/load` or `session/resume` on the agent, `seeded` (a fresh agent session given the journal's transcript), or `live` (it was). */
         restoredBy,
-        ...(replay ? { compactedReplay: replay.envelopes, liveJournal: [] } : {}),
+        ...(replay ? { compactedReplay: replay.envelopes as ReplayEnvelope[], liveJournal: [] } : {}),
       },
       lease: (replay?.lease ?? null) as GrowthLease | null,
     };

@@ -54,11 +54,13 @@ describe("the reference agent's sessions survive a daemon SIGKILL", () => {
   test("kill -9 mid-stream, restart: listed, and load replays the last event a subscriber saw", async () => {
     let sessionId: string;
     let seen: SseFrame[];
+    let firstEpoch: string;
     {
       await using daemon = await start();
       const created = (await (await post(`${daemon.url}/session`, {})).json()) as { sessionId: string };
       sessionId = created.sessionId;
       const sse = await openSse(`${daemon.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0" } });
+      firstEpoch = sse.headers.get("x-svc-event-epoch")!;
       // A long streamed answer: 400 chunks, 10 ms apart.
       mock.enqueue({ kind: "text", text: "streamed ".repeat(400), chunkChars: 9, chunkDelayMs: 10 });
       expect((await post(`${daemon.url}/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "stream a long answer" }] })).status).toBe(202);
@@ -78,7 +80,8 @@ describe("the reference agent's sessions survive a daemon SIGKILL", () => {
     const body = (await load.json()) as { restoredBy: string; compactedReplay: unknown[]; attached: boolean };
     expect(load.status).toBe(200);
     expect(body).toMatchObject({ attached: false, restoredBy: "session/load" });
-    for (const frame of seen) expect(body.compactedReplay).toContainEqual(frame.envelope);
+    // Replayed items carry the epoch they were published in.
+    for (const frame of seen) expect(body.compactedReplay).toContainEqual({ ...frame.envelope, _meta: { ...(frame.envelope as any)._meta, eventEpoch: firstEpoch } });
 
     // The restored session takes a new turn.
     await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);

@@ -48,6 +48,8 @@ const SessionInfoReply = t.Object(
 );
 /** 503 `store_unavailable` (already a front-door status): this daemon keeps no session history. */
 const bodyErrors = errorResponses({ body: true });
+/** Also 409 `restore_in_progress` (with `Retry-After`): a named session is being restored; nothing changed. */
+const bulkErrors = errorResponses({ body: true, also: [409] });
 /** 404 `workspace_not_found`. */
 const listErrors = errorResponses({ also: [404] });
 
@@ -76,7 +78,7 @@ export const catalogRoutes = (deps: AppDeps) => {
     [
       `/sessions/${action}`,
       ({ body }: { body: { sessionIds: string[] } }) => catalog.bulk(action, body.sessionIds),
-      { body: IdsBody, response: { 200: BulkReply, ...bodyErrors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
+      { body: IdsBody, response: { 200: BulkReply, ...bulkErrors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
     ] as const;
   return new Elysia({ name: "routes/catalog" })
     .use(apiModels)

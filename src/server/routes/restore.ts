@@ -17,6 +17,22 @@ import { SessionIdParams, notAnObject } from "./session-params.ts";
 
 const RestoreBody = t.Object({}, { additionalProperties: true, error: notAnObject });
 
+/** A journaled envelope as `load` replays it: `_meta.eventEpoch` names the epoch its `id` counts in. A leading `history_truncated` marker has neither. */
+const ReplayItem = t.Object(
+  {
+    id: t.Optional(Type.Integer({ minimum: 1 })),
+    v: t.Literal(1),
+    type: t.String(),
+    data: t.Unknown(),
+    promptId: t.Optional(t.String()),
+    originatorClientId: t.Optional(t.String()),
+    _meta: t.Object(
+      { serverTimestamp: t.Number(), eventEpoch: t.Optional(t.String({ description: "The epoch the event was published in (absent on the truncation marker)" })) },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true },
+);
 const RestoreReply = t.Object(
   {
     sessionId: t.String(),
@@ -27,10 +43,10 @@ const RestoreReply = t.Object(
     state: t.Object({ models: t.Unknown(), modes: t.Unknown(), configOptions: t.Unknown() }),
     hasActivePrompt: t.Boolean(),
     hasRunningBackgroundTasks: t.Boolean(),
-    lastEventId: Type.Integer({ minimum: 0 }),
-    eventEpoch: t.String(),
+    lastEventId: Type.Integer({ minimum: 0, description: "The newest event id in `eventEpoch` (the restored session's new epoch: 0 until it publishes)" }),
+    eventEpoch: t.String({ description: "The epoch of the live session; `Last-Event-ID` of its stream counts in it" }),
     restoredBy: t.String({ description: "`session/load` or `session/resume` (what the agent was asked), `seeded` (an agent offering neither got a fresh session seeded with the journal's transcript), or `live` (it already was)" }),
-    compactedReplay: t.Optional(t.Array(t.Unknown(), { description: "load only: the newest journaled envelopes, oldest first" })),
+    compactedReplay: t.Optional(t.Array(ReplayItem, { description: "load only: the newest journaled envelopes, oldest first, across epochs (ids restart in each)" })),
     liveJournal: t.Optional(t.Array(t.Unknown(), { description: "load only: envelopes published while the replay was read (none yet)" })),
   },
   { description: "The restored session's state" },
@@ -38,7 +54,8 @@ const RestoreReply = t.Object(
 
 /**
  * 404 `session_not_found`; 409 `session_archived`, `restore_unsupported`, `restore_in_progress`,
- * `session_conflict`; 502 the agent's error; 503 the agent cannot start or a session limit;
+ * `session_conflict`; 502 `agent_restore_failed` (the agent's load/resume error, its message
+ * redacted; "session not found" falls back to a seeded session instead) or `agent_protocol_error`; 503 the agent cannot start or a session limit;
  * 504 `session_restore_timeout`.
  */
 const responses = { 200: RestoreReply, ...errorResponses({ body: true, also: [404, 409, 502, 504] }) };

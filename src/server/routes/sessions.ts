@@ -136,7 +136,7 @@ export const sessionRoutes = (deps: AppDeps) =>
     .delete(
       "/session/:id",
       async ({ params, request, set }) => {
-        const session = deps.sessions.get(params.id);
+        const session = deps.sessions.closable(params.id);
         const clientId = registeredClient(session, request);
         await deps.sessions.close(session.id, "client_close", clientId ?? undefined);
         set.status = 204;
@@ -145,7 +145,7 @@ export const sessionRoutes = (deps: AppDeps) =>
       {
         params: SessionIdParams,
         headers: ClientIdHeaders,
-        response: { 204: t.Null({ description: "closed" }), ...errorResponses({ also: [404] }) },
+        response: { 204: t.Null({ description: "closed" }), ...errorResponses({ also: [404, 409] }) },
         detail: capability("session_close", { summary: "Close a live session (204)" }),
       },
     )
