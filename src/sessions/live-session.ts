@@ -175,7 +175,7 @@ export class LiveSession implements SessionSink, QueueHost {
   onUpdate(params: acp.SessionNotification): void {
     if (this.ended) return;
     this.track(params.update as unknown as Record<string, unknown>);
-    this.bus.publish("session_update", { ...params, sessionId: this.id }, this.promptFields);
+    this.bus.publish("session_update", { ...params, sessionId: this.id, update: withoutEchoMark(params.update) }, this.promptFields);
   }
 
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
@@ -226,4 +226,16 @@ export class LiveSession implements SessionSink, QueueHost {
         break;
     }
   }
+}
+
+/**
+ * The agent's update without the daemon's own prompt-echo mark (`_meta.source: "bridge-echo"`, see
+ * prompt-queue.ts): only the daemon may claim a chunk is the user's prompt, since a seeded restore
+ * turns exactly those chunks into "User:" lines (restore-seed.ts).
+ */
+function withoutEchoMark(update: acp.SessionUpdate): acp.SessionUpdate {
+  const meta = (update as { _meta?: Record<string, unknown> | null })._meta;
+  if (meta?.source !== "bridge-echo") return update;
+  const { source: _claimed, ...rest } = meta;
+  return { ...update, _meta: rest } as acp.SessionUpdate;
 }
