@@ -15,6 +15,12 @@ import { sessionSummary } from "./session-summary.ts";
 
 export const DEFAULT_TRANSCRIPT_LIMIT = 100;
 export const MAX_TRANSCRIPT_LIMIT = 500;
+/**
+ * Most envelope bytes one transcript page carries: a page ends early (with `hasMore` and a cursor)
+ * when the next record would pass it. A single record larger than this still comes alone, so every
+ * page makes progress.
+ */
+export const MAX_TRANSCRIPT_PAGE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_LIST_SIZE = 100;
 export const MAX_LIST_SIZE = 500;
 /**
@@ -63,15 +69,15 @@ export class SessionHistory {
     return { id: sessionId, workspace: live?.workspaceCwd ?? row!.workspace, row, live };
   }
 
-  /** One page of `limit` records (1 to MAX_TRANSCRIPT_LIMIT, checked by the route's query schema). */
+  /**
+   * One page of at most `limit` records (1 to MAX_TRANSCRIPT_LIMIT, checked by the route's query
+   * schema) and at most MAX_TRANSCRIPT_PAGE_BYTES of them (at least one record).
+   */
   transcript(sessionId: string, limit = DEFAULT_TRANSCRIPT_LIMIT, cursor?: string): TranscriptPage {
     this.find(sessionId);
     const scope = `transcript:${sessionId}`;
     const after = cursor === undefined ? 0 : decodeCursor<{ seq: number }>(cursor, scope, { seq: "number" }, "invalid_transcript_cursor").seq;
-    // One extra record says whether another page follows.
-    const records = this.store?.journal(sessionId, after, limit + 1) ?? [];
-    const page = records.slice(0, limit);
-    const hasMore = records.length > limit;
+    const { records: page, hasMore } = this.store?.journalPage(sessionId, after, limit, MAX_TRANSCRIPT_PAGE_BYTES) ?? { records: [], hasMore: false };
     return {
       v: 1,
       sessionId,

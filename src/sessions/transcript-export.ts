@@ -44,6 +44,15 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * Escapes text for one line of Markdown: every ASCII punctuation mark is backslash-escaped (so no
+ * emphasis, link, heading, list, code span or raw HTML can start), and line breaks of any kind
+ * become spaces (so the text cannot open a block of its own).
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\r\n\u0085\u2028\u2029]+/g, " ").replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+}
+
 const title = (session: SessionRecord) => session.row?.displayName ?? session.live?.metadata.displayName ?? `Session ${session.id}`;
 const envelopes = (records: readonly JournalRecord[]) => records.map((r) => JSON.parse(r.envelope) as unknown);
 
@@ -69,7 +78,7 @@ export function renderExport(format: ExportFormat, session: SessionRecord, recor
 
 /** Markdown: each entry as a labelled paragraph; entry text is fenced so it cannot restyle the page. */
 function markdown(session: SessionRecord, records: readonly JournalRecord[]): string {
-  const lines = [`# ${title(session).replace(/[\r\n]+/g, " ")}`, "", `Workspace: \`${session.workspace.replace(/`/g, "")}\``, ""];
+  const lines = [`# ${escapeMarkdown(title(session))}`, "", `Workspace: ${escapeMarkdown(session.workspace)}`, ""];
   for (const entry of transcriptEntries(envelopes(records))) {
     // A fence longer than any backtick run in the text keeps the text inert.
     const fence = "`".repeat(Math.max(3, ...[...entry.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));

@@ -56,6 +56,23 @@ export class JournalReader {
     return this.page.all({ sessionId, afterSeq, limit }).map(fromRaw);
   }
 
+  /**
+   * The records after `afterSeq` (0: from the start), at most `limit` of them and as many as fit in
+   * `maxBytes` of envelope (at least one, however large), and whether more follow. Rows are read one
+   * at a time, so a page never holds more than its budget plus the one record that overflowed it.
+   */
+  pageAfter(sessionId: string, afterSeq: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
+    const records: JournalRecord[] = [];
+    let bytes = 0;
+    // One row past `limit` says whether another page follows.
+    for (const raw of this.page.iterate({ sessionId, afterSeq, limit: limit + 1 })) {
+      bytes += raw.envelope.length;
+      if (records.length === limit || (records.length > 0 && bytes > maxBytes)) return { records, hasMore: true };
+      records.push(fromRaw(raw));
+    }
+    return { records, hasMore: false };
+  }
+
   size(sessionId: string): number {
     return this.count.get({ sessionId })?.n ?? 0;
   }

@@ -58,6 +58,16 @@ describe("export formats", () => {
     expect(md).toContain("`````\n````\n# not a heading\n`````");
   });
 
+  test("markdown escapes the title and the workspace: a hostile title starts no HTML, link, emphasis or block", () => {
+    const hostile = "</title><script>alert(1)</script> [x](javascript:alert(1)) *b* `c`\n# forged\u2028- item";
+    const md = renderExport("md", { id: "s-1", workspace: "/w/<img src=x onerror=alert(1)>`", row: null, live: { metadata: { displayName: hostile } } } as unknown as SessionRecord, records([]));
+    const [heading, , workspace] = md.split("\n");
+    expect(heading).toBe("# \\<\\/title\\>\\<script\\>alert\\(1\\)\\<\\/script\\> \\[x\\]\\(javascript\\:alert\\(1\\)\\) \\*b\\* \\`c\\` \\# forged \\- item");
+    expect(workspace).toBe("Workspace: \\/w\\/\\<img src\\=x onerror\\=alert\\(1\\)\\>\\`");
+    // No unescaped markup character is left anywhere outside the fences.
+    expect(md).not.toMatch(/(^|[^\\])[<>[\]*`]/);
+  });
+
   test("jsonl is the journaled envelopes, one a line, byte for byte", () => {
     const recs = records([chunk("user_message_chunk", "a"), chunk("agent_message_chunk", "b")]);
     expect(renderExport("jsonl", session, recs)).toBe(`${recs[0]!.envelope}\n${recs[1]!.envelope}\n`);
