@@ -28,10 +28,12 @@ export class JournalReader {
   private readonly page: Statement<RawRecord>;
   private readonly count: Statement<{ n: number }>;
   private readonly latest: Statement<RawRecord>;
+  private readonly length: Statement<{ n: number }>;
 
   constructor(db: Database) {
     this.page = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId AND seq > $afterSeq ORDER BY seq LIMIT $limit");
     this.count = db.query("SELECT COUNT(*) AS n FROM journal WHERE session_id = $sessionId");
+    this.length = db.query("SELECT COALESCE(SUM(length(envelope)), 0) AS n FROM journal WHERE session_id = $sessionId");
     this.latest = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId ORDER BY seq DESC LIMIT $limit");
   }
 
@@ -71,6 +73,11 @@ export class JournalReader {
       records.push(fromRaw(raw));
     }
     return { records, hasMore: false };
+  }
+
+  /** The characters of all the session's envelopes together (counted by SQLite, no row is loaded here). */
+  chars(sessionId: string): number {
+    return this.length.get({ sessionId })?.n ?? 0;
   }
 
   size(sessionId: string): number {

@@ -135,6 +135,11 @@ export class Store {
     return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
   }
 
+  /** The characters of a session's whole journal (see `JournalReader.chars`). */
+  journalChars(sessionId: string): number {
+    return this.readable()?.reader.chars(sessionId) ?? 0;
+  }
+
   /** A page of a session's records within the bounds (see `JournalReader.pageAfter`). */
   journalPage(sessionId: string, afterSeq: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
     return this.readable()?.reader.pageAfter(sessionId, afterSeq, limit, maxBytes) ?? { records: [], hasMore: false };

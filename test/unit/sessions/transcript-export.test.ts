@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { SessionRecord } from "../../../src/sessions/session-history.ts";
 import { transcriptEntries } from "../../../src/sessions/transcript-entries.ts";
-import { escapeHtml, renderExport } from "../../../src/sessions/transcript-export.ts";
+import { escapeHtml, exportPieces, type ExportFormat } from "../../../src/sessions/transcript-export.ts";
 import type { JournalRecord } from "../../../src/store/store.ts";
 
 const chunk = (kind: string, text: string, promptId = "p1", at = 1) => ({
@@ -13,6 +13,8 @@ const chunk = (kind: string, text: string, promptId = "p1", at = 1) => ({
 });
 
 const records = (envelopes: unknown[]): JournalRecord[] => envelopes.map((e, i) => ({ seq: i + 1, epoch: "e", eventId: i + 1, type: (e as { type: string }).type, envelope: JSON.stringify(e) }));
+/** The whole document, its journal read as one page. */
+const renderExport = (format: ExportFormat, s: SessionRecord, recs: JournalRecord[]) => [...exportPieces(format, s, [recs])].join("");
 const session: SessionRecord = { id: "s-1", workspace: "/w", row: null, live: null };
 
 describe("transcript entries", () => {
