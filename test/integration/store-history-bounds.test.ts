@@ -6,9 +6,12 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { Socket } from "bun";
+import { MAX_CONCURRENT_EXPORTS } from "../../src/server/routes/history.ts";
 import { MAX_TRANSCRIPT_PAGE_BYTES } from "../../src/sessions/session-history.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
 
 /** A prompt whose text and the agent's echo of it are each 3/4 of a transcript page's byte budget. */
 const LARGE = `@say ${"x".repeat((MAX_TRANSCRIPT_PAGE_BYTES * 3) / 4)}`;
@@ -22,6 +25,45 @@ async function closedSession(d: FakeAgentDaemon, text: string): Promise<string> 
   await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
   expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
   return sessionId;
+}
+
+/**
+ * A download over a raw socket that stops reading once the response head has come, so TCP
+ * backpressure reaches the daemon (`fetch` would read on into its own buffer); `finish` reads the
+ * rest until the daemon closes (`Connection: close`) and returns every byte.
+ */
+async function stalledDownload(port: number, path: string) {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let closed = false;
+  let reading = false;
+  const head = () => Buffer.concat(chunks).toString("latin1", 0, Math.min(received, 4096));
+  const socket: Socket = await Bun.connect({
+    hostname: "127.0.0.1",
+    port,
+    socket: {
+      open: (s) => void s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`),
+      data(s, chunk) {
+        chunks.push(Buffer.from(chunk));
+        received += chunk.length;
+        if (!reading && head().includes("\r\n\r\n")) s.pause();
+      },
+      close: () => void (closed = true),
+      error: () => void (closed = true),
+    },
+  });
+  await until(() => closed || head().includes("\r\n\r\n"), 10_000, "the response head");
+  return {
+    status: Number(/^HTTP\/1\.1 (\d+)/.exec(head())?.[1]),
+    head: head(),
+    async finish(): Promise<string> {
+      reading = true;
+      socket.resume();
+      await until(() => closed, 30_000, "the download to end");
+      return Buffer.concat(chunks).toString("utf8");
+    },
+    [Symbol.dispose]: () => socket.terminate(),
+  };
 }
 
 const walBytes = (home: string) => {
@@ -70,5 +112,50 @@ describe("history bounds", () => {
     expect(deleted.body.results).toEqual([{ sessionId, outcome: "deleted" }]);
     expect(walBytes(home.path)).toBeLessThan(256 * 1024);
     expect((await d.json("GET", "/health")).status).toBe(200);
+  }, 60_000);
+
+  test("exports stream: /health answers while they are unread, one past the cap is 429 with Retry-After, slots come back", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    // Markup to escape: the HTML export of this session is about three times its journal (~20 MB).
+    const markup = "<b>x</b>".repeat((MAX_TRANSCRIPT_PAGE_BYTES * 3) / 4 / 8);
+    const sessionId = await closedSession(d, `@say ${markup}`);
+    const path = `/session/${sessionId}/export?format=html`;
+
+    // Exports up to the cap start and stall: the client reads nothing past their heads.
+    const stalled = [];
+    for (let i = 0; i < MAX_CONCURRENT_EXPORTS; i++) stalled.push(await stalledDownload(d.port, path));
+    for (const s of stalled) expect(s.status).toBe(200);
+    expect((await d.json("GET", "/health")).status).toBe(200);
+    const refused = await d.fetch(path);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: "too_many_exports", maxConcurrentExports: MAX_CONCURRENT_EXPORTS });
+
+    // Read to the end, every export is whole, and its slot is free again.
+    for (const s of stalled) {
+      const raw = await s.finish();
+      expect(raw).toContain("&#60;b&#62;x&#60;/b&#62;");
+      expect(raw).not.toContain("<b>");
+      expect(raw).toContain("</main></body></html>");
+      s[Symbol.dispose]();
+    }
+    const whole = await d.fetch(path);
+    expect(whole.status).toBe(200);
+    const page = await whole.text();
+    expect(page.split("&#60;b&#62;x&#60;/b&#62;").length - 1).toBe(2 * (markup.length / 8));
+    expect(page).toEndWith("</main></body></html>\n");
+
+    // A client that goes away mid-export gives its slot back too.
+    for (let i = 0; i < MAX_CONCURRENT_EXPORTS; i++) (await stalledDownload(d.port, path))[Symbol.dispose]();
+    const free = async () => {
+      const res = await d.fetch(path);
+      await res.body?.cancel();
+      return res.status === 200;
+    };
+    await until(free, 10_000, "the slots of abandoned exports to be released");
+    // HEAD renders nothing and holds no slot.
+    for (let i = 0; i <= MAX_CONCURRENT_EXPORTS; i++) expect((await d.fetch(path, { method: "HEAD" })).status).toBe(200);
+    await until(free, 10_000, "a slot after HEAD requests");
   }, 60_000);
 });

@@ -70,6 +70,37 @@ describe("export formats", () => {
     expect(md).not.toMatch(/(^|[^\\])[<>[\]*`]/);
   });
 
+  test("read in pages, every format reads one page per piece and renders as one page would", () => {
+    const recs = records([
+      chunk("user_message_chunk", "<q>"),
+      chunk("agent_message_chunk", "a<"),
+      chunk("agent_message_chunk", "b>"),
+      chunk("agent_message_chunk", "c"),
+      { type: "turn_complete", data: { stopReason: "end_turn" } },
+    ]);
+    for (const format of ["html", "md", "json", "jsonl"] as const) {
+      let read = 0;
+      const pages = (function* () {
+        for (const r of recs) {
+          read++;
+          yield [r];
+        }
+      })();
+      const pieces = exportPieces(format, session, pages);
+      const taken = [pieces.next().value, pieces.next().value];
+      // Nothing is read ahead of what the client took: a long session is never held whole.
+      expect(read).toBeLessThanOrEqual(2);
+      const paged = [...taken, ...pieces].join("");
+      expect(read).toBe(recs.length);
+      if (format === "md") {
+        // A message across pages keeps one label; each page's part is fenced on its own.
+        expect(paged.match(/\*\*Agent\*\*/g)).toHaveLength(1);
+        expect(paged).toContain("```\na<\n```\n\n```\nb>\n```");
+      } else expect(paged).toBe(renderExport(format, session, recs));
+    }
+    expect(renderExport("json", session, recs)).toBe(JSON.stringify({ v: 1, sessionId: "s-1", workspaceCwd: "/w", displayName: "Session s-1", events: recs.map((r) => JSON.parse(r.envelope)) }));
+  });
+
   test("jsonl is the journaled envelopes, one a line, byte for byte", () => {
     const recs = records([chunk("user_message_chunk", "a"), chunk("agent_message_chunk", "b")]);
     expect(renderExport("jsonl", session, recs)).toBe(`${recs[0]!.envelope}\n${recs[1]!.envelope}\n`);
