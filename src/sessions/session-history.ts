@@ -15,15 +15,26 @@ import { sessionSummary } from "./session-summary.ts";
 
 export const DEFAULT_TRANSCRIPT_LIMIT = 100;
 export const MAX_TRANSCRIPT_LIMIT = 500;
+/**
+ * Most envelope bytes one transcript page carries: a page ends early (with `hasMore` and a cursor)
+ * when the next record would pass it. A single record larger than this still comes alone, so every
+ * page makes progress.
+ */
+export const MAX_TRANSCRIPT_PAGE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_LIST_SIZE = 100;
 export const MAX_LIST_SIZE = 500;
 /**
- * Most journal bytes one export holds in memory; a longer session answers 413
- * `transcript_too_large` (its transcript can still be paged).
+ * Most journal one export renders, in characters of envelope JSON, checked before the first byte
+ * goes out: a longer session answers 413 `transcript_too_large` (its transcript can still be
+ * paged). Events journaled while an export streams are included as it reaches them.
  */
 export const MAX_EXPORT_BYTES = 64 * 1024 * 1024;
-/** Records read from the journal per query while exporting. */
+/**
+ * An export reads (and renders) the journal a page at a time: at most this many records and this
+ * many characters of envelope (at least one record), so it holds one page and its rendering.
+ */
 const EXPORT_PAGE = 1000;
+export const EXPORT_PAGE_BYTES = 1024 * 1024;
 
 export interface TranscriptPage {
   v: 1;
@@ -46,7 +57,8 @@ export type SessionListRecord = (ReturnType<typeof sessionSummary> & { isArchive
 
 export interface ExportData {
   readonly session: SessionRecord;
-  readonly records: readonly JournalRecord[];
+  /** The journal in order, read a page at a time as it is iterated. */
+  readonly pages: Iterable<readonly JournalRecord[]>;
 }
 
 export class SessionHistory {
@@ -63,15 +75,15 @@ export class SessionHistory {
     return { id: sessionId, workspace: live?.workspaceCwd ?? row!.workspace, row, live };
   }
 
-  /** One page of `limit` records (1 to MAX_TRANSCRIPT_LIMIT, checked by the route's query schema). */
+  /**
+   * One page of at most `limit` records (1 to MAX_TRANSCRIPT_LIMIT, checked by the route's query
+   * schema) and at most MAX_TRANSCRIPT_PAGE_BYTES of them (at least one record).
+   */
   transcript(sessionId: string, limit = DEFAULT_TRANSCRIPT_LIMIT, cursor?: string): TranscriptPage {
     this.find(sessionId);
     const scope = `transcript:${sessionId}`;
     const after = cursor === undefined ? 0 : decodeCursor<{ seq: number }>(cursor, scope, { seq: "number" }, "invalid_transcript_cursor").seq;
-    // One extra record says whether another page follows.
-    const records = this.store?.journal(sessionId, after, limit + 1) ?? [];
-    const page = records.slice(0, limit);
-    const hasMore = records.length > limit;
+    const { records: page, hasMore } = this.store?.journalPage(sessionId, after, limit, MAX_TRANSCRIPT_PAGE_BYTES) ?? { records: [], hasMore: false };
     return {
       v: 1,
       sessionId,
@@ -81,23 +93,12 @@ export class SessionHistory {
     };
   }
 
-  /** The whole journal of the session, or 413 `transcript_too_large` past MAX_EXPORT_BYTES. */
+  /** The session and its journal, to be read a page at a time; 413 `transcript_too_large` past MAX_EXPORT_BYTES. */
   exportData(sessionId: string): ExportData {
     const session = this.find(sessionId);
-    const records: JournalRecord[] = [];
-    let bytes = 0;
-    for (let after = 0; ; ) {
-      const page = this.store?.journal(sessionId, after, EXPORT_PAGE) ?? [];
-      for (const record of page) {
-        bytes += record.envelope.length;
-        if (bytes > MAX_EXPORT_BYTES)
-          throw new DaemonError(413, "transcript_too_large", "The session is too long to export in one piece; page its transcript instead", { sessionId, maxBytes: MAX_EXPORT_BYTES });
-        records.push(record);
-      }
-      if (page.length < EXPORT_PAGE) break;
-      after = page[page.length - 1]!.seq;
-    }
-    return { session, records };
+    if ((this.store?.journalChars(sessionId) ?? 0) > MAX_EXPORT_BYTES)
+      throw new DaemonError(413, "transcript_too_large", "The session is too long to export in one piece; page its transcript instead", { sessionId, maxBytes: MAX_EXPORT_BYTES });
+    return { session, pages: journalPages(this.store, sessionId) };
   }
 
   /**
@@ -132,6 +133,16 @@ export class SessionHistory {
     const live = [...this.sessions.all()].filter((s) => s.workspaceCwd === workspace);
     const active = counts.active + live.filter((s) => this.store?.session(s.id) == null).length;
     return { active, archived: counts.archived, total: active + counts.archived, live: live.length, expensive: true as const, cost: "disk_scan" as const };
+  }
+}
+
+/** A session's journal in pages of EXPORT_PAGE records and EXPORT_PAGE_BYTES, each read when it is asked for. */
+function* journalPages(store: Store | null, sessionId: string): Generator<JournalRecord[], void, undefined> {
+  for (let after = 0; store !== null; ) {
+    const { records, hasMore } = store.journalPage(sessionId, after, EXPORT_PAGE, EXPORT_PAGE_BYTES);
+    if (records.length > 0) yield records;
+    if (!hasMore) return;
+    after = records[records.length - 1]!.seq;
   }
 }
 

@@ -12,6 +12,8 @@ export interface TranscriptEntry {
   /** Epoch ms of the entry's first event. */
   at: number;
   promptId?: string;
+  /** The entry goes on from the last entry of the previous call (`transcriptEntries`' `previous`). */
+  continues?: true;
 }
 
 interface Envelope {
@@ -45,7 +47,12 @@ export function contentText(block: unknown): string {
   }
 }
 
-export function transcriptEntries(envelopes: readonly unknown[]): TranscriptEntry[] {
+/**
+ * The entries of `envelopes`. A journal read in pages passes the last entry of the page before as
+ * `previous`: a message that goes on from it comes first, marked `continues`, so a renderer can
+ * extend that entry rather than start a new one.
+ */
+export function transcriptEntries(envelopes: readonly unknown[], previous?: TranscriptEntry): TranscriptEntry[] {
   const out: TranscriptEntry[] = [];
   for (const raw of envelopes) {
     const envelope = obj(raw) as Envelope;
@@ -61,6 +68,7 @@ export function transcriptEntries(envelopes: readonly unknown[]): TranscriptEntr
           const text = contentText(update.content);
           const last = out[out.length - 1];
           if (last && last.kind === kind && last.promptId === promptId) last.text += text;
+          else if (!last && previous?.kind === kind && previous.promptId === promptId) out.push({ kind, text, at, ...(promptId ? { promptId } : {}), continues: true });
           else push(kind, text);
         } else if (update.sessionUpdate === "tool_call") push("tool", `${str(update.title) ?? "tool call"}${str(update.status) ? ` (${str(update.status)})` : ""}`);
         break;

@@ -6,7 +6,7 @@
  */
 import type { JournalRecord } from "../store/store.ts";
 import type { SessionRecord } from "./session-history.ts";
-import { transcriptEntries, type EntryKind } from "./transcript-entries.ts";
+import { transcriptEntries, type EntryKind, type TranscriptEntry } from "./transcript-entries.ts";
 
 export const EXPORT_FORMATS = ["html", "md", "json", "jsonl"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -44,45 +44,89 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/**
+ * Escapes text for one line of Markdown: every ASCII punctuation mark is backslash-escaped (so no
+ * emphasis, link, heading, list, code span or raw HTML can start), and line breaks of any kind
+ * become spaces (so the text cannot open a block of its own).
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/[\r\n\u0085\u2028\u2029]+/g, " ").replace(/[!-/:-@[-`{-~]/g, (c) => `\\${c}`);
+}
+
 const title = (session: SessionRecord) => session.row?.displayName ?? session.live?.metadata.displayName ?? `Session ${session.id}`;
 const envelopes = (records: readonly JournalRecord[]) => records.map((r) => JSON.parse(r.envelope) as unknown);
 
-export function renderExport(format: ExportFormat, session: SessionRecord, records: readonly JournalRecord[]): string {
+/**
+ * The export document in pieces, read from `pages` (the journal in order, a bounded page at a time)
+ * only as the pieces are taken: each piece is a header, the rendering of one page, or the footer,
+ * so what is held at once is one page and its rendering, however long the session.
+ */
+export function* exportPieces(format: ExportFormat, session: SessionRecord, pages: Iterable<readonly JournalRecord[]>): Generator<string, void, undefined> {
   switch (format) {
     case "jsonl":
-      return records.map((r) => `${r.envelope}\n`).join("");
-    case "json":
-      return JSON.stringify({
+      for (const page of pages) yield page.map((r) => `${r.envelope}\n`).join("");
+      return;
+    case "json": {
+      // The envelopes go out exactly as journaled (each is JSON already), inside this object's `events`.
+      const head = JSON.stringify({
         v: 1,
         sessionId: session.id,
         workspaceCwd: session.workspace,
         ...(session.row ? { createdAt: new Date(session.row.createdAt).toISOString(), updatedAt: new Date(session.row.updatedAt).toISOString() } : {}),
         displayName: title(session),
-        events: envelopes(records),
+        events: [],
       });
+      yield head.slice(0, -"]}".length);
+      let first = true;
+      for (const page of pages) {
+        if (page.length === 0) continue;
+        yield `${first ? "" : ","}${page.map((r) => r.envelope).join(",")}`;
+        first = false;
+      }
+      yield "]}";
+      return;
+    }
     case "md":
-      return markdown(session, records);
+      yield* markdown(session, pages);
+      return;
     case "html":
-      return html(session, records);
+      yield* html(session, pages);
+      return;
   }
 }
 
-/** Markdown: each entry as a labelled paragraph; entry text is fenced so it cannot restyle the page. */
-function markdown(session: SessionRecord, records: readonly JournalRecord[]): string {
-  const lines = [`# ${title(session).replace(/[\r\n]+/g, " ")}`, "", `Workspace: \`${session.workspace.replace(/`/g, "")}\``, ""];
-  for (const entry of transcriptEntries(envelopes(records))) {
-    // A fence longer than any backtick run in the text keeps the text inert.
-    const fence = "`".repeat(Math.max(3, ...[...entry.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-    lines.push(`**${LABELS[entry.kind]}**`, "", fence, entry.text, fence, "");
+/** The entries of each page in turn; a message running across pages continues (see `transcriptEntries`). */
+function* entries(pages: Iterable<readonly JournalRecord[]>): Generator<TranscriptEntry[], void, undefined> {
+  let previous: TranscriptEntry | undefined;
+  for (const page of pages) {
+    const found = transcriptEntries(envelopes(page), previous);
+    const last = found[found.length - 1];
+    // Only its kind and prompt matter to the next page; its text is not kept.
+    if (last) previous = { kind: last.kind, text: "", at: last.at, ...(last.promptId ? { promptId: last.promptId } : {}) };
+    yield found;
   }
-  return lines.join("\n");
 }
 
-function html(session: SessionRecord, records: readonly JournalRecord[]): string {
-  const body = transcriptEntries(envelopes(records))
-    .map((e) => `<div class="e ${e.kind}"><span class="who">${LABELS[e.kind]}</span>${escapeHtml(e.text)}</div>`)
-    .join("\n");
-  return `<!doctype html>
+/**
+ * Markdown: each entry as a labelled paragraph; entry text is fenced so it cannot restyle the page.
+ * A message that runs across journal pages gets one fenced block per page, under one label.
+ */
+function* markdown(session: SessionRecord, pages: Iterable<readonly JournalRecord[]>): Generator<string, void, undefined> {
+  yield `# ${escapeMarkdown(title(session))}\n\nWorkspace: ${escapeMarkdown(session.workspace)}\n\n`;
+  for (const found of entries(pages)) {
+    const out: string[] = [];
+    for (const entry of found) {
+      // A fence longer than any backtick run in the text keeps the text inert.
+      const fence = "`".repeat(Math.max(3, ...[...entry.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+      if (!entry.continues) out.push(`**${LABELS[entry.kind]}**\n\n`);
+      out.push(`${fence}\n${entry.text}\n${fence}\n\n`);
+    }
+    yield out.join("");
+  }
+}
+
+function* html(session: SessionRecord, pages: Iterable<readonly JournalRecord[]>): Generator<string, void, undefined> {
+  yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(EXPORT_HTML_CSP)}">
 <meta name="referrer" content="no-referrer">
@@ -90,7 +134,21 @@ function html(session: SessionRecord, records: readonly JournalRecord[]): string
 <style>${STYLE}</style></head>
 <body><header><h1>${escapeHtml(title(session))}</h1><p>Workspace: ${escapeHtml(session.workspace)}</p></header>
 <main>
-${body}
+`;
+  // An entry's element stays open while the next page may continue it.
+  let open = false;
+  for (const found of entries(pages)) {
+    const out: string[] = [];
+    for (const entry of found) {
+      if (!entry.continues) {
+        out.push(`${open ? "</div>\n" : ""}<div class="e ${entry.kind}"><span class="who">${LABELS[entry.kind]}</span>`);
+        open = true;
+      }
+      out.push(escapeHtml(entry.text));
+    }
+    yield out.join("");
+  }
+  yield `${open ? "</div>" : ""}
 </main></body></html>
 `;
 }

@@ -17,6 +17,9 @@ export const DB_FILE = "svc.db";
  */
 export const BUSY_TIMEOUT_MS = 2000;
 
+/** What the write-ahead log is truncated to after a checkpoint (see journal_size_limit). */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
 export function openDatabase(dataDir: string): Database {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, DB_FILE);
@@ -30,6 +33,9 @@ export function openDatabase(dataDir: string): Database {
     db.run("PRAGMA auto_vacuum = INCREMENTAL");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
+    // A checkpoint that finds no reader in the way cuts the log back to this (bytes), so a burst of
+    // writes does not keep its disk space for the daemon's lifetime.
+    db.run(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     migrate(db);
     return db;
   } catch (err) {

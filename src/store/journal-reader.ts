@@ -28,10 +28,12 @@ export class JournalReader {
   private readonly page: Statement<RawRecord>;
   private readonly count: Statement<{ n: number }>;
   private readonly latest: Statement<RawRecord>;
+  private readonly length: Statement<{ n: number }>;
 
   constructor(db: Database) {
     this.page = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId AND seq > $afterSeq ORDER BY seq LIMIT $limit");
     this.count = db.query("SELECT COUNT(*) AS n FROM journal WHERE session_id = $sessionId");
+    this.length = db.query("SELECT COALESCE(SUM(length(envelope)), 0) AS n FROM journal WHERE session_id = $sessionId");
     this.latest = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId ORDER BY seq DESC LIMIT $limit");
   }
 
@@ -54,6 +56,28 @@ export class JournalReader {
   /** Up to `limit` records of the session after `afterSeq` (0: from the start). */
   after(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
     return this.page.all({ sessionId, afterSeq, limit }).map(fromRaw);
+  }
+
+  /**
+   * The records after `afterSeq` (0: from the start), at most `limit` of them and as many as fit in
+   * `maxBytes` of envelope (at least one, however large), and whether more follow. Rows are read one
+   * at a time, so a page never holds more than its budget plus the one record that overflowed it.
+   */
+  pageAfter(sessionId: string, afterSeq: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
+    const records: JournalRecord[] = [];
+    let bytes = 0;
+    // One row past `limit` says whether another page follows.
+    for (const raw of this.page.iterate({ sessionId, afterSeq, limit: limit + 1 })) {
+      bytes += raw.envelope.length;
+      if (records.length === limit || (records.length > 0 && bytes > maxBytes)) return { records, hasMore: true };
+      records.push(fromRaw(raw));
+    }
+    return { records, hasMore: false };
+  }
+
+  /** The characters of all the session's envelopes together (counted by SQLite, no row is loaded here). */
+  chars(sessionId: string): number {
+    return this.length.get({ sessionId })?.n ?? 0;
   }
 
   size(sessionId: string): number {

@@ -104,7 +104,17 @@ export class Store {
     // A session closed a moment ago may still have its last events pending: they go first.
     this.flush();
     const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
-    if (removed.size > 0) this.change((open) => open.db.run("PRAGMA incremental_vacuum"));
+    if (removed.size > 0) {
+      this.change((open) => open.db.run("PRAGMA incremental_vacuum"));
+      // The log still holds the deleted pages: copy it into the database and cut it to zero bytes,
+      // so the space comes back now, not at the next restart. A reader in the way (busy) only
+      // postpones that to a later checkpoint; it is no failure of the delete, which is committed.
+      try {
+        this.opened?.db.run("PRAGMA wal_checkpoint(TRUNCATE)");
+      } catch {
+        // Left to SQLite's next automatic checkpoint (journal_size_limit then trims the log).
+      }
+    }
     return removed;
   }
 
@@ -123,6 +133,16 @@ export class Store {
 
   journal(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
     return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
+  }
+
+  /** The characters of a session's whole journal (see `JournalReader.chars`). */
+  journalChars(sessionId: string): number {
+    return this.readable()?.reader.chars(sessionId) ?? 0;
+  }
+
+  /** A page of a session's records within the bounds (see `JournalReader.pageAfter`). */
+  journalPage(sessionId: string, afterSeq: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
+    return this.readable()?.reader.pageAfter(sessionId, afterSeq, limit, maxBytes) ?? { records: [], hasMore: false };
   }
 
   /** The newest records of a session within the bounds (see `JournalReader.newest`). */

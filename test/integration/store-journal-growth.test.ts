@@ -23,9 +23,15 @@ async function bigSession(d: FakeAgentDaemon): Promise<string> {
     const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
     expect(prompt.status).toBe(202);
     // Big frames would overflow an SSE subscriber's byte budget: the journal says when the turn is done.
+    // The transcript comes in pages bounded in bytes too (a big event or two each): read them all.
     await until(async () => {
-      const page = await d.json("GET", `/session/${sessionId}/transcript?limit=500`);
-      return (page.body.events as { type: string }[]).filter((e) => e.type === "turn_complete").length > p;
+      let ended = 0;
+      for (let cursor = ""; ; ) {
+        const page = await d.json("GET", `/session/${sessionId}/transcript?limit=500${cursor}`);
+        ended += (page.body.events as { type: string }[]).filter((e) => e.type === "turn_complete").length;
+        if (!page.body.hasMore) return ended > p;
+        cursor = `&cursor=${page.body.nextCursor}`;
+      }
     }, 30_000, `turn ${p + 1} in the journal`);
   }
   return sessionId;

@@ -7,7 +7,7 @@ import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_HTML_CSP, renderExport, type ExportFormat } from "../../sessions/transcript-export.ts";
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_HTML_CSP, exportPieces, type ExportFormat } from "../../sessions/transcript-export.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -44,7 +44,10 @@ const WorkspaceSessionParams = t.Object({
   id: SessionIdParams.properties.id,
 });
 
-/** 404 `session_not_found` (also for a session of another workspace); 413 `transcript_too_large` on export. */
+/**
+ * 404 `session_not_found` (also for a session of another workspace); on export, 413
+ * `transcript_too_large` (the journal passes MAX_EXPORT_BYTES) and 429 `too_many_exports`.
+ */
 const transcriptResponses = { 200: TranscriptBody, ...errorResponses({ also: [404] }) };
 /** The export's media type follows `format`, so its responses are declared in `detail` (see errorResponseObjects). */
 const EXPORT_MEDIA = {
@@ -62,6 +65,13 @@ const exportResponses = {
   ...errorResponseObjects({ also: [404] }),
 };
 
+/**
+ * Exports one daemon streams at once: each holds a page of journal and its rendering, and takes a
+ * share of the event loop. One more answers 429 `too_many_exports` with Retry-After.
+ */
+export const MAX_CONCURRENT_EXPORTS = 2;
+const EXPORT_RETRY_AFTER_SECONDS = 2;
+
 /** `Content-Disposition` file name: `svc-export-<ISO time with dashes>.<ext>`. */
 const fileName = (format: ExportFormat, now: Date) => `svc-export-${now.toISOString().replace(/[:.]/g, "-")}.${format}`;
 
@@ -74,8 +84,48 @@ export const historyRoutes = (deps: AppDeps) => {
     if (selector !== workspace && selector !== workspaceId(workspace)) throw sessionNotFound(sessionId);
   }
 
+  /** Exports streaming now; past MAX_CONCURRENT_EXPORTS a new one answers 429 `too_many_exports`. */
+  let exporting = 0;
+
+  /**
+   * The export as a stream: the journal is read and rendered a page at a time as the client takes
+   * it, with a turn of the event loop between pages, so one export holds one page and its
+   * rendering and other requests are answered while it runs.
+   */
   function exportResponse(sessionId: string, format: ExportFormat = "html"): Response {
-    const { session, records } = history.exportData(sessionId);
+    if (exporting >= MAX_CONCURRENT_EXPORTS)
+      throw new DaemonError(429, "too_many_exports", "Too many exports are running; retry shortly", { maxConcurrentExports: MAX_CONCURRENT_EXPORTS }, EXPORT_RETRY_AFTER_SECONDS);
+    const { session, pages } = history.exportData(sessionId);
+    const pieces = exportPieces(format, session, pages);
+    const encoder = new TextEncoder();
+    exporting++;
+    let held = true;
+    const release = () => {
+      if (held) exporting--;
+      held = false;
+    };
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          await new Promise((resolve) => setImmediate(resolve));
+          try {
+            const next = pieces.next();
+            if (next.done) {
+              release();
+              controller.close();
+            } else controller.enqueue(encoder.encode(next.value));
+          } catch (error) {
+            release();
+            controller.error(error);
+          }
+        },
+        cancel() {
+          release();
+        },
+      },
+      // One rendered page waits for the client at most.
+      { highWaterMark: 1 },
+    );
     const headers: Record<string, string> = {
       "Content-Type": EXPORT_CONTENT_TYPES[format],
       "Content-Disposition": `attachment; filename="${fileName(format, new Date())}"`,
@@ -83,7 +133,7 @@ export const historyRoutes = (deps: AppDeps) => {
       "X-Content-Type-Options": "nosniff",
     };
     if (format === "html") headers["Content-Security-Policy"] = `${EXPORT_HTML_CSP}; sandbox`;
-    return new Response(renderExport(format, session, records), { headers });
+    return new Response(body, { headers });
   }
 
   return new Elysia({ name: "routes/history" })

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { SessionRecord } from "../../../src/sessions/session-history.ts";
 import { transcriptEntries } from "../../../src/sessions/transcript-entries.ts";
-import { escapeHtml, renderExport } from "../../../src/sessions/transcript-export.ts";
+import { escapeHtml, exportPieces, type ExportFormat } from "../../../src/sessions/transcript-export.ts";
 import type { JournalRecord } from "../../../src/store/store.ts";
 
 const chunk = (kind: string, text: string, promptId = "p1", at = 1) => ({
@@ -13,6 +13,8 @@ const chunk = (kind: string, text: string, promptId = "p1", at = 1) => ({
 });
 
 const records = (envelopes: unknown[]): JournalRecord[] => envelopes.map((e, i) => ({ seq: i + 1, epoch: "e", eventId: i + 1, type: (e as { type: string }).type, envelope: JSON.stringify(e) }));
+/** The whole document, its journal read as one page. */
+const renderExport = (format: ExportFormat, s: SessionRecord, recs: JournalRecord[]) => [...exportPieces(format, s, [recs])].join("");
 const session: SessionRecord = { id: "s-1", workspace: "/w", row: null, live: null };
 
 describe("transcript entries", () => {
@@ -56,6 +58,47 @@ describe("export formats", () => {
   test("markdown fences each entry longer than any backtick run in it", () => {
     const md = renderExport("md", session, records([chunk("agent_message_chunk", "````\n# not a heading")]));
     expect(md).toContain("`````\n````\n# not a heading\n`````");
+  });
+
+  test("markdown escapes the title and the workspace: a hostile title starts no HTML, link, emphasis or block", () => {
+    const hostile = "</title><script>alert(1)</script> [x](javascript:alert(1)) *b* `c`\n# forged\u2028- item";
+    const md = renderExport("md", { id: "s-1", workspace: "/w/<img src=x onerror=alert(1)>`", row: null, live: { metadata: { displayName: hostile } } } as unknown as SessionRecord, records([]));
+    const [heading, , workspace] = md.split("\n");
+    expect(heading).toBe("# \\<\\/title\\>\\<script\\>alert\\(1\\)\\<\\/script\\> \\[x\\]\\(javascript\\:alert\\(1\\)\\) \\*b\\* \\`c\\` \\# forged \\- item");
+    expect(workspace).toBe("Workspace: \\/w\\/\\<img src\\=x onerror\\=alert\\(1\\)\\>\\`");
+    // No unescaped markup character is left anywhere outside the fences.
+    expect(md).not.toMatch(/(^|[^\\])[<>[\]*`]/);
+  });
+
+  test("read in pages, every format reads one page per piece and renders as one page would", () => {
+    const recs = records([
+      chunk("user_message_chunk", "<q>"),
+      chunk("agent_message_chunk", "a<"),
+      chunk("agent_message_chunk", "b>"),
+      chunk("agent_message_chunk", "c"),
+      { type: "turn_complete", data: { stopReason: "end_turn" } },
+    ]);
+    for (const format of ["html", "md", "json", "jsonl"] as const) {
+      let read = 0;
+      const pages = (function* () {
+        for (const r of recs) {
+          read++;
+          yield [r];
+        }
+      })();
+      const pieces = exportPieces(format, session, pages);
+      const taken = [pieces.next().value, pieces.next().value];
+      // Nothing is read ahead of what the client took: a long session is never held whole.
+      expect(read).toBeLessThanOrEqual(2);
+      const paged = [...taken, ...pieces].join("");
+      expect(read).toBe(recs.length);
+      if (format === "md") {
+        // A message across pages keeps one label; each page's part is fenced on its own.
+        expect(paged.match(/\*\*Agent\*\*/g)).toHaveLength(1);
+        expect(paged).toContain("```\na<\n```\n\n```\nb>\n```");
+      } else expect(paged).toBe(renderExport(format, session, recs));
+    }
+    expect(renderExport("json", session, recs)).toBe(JSON.stringify({ v: 1, sessionId: "s-1", workspaceCwd: "/w", displayName: "Session s-1", events: recs.map((r) => JSON.parse(r.envelope)) }));
   });
 
   test("jsonl is the journaled envelopes, one a line, byte for byte", () => {
