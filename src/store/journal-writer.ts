@@ -103,6 +103,19 @@ export class JournalWriter {
     } else if (this.retryTimer === null) this.scheduled ??= setImmediate(() => this.flush());
   }
 
+  /**
+   * Writes `entry` at once, outside the batches, even after recording has failed: the one marker
+   * of where recording stopped. One try, no retry; false when it could not be written.
+   */
+  writeMarker(entry: JournalEntry): boolean {
+    try {
+      this.commit([{ entry, durable: () => {} }]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Commits what is pending (no more retries), then records nothing more (entries are released at once). */
   stop(): void {
     this.busyRetries = BUSY_RETRY_DELAYS_MS.length;

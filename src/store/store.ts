@@ -87,6 +87,19 @@ export class Store {
     else open.writer.append(entry, durable);
   }
 
+  /**
+   * Journals the notice that recording stopped, so that transcript and export show where it did:
+   * while recording works it is an event like any other; once a write has failed it is tried once,
+   * directly (a failed batch or a held lock need not mean this small row fails too). When even that
+   * fails (a full disk, the data dir owned by another daemon) the journal just ends there.
+   */
+  recordStop(entry: JournalEntry, durable: () => void): void {
+    if (this.degradedStatus === null || this.closed) return this.record(entry, durable);
+    // Only into a journal the catalog knows (a session started after the failure has no row).
+    if (this.opened?.catalog.get(entry.sessionId)) this.opened.writer.writeMarker(entry);
+    durable();
+  }
+
   sessionStarted(row: NewSession): void {
     this.write((catalog) => catalog.create(row));
   }

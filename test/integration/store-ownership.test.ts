@@ -108,3 +108,26 @@ describe("failed catalog changes", () => {
     await until(async () => (await transcriptText(d, sessionId)).includes("still recorded"), 10_000, "the later turn in the journal");
   }, 60_000);
 });
+
+describe("where recording stopped", () => {
+  test("when a journal write fails, the journal still ends with the degradation notice, so transcript shows where recording stopped", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    await runTurn(d, sessionId, "@say recorded");
+    // Journal rows mentioning the poison word fail inside SQLite, as a full disk would; others go in.
+    const db = new Database(join(home.path, "svc.db"));
+    db.run("CREATE TRIGGER refuse_journal BEFORE INSERT ON journal WHEN NEW.envelope LIKE '%poison-word%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    db.close();
+
+    await runTurn(d, sessionId, "@say poison-word");
+    expect(await recordingIssue(d)).toBeDefined();
+    const journal = new Database(join(home.path, "svc.db"), { readonly: true });
+    const types = (journal.query("SELECT type FROM journal WHERE session_id = ? ORDER BY seq").all(sessionId) as { type: string }[]).map((r) => r.type);
+    journal.close();
+    expect(types.at(-1)).toBe("session_recording_degraded");
+    const text = await transcriptText(d, sessionId);
+    expect(text).toContain("recorded");
+    expect(text).toContain("session_recording_degraded");
+  }, 60_000);
+});
