@@ -58,6 +58,8 @@ export class Store {
   /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
   private opened: Open | null = null;
   private closed = false;
+  /** Set when a stop marker could not be written: the others are not tried. */
+  private markerFailed = false;
   private readonly now: () => number;
   private onDegraded: ((status: RecordingDegraded) => void) | null;
 
@@ -95,8 +97,9 @@ export class Store {
    */
   recordStop(entry: JournalEntry, durable: () => void): void {
     if (this.degradedStatus === null || this.closed) return this.record(entry, durable);
-    // Only into a journal the catalog knows (a session started after the failure has no row).
-    if (this.opened?.catalog.get(entry.sessionId)) this.opened.writer.writeMarker(entry);
+    // Only into a journal the catalog knows (a session started after the failure has no row), and
+    // not again once a marker failed: each try may wait out the busy timeout.
+    if (!this.markerFailed && this.opened?.catalog.get(entry.sessionId)) this.markerFailed = !this.opened.writer.writeMarker(entry);
     durable();
   }
 
