@@ -1,7 +1,7 @@
 /**
  * The few Linux process controls Bun has no API for, called through `bun:ffi` on the process's own
  * C library: `prctl` (dumpability, capability bounding set, child subreaper), `capget`/`capset`
- * (the inheritable capability set) and `waitpid` (reaping orphans the daemon adopted). Elsewhere,
+ * (the inheritable capability set), `waitpid` (reaping orphans the daemon adopted) and `flock` (the data-dir lock). Elsewhere,
  * or where libc cannot be opened, `libc()` is null and callers degrade (see their comments).
  *
  * libc is opened once, on first use (~1 ms): the handle is the process's C library, not daemon
@@ -19,6 +19,8 @@ const PR_CAP_AMBIENT = 47;
 const PR_CAP_AMBIENT_LOWER = 3;
 const LINUX_CAPABILITY_VERSION_3 = 0x20080522;
 const WNOHANG = 1;
+const LOCK_EX = 2;
+const LOCK_NB = 4;
 
 export const CAP_SYS_PTRACE = 19;
 
@@ -28,6 +30,7 @@ const SYMBOLS = {
   capget: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
   capset: { args: [FFIType.ptr, FFIType.ptr], returns: FFIType.i32 },
   waitpid: { args: [FFIType.i32, FFIType.ptr, FFIType.i32], returns: FFIType.i32 },
+  flock: { args: [FFIType.i32, FFIType.i32], returns: FFIType.i32 },
 } as const;
 
 type Symbols = ReturnType<typeof dlopen<typeof SYMBOLS>>["symbols"];
@@ -52,6 +55,11 @@ export interface Libc {
   isChildSubreaper(): boolean;
   /** Reaps `pid` if it is an exited child of this process; true when it was reaped. */
   reap(pid: number): boolean;
+  /**
+   * Takes an exclusive `flock` on the open file `fd` without waiting; false when another open file
+   * description holds it. The kernel drops it when the fd is closed or the process dies (SIGKILL too).
+   */
+  tryLockExclusive(fd: number): boolean;
 }
 
 let opened: Libc | null | undefined;
@@ -98,5 +106,6 @@ function bind(c: Symbols): Libc {
       return prctl(PR_GET_CHILD_SUBREAPER, ptr(flag)) === 0 && flag[0] !== 0;
     },
     reap: (pid) => c.waitpid(pid, null, WNOHANG) === pid,
+    tryLockExclusive: (fd) => c.flock(fd, LOCK_EX | LOCK_NB) === 0,
   };
 }

@@ -16,10 +16,13 @@ export function recordingDegradedData(sessionId: string, status: RecordingDegrad
   return { sessionId, reason: status.reason, error: status.error, since: new Date(status.since).toISOString() };
 }
 
-/** The journal of one session's bus. */
+/** The journal of one session's bus; the degradation notice is its marker of where recording stopped. */
 export function sessionJournal(store: Store, sessionId: string, now: () => number): EventJournal {
   return {
-    record: (epoch, frame, durable) =>
-      store.record({ sessionId, epoch, eventId: frame.id!, type: frame.type, envelope: frame.json, timestamp: now() }, durable),
+    record: (epoch, frame, durable) => {
+      const entry = { sessionId, epoch, eventId: frame.id!, type: frame.type, envelope: frame.json, timestamp: now() };
+      if (frame.type === RECORDING_DEGRADED_EVENT) store.recordStop(entry, durable);
+      else store.record(entry, durable);
+    },
   };
 }

@@ -9,10 +9,20 @@
  * (list, transcript) keep answering from whatever could be opened.
  *
  * The database is opened on first use, not at boot: an idle daemon pays nothing for it.
+ *
+ * One daemon owns a data dir (`data-dir-lock.ts`): the first to open the database. A second daemon
+ * on the same data dir keeps serving its own live sessions, but its store is degraded
+ * (`unavailable`, naming the owner's pid) and never opens the database at all: it neither records
+ * nor reads, so it cannot list, restore, close, archive or delete a session the owner runs.
+ *
+ * A client's change to the catalog (archive, delete) that fails fails that request only (503
+ * `store_unavailable`); it never stops recording, and it is still tried while journaling is
+ * degraded, so deleting sessions can free a full disk.
  */
 import type { Database } from "bun:sqlite";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
+import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { openDatabase } from "./database.ts";
 import { JournalReader, type JournalRecord } from "./journal-reader.ts";
 import { JournalWriter, type JournalEntry } from "./journal-writer.ts";
@@ -36,6 +46,7 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 
 /** The open database and what works on it. */
 interface Open {
+  readonly lock: DataDirLock;
   readonly db: Database;
   readonly catalog: Catalog;
   readonly reader: JournalReader;
@@ -47,6 +58,8 @@ export class Store {
   /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
   private opened: Open | null = null;
   private closed = false;
+  /** Set when a stop marker could not be written: the others are not tried. */
+  private markerFailed = false;
   private readonly now: () => number;
   private onDegraded: ((status: RecordingDegraded) => void) | null;
 
@@ -74,6 +87,20 @@ export class Store {
     const open = this.writable();
     if (open === null) durable();
     else open.writer.append(entry, durable);
+  }
+
+  /**
+   * Journals the notice that recording stopped, so that transcript and export show where it did:
+   * while recording works it is an event like any other; once a write has failed it is tried once,
+   * directly (a failed batch or a held lock need not mean this small row fails too). When even that
+   * fails (a full disk, the data dir owned by another daemon) the journal just ends there.
+   */
+  recordStop(entry: JournalEntry, durable: () => void): void {
+    if (this.degradedStatus === null || this.closed) return this.record(entry, durable);
+    // Only into a journal the catalog knows (a session started after the failure has no row), and
+    // not again once a marker failed: each try may wait out the busy timeout.
+    if (!this.markerFailed && this.opened?.catalog.get(entry.sessionId)) this.markerFailed = !this.opened.writer.writeMarker(entry);
+    durable();
   }
 
   sessionStarted(row: NewSession): void {
@@ -158,9 +185,11 @@ export class Store {
   /** Flushes and closes the database; recording stops (events are then released at once). Idempotent. */
   close(): void {
     if (this.closed) return;
-    this.flush();
+    // Last commit, without waiting out a lock: then recording stops.
+    this.opened?.writer.stop();
     this.closed = true;
     this.opened?.db.close(false);
+    this.opened?.lock.release();
     this.opened = null;
   }
 
@@ -168,10 +197,13 @@ export class Store {
   private readable(): Open | null {
     if (this.closed) return null;
     if (this.opened === null && this.degradedStatus === null) {
+      let lock: DataDirLock | null = null;
       try {
+        lock = lockDataDir(this.dataDir);
         const db = openDatabase(this.dataDir);
-        this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer: new JournalWriter(db, (error) => this.degrade("write_failed", error)) };
+        this.opened = { lock, db, catalog: new Catalog(db), reader: new JournalReader(db), writer: new JournalWriter(db, (error) => this.degrade("write_failed", error)) };
       } catch (error) {
+        lock?.release();
         this.degrade("unavailable", error);
       }
     }
@@ -184,16 +216,24 @@ export class Store {
     return open === null || this.degradedStatus !== null ? null : open;
   }
 
-  /** A client's change to the catalog: one transaction, or 503 when recording cannot write. */
+  /**
+   * A client's change to the catalog: one transaction, or 503 when the database is not open or the
+   * write fails. A failure here is that request's alone: recording goes on (or stays as it was).
+   */
   private change<T>(action: (open: Open) => T): T {
-    const open = this.writable();
+    const open = this.readable();
     if (open === null)
-      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database is not writable", { reason: this.degradedStatus?.reason ?? "closed" });
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database could not be opened", {
+        reason: this.degradedStatus?.reason ?? "closed",
+        hint: this.degradedStatus?.error ?? "the daemon is shutting down",
+      });
     try {
       return open.db.transaction(() => action(open)).immediate();
     } catch (error) {
-      this.degrade("write_failed", error);
-      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: a write failed", { reason: "write_failed" });
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the write failed", {
+        reason: "write_failed",
+        hint: `${describe(error)}; nothing was changed, and recording goes on. Retry later (or free disk space).`,
+      });
     }
   }
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { pidGone } from "../helpers/pids.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
 /**
@@ -382,7 +383,9 @@ describe("daemon-wide views", () => {
   });
 
   test("the workspace session list, /health?deep and /daemon/status follow the live sessions", async () => {
-    await using d = await fakeAgentDaemon();
+    // Its own data dir: the file's shared daemon owns the default one (one recording daemon per data dir).
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     const capabilities = await d.json("GET", "/capabilities");
     const workspaceId = capabilities.body.workspaces[0].id as string;
     expect(workspaceId).toMatch(/^[0-9a-f]{16}$/);

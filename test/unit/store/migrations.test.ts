@@ -1,8 +1,8 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DB_FILE, openDatabase } from "../../../src/store/database.ts";
+import { DB_FILE, PAGE_CACHE_KIB, openDatabase } from "../../../src/store/database.ts";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate, schemaVersion } from "../../../src/store/migrations.ts";
 import { Store } from "../../../src/store/store.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
@@ -89,6 +89,35 @@ describe("schema migrations", () => {
     const after = new Database(join(dir.path, DB_FILE));
     expect(schemaVersion(after)).toBe(SCHEMA_VERSION + 5);
     after.close();
+  });
+
+  test("a database from a newer svc is not changed at all: no WAL switch, no chmod", async () => {
+    await using dir = tempDir();
+    const path = join(dir.path, DB_FILE);
+    const db = new Database(path, { create: true });
+    db.run("PRAGMA journal_mode = DELETE");
+    db.run("CREATE TABLE future (x INTEGER)");
+    db.run(`PRAGMA user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    chmodSync(path, 0o644);
+    const before = statSync(path);
+    expect(() => openDatabase(dir.path)).toThrow(SchemaTooNewError);
+    const after = statSync(path);
+    expect(after.mode & 0o777).toBe(0o644);
+    expect(after.mtimeMs).toBe(before.mtimeMs);
+    const check = new Database(path, { readonly: true });
+    expect(check.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "delete" });
+    check.close();
+  });
+
+  test("an opened database keeps a small footprint: bounded page cache, no mmap, temp data on disk", async () => {
+    await using dir = tempDir();
+    const db = openDatabase(dir.path);
+    expect(db.query("PRAGMA cache_size").get()).toEqual({ cache_size: -PAGE_CACHE_KIB });
+    expect(db.query("PRAGMA mmap_size").get()).toEqual({ mmap_size: 0 });
+    // 1 = FILE.
+    expect(db.query("PRAGMA temp_store").get()).toEqual({ temp_store: 1 });
+    db.close();
   });
 
   test("a data dir that cannot hold the database gives a degraded store, not an exception", async () => {
