@@ -88,6 +88,12 @@ describe("load and resume", () => {
     const missing = await d.json("POST", "/session/no-such-session/load", {});
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ code: "session_not_found", sessionId: "no-such-session" });
+    // No body is fine (above); a body that is not a JSON object is refused before anything is restored.
+    for (const action of ["load", "resume"])
+      for (const body of ["[]", '"x"', "5"]) {
+        const res = await d.fetch(`/session/no-such-session/${action}`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+        expect({ action, body, status: res.status, answer: await res.json() }).toEqual({ action, body, status: 400, answer: { error: "The request body must be a JSON object", code: "invalid_request" } });
+      }
   });
 
   test("concurrent loads coalesce onto one restore; a resume racing them is 409 restore_in_progress with Retry-After: 5", async () => {

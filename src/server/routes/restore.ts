@@ -81,7 +81,7 @@ export const restoreRoutes = (deps: AppDeps) => {
     .post("/session/:id/load", handler("load"), {
       params: SessionIdParams,
       headers: ClientIdHeaders,
-      body: t.Optional(RestoreBody),
+      body: RestoreBody,
       response: responses,
       afterResponse: released,
       detail: capability("session_load", { summary: "Restore a persisted session with a bounded replay of its journal" }),
@@ -89,7 +89,7 @@ export const restoreRoutes = (deps: AppDeps) => {
     .post("/session/:id/resume", handler("resume"), {
       params: SessionIdParams,
       headers: ClientIdHeaders,
-      body: t.Optional(RestoreBody),
+      body: RestoreBody,
       response: responses,
       detail: capability(["session_resume", "unstable_session_resume"], { summary: "Restore a persisted session without replay" }),
     });
