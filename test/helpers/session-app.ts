@@ -12,12 +12,9 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AppDeps } from "../../src/server/app-deps.ts";
 import { createApp } from "../../src/server/app.ts";
-import { TransportStats } from "../../src/server/transport-stats.ts";
-import { RuntimeRegistry } from "../../src/sessions/runtime-registry.ts";
-import { SessionManager } from "../../src/sessions/session-manager.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { testAppDeps } from "./app-deps.ts";
 import { underContract } from "./contract.ts";
 import { testServerConfig } from "./daemon.ts";
 import type { DaemonSettingsDoc } from "./fake-agent-daemon.ts";
@@ -48,20 +45,9 @@ export async function startSessionApp(options: { args?: string[]; settings?: Dae
     if (options.settings) rmSync(settingsFile, { force: true });
   }
   const { config, logger } = resolved;
-  const runtimes = new RuntimeRegistry(config, logger);
-  const sessions = new SessionManager({ config, logger, runtimes });
   let server: ReturnType<typeof Bun.serve> | null = null;
-  const deps: AppDeps = {
-    config,
-    logger,
-    daemon: { id: "daemon:test", pid: process.pid, processStartedAt: Date.now(), listenerReadyAt: Date.now() },
-    transport: new TransportStats(),
-    rateLimiter: null,
-    activity: () => ({ sessions: sessions.count, pendingPermissions: 0, activePrompts: 0, liveChannels: 0, childPids: [] }),
-    sessions,
-    runtimes,
-    remoteAddress: (request) => request.headers.get(PEER_ADDRESS_HEADER) ?? server?.requestIP(request)?.address ?? null,
-  };
+  const deps = testAppDeps(config, logger, (request) => request.headers.get(PEER_ADDRESS_HEADER) ?? server?.requestIP(request)?.address ?? null);
+  const { sessions, runtimes } = deps;
   const app = createApp(deps);
   server = Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: false, development: false, fetch: app.fetch });
   const url = `http://127.0.0.1:${server.port}`;

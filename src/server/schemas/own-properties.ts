@@ -16,6 +16,7 @@
  * route's own.)
  */
 import { API_MODELS } from "./api-models.ts";
+import { responseSchemas } from "./route-responses.ts";
 
 /** The keywords under which a schema holds further schemas (one, a list, or a name → schema map). */
 const SUBSCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "unevaluatedProperties"] as const;
@@ -57,8 +58,6 @@ export function ownPropertiesOnlyIn(routes: readonly RouteLike[]): void {
   for (const route of routes) {
     const { body, query, params, headers, response } = route.hooks ?? {};
     openQuery(query);
-    for (const schema of [body, query, params, headers]) ownPropertiesOnly(schema, seen);
-    if (isSchema(response) && !("type" in response) && !("anyOf" in response)) for (const schema of Object.values(response)) ownPropertiesOnly(schema, seen);
-    else ownPropertiesOnly(response, seen);
+    for (const schema of [body, query, params, headers, ...responseSchemas(response)]) ownPropertiesOnly(schema, seen);
   }
 }

@@ -9,6 +9,7 @@
  * daemon) but never refused. The mark is not enumerable, so it stays out of the OpenAPI document.
  */
 import { API_MODELS } from "./api-models.ts";
+import { responseSchemas } from "./route-responses.ts";
 
 interface RouteLike {
   hooks?: { response?: unknown };
@@ -22,9 +23,5 @@ function markUnchecked(schema: unknown): void {
 
 /** Marks every response schema of `routes`; call before any route first runs (its handler is compiled then). */
 export function uncheckResponses(routes: readonly RouteLike[]): void {
-  for (const route of routes) {
-    const response = route.hooks?.response;
-    if (typeof response !== "object" || response === null || "type" in response || "anyOf" in response) markUnchecked(response);
-    else for (const schema of Object.values(response)) markUnchecked(schema);
-  }
+  for (const route of routes) for (const schema of responseSchemas(route.hooks?.response)) markUnchecked(schema);
 }

@@ -5,9 +5,7 @@
  * (`persistedSummary` in sessions/session-history.ts) marked `live: false`.
  */
 import { t } from "elysia";
-import { sessionSummaryProperties } from "./session-summary.ts";
-
-const IsoTime = t.String({ description: "ISO 8601 timestamp" });
+import { sessionIdentityProperties, sessionSummaryProperties } from "./session-summary.ts";
 
 const isArchived = t.Boolean({ description: "archived sessions are listed with `archiveState=archived` only" });
 
@@ -23,12 +21,7 @@ export const LiveStateItem = t.Object({ ...sessionSummaryProperties, live: t.Lit
 /** A persisted session that is not live, from its catalog row. */
 export const PersistedListItem = t.Object(
   {
-    sessionId: t.String(),
-    workspaceCwd: t.String(),
-    createdAt: IsoTime,
-    updatedAt: IsoTime,
-    displayName: t.Optional(t.String()),
-    titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
+    ...sessionIdentityProperties,
     isArchived,
     live: t.Literal(false),
     persistedState: t.Union([t.Literal("closed"), t.Literal("restorable"), t.Literal("interrupted")], {

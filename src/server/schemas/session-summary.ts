@@ -19,13 +19,18 @@ const PendingInteraction = t.Object({
   options: t.Array(t.Object({ optionId: t.String(), label: t.String(), kind: t.String() })),
 });
 
-export const sessionSummaryProperties = {
+/** What a session is, live or persisted: the members its catalog row holds too. */
+export const sessionIdentityProperties = {
   sessionId: t.String(),
   workspaceCwd: t.String(),
   createdAt: IsoTime,
   updatedAt: IsoTime,
   displayName: t.Optional(t.String()),
   titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
+};
+
+export const sessionSummaryProperties = {
+  ...sessionIdentityProperties,
   prs: t.Optional(t.Array(PullRequest)),
   clientCount: Type.Integer(),
   hasActivePrompt: t.Boolean(),

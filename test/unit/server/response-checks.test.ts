@@ -6,13 +6,10 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia, t } from "elysia";
 import { Logger } from "../../../src/logging/logger.ts";
-import type { AppDeps } from "../../../src/server/app-deps.ts";
 import { createApp } from "../../../src/server/app.ts";
 import { errorResponse } from "../../../src/server/error-response.ts";
 import { uncheckResponses } from "../../../src/server/schemas/response-checks.ts";
-import { TransportStats } from "../../../src/server/transport-stats.ts";
-import { RuntimeRegistry } from "../../../src/sessions/runtime-registry.ts";
-import { SessionManager } from "../../../src/sessions/session-manager.ts";
+import { testAppDeps } from "../../helpers/app-deps.ts";
 import { testServerConfig } from "../../helpers/daemon.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
@@ -54,19 +51,7 @@ describe("a response that does not match its schema", () => {
 test("the daemon's app marks every response schema of every route, named models included, before any route runs", async () => {
   await using dir = tempDir("svc-app-");
   const { config, logger } = testServerConfig(dir.path, []);
-  const runtimes = new RuntimeRegistry(config, logger);
-  const sessions = new SessionManager({ config, logger, runtimes });
-  const deps: AppDeps = {
-    config,
-    logger,
-    daemon: { id: "daemon:test", pid: process.pid, processStartedAt: Date.now(), listenerReadyAt: Date.now() },
-    transport: new TransportStats(),
-    rateLimiter: null,
-    activity: () => ({ sessions: 0, pendingPermissions: 0, activePrompts: 0, liveChannels: 0, childPids: [] }),
-    sessions,
-    runtimes,
-    remoteAddress: () => null,
-  };
+  const deps = testAppDeps(config, logger);
   const { app } = createApp(deps);
   const models = (app as unknown as { getGlobalDefinitions(): { type: Record<string, object> } }).getGlobalDefinitions().type;
   const unchecked: string[] = [];
@@ -79,6 +64,6 @@ test("the daemon's app marks every response schema of every route, named models 
   }
   expect(checked).toEqual([]);
   expect(unchecked.length).toBeGreaterThan(100);
-  sessions.shutdown();
-  await runtimes.stop();
+  deps.sessions.shutdown();
+  await deps.runtimes.stop();
 });

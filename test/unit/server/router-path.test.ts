@@ -5,12 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Logger } from "../../../src/logging/logger.ts";
-import type { AppDeps } from "../../../src/server/app-deps.ts";
 import { createApp, type BuiltApp } from "../../../src/server/app.ts";
 import { pathOf } from "../../../src/server/front-door.ts";
-import { TransportStats } from "../../../src/server/transport-stats.ts";
-import { RuntimeRegistry } from "../../../src/sessions/runtime-registry.ts";
-import { SessionManager } from "../../../src/sessions/session-manager.ts";
+import type { RuntimeRegistry } from "../../../src/sessions/runtime-registry.ts";
+import { testAppDeps } from "../../helpers/app-deps.ts";
 import { testServerConfig } from "../../helpers/daemon.ts";
 import { tempDir, type TempDir } from "../../helpers/temp-dir.ts";
 
@@ -21,18 +19,8 @@ let runtimes: RuntimeRegistry;
 beforeAll(() => {
   dir = tempDir("svc-router-");
   const { config, logger } = testServerConfig(dir.path, []);
-  runtimes = new RuntimeRegistry(config, logger as Logger);
-  const deps: AppDeps = {
-    config,
-    logger,
-    daemon: { id: "daemon:test", pid: process.pid, processStartedAt: Date.now(), listenerReadyAt: Date.now() },
-    transport: new TransportStats(),
-    rateLimiter: null,
-    activity: () => ({ sessions: 0, pendingPermissions: 0, activePrompts: 0, liveChannels: 0, childPids: [] }),
-    sessions: new SessionManager({ config, logger, runtimes }),
-    runtimes,
-    remoteAddress: () => null,
-  };
+  const deps = testAppDeps(config, logger as Logger);
+  runtimes = deps.runtimes;
   built = createApp(deps);
 });
 
