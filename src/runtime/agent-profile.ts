@@ -3,7 +3,9 @@
  * profile is picked from `agentInfo.name` after `initialize`:
  * - `generic`: standard ACP only;
  * - `qwen-code`: `qwen/control/session/close`, `craft/cancelPendingPrompt` and `qwen/status/*`,
- *   each with a standard fallback (see spec/acp-agents.md §3–4).
+ *   each with a standard fallback (see spec/acp-agents.md §3–4);
+ * - `svc`: the built-in agent (`svc --acp`): standard ACP, plus `svc/status/*` and `svc/control/*`
+ *   in the shapes of the qwen methods of the same names.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 import { AgentRequestError, type AcpChannel } from "./acp-channel.ts";
@@ -16,7 +18,10 @@ export const CONTROL_TIMEOUT_MS = 10_000;
 const QWEN_CLOSE_DRAIN_MS = 8000;
 const METHOD_NOT_FOUND = -32601;
 
-export type ProfileName = "generic" | "qwen-code";
+export type ProfileName = "generic" | "qwen-code" | "svc";
+
+/** The family of extension methods (`<prefix>/status/*`, `<prefix>/control/*`) a profile speaks, if any. */
+export type ExtensionPrefix = "qwen" | "svc";
 
 export interface SessionState {
   readonly models?: unknown;
@@ -26,6 +31,7 @@ export interface SessionState {
 
 export interface AgentProfile {
   readonly name: ProfileName;
+  readonly extensionPrefix: ExtensionPrefix | null;
   closeSession(channel: AcpChannel, sessionId: string): Promise<void>;
   cancelPrompt(channel: AcpChannel, sessionId: string): Promise<void>;
   /** Switches the session's model; resolves with the agent's result. */
@@ -53,8 +59,24 @@ async function standardSetModel(channel: AcpChannel, sessionId: string, modelId:
   return await channel.request<Record<string, unknown>>("session/set_model", { sessionId, modelId }, { timeoutMs: CONTROL_TIMEOUT_MS });
 }
 
+/** `<prefix>/status/session/<method>`, or null when the agent does not implement it. */
+async function sessionStatus<T>(channel: AcpChannel, prefix: ExtensionPrefix, method: string, sessionId: string): Promise<T | null> {
+  try {
+    return await channel.request<T>(`${prefix}/status/session/${method}`, { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+  } catch (err) {
+    if (isMissing(err)) return null;
+    throw err;
+  }
+}
+
+async function statusCommands(channel: AcpChannel, prefix: ExtensionPrefix, sessionId: string): Promise<unknown[] | null> {
+  const result = await sessionStatus<{ availableCommands?: unknown[] }>(channel, prefix, "supported_commands", sessionId);
+  return Array.isArray(result?.availableCommands) ? result.availableCommands : null;
+}
+
 const generic: AgentProfile = {
   name: "generic",
+  extensionPrefix: null,
   async closeSession(channel, sessionId) {
     const caps = channel.init.agentCapabilities?.sessionCapabilities as { close?: unknown } | undefined;
     if (caps?.close == null) return; // nothing to tell an agent that cannot close sessions
@@ -70,6 +92,7 @@ const generic: AgentProfile = {
 
 const qwenCode: AgentProfile = {
   name: "qwen-code",
+  extensionPrefix: "qwen",
   async closeSession(channel, sessionId) {
     try {
       await channel.request("qwen/control/session/close", { sessionId, drainTimeoutMs: QWEN_CLOSE_DRAIN_MS }, { timeoutMs: QWEN_CLOSE_DRAIN_MS + 2000 });
@@ -90,25 +113,20 @@ const qwenCode: AgentProfile = {
   // session/set_model makes Qwen Code persist the choice into the user's settings; the config
   // option switches without persisting.
   setModel: (channel, sessionId, modelId, state) => standardSetModel(channel, sessionId, modelId, state, true),
-  async sessionContext(channel, sessionId) {
-    try {
-      return await channel.request<Record<string, unknown>>("qwen/status/session/context", { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
-  },
-  async supportedCommands(channel, sessionId) {
-    try {
-      const result = await channel.request<{ availableCommands?: unknown[] }>("qwen/status/session/supported_commands", { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
-      return Array.isArray(result?.availableCommands) ? result.availableCommands : null;
-    } catch (err) {
-      if (isMissing(err)) return null;
-      throw err;
-    }
-  },
+  sessionContext: (channel, sessionId) => sessionStatus<Record<string, unknown>>(channel, "qwen", "context", sessionId),
+  supportedCommands: (channel, sessionId) => statusCommands(channel, "qwen", sessionId),
 };
 
+const svc: AgentProfile = {
+  ...generic,
+  name: "svc",
+  extensionPrefix: "svc",
+  sessionContext: (channel, sessionId) => sessionStatus<Record<string, unknown>>(channel, "svc", "context", sessionId),
+  supportedCommands: (channel, sessionId) => statusCommands(channel, "svc", sessionId),
+};
+
+const PROFILES: Readonly<Record<string, AgentProfile>> = { "qwen-code": qwenCode, svc };
+
 export function profileFor(agentName: string): AgentProfile {
-  return agentName === "qwen-code" ? qwenCode : generic;
+  return Object.hasOwn(PROFILES, agentName) ? PROFILES[agentName]! : generic;
 }
