@@ -89,6 +89,11 @@ export class WorkspaceRuntime {
     return this.sinks.size;
   }
 
+  /** A start of the agent is under way (spawned or spawning, `initialize` not yet answered). */
+  get startInProgress(): boolean {
+    return this.starting !== null;
+  }
+
   /** Why the last start failed, until a start succeeds (the preflight `agent_start` cell). */
   get lastStartFailure(): StartFailure | null {
     return this.failure;

@@ -3,7 +3,9 @@ import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
+import type { McpBudgetState } from "./mcp-budget-state.ts";
 import type { RateLimiter } from "./security/rate-limiter.ts";
+import type { WorkspaceSection } from "./status-sections.ts";
 import type { TransportStats } from "./transport-stats.ts";
 
 /** Live counts the discovery routes report. */
@@ -36,4 +38,13 @@ export interface AppDeps {
   readonly runtimes: RuntimeRegistry;
   /** The socket address a request came from (null once it is gone). */
   readonly remoteAddress: (request: Request) => string | null;
+  /** What `/daemon/status` reads besides the daemon's own state; a member left out takes the route's default. */
+  readonly statusSources?: StatusSources;
+}
+
+export interface StatusSources {
+  /** The workspace sections `detail=full` reads (default: `workspaceSections()`, status-sections.ts). */
+  readonly sections?: readonly WorkspaceSection[];
+  /** What the daemon knows of the MCP client budget (default: nothing). */
+  readonly mcpBudget?: () => McpBudgetState | null;
 }

@@ -1,97 +1,61 @@
 /**
  * The `/daemon/status` snapshot (pure): daemon identity, security posture, limits, live runtime
- * counts, and the issues rolled up into one overall status. It reads in-memory state only and never
- * carries tokens, client ids, allow-origin patterns or connection ids. What has to be read from the
- * system (memory use) arrives as an input that may be missing; the snapshot then says so, it never fails.
+ * counts, and the issues (`status-issues.ts`) rolled up into one overall status. `summary` is built
+ * from in-memory state only; `full` adds the workspace sections it was given (`status-sections.ts`)
+ * and the issues they raise. It never carries tokens, client ids, allow-origin patterns or
+ * connection ids. What has to be read from the system (memory use) arrives as an input that may be
+ * missing; the snapshot then says so, it never fails.
  */
 import type { Config } from "../config/config.ts";
 import type { RecordingDegraded } from "../store/store.ts";
 import type { ActivitySnapshot, DaemonIdentity } from "./app-deps.ts";
+import type { McpBudgetState } from "./mcp-budget-state.ts";
+import type { ProcessMemory } from "./memory-sampler.ts";
 import type { RateTier } from "./security/rate-limiter.ts";
-
-export type Severity = "info" | "warning" | "error";
-
-export interface StatusIssue {
-  readonly code: string;
-  readonly severity: Severity;
-  readonly message: string;
-}
-
-/** The process's memory use (read by the route; an input is null when it could not be read). */
-export interface ProcessMemory {
-  readonly rssBytes: number;
-  readonly heapUsedBytes: number;
-}
+import { rollUp, sectionIssues, statusIssues, type WorkspaceRuntimeState } from "./status-issues.ts";
+import type { SectionReport } from "./status-sections.ts";
 
 export interface StatusInputs {
   readonly config: Config;
   readonly daemon: DaemonIdentity;
   readonly activity: ActivitySnapshot;
+  readonly workspaces: readonly WorkspaceRuntimeState[];
   readonly activeRequests: number;
   readonly sseStreams: number;
+  /** Null when rate limiting is off. */
   readonly rateLimitRejected: Readonly<Record<RateTier, number>> | null;
   readonly now: number;
+  /** The last sample; null when it could not be read. */
   readonly memory: ProcessMemory | null;
   /** Null while session recording works (or the daemon has no store). */
   readonly recording?: RecordingDegraded | null;
+  /** Null: the daemon knows nothing of an MCP budget. */
+  readonly mcpBudget: McpBudgetState | null;
 }
 
-/** Share of a cap at which capacity issues are raised. */
-const CAPACITY_WARN_RATIO = 0.8;
-
-export function statusIssues(s: StatusInputs): StatusIssue[] {
-  const issues: StatusIssue[] = [];
-  const { limits } = s.config;
-  const sessionCap = limits.maxTotalSessions > 0 ? limits.maxTotalSessions : limits.maxSessions;
-  if (sessionCap > 0 && s.activity.sessions >= sessionCap * CAPACITY_WARN_RATIO)
-    issues.push({
-      code: "session_capacity_high",
-      severity: s.activity.sessions >= sessionCap ? "error" : "warning",
-      message: `${s.activity.sessions} of ${sessionCap} sessions in use`,
-    });
-  const connections = s.activeRequests + s.sseStreams;
-  if (connections >= limits.listenerMaxConnections * CAPACITY_WARN_RATIO)
-    issues.push({
-      code: "connection_capacity_high",
-      severity: connections >= limits.listenerMaxConnections ? "error" : "warning",
-      message: `${connections} of ${limits.listenerMaxConnections} connections in use`,
-    });
-  if (s.activity.pendingPermissions > 0)
-    issues.push({ code: "pending_permissions", severity: "info", message: `${s.activity.pendingPermissions} permission request(s) await a vote` });
-  if (s.rateLimitRejected) {
-    const total = s.rateLimitRejected.prompt + s.rateLimitRejected.mutation + s.rateLimitRejected.read;
-    if (total > 0) issues.push({ code: "rate_limit_hits", severity: "info", message: `${total} request(s) rejected by the rate limiter` });
-  }
-  if (s.recording)
-    issues.push({
-      code: "recording_degraded",
-      severity: "warning",
-      message:
-        s.recording.reason === "unavailable"
-          ? `session history is not being recorded: the database could not be opened (${s.recording.error})`
-          : `session history is not being recorded since ${new Date(s.recording.since).toISOString()}: a write failed (${s.recording.error})`,
-    });
-  if (s.memory === null)
-    issues.push({
-      code: "process_memory_unavailable",
-      severity: "warning",
-      message: "the daemon's memory use could not be read; it may be out of file descriptors",
-    });
-  return issues;
+/** What `full` adds: the workspace sections as read for this request. */
+export interface FullInputs {
+  readonly sections: Readonly<Record<string, SectionReport>>;
 }
 
-export function rollUp(issues: readonly StatusIssue[]): "ok" | "warning" | "error" {
-  if (issues.some((i) => i.severity === "error")) return "error";
-  if (issues.some((i) => i.severity === "warning")) return "warning";
-  return "ok";
-}
-
-export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
+/** The snapshot: `summary` when `full` is null. */
+export function daemonStatus(s: StatusInputs, full: FullInputs | null) {
   const { config, daemon, activity } = s;
-  const issues = statusIssues(s);
+  const issues = statusIssues({
+    limits: config.limits,
+    workspaces: s.workspaces,
+    sessions: activity.sessions,
+    pendingPermissions: activity.pendingPermissions,
+    connections: s.activeRequests + s.sseStreams,
+    rateLimitRejected: s.rateLimitRejected,
+    mcpBudget: s.mcpBudget,
+    recording: s.recording ?? null,
+    memoryReadable: s.memory !== null,
+  });
+  if (full) issues.push(...sectionIssues(full.sections));
   return {
     v: 1 as const,
-    detail,
+    detail: full ? ("full" as const) : ("summary" as const),
     generatedAt: new Date(s.now).toISOString(),
     status: rollUp(issues),
     issues,
@@ -155,10 +119,11 @@ export function daemonStatus(s: StatusInputs, detail: "summary" | "full") {
       },
       memory: s.memory ?? { rssBytes: null, heapUsedBytes: null },
     },
-    ...(detail === "full"
+    ...(full
       ? {
-          workspaces: [{ workspaceCwd: config.workspace, primary: true, runtime: activity.liveChannels > 0 ? ("live" as const) : ("not_started" as const) }],
+          workspaces: s.workspaces.map((w) => ({ workspaceCwd: w.workspaceCwd, primary: w.workspaceCwd === config.workspace, runtime: w.channelLive ? ("live" as const) : ("not_started" as const) })),
           log: { destination: "stderr" as const, level: config.log.level, format: config.log.format },
+          full: { workspace: full.sections },
         }
       : {}),
   };

@@ -1,6 +1,12 @@
-/** The daemon status roll-up and issue rules (pure). */
+/**
+ * The daemon status snapshot, its issue rules and roll-up (pure): every issue code of the spec is
+ * provoked from its inputs, with the reference daemon's severities and thresholds.
+ */
 import { describe, expect, test } from "bun:test";
-import { daemonStatus, rollUp, statusIssues, type StatusInputs, type StatusIssue } from "../../src/server/daemon-status.ts";
+import { daemonStatus, type StatusInputs } from "../../src/server/daemon-status.ts";
+import type { McpBudgetState } from "../../src/server/mcp-budget-state.ts";
+import { rollUp, type StatusIssue, type WorkspaceRuntimeState } from "../../src/server/status-issues.ts";
+import type { SectionReport } from "../../src/server/status-sections.ts";
 import { configFixture } from "../helpers/config.ts";
 
 const issue = (severity: StatusIssue["severity"]): StatusIssue => ({ code: "x", severity, message: "" });
@@ -8,79 +14,151 @@ const issue = (severity: StatusIssue["severity"]): StatusIssue => ({ code: "x", 
 describe("rollUp", () => {
   test.each<[StatusIssue["severity"][], string]>([
     [[], "ok"],
-    [["info"], "ok"],
-    [["info", "warning"], "warning"],
+    [["warning"], "warning"],
     [["warning", "warning"], "warning"],
-    [["warning", "error", "info"], "error"],
+    [["warning", "error"], "error"],
     [["error"], "error"],
   ])("%j → %s", (severities, expected) => {
     expect(rollUp(severities.map(issue))).toBe(expected as ReturnType<typeof rollUp>);
   });
 });
 
-describe("statusIssues", () => {
-  async function inputs(args: string[], overrides: Partial<StatusInputs> & { sessions?: number; pendingPermissions?: number } = {}): Promise<StatusInputs> {
-    await using fx = configFixture();
-    const { sessions = 0, pendingPermissions = 0, ...rest } = overrides;
-    return {
-      config: fx.resolve(args),
-      daemon: { id: "daemon:1", pid: 1, processStartedAt: 0, listenerReadyAt: 10 },
-      activity: { sessions, pendingPermissions, activePrompts: 0, liveChannels: 0, childPids: [] },
-      activeRequests: 0,
-      sseStreams: 0,
-      rateLimitRejected: null,
-      now: 1000,
-      memory: { rssBytes: 50_000_000, heapUsedBytes: 20_000_000 },
-      ...rest,
-    };
-  }
-  const codes = (s: StatusInputs) => statusIssues(s).map((i) => [i.code, i.severity]);
+type Overrides = Partial<StatusInputs> & { sessions?: number; pendingPermissions?: number; workspace?: Partial<WorkspaceRuntimeState> };
 
-  test("an idle daemon has no issues", async () => {
-    expect(codes(await inputs([]))).toEqual([]);
+async function inputs(args: string[], overrides: Overrides = {}): Promise<StatusInputs> {
+  await using fx = configFixture();
+  const { sessions = 0, pendingPermissions = 0, workspace = {}, ...rest } = overrides;
+  const config = fx.resolve(args);
+  return {
+    config,
+    daemon: { id: "daemon:1", pid: 1, processStartedAt: 0, listenerReadyAt: 10 },
+    activity: { sessions, pendingPermissions, activePrompts: 0, liveChannels: 0, childPids: [] },
+    workspaces: [{ workspaceCwd: config.workspace, sessions, channelLive: sessions > 0, startInProgress: false, startFailure: null, ...workspace }],
+    activeRequests: 0,
+    sseStreams: 0,
+    rateLimitRejected: null,
+    now: 1000,
+    memory: { rssBytes: 50_000_000, heapUsedBytes: 20_000_000 },
+    mcpBudget: null,
+    ...rest,
+  };
+}
+
+const codes = (s: StatusInputs, sections: Record<string, SectionReport> | null = null) =>
+  daemonStatus(s, sections && { sections }).issues.map((i) => [i.code, i.severity, ...(i.section ? [i.section] : [])]);
+
+const available = (status: "ok" | "warning" | "error"): SectionReport => ({ status, durationMs: 1, summary: {}, data: {} });
+const unavailable = (kind: "timeout" | "error"): SectionReport => ({ status: "unavailable", durationMs: 1, error: { kind, message: "boom" } });
+
+describe("issue codes", () => {
+  test("an idle daemon has none, in either detail", async () => {
+    const s = await inputs([]);
+    expect(codes(s)).toEqual([]);
+    expect(codes(s, { env: available("ok"), preflight: available("warning") })).toEqual([]);
   });
 
-  test("session capacity warns at 80% and errors at the cap", async () => {
-    expect(codes(await inputs(["--max-total-sessions", "10"], { sessions: 7 }))).toEqual([]);
-    expect(codes(await inputs(["--max-total-sessions", "10"], { sessions: 8 }))).toEqual([["session_capacity_high", "warning"]]);
-    expect(codes(await inputs(["--max-total-sessions", "10"], { sessions: 10 }))).toEqual([["session_capacity_high", "error"]]);
+  test("session_capacity_high warns from 80% of --max-sessions, and of --max-total-sessions", async () => {
+    expect(codes(await inputs(["--max-sessions", "10"], { sessions: 7 }))).toEqual([]);
+    expect(codes(await inputs(["--max-sessions", "10"], { sessions: 8 }))).toEqual([["session_capacity_high", "warning"]]);
+    expect(codes(await inputs(["--max-sessions", "10"], { sessions: 10 }))).toEqual([["session_capacity_high", "warning"]]);
+    expect(codes(await inputs(["--max-sessions", "0", "--max-total-sessions", "10"], { sessions: 8 }))).toEqual([["session_capacity_high", "warning"]]);
+    expect(codes(await inputs(["--max-sessions", "0", "--max-total-sessions", "0"], { sessions: 1000 }))).toEqual([]);
   });
 
-  test("connection capacity counts requests and streams", async () => {
+  test("connection_capacity_high counts requests and streams against --max-connections", async () => {
+    expect(codes(await inputs(["--max-connections", "10"], { activeRequests: 3, sseStreams: 4 }))).toEqual([]);
     expect(codes(await inputs(["--max-connections", "10"], { activeRequests: 4, sseStreams: 4 }))).toEqual([["connection_capacity_high", "warning"]]);
-    expect(codes(await inputs(["--max-connections", "10"], { activeRequests: 5, sseStreams: 5 }))).toEqual([["connection_capacity_high", "error"]]);
+    expect(codes(await inputs(["--max-connections", "10"], { activeRequests: 5, sseStreams: 5 }))).toEqual([["connection_capacity_high", "warning"]]);
   });
 
-  test("pending permissions and rate-limit hits are informational", async () => {
-    const s = await inputs(["--rate-limit"], { pendingPermissions: 2, rateLimitRejected: { prompt: 0, mutation: 0, read: 3 } });
-    expect(codes(s)).toEqual([
-      ["pending_permissions", "info"],
-      ["rate_limit_hits", "info"],
+  test("pending_permissions warns while a vote is awaited", async () => {
+    expect(codes(await inputs([], { pendingPermissions: 2 }))).toEqual([["pending_permissions", "warning"]]);
+  });
+
+  test("acp_channel_down is an error while a workspace has sessions and no live channel", async () => {
+    expect(codes(await inputs([], { sessions: 1, workspace: { channelLive: false } }))).toEqual([["acp_channel_down", "error"]]);
+    expect(codes(await inputs([], { sessions: 1, workspace: { channelLive: true } }))).toEqual([]);
+    expect(codes(await inputs([], { sessions: 0, workspace: { channelLive: false } }))).toEqual([]);
+  });
+
+  test("rate_limit_hits warns once rate limiting has rejected something", async () => {
+    expect(codes(await inputs(["--rate-limit"], { rateLimitRejected: { prompt: 0, mutation: 0, read: 3 } }))).toEqual([["rate_limit_hits", "warning"]]);
+    expect(codes(await inputs(["--rate-limit"], { rateLimitRejected: { prompt: 0, mutation: 0, read: 0 } }))).toEqual([]);
+  });
+
+  test("daemon_runtime_starting warns while the agent starts; daemon_runtime_failed is an error after a failed start", async () => {
+    expect(codes(await inputs([], { workspace: { startInProgress: true } }))).toEqual([["daemon_runtime_starting", "warning"]]);
+    const failed = await inputs([], { workspace: { startFailure: { code: "init_timeout", error: "no answer" } } });
+    expect(codes(failed)).toEqual([["daemon_runtime_failed", "error"]]);
+    expect(daemonStatus(failed, null).issues[0]!.message).toContain("init_timeout");
+    // A new start after a failure is reported as starting, not failed.
+    expect(codes(await inputs([], { workspace: { startInProgress: true, startFailure: { code: "init_timeout", error: "x" } } }))).toEqual([["daemon_runtime_starting", "warning"]]);
+  });
+
+  test.each<[string, McpBudgetState | null, unknown[]]>([
+    ["no budget state", null, []],
+    ["half the budget", { liveCount: 2, budget: 4, refusedCount: 0, mode: "enforce" }, []],
+    ["75% of the budget", { liveCount: 3, budget: 4, refusedCount: 0, mode: "enforce" }, [["mcp_budget_warning", "warning", "mcp"]]],
+    ["the whole budget", { liveCount: 4, budget: 4, refusedCount: 0, mode: "enforce" }, [["mcp_budget_exhausted", "error", "mcp"]]],
+    ["a refused client", { liveCount: 1, budget: 4, refusedCount: 1, mode: "enforce" }, [["mcp_budget_exhausted", "error", "mcp"]]],
+    ["warn mode over the budget", { liveCount: 5, budget: 4, refusedCount: 0, mode: "warn" }, [["mcp_budget_exhausted", "error", "mcp"]]],
+    ["mode off", { liveCount: 9, budget: 4, refusedCount: 2, mode: "off" }, []],
+    ["no budget configured", { liveCount: 9, budget: null, refusedCount: 0, mode: "enforce" }, []],
+  ])("MCP budget: %s", async (_, mcpBudget, expected) => {
+    expect(codes(await inputs([], { mcpBudget }))).toEqual(expected);
+  });
+
+  test("workspace_status_unavailable warns once per unavailable section, in full only", async () => {
+    const s = await inputs([]);
+    expect(codes(s, { env: unavailable("timeout"), preflight: available("ok"), mcp: unavailable("error") })).toEqual([
+      ["workspace_status_unavailable", "warning", "env"],
+      ["workspace_status_unavailable", "warning", "mcp"],
     ]);
-    expect(daemonStatus(s, "summary").status).toBe("ok");
+    expect(codes(s)).toEqual([]);
   });
 
+  test("preflight_error is an error when a preflight cell is", async () => {
+    const s = await inputs([]);
+    expect(codes(s, { env: available("error"), preflight: available("error") })).toEqual([["preflight_error", "error", "preflight"]]);
+    expect(codes(s, { preflight: available("warning") })).toEqual([]);
+  });
+
+  test("the snapshot's status is the roll-up of its issues", async () => {
+    const s = await inputs(["--max-sessions", "10"], { sessions: 10, pendingPermissions: 1 });
+    const snap = daemonStatus(s, null);
+    expect(snap.status).toBe("warning");
+    expect(snap.issues.map((i) => i.code)).toEqual(["session_capacity_high", "pending_permissions"]);
+    expect(daemonStatus({ ...s, workspaces: [{ ...s.workspaces[0]!, channelLive: false }] }, null).status).toBe("error");
+  });
+});
+
+describe("snapshot", () => {
   test("memory that could not be read is reported as unknown with a warning, never a failure", async () => {
-    const readable = daemonStatus(await inputs([]), "summary");
+    const readable = daemonStatus(await inputs([]), null);
     expect(readable.runtime.memory).toEqual({ rssBytes: 50_000_000, heapUsedBytes: 20_000_000 });
     expect(readable.issues).toEqual([]);
-    const unreadable = daemonStatus(await inputs([], { memory: null }), "full");
+    const unreadable = daemonStatus(await inputs([], { memory: null }), { sections: {} });
     expect(unreadable.runtime.memory).toEqual({ rssBytes: null, heapUsedBytes: null });
     expect(unreadable.issues.map((i) => [i.code, i.severity])).toEqual([["process_memory_unavailable", "warning"]]);
     expect(unreadable.status).toBe("warning");
   });
 
   test("uptime is the time since the process started, as of the snapshot", async () => {
-    const snap = daemonStatus(await inputs([], { now: 61_000, daemon: { id: "daemon:1", pid: 1, processStartedAt: 1_000, listenerReadyAt: 1_040 } }), "summary");
+    const snap = daemonStatus(await inputs([], { now: 61_000, daemon: { id: "daemon:1", pid: 1, processStartedAt: 1_000, listenerReadyAt: 1_040 } }), null);
     expect(snap.daemon.uptimeMs).toBe(60_000);
     expect(snap.generatedAt).toBe(new Date(61_000).toISOString());
     expect(snap.daemon.startup).toEqual({ processStartedAt: new Date(1_000).toISOString(), listenerReadyAt: new Date(1_040).toISOString(), processToListenMs: 40 });
   });
 
-  test("the snapshot's status is the roll-up of its issues", async () => {
-    const s = await inputs(["--max-total-sessions", "10"], { sessions: 10, pendingPermissions: 1 });
-    const snap = daemonStatus(s, "summary");
-    expect(snap.status).toBe("error");
-    expect(snap.issues.map((i) => i.code)).toEqual(["session_capacity_high", "pending_permissions"]);
+  test("summary has no full sections and no log; full has both", async () => {
+    const s = await inputs([]);
+    const summary = daemonStatus(s, null);
+    expect(summary.detail).toBe("summary");
+    expect("full" in summary || "log" in summary || "workspaces" in summary).toBe(false);
+    const sections = { env: available("ok") };
+    const full = daemonStatus(s, { sections });
+    expect(full.detail).toBe("full");
+    expect(full.full).toEqual({ workspace: sections });
+    expect(full.log).toMatchObject({ destination: "stderr" });
   });
 });

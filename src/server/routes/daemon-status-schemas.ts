@@ -6,6 +6,8 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
+import { openObject } from "../schemas/open-object.ts";
+import { StatusCell } from "../schemas/workspace-cells.ts";
 
 const invalidDetail = () => new DaemonError(400, "invalid_detail", "detail must be one of: summary, full").body();
 
@@ -15,15 +17,45 @@ export const DaemonStatusQuery = t.Object({
 
 const Count = Type.Integer({ minimum: 0 });
 const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
-const Severity = t.Union([t.Literal("info"), t.Literal("warning"), t.Literal("error")]);
+const Severity = t.Union([t.Literal("warning"), t.Literal("error")]);
 const PerTier = t.Object({ prompt: Count, mutation: Count, read: Count });
+
+/**
+ * One workspace section of `full` (`server/status-sections.ts`): its payload as its status route
+ * answers it, or why it is unavailable. Payloads share the status routes' envelope; the members
+ * past it (MCP servers, skills, …) depend on the section.
+ */
+const SectionPayload = openObject(
+  {
+    v: t.Optional(t.Literal(1)),
+    workspaceCwd: t.Optional(t.String()),
+    initialized: t.Optional(t.Boolean()),
+    acpChannelLive: t.Optional(t.Boolean()),
+    errors: t.Optional(t.Array(StatusCell)),
+    cells: t.Optional(t.Array(StatusCell)),
+  },
+  { description: "The section's payload, as `GET /workspace/<section>` answers it" },
+);
+const Section = t.Union([
+  t.Object({
+    status: t.Union([t.Literal("ok"), t.Literal("warning"), t.Literal("error")], { description: "the most severe status among the payload's cells" }),
+    durationMs: Count,
+    summary: t.Record(t.String(), t.Union([t.String(), t.Number(), t.Boolean()]), { description: "the payload's scalars and `<list>Count` per list" }),
+    data: SectionPayload,
+  }),
+  t.Object({
+    status: t.Literal("unavailable"),
+    durationMs: Count,
+    error: t.Object({ kind: t.Union([t.Literal("timeout"), t.Literal("error")]), message: t.String() }),
+  }),
+]);
 
 export const DaemonStatus = t.Object({
   v: t.Literal(1),
   detail: t.Union([t.Literal("summary"), t.Literal("full")]),
   generatedAt: t.String({ description: "ISO 8601 timestamp" }),
   status: t.Union([t.Literal("ok"), t.Literal("warning"), t.Literal("error")], { description: "the most severe issue's level" }),
-  issues: t.Array(t.Object({ code: t.String(), severity: Severity, message: t.String() })),
+  issues: t.Array(t.Object({ code: t.String(), severity: Severity, message: t.String(), section: t.Optional(t.String({ description: "the `full` workspace section it is about" })) })),
   daemon: t.Object({
     pid: Type.Integer(),
     uptimeMs: t.Number(),
@@ -89,4 +121,10 @@ export const DaemonStatus = t.Object({
     t.Array(t.Object({ workspaceCwd: t.String(), primary: t.Boolean(), runtime: t.Union([t.Literal("live"), t.Literal("not_started")]) }), { description: "`full` only" }),
   ),
   log: t.Optional(t.Object({ destination: t.Literal("stderr"), level: t.String(), format: t.String() }, { description: "`full` only" })),
+  full: t.Optional(
+    t.Object(
+      { workspace: t.Record(t.String(), Section, { description: "by section name: env, preflight, …" }) },
+      { description: "`full` only: each workspace section, read on its own with a timeout" },
+    ),
+  ),
 });

@@ -1,47 +1,56 @@
-/** `GET /daemon/status?detail=summary|full`: in-memory snapshot; never starts an agent child. */
+/**
+ * `GET /daemon/status?detail=summary|full`. `summary` is an in-memory snapshot (memory use comes
+ * from the sampler, never read per request); `full` also reads the workspace sections, each with
+ * its own timeout (`status-sections.ts`). Neither starts an agent child.
+ */
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { daemonStatus, type ProcessMemory } from "../daemon-status.ts";
+import { daemonStatus, type StatusInputs } from "../daemon-status.ts";
+import { noMcpBudgetState } from "../mcp-budget-state.ts";
+import { MemorySampler } from "../memory-sampler.ts";
 import { apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
+import { collectSections, workspaceSections } from "../status-sections.ts";
 import { DaemonStatus, DaemonStatusQuery } from "./daemon-status-schemas.ts";
 
-/**
- * The process's memory use, or null when it cannot be read: Bun reads it from /proc, which fails
- * when the process is out of file descriptors; the status route must still answer then. This is
- * the route's only filesystem access.
- */
-function readProcessMemory(): ProcessMemory | null {
-  try {
-    const { rss, heapUsed } = process.memoryUsage();
-    return { rssBytes: rss, heapUsedBytes: heapUsed };
-  } catch {
-    return null;
-  }
-}
+export const daemonStatusRoutes = (deps: AppDeps) => {
+  const memory = new MemorySampler();
+  const sections = deps.statusSources?.sections ?? workspaceSections(deps);
+  const mcpBudget = deps.statusSources?.mcpBudget ?? noMcpBudgetState;
 
-export const daemonStatusRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/daemon-status" }).use(apiModels).get(
+  const inputs = (): StatusInputs => ({
+    config: deps.config,
+    daemon: deps.daemon,
+    activity: deps.activity(),
+    workspaces: deps.runtimes.all().map((r) => ({
+      workspaceCwd: r.cwd,
+      sessions: r.sessionCount,
+      channelLive: r.channelLive,
+      startInProgress: r.startInProgress,
+      startFailure: r.lastStartFailure,
+    })),
+    activeRequests: deps.transport.activeRequests,
+    sseStreams: deps.transport.sseStreams,
+    rateLimitRejected: deps.rateLimiter?.rejectedSinceStart() ?? null,
+    now: Date.now(),
+    memory: memory.current(),
+    recording: deps.sessions.store?.degraded ?? null,
+    mcpBudget: mcpBudget(),
+  });
+
+  return new Elysia({ name: "routes/daemon-status" }).use(apiModels).get(
     "/daemon/status",
-    ({ query }) =>
-      daemonStatus(
-        {
-          config: deps.config,
-          daemon: deps.daemon,
-          activity: deps.activity(),
-          activeRequests: deps.transport.activeRequests,
-          sseStreams: deps.transport.sseStreams,
-          rateLimitRejected: deps.rateLimiter?.rejectedSinceStart() ?? null,
-          now: Date.now(),
-          memory: readProcessMemory(),
-          recording: deps.sessions.store?.degraded ?? null,
-        },
-        query.detail ?? "summary",
-      ),
+    async ({ query }) => {
+      if (query.detail !== "full") return daemonStatus(inputs(), null);
+      const read = await collectSections(sections);
+      // The snapshot is taken once the sections are in, so its counts are as fresh as they are.
+      return daemonStatus(inputs(), { sections: read });
+    },
     {
       query: DaemonStatusQuery,
       response: { 200: DaemonStatus, ...errorResponses() },
       detail: capability("daemon_status", { summary: "Daemon status snapshot with issues roll-up" }),
     },
   );
+};

@@ -2,7 +2,7 @@
 import { t } from "elysia";
 import { openObject } from "./open-object.ts";
 
-const StatusCell = openObject(
+export const StatusCell = openObject(
   {
     kind: t.String(),
     status: t.Union([t.Literal("ok"), t.Literal("warning"), t.Literal("error"), t.Literal("disabled"), t.Literal("not_started"), t.Literal("unknown")]),
