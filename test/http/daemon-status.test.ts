@@ -129,6 +129,19 @@ describe("full", () => {
     for (const key of ["v", "generatedAt", "status", "issues", "daemon", "security", "limits", "runtime"]) expect(body).toHaveProperty(key);
     expect(body.log).toBeDefined();
   });
+
+  test("reads the env and preflight sections as their routes answer them", async () => {
+    await using d = await startDaemon();
+    const body = (await (await d.fetch("/daemon/status?detail=full")).json()) as Json;
+    for (const name of ["env", "preflight"]) {
+      const route = (await (await d.fetch(`/workspace/${name}`)).json()) as Json;
+      const section = body.full.workspace[name];
+      expect(["ok", "warning"]).toContain(section.status);
+      expect(Number.isInteger(section.durationMs)).toBe(true);
+      expect(section.data).toEqual(route);
+      expect(section.summary).toEqual({ initialized: false, acpChannelLive: false, cellsCount: route.cells.length });
+    }
+  });
 });
 
 describe("invalid detail", () => {
@@ -145,20 +158,27 @@ describe("invalid detail", () => {
 });
 
 describe("roll-up over HTTP", () => {
-  test("an error-severity issue makes the status error", async () => {
+  test("a warning-severity issue makes the status warning", async () => {
     // With room for one request, the status request itself fills the listener.
     const { body } = await status(["--max-connections", "1"]);
-    expect(body.issues).toEqual([expect.objectContaining({ code: "connection_capacity_high", severity: "error" })]);
-    expect(body.status).toBe("error");
+    expect(body.issues).toEqual([expect.objectContaining({ code: "connection_capacity_high", severity: "warning" })]);
+    expect(body.status).toBe("warning");
   });
 
-  test("an info-severity issue leaves it ok", async () => {
+  test("rate-limit hits are a warning", async () => {
     await using d = await startDaemon(["--rate-limit", "--rate-limit-mutation", "1"]);
     await d.fetch("/x", { method: "POST" });
     await d.fetch("/x", { method: "POST" });
     const body = (await (await d.fetch("/daemon/status")).json()) as Json;
-    expect(body.issues.map((i: Json) => [i.code, i.severity])).toEqual([["rate_limit_hits", "info"]]);
-    expect(body.status).toBe("ok");
+    expect(body.issues.map((i: Json) => [i.code, i.severity])).toEqual([["rate_limit_hits", "warning"]]);
+    expect(body.status).toBe("warning");
+  });
+
+  test("an error-severity issue makes the status error", async () => {
+    // An agent entry that does not exist: preflight says so in full.
+    const { body } = await status([], "?detail=full", { SVC_CLI_ENTRY: "/nonexistent/agent-entry.js" });
+    expect(body.issues).toEqual([expect.objectContaining({ code: "preflight_error", severity: "error", section: "preflight" })]);
+    expect(body.status).toBe("error");
   });
 });
 
