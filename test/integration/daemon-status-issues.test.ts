@@ -60,11 +60,11 @@ describe("issues from live state", () => {
   });
 
   test("daemon_runtime_starting while the agent starts; daemon_runtime_failed and preflight_error once it failed", async () => {
-    await using d = await fakeAgentDaemon(["--initialize-timeout-ms", "1500"], { env: { FAKE_AGENT_INIT_HANG: "1" } });
+    await using d = await fakeAgentDaemon(["--initialize-timeout-ms", "3000"], { env: { FAKE_AGENT_INIT_HANG: "1" } });
     const creating = d.json("POST", "/session", {});
-    const starting = await until(async () => {
+    const starting: Json = await until(async () => {
       const body = await status(d);
-      return issues(body).some(([code]) => code === "daemon_runtime_starting") && body;
+      return issues(body).some(([code]) => code === "daemon_runtime_starting") ? body : null;
     }, 10_000, "the start to be reported");
     expect(issues(starting)).toEqual([["daemon_runtime_starting", "warning"]]);
     expect(starting.status).toBe("warning");

@@ -95,7 +95,7 @@ describe("issue codes", () => {
     expect(codes(await inputs([], { workspace: { startInProgress: true, startFailure: { code: "init_timeout", error: "x" } } }))).toEqual([["daemon_runtime_starting", "warning"]]);
   });
 
-  test.each<[string, McpBudgetState | null, unknown[]]>([
+  test.each<[string, McpBudgetState | null, string[][]]>([
     ["no budget state", null, []],
     ["half the budget", { liveCount: 2, budget: 4, refusedCount: 0, mode: "enforce" }, []],
     ["75% of the budget", { liveCount: 3, budget: 4, refusedCount: 0, mode: "enforce" }, [["mcp_budget_warning", "warning", "mcp"]]],
