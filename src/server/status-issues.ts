@@ -75,7 +75,7 @@ function capacityIssues(s: IssueInputs): StatusIssue[] {
   if (atCapacity(s.sessions, s.limits.maxTotalSessions))
     issues.push({ code: "session_capacity_high", severity: "warning", message: `Total active sessions are at ${s.sessions}/${s.limits.maxTotalSessions}.` });
   if (atCapacity(s.connections, s.limits.listenerMaxConnections))
-    issues.push({ code: "connection_capacity_high", severity: "warning", message: `Open requests and streams are at ${s.connections}/${s.limits.listenerMaxConnections}.` });
+    issues.push({ code: "connection_capacity_high", severity: "warning", message: `${s.connections} of ${s.limits.listenerMaxConnections} connections in use` });
   return issues;
 }
 
