@@ -86,14 +86,13 @@ export const InitAnswer = t.Object({
   action: t.Union([t.Literal("created"), t.Literal("overwrote"), t.Literal("noop")]),
 });
 
+const reconnectWhich = fail("invalid_force_reconnect_which", "`forceReconnectWhich` must be an array of server names");
+
 export const McpReloadBody = t.Object(
   {
     forceReconnectAll: t.Optional(t.Boolean({ error: fail("invalid_force_reconnect_all_flag", "`forceReconnectAll` must be a boolean") })),
     forceReconnectWhich: t.Optional(
-      t.Array(t.String({ minLength: 1, maxLength: MAX_NAME_LENGTH }), {
-        maxItems: 1024,
-        error: fail("invalid_force_reconnect_which", "`forceReconnectWhich` must be an array of server names"),
-      }),
+      t.Array(t.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, error: reconnectWhich }), { maxItems: 1024, error: reconnectWhich }),
     ),
   },
   { additionalProperties: true, error: notAnObject },
