@@ -186,3 +186,48 @@ describe("generic profile", () => {
     }
   });
 });
+
+describe("svc profile (an agent named svc, without the svc/control methods the built-in agent adds)", () => {
+  let s: Live;
+  beforeAll(async () => {
+    s = await live({ FAKE_AGENT_NAME: "svc" });
+  });
+  afterAll(() => s.d[Symbol.asyncDispose]());
+
+  test("tool toggle writes .svc/settings.json and also tells the live agent; a missing method is tolerated", async () => {
+    expect(await s.post("/workspace/tools/run_shell/enable", { enabled: false })).toMatchObject({ status: 200, body: { toolName: "run_shell", enabled: false } });
+    expect((await s.d.sentToAgent("svc/control/workspace/tools/enable")).map((e) => e.params)).toEqual([{ cwd: s.d.workspace, name: "run_shell", enabled: false }]);
+    expect(JSON.parse(readFileSync(join(s.d.workspace, ".svc", "settings.json"), "utf8"))).toEqual({ tools: { disabled: ["run_shell"] } });
+  });
+
+  test("approval-mode asks svc/control/session/approval_mode first, then falls back to session/set_mode", async () => {
+    const reply = await s.post(`/session/${s.a}/approval-mode`, { mode: "plan", persist: true });
+    expect(reply).toMatchObject({ status: 200, body: { sessionId: s.a, mode: "plan", previous: "default", persisted: true } });
+    expect(await s.d.sentToAgent("svc/control/session/approval_mode", s.a)).toHaveLength(1);
+    expect((await s.d.sentToAgent("session/set_mode", s.a)).map((e) => e.params)).toEqual([{ sessionId: s.a, modeId: "plan" }]);
+    expect(JSON.parse(readFileSync(join(s.d.workspace, ".svc", "settings.json"), "utf8")).tools.approvalMode).toBe("plan");
+  });
+
+  test("MCP reload without the agent's method is 501; init prepares AGENTS.md", async () => {
+    expect(await s.post("/workspace/mcp/reload", {})).toMatchObject({ status: 501, body: { code: "agent_control_unsupported", profile: "svc" } });
+    expect(await s.post("/workspace/init", {})).toMatchObject({ status: 200, body: { path: join(s.d.workspace, "AGENTS.md"), action: "created" } });
+  });
+
+  test("budget events come under svc/notify/session/mcp-budget-event", async () => {
+    const params = { v: 1, sessionId: s.b, kind: "budget_warning", liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "enforce" };
+    await using events = await s.events(s.b);
+    const reply = await s.post(`/session/${s.b}/prompt`, { prompt: [{ type: "text", text: `@notify svc/notify/session/mcp-budget-event ${JSON.stringify(params)}` }] });
+    expect(reply.status).toBe(202);
+    const warning = await events.first("mcp_budget_warning");
+    expect(warning.data).toEqual({ liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "enforce" });
+  });
+});
+
+describe("rate limiting", () => {
+  test("the control routes count as mutations", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--rate-limit", "--rate-limit-mutation", "1"]);
+    expect((await d.json("POST", "/workspace/init", {}, AUTH)).status).toBe(200);
+    expect(await d.json("POST", "/workspace/tools/x/enable", { enabled: false }, AUTH)).toMatchObject({ status: 429, body: { code: "rate_limit_exceeded", tier: "mutation" } });
+    expect(existsSync(join(d.workspace, ".svc"))).toBe(false);
+  });
+});
