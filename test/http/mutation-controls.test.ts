@@ -154,3 +154,16 @@ describe("idle daemon with a token", () => {
     expect(await post("/workspace/skills/enable", { skillNames: [], enabled: true })).toMatchObject({ status: 400, body: { code: "invalid_skill_names" } });
   });
 });
+
+describe("folder trust", () => {
+  test("an untrusted workspace refuses every workspace control with 403 untrusted_workspace and writes nothing", async () => {
+    await using home = tempDir("svc-home-");
+    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ security: { folderTrust: { enabled: true, trustedFolders: ["/nowhere"] } } }));
+    await using d = await fakeAgentDaemon(["--token", TOKEN], { env: { SVC_HOME: home.path } });
+    for (const [path, body] of ROUTES.slice(1))
+      expect([path, await d.json("POST", path, body, AUTH)]).toMatchObject([path, { status: 403, body: { code: "untrusted_workspace" } }]);
+    expect(existsSync(join(d.workspace, ".svc"))).toBe(false);
+    expect(existsSync(join(d.workspace, "AGENTS.md"))).toBe(false);
+    expect(await d.agentPids()).toEqual([]);
+  });
+});
