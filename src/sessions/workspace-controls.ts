@@ -83,12 +83,14 @@ export class WorkspaceControls {
     const modes = session.state.modes as { currentModeId?: unknown; availableModes?: { id?: unknown }[] } | undefined;
     const current = typeof modes?.currentModeId === "string" ? modes.currentModeId : null;
     const offered = (modes?.availableModes ?? []).map((m) => m?.id).filter((id): id is string => typeof id === "string");
+    const persist = request.persist && live.profile.extensionPrefix !== null;
+    // Refused before the agent is asked, so a refusal changes nothing.
+    if (persist) this.requireTrusted();
     const result = await setApprovalMode(live, session.agentSessionId, request, { current, offered });
     if (modes && typeof modes === "object") session.state.modes = { ...modes, currentModeId: result.current };
     let persisted = false;
     const dir = this.settingsDir(live);
-    if (request.persist && live.profile.extensionPrefix !== null) {
-      this.requireTrusted();
+    if (persist) {
       await this.settings.update(dir, (doc) => {
         objectMember(doc, "tools", settingsPath(dir)).approvalMode = result.current;
       });
