@@ -12,6 +12,7 @@
  * `agent_not_running` while the workspace is idle, and the settings-file controls work without one.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
+import type { Logger } from "../logging/logger.ts";
 import type { ExtensionPrefix } from "../runtime/agent-profile.ts";
 import {
   agentCannot,
@@ -44,6 +45,7 @@ export interface ControlDeps {
   readonly trusted: boolean;
   /** The live sessions of the workspace (events fan out to them). */
   readonly sessions: () => Iterable<LiveSession>;
+  readonly logger: Logger;
 }
 
 export interface ApprovalModeAnswer {
@@ -90,11 +92,17 @@ export class WorkspaceControls {
     if (modes && typeof modes === "object") session.state.modes = { ...modes, currentModeId: result.current };
     let persisted = false;
     const dir = this.settingsDir(live);
+    // The agent has switched: a settings file that cannot take the mode does not undo that, it
+    // only leaves the change unpersisted (`persisted: false`, as the reference answers), and logged.
     if (persist) {
-      await this.settings.update(dir, (doc) => {
-        objectMember(doc, "tools", settingsPath(dir)).approvalMode = result.current;
-      });
-      persisted = true;
+      try {
+        await this.settings.update(dir, (doc) => {
+          objectMember(doc, "tools", settingsPath(dir)).approvalMode = result.current;
+        });
+        persisted = true;
+      } catch (err) {
+        this.deps.logger.warn("approval mode not persisted", { sessionId: session.id, error: err instanceof Error ? err.message : String(err) });
+      }
     }
     const data = { sessionId: session.id, previous: result.previous ?? result.current, next: result.current, persisted };
     const fields = clientId === null ? {} : { originatorClientId: clientId };

@@ -4,7 +4,7 @@
  * its answer, its event, and where workspace-level events go (every live session of the workspace).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import type { SseClient } from "../helpers/sse-client.ts";
@@ -66,6 +66,16 @@ describe("qwen-code profile", () => {
     await using other = await q.events(q.a);
     const seen = await other.first("approval_mode_changed", (f) => f.data.sessionId === q.b);
     expect(seen.data).toEqual({ sessionId: q.b, previous: "default", next: "yolo", persisted: true });
+  });
+
+  test("a settings file that cannot take the mode leaves it unpersisted (persisted: false) and untouched", async () => {
+    const file = join(q.d.workspace, ".qwen", "settings.json");
+    const good = readFileSync(file, "utf8");
+    writeFileSync(file, "{ // comments are not JSON\n}");
+    const reply = await q.post(`/session/${q.b}/approval-mode`, { mode: "yolo", persist: true });
+    expect(reply).toMatchObject({ status: 200, body: { mode: "yolo", persisted: false } });
+    expect(readFileSync(file, "utf8")).toBe("{ // comments are not JSON\n}");
+    writeFileSync(file, good);
   });
 
   test("tool toggle rewrites .qwen/settings.json (the file qwen reads), sends the agent nothing, and tells every live session", async () => {

@@ -51,6 +51,7 @@ export const controlRoutes = (deps: AppDeps) => {
   const controls = new WorkspaceControls({
     runtime,
     trusted: deps.config.workspaceTrusted,
+    logger: deps.logger,
     sessions: function* () {
       for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;
     },
