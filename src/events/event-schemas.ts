@@ -237,6 +237,79 @@ export const HistoryTruncatedEvent = closed(
   "Marker (no id) leading a bounded load replay",
 );
 
+const budgetCounts = {
+  liveCount: count("MCP clients live (or reserved) in the scope"),
+  reservedCount: count("Budget slots reserved"),
+  budget: count("The client budget (`--mcp-client-budget`)"),
+};
+const budgetScope = Type.Optional(Type.String({ maxLength: 256, description: "Where the budget applies (`session` when absent; e.g. `workspace` for a pooled budget)" }));
+
+export const McpBudgetWarningEvent = closed(
+  {
+    ...budgetCounts,
+    thresholdRatio: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: "The crossed fraction of the budget (0.75)" }),
+    mode: literals(["enforce", "warn", "off"] as const, "The budget mode (`warn` or `enforce` in practice)"),
+    scope: budgetScope,
+  },
+  "The agent's MCP clients crossed 75% of the budget (re-armed below 37.5%)",
+);
+
+export const McpChildRefusedBatchEvent = closed(
+  {
+    refusedServers: Type.Array(
+      closed(
+        { name: Type.String({ maxLength: 256 }), transport: Type.String({ maxLength: 256 }), reason: Type.String({ maxLength: 256, description: "`budget_exhausted`" }) },
+        "A server the budget refused",
+      ),
+      { maxItems: 1024 },
+    ),
+    ...budgetCounts,
+    mode: literals(["enforce", "warn", "off"] as const, "The budget mode (`enforce` in practice)"),
+    scope: budgetScope,
+  },
+  "MCP servers the budget refused in one discovery pass (or one refused lazy spawn)",
+);
+
+export const ApprovalModeChangedEvent = closed(
+  {
+    sessionId,
+    previous: Type.String({ description: "The approval mode before the change" }),
+    next: Type.String({ description: "The approval mode now" }),
+    persisted: Type.Boolean({ description: "Whether the agent persisted the mode to settings" }),
+  },
+  "`POST /session/:id/approval-mode` changed the session's approval mode",
+);
+
+export const ToolToggledEvent = closed(
+  { toolName: Type.String(), enabled: Type.Boolean() },
+  "`POST /workspace/tools/:name/enable` changed the workspace's `tools.disabled` (published to every live session of the workspace)",
+);
+
+export const WorkspaceInitializedEvent = closed(
+  { path: Type.String({ description: "The workspace context file" }), action: literals(["created", "overwrote", "noop"] as const) },
+  "`POST /workspace/init` prepared the workspace context file (published to every live session of the workspace)",
+);
+
+export const McpServerRestartedEvent = closed(
+  { serverName: Type.String(), durationMs: count(), entryIndex: Type.Optional(count("The pooled entry restarted")) },
+  "An MCP server was restarted (published to every live session of the workspace)",
+);
+
+export const McpServerRestartRefusedEvent = closed(
+  {
+    serverName: Type.String(),
+    reason: Type.String({ description: "`budget_would_exceed`, `in_flight`, `disabled` or `restart_failed`" }),
+    entryIndex: Type.Optional(count("The pooled entry refused")),
+    details: Type.Optional(Type.String()),
+  },
+  "An MCP server restart was refused or failed (published to every live session of the workspace)",
+);
+
+export const SettingsChangedEvent = closed(
+  { key: Type.String({ description: "The settings key changed (`skills.disabled`)" }), value: Type.Unknown({ description: "Its new value" }), scope: Type.Literal("workspace") },
+  "A workspace setting changed (published to every live session of the workspace)",
+);
+
 /** Each event type the daemon emits, with the schema of its `data`. */
 export const EVENT_DATA = {
   session_update: SessionUpdateEvent,
@@ -260,6 +333,14 @@ export const EVENT_DATA = {
   state_resync_required: StateResyncRequiredEvent,
   replay_complete: ReplayCompleteEvent,
   session_recording_degraded: SessionRecordingDegradedEvent,
+  mcp_budget_warning: McpBudgetWarningEvent,
+  mcp_child_refused_batch: McpChildRefusedBatchEvent,
+  approval_mode_changed: ApprovalModeChangedEvent,
+  tool_toggled: ToolToggledEvent,
+  workspace_initialized: WorkspaceInitializedEvent,
+  mcp_server_restarted: McpServerRestartedEvent,
+  mcp_server_restart_refused: McpServerRestartRefusedEvent,
+  settings_changed: SettingsChangedEvent,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

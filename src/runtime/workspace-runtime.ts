@@ -11,8 +11,10 @@ import type { Logger } from "../logging/logger.ts";
 import { AcpChannel, ChannelClosedError, type ChannelHandlers } from "./acp-channel.ts";
 import { AgentProcess, type ExitInfo } from "./agent-process.ts";
 import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
+import { mcpBudgetMethod, readMcpBudgetEvent, type McpBudgetEventType } from "./mcp-budget-event.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { AgentStartError, ShuttingDownError, startFailure, type StartFailure } from "./start-failure.ts";
 
@@ -22,6 +24,8 @@ export interface SessionSink {
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** The child exited or the channel broke; the session is gone. */
   onChannelDied(info: ChannelDeath): void;
+  /** An event the agent reported for the session outside `session/update` (a sink that publishes nothing may omit it). */
+  onAgentEvent?(type: McpBudgetEventType, data: Record<string, unknown>): void;
 }
 
 export interface ChannelDeath {
@@ -38,6 +42,8 @@ export interface RuntimeDeps {
   readonly reaper: OrphanReaper;
   /** Values scrubbed from the child's stderr (`stderr-secrets.ts`). */
   readonly secrets: readonly string[];
+  /** The MCP client budget the child is started under (`child-env.ts`); absent: none. */
+  readonly mcpBudget?: McpBudget;
 }
 
 export interface Live {
@@ -69,6 +75,8 @@ export class WorkspaceRuntime {
   /** Aborted by `stop()`: a start in progress gives up at once and stops its child. */
   private readonly shutdown = new AbortController();
   private failure: StartFailure | null = null;
+  /** A malformed MCP budget notification is logged once per runtime; later ones are dropped silently. */
+  private malformedBudgetLogged = false;
 
   constructor(
     readonly cwd: string,
@@ -201,7 +209,7 @@ export class WorkspaceRuntime {
     checkCliEntry(deps.launch); // MissingCliEntryError before anything is spawned
     let child: AgentProcess;
     try {
-      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: SPAWN_ENV, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
+      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: { ...SPAWN_ENV, ...(deps.mcpBudget ? mcpBudgetEnv(deps.mcpBudget) : {}) }, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
     } catch (err) {
       throw spawnFailure(deps.launch, err);
     }
@@ -210,7 +218,7 @@ export class WorkspaceRuntime {
     const handlers: ChannelHandlers = {
       onSessionUpdate: (params) => this.route(params),
       onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
-      onExtNotification: (method) => deps.logger.debug("agent notification", { method }),
+      onExtNotification: (method, params) => this.extNotification(method, params),
     };
     let live: Live;
     try {
@@ -260,6 +268,27 @@ export class WorkspaceRuntime {
     if (!closed) return err;
     this.deps.logger.warn("agent failed to start", { pid: child.pid, phase, exitCode: exit?.exitCode, signal: exit?.signalCode });
     return err.outputRejected !== null ? AgentStartError.outputRejected(err.outputRejected, exit, phase) : AgentStartError.exited(exit, phase);
+  }
+
+  /**
+   * An agent extension notification. The live profile's MCP budget event is relayed to its
+   * session (`mcp-budget-event.ts`); one for no registered session is dropped. Others are logged.
+   */
+  private extNotification(method: string, params: unknown): void {
+    const prefix = this.live?.profile.extensionPrefix;
+    if (!prefix || method !== mcpBudgetMethod(prefix)) {
+      this.deps.logger.debug("agent notification", { method });
+      return;
+    }
+    const event = readMcpBudgetEvent(params);
+    if (event === null) {
+      if (!this.malformedBudgetLogged) this.deps.logger.warn("malformed MCP budget notification dropped (later ones are dropped silently)", { method });
+      this.malformedBudgetLogged = true;
+      return;
+    }
+    const sink = this.sinks.get(event.sessionId);
+    if (sink?.onAgentEvent) sink.onAgentEvent(event.type, event.data);
+    else this.deps.logger.debug("MCP budget event for an unregistered session dropped", { sessionId: event.sessionId, type: event.type });
   }
 
   private route(params: acp.SessionNotification): void {

@@ -15,6 +15,7 @@ import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
 import { capabilitiesResponder, capabilitiesRoutes } from "./routes/capabilities.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
+import { controlRoutes } from "./routes/controls.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
@@ -68,6 +69,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
     .use(workspaceStatusRoutes(deps))
+    .use(controlRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(landingRoutes(deps.config.version));
 

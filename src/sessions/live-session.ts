@@ -183,6 +183,12 @@ export class LiveSession implements SessionSink, QueueHost {
     return this.permissions.request(params, signal);
   }
 
+  /** Published with an id, so it is journaled and replays like the agent's updates. */
+  onAgentEvent(type: string, data: Record<string, unknown>): void {
+    if (this.ended) return;
+    this.bus.publish(type, data);
+  }
+
   onChannelDied(death: ChannelDeath): void {
     if (this.ended) return;
     this.hooks.onDied(this, death);

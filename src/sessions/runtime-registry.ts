@@ -26,6 +26,7 @@ export class RuntimeRegistry {
       logger,
       reaper: this.reaper,
       secrets: stderrSecrets(config.agent.baseEnv, config.token),
+      mcpBudget: config.mcp,
     });
   }
 

@@ -41,7 +41,9 @@ const BUILD_TAGS = `capabilities client_heartbeat client_identity daemon_status 
   session_resume session_scope_override session_set_model session_startup_config session_status
   session_supported_commands session_transcript slow_client_warning typed_event_schema unstable_session_resume
   workspace_env workspace_file_bytes workspace_file_read workspace_file_write workspace_persisted_transcript
-  workspace_preflight workspace_session_export workspace_session_live_state`.split(/\s+/);
+  workspace_preflight workspace_session_export workspace_session_live_state
+  mcp_guardrail_events session_approval_mode_control workspace_init workspace_mcp_restart workspace_skill_settings_batch_toggle
+  workspace_skill_settings_toggle workspace_tool_toggle`.split(/\s+/).sort();
 
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

@@ -142,7 +142,7 @@ export const eventRoutes = (deps: AppDeps) =>
       query: EventsQuery,
       headers: EventsHeaders,
       detail: {
-        ...capability(["session_events", "slow_client_warning", "typed_event_schema"], { summary: "Server-Sent Events stream of the session" }),
+        ...capability(["session_events", "slow_client_warning", "typed_event_schema", "mcp_guardrail_events"], { summary: "Server-Sent Events stream of the session" }),
         responses: EVENTS_RESPONSES,
       },
     },

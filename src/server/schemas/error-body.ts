@@ -10,7 +10,9 @@ import { t } from "elysia";
 export const ErrorBody = t.Object(
   {
     error: t.String({ description: "what went wrong, for people" }),
-    code: t.Optional(t.String({ description: "stable machine code, when the error has one" })),
+    code: t.Optional(
+      t.Union([t.String({ description: "stable machine code, when the error has one" }), Type.Integer({ description: "the agent's JSON-RPC error code, forwarded with its `data` (spec Errors: 5xx)" })]),
+    ),
     retryable: t.Optional(t.Boolean({ description: "whether retrying the same request can help" })),
     hint: t.Optional(t.String({ description: "what to do about it" })),
   },

@@ -1,0 +1,118 @@
+/**
+ * Request and answer schemas of the mutation control routes (`controls.ts`). Field checks answer
+ * the reference daemon's codes (`invalid_approval_mode` with `allowed`, `invalid_enabled_flag`,
+ * `invalid_tool_name`, …); unknown members of a body are ignored, as the reference ignores them.
+ */
+import { Type } from "@sinclair/typebox";
+import { t } from "elysia";
+import { DaemonError } from "../../errors/daemon-error.ts";
+import { APPROVAL_MODES } from "../../runtime/profile-controls.ts";
+import { openObject } from "../schemas/open-object.ts";
+import { notAnObject } from "./session-params.ts";
+
+/** Longest tool, skill or MCP server name taken (the reference's limit). */
+export const MAX_NAME_LENGTH = 256;
+/** Most skills one batch toggle names (the reference's limit). */
+export const MAX_SKILL_BATCH = 100;
+
+const fail = (code: string, message: string, fields?: Record<string, unknown>) => () => new DaemonError(400, code, message, fields).body();
+
+/** A name in a path: at least one non-blank character, at most MAX_NAME_LENGTH. */
+const name = (code: string, what: string) =>
+  t.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: "\\S", description: what, error: fail(code, `${what} must be 1 to ${MAX_NAME_LENGTH} characters, not all blank`) });
+
+const enabledFlag = t.Boolean({ description: "true enables, false disables", error: fail("invalid_enabled_flag", "`enabled` is required and must be a boolean") });
+
+export const ApprovalModeBody = t.Object(
+  {
+    mode: t.Union(
+      APPROVAL_MODES.map((m) => t.Literal(m)),
+      { description: "The approval mode to set", error: fail("invalid_approval_mode", "`mode` is required and must be one of the allowed values", { allowed: APPROVAL_MODES }) },
+    ),
+    persist: t.Optional(t.Boolean({ description: "Also write it to the workspace settings the agent reads", error: fail("invalid_persist_flag", "`persist` must be a boolean when provided") })),
+    planMode: t.Optional(
+      t.Boolean({ description: "Qwen Code: the execution mode after plan (with a non-plan `mode`)", error: fail("invalid_plan_mode", "`planMode` must be a boolean with a non-plan execution mode") }),
+    ),
+  },
+  { additionalProperties: true, error: notAnObject },
+);
+
+export const invalidPlanMode = () => new DaemonError(400, "invalid_plan_mode", "`planMode` must be a boolean with a non-plan execution mode");
+
+export const ApprovalModeAnswer = t.Object({
+  sessionId: t.String(),
+  mode: t.String({ description: "The approval mode now" }),
+  previous: t.Union([t.String(), t.Null()], { description: "The mode before, when known" }),
+  persisted: t.Boolean({ description: "Whether it was written to the workspace settings" }),
+});
+
+export const ToolParams = t.Object({ name: name("invalid_tool_name", "The tool name") });
+export const SkillParams = t.Object({ name: name("invalid_skill_name", "The skill name") });
+export const ServerParams = t.Object({ server: name("invalid_server_name", "The MCP server name") });
+
+export const EnableBody = t.Object({ enabled: enabledFlag }, { additionalProperties: true, error: notAnObject });
+
+export const SkillBatchBody = t.Object(
+  {
+    skillNames: t.Array(name("invalid_skill_names", "Each skill name"), {
+      minItems: 1,
+      maxItems: MAX_SKILL_BATCH,
+      error: fail("invalid_skill_names", `\`skillNames\` must be a non-empty string array (max ${MAX_SKILL_BATCH})`),
+    }),
+    enabled: enabledFlag,
+  },
+  { additionalProperties: true, error: notAnObject },
+);
+
+export const ToolToggleAnswer = t.Object({ toolName: t.String(), enabled: t.Boolean() });
+
+const skillOutcome = { enabled: t.Boolean(), changed: t.Boolean({ description: "Whether the settings changed" }) };
+const activation = {
+  activation: t.Union([t.Literal("applied"), t.Literal("partial")], { description: "`partial`: some sessions failed to refresh" }),
+  sessionsRefreshed: Type.Integer({ minimum: 0 }),
+  sessionsFailed: Type.Integer({ minimum: 0 }),
+};
+
+export const SkillToggleAnswer = t.Object({ skillName: t.String(), ...skillOutcome, ...activation });
+export const SkillBatchAnswer = t.Object({ enabled: t.Boolean(), ...activation, results: t.Array(t.Object({ skillName: t.String(), ...skillOutcome })) });
+
+export const InitBody = t.Object(
+  { force: t.Optional(t.Boolean({ description: "Empty a context file that has content", error: fail("invalid_force_flag", "`force` must be a boolean when provided") })) },
+  { additionalProperties: true, error: notAnObject },
+);
+
+export const InitAnswer = t.Object({
+  path: t.String({ description: "The context file's absolute path" }),
+  action: t.Union([t.Literal("created"), t.Literal("overwrote"), t.Literal("noop")]),
+});
+
+const reconnectWhich = fail("invalid_force_reconnect_which", "`forceReconnectWhich` must be an array of server names");
+
+export const McpReloadBody = t.Object(
+  {
+    forceReconnectAll: t.Optional(t.Boolean({ error: fail("invalid_force_reconnect_all_flag", "`forceReconnectAll` must be a boolean") })),
+    forceReconnectWhich: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, error: reconnectWhich }), { maxItems: 1024, error: reconnectWhich }),
+    ),
+  },
+  { additionalProperties: true, error: notAnObject },
+);
+
+export const conflictingReload = () =>
+  new DaemonError(400, "conflicting_force_reconnect_options", "`forceReconnectAll` and `forceReconnectWhich` cannot be used together");
+
+/** The agent's answer to a reload (`{accepted}`), as it came. */
+export const McpReloadAnswer = openObject({ accepted: t.Optional(t.Boolean({ description: "The agent took the reload on" })) }, { description: "The agent's answer" });
+
+export const RestartQuery = t.Object({
+  entryIndex: t.Optional(
+    t.String({
+      pattern: "^(\\*|0|[1-9][0-9]{0,8})$",
+      description: "One pooled entry by index, or `*` for every entry",
+      error: fail("invalid_entry_index", '`entryIndex` query parameter must be a non-negative integer or "*"'),
+    }),
+  ),
+});
+
+/** The agent's restart answer: `{serverName, restarted, durationMs?}`, a refusal `{restarted: false, skipped, reason}`, or `entries[]` of a pool. */
+export const RestartAnswer = openObject({ serverName: t.String() });

@@ -1,0 +1,146 @@
+/**
+ * The mutation control routes (spec "Mutation control routes"), all strict: with no bearer token
+ * configured they answer 401 `token_required` at the front door, before any handler runs; they
+ * count against the `mutation` rate tier like every other POST. Thin: the work is
+ * `WorkspaceControls`'. Shapes follow the reference daemon (protocol-notes §2, §3.5).
+ *
+ *   POST /session/:id/approval-mode            {mode, persist?, planMode?} → {sessionId, mode, previous, persisted}
+ *   POST /workspace/tools/:name/enable         {enabled} → {toolName, enabled}
+ *   POST /workspace/skills/:name/enable        {enabled} → {skillName, enabled, changed, activation, …}
+ *   POST /workspace/skills/enable              {skillNames, enabled} → {enabled, activation, …, results}
+ *   POST /workspace/init                       {force?} → {path, action}
+ *   POST /workspace/mcp/reload                 {forceReconnectAll? | forceReconnectWhich?} → 202 the agent's answer
+ *   POST /workspace/mcp/:server/restart        ?entryIndex → the agent's answer
+ */
+import { Elysia } from "elysia";
+import { WorkspaceControls } from "../../sessions/workspace-controls.ts";
+import type { AppDeps } from "../app-deps.ts";
+import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { ClientIdHeaders } from "../schemas/client-id-header.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import {
+  ApprovalModeAnswer,
+  ApprovalModeBody,
+  conflictingReload,
+  EnableBody,
+  InitAnswer,
+  InitBody,
+  invalidPlanMode,
+  McpReloadAnswer,
+  McpReloadBody,
+  RestartAnswer,
+  RestartQuery,
+  ServerParams,
+  SkillBatchAnswer,
+  SkillBatchBody,
+  SkillParams,
+  SkillToggleAnswer,
+  ToolParams,
+  ToolToggleAnswer,
+} from "./control-schemas.ts";
+import { registeredClient, SessionIdParams } from "./session-params.ts";
+
+const strict = (tags: string | string[], summary: string) => capability(tags, { summary, "x-svc-strict": true });
+
+/** What the agent can answer besides the route's own checks: its error (502/504), 501 when it lacks the method. */
+const agentErrors = [501, 502, 504] as const;
+
+export const controlRoutes = (deps: AppDeps) => {
+  const runtime = deps.runtimes.primary;
+  const controls = new WorkspaceControls({
+    runtime,
+    trusted: deps.config.workspaceTrusted,
+    logger: deps.logger,
+    sessions: function* () {
+      for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;
+    },
+  });
+  return new Elysia({ name: "routes/controls" })
+    .use(apiModels)
+    .post(
+      "/session/:id/approval-mode",
+      async ({ params, body, request }) => {
+        if (body.planMode !== undefined && body.mode === "plan") throw invalidPlanMode();
+        const session = deps.sessions.get(params.id);
+        const clientId = registeredClient(session, request);
+        const request_ = { mode: body.mode, persist: body.persist === true, ...(body.planMode === undefined ? {} : { planMode: body.planMode }) };
+        return await controls.approvalMode(session, request_, clientId);
+      },
+      {
+        params: SessionIdParams,
+        headers: ClientIdHeaders,
+        body: ApprovalModeBody,
+        response: { 200: ApprovalModeAnswer, ...errorResponses({ body: true, also: [404, 409, ...agentErrors] }) },
+        detail: strict("session_approval_mode_control", "Set the session's approval mode (plan, default, auto-edit, auto, yolo)"),
+      },
+    )
+    .post("/workspace/tools/:name/enable", ({ params, body }) => controls.toggleTool(params.name.trim(), body.enabled), {
+      params: ToolParams,
+      body: EnableBody,
+      response: { 200: ToolToggleAnswer, ...errorResponses({ body: true, also: [409, ...agentErrors] }) },
+      detail: strict("workspace_tool_toggle", "Enable or disable a tool in the workspace settings the agent reads (`tools.disabled`)"),
+    })
+    .post(
+      "/workspace/skills/:name/enable",
+      async ({ params, body }) => {
+        const { results, ...rest } = await controls.toggleSkills([params.name.trim()], body.enabled);
+        return { ...results[0]!, ...rest };
+      },
+      {
+        params: SkillParams,
+        body: EnableBody,
+        response: { 200: SkillToggleAnswer, ...errorResponses({ body: true, also: [409, ...agentErrors] }) },
+        detail: strict("workspace_skill_settings_toggle", "Enable or disable a skill (Qwen Code; `skills.disabled`)"),
+      },
+    )
+    .post("/workspace/skills/enable", ({ body }) => controls.toggleSkills(uniqueNames(body.skillNames), body.enabled), {
+      body: SkillBatchBody,
+      response: { 200: SkillBatchAnswer, ...errorResponses({ body: true, also: [409, ...agentErrors] }) },
+      detail: strict("workspace_skill_settings_batch_toggle", "Enable or disable several skills at once (Qwen Code)"),
+    })
+    .post("/workspace/init", ({ body }) => controls.init(body?.force === true), {
+      body: InitBody,
+      response: { 200: InitAnswer, ...errorResponses({ body: true, also: [409] }) },
+      detail: strict("workspace_init", "Create the agent's workspace context file (QWEN.md or AGENTS.md); 409 when it has content, unless `force`"),
+    })
+    .post(
+      "/workspace/mcp/reload",
+      async ({ body, set }) => {
+        if (body?.forceReconnectAll === true && body.forceReconnectWhich !== undefined) throw conflictingReload();
+        const options = { ...(body?.forceReconnectAll === undefined ? {} : { forceReconnectAll: body.forceReconnectAll }), ...(body?.forceReconnectWhich ? { forceReconnectWhich: body.forceReconnectWhich } : {}) };
+        const result = await controls.reloadMcp(options);
+        set.status = 202;
+        return result;
+      },
+      {
+        body: McpReloadBody,
+        response: { 202: McpReloadAnswer, ...errorResponses({ body: true, also: [409, ...agentErrors] }) },
+        // The reference advertises no tag of its own for reload; it goes with restart, its sibling.
+        detail: strict("workspace_mcp_restart", "Have the agent reload its MCP servers (202 once accepted)"),
+      },
+    )
+    .post(
+      "/workspace/mcp/:server/restart",
+      ({ params, query }) => controls.restartMcp(params.server, query.entryIndex === undefined || query.entryIndex === "*" ? undefined : Number(query.entryIndex)),
+      {
+        params: ServerParams,
+        query: RestartQuery,
+        response: { 200: RestartAnswer, ...errorResponses({ also: [404, 409, ...agentErrors] }) },
+        detail: strict("workspace_mcp_restart", "Have the agent restart one MCP server (or one pooled entry)"),
+      },
+    );
+};
+
+/** The names with duplicates (compared case-insensitively) dropped, first spelling kept, as the reference does. */
+function uniqueNames(names: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const raw of names) {
+    const name = raw.trim();
+    if (seen.has(name.toLowerCase())) continue;
+    seen.add(name.toLowerCase());
+    out.push(name);
+  }
+  return out;
+}

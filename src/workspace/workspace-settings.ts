@@ -1,0 +1,144 @@
+/**
+ * Rewrites the workspace settings file an agent reads (`<workspace>/<dir>/settings.json`: `.qwen`
+ * for Qwen Code, `.svc` for the built-in agent), one change at a time:
+ * - the file is read through the settings directory's verified descriptor (`contained-fs.ts`), so
+ *   a directory or file swapped for a symlink cannot lead the write outside the workspace;
+ * - an existing file that is not a JSON object (comments included: Qwen Code accepts JSONC, this
+ *   writer does not) or is larger than MAX_SETTINGS_BYTES is refused and left as it was, never
+ *   clobbered; every other key is kept;
+ * - the new text goes to a temp file in the same directory, flushed, then renamed over the old
+ *   one: a reader sees the old file or the new one, never half of it;
+ * - changes to one workspace are serialized, so two toggles at once both land.
+ */
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { rename, unlink } from "node:fs/promises";
+import { MAX_SETTINGS_BYTES } from "../config/settings-file.ts";
+import { DaemonError, FsError } from "../errors/daemon-error.ts";
+import { ensureDirectory, openContained, openVerifiedDir, type VerifiedDir } from "./contained-fs.ts";
+import { readAt } from "./file-reader.ts";
+
+export type SettingsDoc = Record<string, unknown>;
+
+/** The settings directory of each agent family that reads workspace settings. */
+export type SettingsDir = ".qwen" | ".svc";
+
+/** A new settings file is readable and writable by the owner only; a rewritten one keeps its mode. */
+const NEW_FILE_MODE = 0o600;
+const FILE = "settings.json";
+
+/** The workspace-relative path of `dir`'s settings file. */
+export const settingsPath = (dir: SettingsDir) => `${dir}/${FILE}`;
+
+export const invalidSettings = (rel: string, why: string) =>
+  new DaemonError(409, "invalid_workspace_settings", `${rel} ${why}; fix or remove it, it was left unchanged`, { path: rel });
+
+/** A filesystem refusal (symlink escape, permission) as a daemon error naming the file. */
+function unwritable(err: unknown, rel: string): unknown {
+  if (!(err instanceof FsError)) return err;
+  return new DaemonError(err.status, "workspace_settings_unwritable", `${rel}: ${err.message}`, { path: rel, errorKind: err.errorKind });
+}
+
+const isPlainObject = (value: unknown): value is SettingsDoc => value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** The current document and file mode, or an empty document when there is no file. */
+async function readDoc(root: string, dir: VerifiedDir, rel: string): Promise<{ doc: SettingsDoc; mode: number }> {
+  let handle;
+  try {
+    handle = await openContained(root, dir.entry(FILE), rel, constants.O_RDONLY);
+  } catch (err) {
+    if (err instanceof FsError && err.errorKind === "path_not_found") return { doc: {}, mode: NEW_FILE_MODE };
+    throw err;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw invalidSettings(rel, "is not a regular file");
+    if (st.size > MAX_SETTINGS_BYTES) throw invalidSettings(rel, "is larger than 1 MiB");
+    const text = (await readAt(handle, 0, st.size)).toString("utf8").replace(/^\uFEFF/, "");
+    let doc: unknown;
+    try {
+      doc = text.trim() === "" ? {} : JSON.parse(text);
+    } catch {
+      throw invalidSettings(rel, "is not valid JSON");
+    }
+    if (!isPlainObject(doc)) throw invalidSettings(rel, "is not a JSON object");
+    return { doc, mode: st.mode & 0o7777 };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writeDoc(root: string, dir: VerifiedDir, rel: string, doc: SettingsDoc, mode: number): Promise<void> {
+  const temp = dir.entry(`.svc-settings-${randomBytes(8).toString("hex")}.tmp`);
+  const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
+  try {
+    if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
+    await handle.writeFile(`${JSON.stringify(doc, null, 2)}\n`);
+    await handle.datasync();
+    await handle.close();
+    await rename(temp, dir.entry(FILE));
+  } catch (err) {
+    await handle.close().catch(() => {});
+    await unlink(temp).catch(() => {});
+    throw err;
+  }
+}
+
+export class WorkspaceSettings {
+  /** The change in progress per settings file; each waits for the one before it. */
+  private readonly queue = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly root: string) {}
+
+  /**
+   * Applies `change` to `<dir>/settings.json` (created if missing) and writes it back atomically;
+   * resolves with what `change` returned. `change` may throw to refuse (nothing is written).
+   */
+  update<T>(dir: SettingsDir, change: (doc: SettingsDoc) => T): Promise<T> {
+    const rel = settingsPath(dir);
+    const previous = this.queue.get(rel) ?? Promise.resolve();
+    const run = previous.catch(() => {}).then(() => this.apply(dir, rel, change));
+    this.queue.set(rel, run);
+    // The map holds at most one entry per settings directory: the last change, dropped once done.
+    void run.catch(() => {}).then(() => this.queue.get(rel) === run && this.queue.delete(rel));
+    return run;
+  }
+
+  private async apply<T>(dirName: SettingsDir, rel: string, change: (doc: SettingsDoc) => T): Promise<T> {
+    try {
+      const dir = openVerifiedDir(this.root, await ensureDirectory(this.root, dirName), dirName);
+      try {
+        const { doc, mode } = await readDoc(this.root, dir, rel);
+        const result = change(doc);
+        await writeDoc(this.root, dir, rel, doc, mode);
+        return result;
+      } finally {
+        dir.close();
+      }
+    } catch (err) {
+      throw unwritable(err, rel);
+    }
+  }
+}
+
+/**
+ * The object member `key` of `doc`, created when absent; a member that is there but not an object
+ * is refused (it is the operator's, and this writer does not know what it means).
+ */
+export function objectMember(doc: SettingsDoc, key: string, rel: string): SettingsDoc {
+  const value = doc[key];
+  if (value === undefined) return (doc[key] = {});
+  if (!isPlainObject(value)) throw invalidSettings(rel, `has a \`${key}\` that is not an object`);
+  return value;
+}
+
+/** The strings of a settings list (what is not a string, or not a list, is no name). */
+export const stringList = (list: unknown): string[] => (Array.isArray(list) ? list.filter((v): v is string => typeof v === "string") : []);
+
+/** `list` with `name` added (enabled false) or removed (true), sorted; entries that are not strings are dropped. */
+export function toggledList(list: unknown, name: string, enabled: boolean): string[] {
+  const names = new Set(stringList(list));
+  if (enabled) names.delete(name);
+  else names.add(name);
+  return [...names].sort();
+}
