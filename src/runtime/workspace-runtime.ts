@@ -15,6 +15,7 @@ import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
 import { mcpBudgetMethod, readMcpBudgetEvent, type McpBudgetEventType } from "./mcp-budget-event.ts";
+import { McpBudgetTracker, type McpBudgetState } from "./mcp-budget-state.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { AgentStartError, ShuttingDownError, startFailure, type StartFailure } from "./start-failure.ts";
 
@@ -77,12 +78,19 @@ export class WorkspaceRuntime {
   private failure: StartFailure | null = null;
   /** A malformed MCP budget notification is logged once per runtime; later ones are dropped silently. */
   private malformedBudgetLogged = false;
+  /** What the live child reported of its MCP budget; replaced with each child. */
+  private budget = new McpBudgetTracker();
 
   constructor(
     readonly cwd: string,
     private readonly deps: RuntimeDeps,
   ) {
     this.early = new EarlyUpdates((sessionId, reason, bytes) => deps.logger.debug("update for an unregistered session dropped", { sessionId, reason, bytes }));
+  }
+
+  /** The live child's MCP budget as its relayed events last reported it (null: nothing reported). */
+  get mcpBudget(): McpBudgetState | null {
+    return this.live === null ? null : this.budget.state;
   }
 
   get channelLive(): boolean {
@@ -235,6 +243,7 @@ export class WorkspaceRuntime {
         throw new ShuttingDownError();
       }
       live = { child, channel, profile: profileFor(channel.agentName), opened: false };
+      this.budget = new McpBudgetTracker();
     } catch (err) {
       throw await this.failedStart(child, err, "channel.initialize");
     }
@@ -286,6 +295,7 @@ export class WorkspaceRuntime {
       this.malformedBudgetLogged = true;
       return;
     }
+    this.budget.record(event.type, event.data);
     const sink = this.sinks.get(event.sessionId);
     if (sink?.onAgentEvent) sink.onAgentEvent(event.type, event.data);
     else this.deps.logger.debug("MCP budget event for an unregistered session dropped", { sessionId: event.sessionId, type: event.type });

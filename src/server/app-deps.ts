@@ -3,7 +3,7 @@ import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
-import type { McpBudgetState } from "./mcp-budget-state.ts";
+import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { RateLimiter } from "./security/rate-limiter.ts";
 import type { WorkspaceSection } from "./status-sections.ts";
 import type { TransportStats } from "./transport-stats.ts";

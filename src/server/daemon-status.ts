@@ -9,7 +9,7 @@
 import type { Config } from "../config/config.ts";
 import type { RecordingDegraded } from "../store/store.ts";
 import type { ActivitySnapshot, DaemonIdentity } from "./app-deps.ts";
-import type { McpBudgetState } from "./mcp-budget-state.ts";
+import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { ProcessMemory } from "./memory-sampler.ts";
 import type { RateTier } from "./security/rate-limiter.ts";
 import { rollUp, sectionIssues, statusIssues, type WorkspaceRuntimeState } from "./status-issues.ts";

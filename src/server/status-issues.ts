@@ -17,7 +17,7 @@
  *   process_memory_unavailable   warning  the daemon's memory use could not be read
  */
 import type { RecordingDegraded } from "../store/store.ts";
-import type { McpBudgetState } from "./mcp-budget-state.ts";
+import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { RateTier } from "./security/rate-limiter.ts";
 import type { SectionReport } from "./status-sections.ts";
 

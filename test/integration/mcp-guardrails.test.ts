@@ -124,3 +124,26 @@ describe("budget events (qwen-code profile)", () => {
     expect((await d.json("GET", "/capabilities")).body.features).toContain("mcp_guardrail_events");
   });
 });
+
+describe("daemon status from relayed budget events", () => {
+  const codes = async (d: FakeAgentDaemon) => ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).map((i) => i.code);
+
+  test("a warning raises mcp_budget_warning, a refused batch mcp_budget_exhausted; a new child forgets both", async () => {
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+    const { sessionId } = await d.createSession();
+    const method = "qwen/notify/session/mcp-budget-event";
+    expect(await codes(d)).not.toContain("mcp_budget_warning");
+
+    await agentNotifies(d, sessionId, [[method, warning(sessionId)]]);
+    expect(await codes(d)).toContain("mcp_budget_warning");
+
+    // The same server refused by two passes counts once; the state follows the latest counts.
+    await agentNotifies(d, sessionId, [[method, refused(sessionId)], [method, refused(sessionId)]]);
+    const exhausted = await codes(d);
+    expect(exhausted).toContain("mcp_budget_exhausted");
+    expect(exhausted).not.toContain("mcp_budget_warning");
+
+    expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    await until(async () => !(await codes(d)).includes("mcp_budget_exhausted"), 15_000, "the budget issue to go with the child");
+  });
+});

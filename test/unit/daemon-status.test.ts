@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { daemonStatus, type StatusInputs } from "../../src/server/daemon-status.ts";
-import type { McpBudgetState } from "../../src/server/mcp-budget-state.ts";
+import type { McpBudgetState } from "../../src/runtime/mcp-budget-state.ts";
 import { rollUp, type StatusIssue, type WorkspaceRuntimeState } from "../../src/server/status-issues.ts";
 import type { SectionReport } from "../../src/server/status-sections.ts";
 import { configFixture } from "../helpers/config.ts";

@@ -7,7 +7,7 @@ import { Elysia } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { daemonStatus, type StatusInputs } from "../daemon-status.ts";
-import { noMcpBudgetState } from "../mcp-budget-state.ts";
+import { worstBudget } from "../../runtime/mcp-budget-state.ts";
 import { MemorySampler } from "../memory-sampler.ts";
 import { apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
@@ -17,7 +17,7 @@ import { DaemonStatus, DaemonStatusQuery } from "./daemon-status-schemas.ts";
 export const daemonStatusRoutes = (deps: AppDeps) => {
   const memory = new MemorySampler();
   const sections = deps.statusSources?.sections ?? workspaceSections(deps);
-  const mcpBudget = deps.statusSources?.mcpBudget ?? noMcpBudgetState;
+  const mcpBudget = deps.statusSources?.mcpBudget ?? (() => worstBudget(deps.runtimes.all().map((r) => r.mcpBudget)));
 
   const inputs = (): StatusInputs => ({
     config: deps.config,

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import type { StatusSources } from "../../../src/server/app-deps.ts";
 import { createApp } from "../../../src/server/app.ts";
-import type { McpBudgetState } from "../../../src/server/mcp-budget-state.ts";
+import type { McpBudgetState } from "../../../src/runtime/mcp-budget-state.ts";
 import { SECTION_TIMEOUT_MS } from "../../../src/server/status-sections.ts";
 import { testAppDeps } from "../../helpers/app-deps.ts";
 import { underContract } from "../../helpers/contract.ts";
