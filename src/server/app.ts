@@ -26,6 +26,7 @@ import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
+import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(fileRoutes(deps))
     .use(sessionRoutes(deps))
     .use(sessionInfoRoutes(deps))
+    .use(sessionViewRoutes(deps))
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))

@@ -16,7 +16,7 @@ const FRONT_DOOR = [400, 401, 403, 413, 429, 500, 503] as const;
 /** What reading a request body adds: 408 `request_body_timeout` (400/413 are already declared). */
 const BODY = [408] as const;
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 422 | 429 | 500 | 502 | 503 | 504;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 408 | 409 | 413 | 422 | 429 | 500 | 501 | 502 | 503 | 504;
 
 export interface ErrorOptions {
   /** The route reads a request body. */

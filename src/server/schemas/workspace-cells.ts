@@ -1,8 +1,8 @@
-/** The envelope of `GET /workspace/env` and `/workspace/preflight`: status cells (spec "Status cells"). */
+/** The envelope of `GET /workspace/env` and `/workspace/preflight`, and the status cell every workspace status route shares (spec "Status cell"). */
 import { t } from "elysia";
 import { openObject } from "./open-object.ts";
 
-const StatusCell = openObject(
+export const StatusCell = openObject(
   {
     kind: t.String(),
     status: t.Union([t.Literal("ok"), t.Literal("warning"), t.Literal("error"), t.Literal("disabled"), t.Literal("not_started"), t.Literal("unknown")]),
@@ -19,4 +19,5 @@ export const WorkspaceCells = t.Object({
   initialized: t.Boolean(),
   acpChannelLive: t.Boolean(),
   cells: t.Array(StatusCell),
+  errors: t.Optional(t.Array(StatusCell, { description: "why the agent's cells are missing (it could not be reached); omitted on success" })),
 });
