@@ -22,6 +22,10 @@ import type { CellStatus, StatusCell } from "./status-cell.ts";
 const SECRET_MEMBER =
   /^(env|environment|headers?|credentials?|token|secret|password|envKey|authProviderType|targetAudience|body|content|hooks?|args|command|config)$|oauth|service_?account|(key|token|secret|password|path|paths|url|uri)$/i;
 
+/** A URL in prose (`scheme://…`): a provider's base address can hide in a model's description. */
+const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi;
+export const ADDRESS_REDACTED = "[address redacted]";
+
 const STATUSES: ReadonlySet<string> = new Set<CellStatus>(["ok", "warning", "error", "disabled", "not_started", "unknown"]);
 
 type Json = Record<string, unknown>;
@@ -103,8 +107,23 @@ function model(value: unknown, secrets: readonly string[]): Json {
   };
 }
 
-/** `GET /workspace/providers` members: never a base address, an API key or the name of its variable. */
+/** Every string of `value` without URLs. */
+function withoutAddresses<T>(value: T): T {
+  if (typeof value === "string") return value.replace(ADDRESS, ADDRESS_REDACTED) as T;
+  if (Array.isArray(value)) return value.map(withoutAddresses) as T;
+  if (!isObject(value)) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withoutAddresses(v)])) as T;
+}
+
+/**
+ * `GET /workspace/providers` members: never a base address (not even inside a description, where
+ * the built-in agent names it), an API key or the name of its variable.
+ */
 export function redactProviders(answer: unknown, secrets: readonly string[]): Json {
+  return withoutAddresses(providerMembers(answer, secrets));
+}
+
+function providerMembers(answer: unknown, secrets: readonly string[]): Json {
   const a = isObject(answer) ? answer : {};
   const current = pick(a.current, ["authType", "modelId"], secrets);
   return {
