@@ -69,14 +69,19 @@ function errors(answer: unknown, secrets: readonly string[]): { errors?: StatusC
   return cells.length > 0 ? { errors: cells } : {};
 }
 
+const DISCOVERY_STATES: ReadonlySet<string> = new Set(["not_started", "in_progress", "completed"]);
+const BUDGET_MODES: ReadonlySet<string> = new Set(["enforce", "warn", "off"]);
 const MCP_SERVER = ["name", "mcpStatus", "transport", "disabled", "description", "extensionName", "disabledReason", "approvalState", "authenticationState", "requiresAuth", "configOrigin", "source", "removable", "entryCount", "resourceCount", "promptCount"];
 const MCP_BUDGET = ["scope", "liveCount", "budget", "mode", "refusedCount"];
 
 /** `GET /workspace/mcp` members from the agent's answer. */
 export function redactMcp(answer: unknown, secrets: readonly string[]): Json {
   const a = isObject(answer) ? answer : {};
+  const counts = pick(a, ["clientCount", "clientBudget"], secrets);
   return {
-    ...pick(a, ["discoveryState", "clientCount", "clientBudget", "budgetMode"], secrets),
+    ...(DISCOVERY_STATES.has(a.discoveryState as string) ? { discoveryState: a.discoveryState } : {}),
+    ...Object.fromEntries(Object.entries(counts).filter(([, n]) => Number.isSafeInteger(n))),
+    ...(BUDGET_MODES.has(a.budgetMode as string) ? { budgetMode: a.budgetMode } : {}),
     servers: list(a.servers).map((s) => cell(s, secrets, MCP_SERVER, "mcp_server")),
     budgets: list(a.budgets).map((b) => cell(b, secrets, MCP_BUDGET, "mcp_budget")),
     ...errors(a, secrets),

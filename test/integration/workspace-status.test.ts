@@ -143,6 +143,14 @@ describe("qwen profile", () => {
     });
   }
 
+  test("an agent that says its part is not initialized yet is reported so", async () => {
+    await using d = await fakeAgentDaemon([], { env: { ...ENV, FAKE_AGENT_STATUS_FAULT: "uninitialized" } });
+    await d.createSession({}, AUTH);
+    const bodies = await statuses(d, AUTH);
+    for (const section of ["mcp", "skills", "providers", "tools"]) expect(bodies.get(`/workspace/${section}`).initialized).toBe(false);
+    expect(bodies.get("/workspace/env").initialized).toBe(true);
+  });
+
   test("an agent that never answers gives init_timeout cells within the status budget, all sections at once", async () => {
     await using d = await fakeAgentDaemon([], { env: { ...ENV, FAKE_AGENT_STATUS_FAULT: "hang" } });
     await d.createSession({}, AUTH);

@@ -54,6 +54,9 @@ const unknownCell = (kind: string): StatusCell => ({ kind, status: "unknown", hi
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** A live agent may say its part is not ready yet (qwen: skills before its skill manager loaded). */
+const agentInitialized = (answer: unknown) => !(isObject(answer) && answer.initialized === false);
+
 export function workspaceSections(deps: SnapshotDeps): WorkspaceSection[] {
   const { config } = deps;
   const primary = deps.runtimes.primary;
@@ -102,7 +105,7 @@ export function workspaceSections(deps: SnapshotDeps): WorkspaceSection[] {
         case "failed":
           return { ...envelope(true), ...empty(), errors: [reply.cell] };
         case "answer":
-          return { ...envelope(true), ...empty(), ...fill(reply.answer) };
+          return { ...envelope(agentInitialized(reply.answer)), ...empty(), ...fill(reply.answer) };
       }
     };
 
@@ -137,7 +140,7 @@ export function workspaceSections(deps: SnapshotDeps): WorkspaceSection[] {
   async function providers(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
     const reply = await ask("providers", timeoutMs);
     if (reply.kind === "idle") return { ...envelope(false), providers: [] };
-    if (reply.kind === "answer") return { ...envelope(true), ...redactProviders(reply.answer, secrets) };
+    if (reply.kind === "answer") return { ...envelope(agentInitialized(reply.answer)), ...redactProviders(reply.answer, secrets) };
     const known = providersFromSessions();
     const errors = reply.kind === "failed" ? [reply.cell] : known === null ? [unknownCell("providers")] : [];
     return { ...envelope(true), providers: [], ...known, ...(errors.length > 0 ? { errors } : {}) };
