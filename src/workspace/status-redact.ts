@@ -24,7 +24,7 @@ const SECRET_MEMBER =
 
 /** A URL in prose (`scheme://…`): a provider's base address can hide in a model's description. */
 const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi;
-export const ADDRESS_REDACTED = "[address redacted]";
+const ADDRESS_REDACTED = "[address redacted]";
 
 const STATUSES: ReadonlySet<string> = new Set<CellStatus>(["ok", "warning", "error", "disabled", "not_started", "unknown"]);
 
