@@ -15,6 +15,11 @@ export const SPAWN_ENV: Readonly<Record<string, string>> = { QWEN_CODE_NO_RELAUN
 
 /** Budget for housekeeping requests (close, cancel, status) so a stuck agent cannot hang a route. */
 export const CONTROL_TIMEOUT_MS = 10_000;
+/**
+ * Budget for one workspace status query (`/workspace/{mcp,skills,providers,tools,preflight}`): an
+ * agent that does not answer in time becomes an `init_timeout` cell in the envelope's `errors`.
+ */
+export const STATUS_TIMEOUT_MS = 5000;
 const QWEN_CLOSE_DRAIN_MS = 8000;
 const METHOD_NOT_FOUND = -32601;
 
@@ -22,6 +27,12 @@ export type ProfileName = "generic" | "qwen-code" | "svc";
 
 /** The family of extension methods (`<prefix>/status/*`, `<prefix>/control/*`) a profile speaks, if any. */
 export type ExtensionPrefix = "qwen" | "svc";
+
+/** The workspace snapshots an extension profile asks for as `<prefix>/status/workspace/<section>` with `{cwd}`. */
+export type WorkspaceSection = "mcp" | "skills" | "providers" | "tools" | "preflight";
+
+/** The session views an extension profile asks for as `<prefix>/status/session/<view>` with `{sessionId}`. */
+export type SessionView = "context_usage" | "tasks" | "stats" | "lsp" | "resources";
 
 export interface SessionState {
   readonly models?: unknown;
@@ -40,6 +51,13 @@ export interface AgentProfile {
   sessionContext(channel: AcpChannel, sessionId: string): Promise<Record<string, unknown> | null>;
   /** The agent's command list, when it can report one on demand. */
   supportedCommands(channel: AcpChannel, sessionId: string): Promise<unknown[] | null>;
+  /**
+   * The agent's own workspace snapshot (its answer as sent, to be sanitized by the caller), or null
+   * when the profile has no such method or the agent answers `-32601`. Bounded by `timeoutMs`.
+   */
+  workspaceStatus(channel: AcpChannel, section: WorkspaceSection, cwd: string, timeoutMs: number): Promise<Record<string, unknown> | null>;
+  /** The agent's answer to a session view, or null when the profile or the agent cannot give it. */
+  sessionView(channel: AcpChannel, view: SessionView, sessionId: string): Promise<Record<string, unknown> | null>;
 }
 
 const isMissing = (err: unknown) => err instanceof AgentRequestError && err.rpcCode === METHOD_NOT_FOUND;
@@ -59,15 +77,29 @@ async function standardSetModel(channel: AcpChannel, sessionId: string, modelId:
   return await channel.request<Record<string, unknown>>("session/set_model", { sessionId, modelId }, { timeoutMs: CONTROL_TIMEOUT_MS });
 }
 
-/** `<prefix>/status/session/<method>`, or null when the agent does not implement it. */
-async function sessionStatus<T>(channel: AcpChannel, prefix: ExtensionPrefix, method: string, sessionId: string): Promise<T | null> {
+/** `<prefix>/status/<path>`, or null when the agent does not implement it. */
+async function extensionStatus<T>(channel: AcpChannel, prefix: ExtensionPrefix, path: string, params: Record<string, unknown>, timeoutMs: number): Promise<T | null> {
   try {
-    return await channel.request<T>(`${prefix}/status/session/${method}`, { sessionId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+    return await channel.request<T>(`${prefix}/status/${path}`, params, { timeoutMs });
   } catch (err) {
     if (isMissing(err)) return null;
     throw err;
   }
 }
+
+/** `<prefix>/status/session/<method>`, or null when the agent does not implement it. */
+function sessionStatus<T>(channel: AcpChannel, prefix: ExtensionPrefix, method: string, sessionId: string, extra: Record<string, unknown> = {}): Promise<T | null> {
+  return extensionStatus<T>(channel, prefix, `session/${method}`, { sessionId, ...extra }, CONTROL_TIMEOUT_MS);
+}
+
+/** Params of a session view beyond `sessionId`: the summary form of context usage (spec: acp-agents §4.1). */
+const VIEW_PARAMS: Readonly<Record<SessionView, Record<string, unknown>>> = { context_usage: { detail: false }, tasks: {}, stats: {}, lsp: {}, resources: {} };
+
+/** The status queries of a profile that speaks `<prefix>/status/*`. */
+const extensionQueries = (prefix: ExtensionPrefix): Pick<AgentProfile, "workspaceStatus" | "sessionView"> => ({
+  workspaceStatus: (channel, section, cwd, timeoutMs) => extensionStatus(channel, prefix, `workspace/${section}`, { cwd }, timeoutMs),
+  sessionView: (channel, view, sessionId) => sessionStatus(channel, prefix, view, sessionId, VIEW_PARAMS[view]),
+});
 
 async function statusCommands(channel: AcpChannel, prefix: ExtensionPrefix, sessionId: string): Promise<unknown[] | null> {
   const result = await sessionStatus<{ availableCommands?: unknown[] }>(channel, prefix, "supported_commands", sessionId);
@@ -88,6 +120,9 @@ const generic: AgentProfile = {
   setModel: (channel, sessionId, modelId, state) => standardSetModel(channel, sessionId, modelId, state, false),
   sessionContext: async () => null,
   supportedCommands: async () => null,
+  // Standard ACP has no status methods: the daemon builds what it can from session state.
+  workspaceStatus: async () => null,
+  sessionView: async () => null,
 };
 
 const qwenCode: AgentProfile = {
@@ -115,6 +150,7 @@ const qwenCode: AgentProfile = {
   setModel: (channel, sessionId, modelId, state) => standardSetModel(channel, sessionId, modelId, state, true),
   sessionContext: (channel, sessionId) => sessionStatus<Record<string, unknown>>(channel, "qwen", "context", sessionId),
   supportedCommands: (channel, sessionId) => statusCommands(channel, "qwen", sessionId),
+  ...extensionQueries("qwen"),
 };
 
 const svc: AgentProfile = {
@@ -123,6 +159,7 @@ const svc: AgentProfile = {
   extensionPrefix: "svc",
   sessionContext: (channel, sessionId) => sessionStatus<Record<string, unknown>>(channel, "svc", "context", sessionId),
   supportedCommands: (channel, sessionId) => statusCommands(channel, "svc", sessionId),
+  ...extensionQueries("svc"),
 };
 
 const PROFILES: Readonly<Record<string, AgentProfile>> = { "qwen-code": qwenCode, svc };

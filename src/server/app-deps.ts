@@ -43,7 +43,7 @@ export interface AppDeps {
 }
 
 export interface StatusSources {
-  /** The workspace sections `detail=full` reads (default: `workspaceSections()`, status-sections.ts). */
+  /** The workspace sections `detail=full` reads (default: the workspace snapshots, status-sections.ts). */
   readonly sections?: readonly WorkspaceSection[];
   /** What the daemon knows of the MCP client budget (default: nothing). */
   readonly mcpBudget?: () => McpBudgetState | null;

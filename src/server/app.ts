@@ -27,8 +27,10 @@ import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
+import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
+import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
 import { uncheckResponses } from "./schemas/response-checks.ts";
 
@@ -49,6 +51,7 @@ export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
   const capabilities = capabilitiesResponder(deps.config, () => features);
+  const snapshots = workspaceSnapshots(deps);
   // Bodies are normalised with TypeBox (`Value.Clean`: members a schema does not define are
   // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
   // passes (`[1,2]` → `{"0":1,"1":2}`, `123` → `{}`) and so lets it through.
@@ -58,17 +61,18 @@ export function createApp(deps: AppDeps): BuiltApp {
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
     .use(healthRoutes(deps))
     .use(capabilitiesRoutes(capabilities))
-    .use(daemonStatusRoutes(deps))
+    .use(daemonStatusRoutes(deps, snapshots))
     .use(fileRoutes(deps))
     .use(sessionRoutes(deps))
     .use(sessionInfoRoutes(deps))
+    .use(sessionViewRoutes(deps))
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
-    .use(workspaceStatusRoutes(deps))
+    .use(workspaceStatusRoutes(snapshots))
     .use(controlRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(landingRoutes(deps.config.version));

@@ -3,13 +3,9 @@
  * parallel, each bounded by SECTION_TIMEOUT_MS. A section that throws, times out or answers
  * something that is not an object is reported `unavailable` with why (the snapshot then carries a
  * `workspace_status_unavailable` issue); the others are unaffected. A section reads what its
- * status route answers, from the same functions, and like the route never starts an agent child.
+ * status route answers (`workspace-snapshots.ts`), and like the route never starts an agent child.
  */
-import { cliEntryStatus } from "../runtime/cli-entry.ts";
-import { ToolProber } from "../runtime/tool-probe.ts";
-import { envCells } from "../workspace/env-cells.ts";
-import { preflightCells } from "../workspace/preflight-cells.ts";
-import type { AppDeps } from "./app-deps.ts";
+import type { SnapshotSource } from "./workspace-snapshots.ts";
 
 /** One section: `read` answers its payload; `signal` is aborted when the section has timed out. */
 export interface WorkspaceSection {
@@ -98,28 +94,13 @@ export async function collectSections(sections: readonly WorkspaceSection[], tim
   return Object.fromEntries(sections.map((s, i) => [s.name, reports[i]!]));
 }
 
-/** The sections this build has: `env` and `preflight`, as `GET /workspace/env` and `/workspace/preflight` answer them. */
-export function workspaceSections(deps: Pick<AppDeps, "config" | "runtimes">): WorkspaceSection[] {
-  const { config } = deps;
-  const primary = deps.runtimes.primary;
-  const prober = new ToolProber(config.agent.baseEnv.PATH);
-  const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
-  const envelope = () => ({ v: 1 as const, workspaceCwd: config.workspace, initialized: primary.channelLive, acpChannelLive: primary.channelLive });
-  return [
-    { name: "env", read: async () => ({ ...envelope(), cells: envCells(config.agent.baseEnv, runtime) }) },
-    {
-      name: "preflight",
-      read: async () => ({
-        ...envelope(),
-        cells: preflightCells({
-          runtimeVersion: Bun.version,
-          entry: cliEntryStatus(config.agent),
-          startFailure: primary.lastStartFailure,
-          workspace: config.workspace,
-          tools: await prober.probe(),
-          channelLive: primary.channelLive,
-        }),
-      }),
-    },
-  ];
+/**
+ * What the agent may spend of a section's time: less than SECTION_TIMEOUT_MS, so an agent that does
+ * not answer shows as the section's own `init_timeout` cell rather than the section going unavailable.
+ */
+const AGENT_SHARE_MS = SECTION_TIMEOUT_MS - 500;
+
+/** The workspace snapshots, as the sections `full` reads. */
+export function snapshotSections(snapshots: readonly SnapshotSource[]): WorkspaceSection[] {
+  return snapshots.map((s) => ({ name: s.name, read: () => s.read(AGENT_SHARE_MS) }));
 }

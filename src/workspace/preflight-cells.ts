@@ -77,6 +77,11 @@ export interface PreflightInput {
   readonly workspace: string;
   readonly tools: readonly ToolStatus[];
   readonly channelLive: boolean;
+  /**
+   * The live agent's own `locality: "acp"` cells, already sanitized: they follow the daemon's cells
+   * in the agent's order, and a placeholder stays only for a kind the agent did not report.
+   */
+  readonly agentCells?: readonly StatusCell[];
 }
 
 export function preflightCells(input: PreflightInput): StatusCell[] {
@@ -94,7 +99,11 @@ export function preflightCells(input: PreflightInput): StatusCell[] {
     else if (tool.error) cells.push({ kind: tool.name, locality: "daemon", status: "warning", errorKind: "missing_file", error: tool.error, detail });
     else cells.push({ kind: tool.name, locality: "daemon", status: "ok", detail });
   }
+  const agentCells = input.agentCells ?? [];
+  cells.push(...agentCells);
+  const reported = new Set(agentCells.map((c) => c.kind));
   for (const kind of ACP_KINDS) {
+    if (reported.has(kind)) continue;
     if (input.channelLive && kind !== "egress") cells.push({ kind, locality: "acp", status: "unknown", hint: "the agent does not report this" });
     else cells.push({ kind, locality: "acp", status: "not_started", hint: kind === "egress" ? "egress probing is reserved" : "reported once an agent session is started" });
   }

@@ -227,7 +227,7 @@ const PAGES: Record<string, RegExp> = {
   "/docs/docs.css": /^text\/css/,
 };
 /** Discovery documents whose 200 body reports the workspace by spec. */
-const REPORTS_WORKSPACE = /^\/(capabilities|daemon\/status|workspace\/(preflight|env))(\?|$)/;
+const REPORTS_WORKSPACE = /^\/(capabilities|daemon\/status|workspace\/(preflight|env|mcp|skills|providers|tools))(\?|$)/;
 const STACK_FRAME = /\n\s*at \S|\bat (async )?\S+ \([^)]*:\d+:\d+\)/;
 
 interface Secrets {
@@ -250,7 +250,9 @@ function problems(probe: Probe, response: RawResponse | null, secrets: Secrets):
   const out: string[] = [];
   const type = response.headers.get("content-type") ?? "";
   const parserAnswer = type === "" && response.body.byteLength === 0;
-  if (response.status >= 500 && !(parserAnswer && response.status === 505)) out.push(`status ${response.status}`);
+  // The probed daemon has no agent: a well-formed create is rightly answered 503 cli_entry_missing.
+  const noAgent = response.status === 503 && /"code":"cli_entry_missing"/.test(response.text);
+  if (response.status >= 500 && !(parserAnswer && response.status === 505) && !noAgent) out.push(`status ${response.status}`);
   for (const [name, value] of response.headers) {
     if (name.startsWith("x-injected")) out.push(`injected header ${name}`);
     if (secrets.token !== null && value.includes(secrets.token)) out.push(`token in header ${name}`);

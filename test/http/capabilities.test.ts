@@ -36,12 +36,13 @@ const SPEC_TAGS = new Set(
  * together with the route table.
  */
 const BUILD_TAGS = `capabilities client_heartbeat client_identity daemon_status health non_blocking_prompt permission_mediation
-  permission_vote session_archive session_cancel session_catalog_batch session_close session_context session_create
-  session_events session_export session_info session_list session_load session_metadata session_permission_vote session_prompt
-  session_resume session_scope_override session_set_model session_startup_config session_status
-  session_supported_commands session_transcript slow_client_warning typed_event_schema unstable_session_resume
-  workspace_env workspace_file_bytes workspace_file_read workspace_file_write workspace_persisted_transcript
-  workspace_preflight workspace_session_export workspace_session_live_state
+  permission_vote session_archive session_cancel session_catalog_batch session_close session_context
+  session_context_usage session_create session_events session_export session_info session_list session_load session_lsp
+  session_metadata session_permission_vote session_prompt session_resources session_resume session_scope_override
+  session_set_model session_startup_config session_stats session_status session_supported_commands session_tasks
+  session_transcript slow_client_warning typed_event_schema unstable_session_resume workspace_env workspace_file_bytes
+  workspace_file_read workspace_file_write workspace_mcp workspace_persisted_transcript workspace_preflight
+  workspace_providers workspace_session_export workspace_session_live_state workspace_skills
   mcp_guardrail_events session_approval_mode_control workspace_init workspace_mcp_restart workspace_skill_settings_batch_toggle
   workspace_skill_settings_toggle workspace_tool_toggle`.split(/\s+/).sort();
 

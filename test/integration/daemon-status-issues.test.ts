@@ -29,8 +29,8 @@ describe("no agent child", () => {
     expect(summary.full).toBeUndefined();
     expect(summary.log).toBeUndefined();
     const full = await status(d, "?detail=full");
-    expect(Object.keys(full.full.workspace).sort()).toEqual(["env", "preflight"]);
-    expect(full.full.workspace.preflight.data.initialized).toBe(false);
+    expect(Object.keys(full.full.workspace).sort()).toEqual(["env", "mcp", "preflight", "providers", "skills", "tools"]);
+    for (const name of ["preflight", "mcp", "skills", "providers", "tools"]) expect(full.full.workspace[name].data.initialized).toBe(false);
     expect(full.runtime.channel.live).toBe(false);
     expect(await d.agentPids()).toEqual([]);
   });
@@ -112,6 +112,25 @@ describe("nothing secret", () => {
     for (const query of ["", "?detail=full"]) {
       const text = JSON.stringify(await status(d, query));
       for (const secret of [API_KEY, s.clientId, agentSessionId]) expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe("full with a live agent", () => {
+  test("the agent's sections come from it, sanitized; an agent that hangs leaves its own init_timeout cells, not an unavailable section", async () => {
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code", FAKE_AGENT_STATUS_SECRET: "sk-planted-daemon-status" } });
+    await d.createSession();
+    const full = await status(d, "?detail=full");
+    expect(full.full.workspace.mcp.data.initialized).toBe(true);
+    expect(full.full.workspace.tools.status).not.toBe("unavailable");
+    expect(JSON.stringify(full)).not.toContain("sk-planted-daemon-status");
+
+    await using hung = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code", FAKE_AGENT_STATUS_FAULT: "hang" } });
+    await hung.createSession();
+    const slow = await status(hung, "?detail=full");
+    for (const name of ["mcp", "skills", "tools"]) {
+      expect(slow.full.workspace[name].status).not.toBe("unavailable");
+      expect(slow.full.workspace[name].data.errors[0].errorKind).toBe("init_timeout");
     }
   });
 });

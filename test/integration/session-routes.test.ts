@@ -352,7 +352,6 @@ describe("daemon-wide views", () => {
     const capabilities = await d.json("GET", "/capabilities");
     const sessionGone = (sessionId: string) => [404, { code: "session_not_found", sessionId }];
     // Not implemented yet (issue 13): the daemon's JSON 404 for an unknown route.
-    const noRoute = [404, { code: "route_not_found" }];
     const reads: [string, unknown[]][] = [
       ["/health", [200, { status: "ok" }]],
       ["/health?deep", [200, { status: "ok", sessions: 0 }]],
@@ -363,12 +362,14 @@ describe("daemon-wide views", () => {
       ["/session/any/supported-commands", sessionGone("any")],
       ["/session/subagent.any/context", sessionGone("subagent.any")],
       [`/workspace/${capabilities.body.workspaces[0].id}/sessions`, [200, { sessions: [] }]],
-      ["/workspace/mcp", noRoute],
-      ["/workspace/skills", noRoute],
-      ["/workspace/providers", noRoute],
+      ["/session/any/context-usage", sessionGone("any")],
+      ["/session/any/tasks", sessionGone("any")],
+      ["/workspace/mcp", [200, { v: 1, initialized: false, servers: [] }]],
+      ["/workspace/skills", [200, { v: 1, initialized: false, skills: [] }]],
+      ["/workspace/providers", [200, { v: 1, initialized: false, providers: [] }]],
       ["/workspace/env", [200, { v: 1, initialized: false, acpChannelLive: false }]],
       ["/workspace/preflight", [200, { v: 1, initialized: false, acpChannelLive: false }]],
-      ["/workspace/tools", noRoute],
+      ["/workspace/tools", [200, { v: 1, initialized: false, acpChannelLive: false, tools: [] }]],
     ];
     for (const [path, [status, body]] of reads) {
       const reply = await d.json("GET", path);

@@ -11,12 +11,13 @@ import { worstBudget } from "../../runtime/mcp-budget-state.ts";
 import { MemorySampler } from "../memory-sampler.ts";
 import { apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
-import { collectSections, workspaceSections } from "../status-sections.ts";
+import { collectSections, snapshotSections } from "../status-sections.ts";
+import type { SnapshotSource } from "../workspace-snapshots.ts";
 import { DaemonStatus, DaemonStatusQuery } from "./daemon-status-schemas.ts";
 
-export const daemonStatusRoutes = (deps: AppDeps) => {
+export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
   const memory = new MemorySampler();
-  const sections = deps.statusSources?.sections ?? workspaceSections(deps);
+  const sections = deps.statusSources?.sections ?? snapshotSections(snapshots);
   const mcpBudget = deps.statusSources?.mcpBudget ?? (() => worstBudget(deps.runtimes.all().map((r) => r.mcpBudget)));
 
   const inputs = (): StatusInputs => ({

@@ -1,51 +1,51 @@
-/** `GET /workspace/env` and `GET /workspace/preflight`: answered from daemon state, never starting a child. */
-import { Elysia } from "elysia";
-import { envCells } from "../../workspace/env-cells.ts";
-import { preflightCells } from "../../workspace/preflight-cells.ts";
-import { cliEntryStatus } from "../../runtime/cli-entry.ts";
-import { ToolProber } from "../../runtime/tool-probe.ts";
-import type { AppDeps } from "../app-deps.ts";
+/**
+ * `GET /workspace/{env,preflight,mcp,skills,providers,tools}`: the snapshots of
+ * `workspace-snapshots.ts`. None starts an agent child; an agent that fails or is slow shows in the
+ * envelope's `errors`, never as an error status. `/workspace/tools` carries no capability tag: the
+ * reference daemon advertises none for it (the tag `workspace_tool_toggle` is its mutation route's).
+ */
+import { Elysia, type Static } from "elysia";
 import { capability } from "../capability.ts";
 import { WORKSPACE_CELLS, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
+import { WorkspaceCells } from "../schemas/workspace-cells.ts";
+import type { SectionName, SnapshotSource } from "../workspace-snapshots.ts";
+import { McpSnapshot, ProvidersSnapshot, SkillsSnapshot, ToolsSnapshot } from "./workspace-status-schemas.ts";
 
-const response = { 200: WORKSPACE_CELLS, ...errorResponses() } as const;
+const errors = errorResponses();
 
-export const workspaceStatusRoutes = (deps: AppDeps) => {
-  const { config } = deps;
-  const prober = new ToolProber(config.agent.baseEnv.PATH);
-  const primary = deps.runtimes.primary;
-  const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
+export const workspaceStatusRoutes = (snapshots: readonly SnapshotSource[]) => {
+  const sections = new Map(snapshots.map((s) => [s.name, s]));
+  /** The section's snapshot, typed as the route's schema: the builders assemble exactly those members. */
+  const read =
+    <T>(name: SectionName) =>
+    () =>
+      sections.get(name)!.read() as Promise<T>;
 
   return new Elysia({ name: "routes/workspace-status" })
     .use(apiModels)
-    .get(
-      "/workspace/env",
-      () => ({
-        v: 1 as const,
-        workspaceCwd: config.workspace,
-        initialized: primary.channelLive,
-        acpChannelLive: primary.channelLive,
-        cells: envCells(config.agent.baseEnv, runtime),
-      }),
-      { response, detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }) },
-    )
-    .get(
-      "/workspace/preflight",
-      async () => ({
-        v: 1 as const,
-        workspaceCwd: config.workspace,
-        initialized: primary.channelLive,
-        acpChannelLive: primary.channelLive,
-        cells: preflightCells({
-          runtimeVersion: Bun.version,
-          entry: cliEntryStatus(config.agent),
-          startFailure: primary.lastStartFailure,
-          workspace: config.workspace,
-          tools: await prober.probe(),
-          channelLive: primary.channelLive,
-        }),
-      }),
-      { response, detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon and the agent" }) },
-    );
+    .get("/workspace/env", read<Static<typeof WorkspaceCells>>("env"), {
+      response: { 200: WORKSPACE_CELLS, ...errors },
+      detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }),
+    })
+    .get("/workspace/preflight", read<Static<typeof WorkspaceCells>>("preflight"), {
+      response: { 200: WORKSPACE_CELLS, ...errors },
+      detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon, then the live agent's own" }),
+    })
+    .get("/workspace/mcp", read<Static<typeof McpSnapshot>>("mcp"), {
+      response: { 200: McpSnapshot, ...errors },
+      detail: capability("workspace_mcp", { summary: "MCP servers and client budgets, as the live agent reports them" }),
+    })
+    .get("/workspace/skills", read<Static<typeof SkillsSnapshot>>("skills"), {
+      response: { 200: SkillsSnapshot, ...errors },
+      detail: capability("workspace_skills", { summary: "Skills the live agent offers (never their bodies or paths)" }),
+    })
+    .get("/workspace/providers", read<Static<typeof ProvidersSnapshot>>("providers"), {
+      response: { 200: ProvidersSnapshot, ...errors },
+      detail: capability("workspace_providers", { summary: "Model providers and models, grouped by auth type (never keys or addresses)" }),
+    })
+    .get("/workspace/tools", read<Static<typeof ToolsSnapshot>>("tools"), {
+      response: { 200: ToolsSnapshot, ...errors },
+      detail: { summary: "Tools the live agent registers, and whether each is enabled" },
+    });
 };

@@ -1,4 +1,4 @@
-/** The envelope of `GET /workspace/env` and `/workspace/preflight`: status cells (spec "Status cells"). */
+/** The envelope of `GET /workspace/env` and `/workspace/preflight`, and the status cell every workspace status route shares (spec "Status cell"). */
 import { t } from "elysia";
 import { openObject } from "./open-object.ts";
 
@@ -19,4 +19,5 @@ export const WorkspaceCells = t.Object({
   initialized: t.Boolean(),
   acpChannelLive: t.Boolean(),
   cells: t.Array(StatusCell),
+  errors: t.Optional(t.Array(StatusCell, { description: "why the agent's cells are missing (it could not be reached); omitted on success" })),
 });

@@ -1,0 +1,186 @@
+/**
+ * The workspace status snapshots (spec "MCP snapshot", "Skills", "Providers", "Environment",
+ * "Preflight", "Workspace tools"), built for the primary workspace. `workspaceSnapshots(deps)` lists
+ * them by name; the app builds them once, so `/workspace/*` and the full daemon status read the very
+ * same snapshots (and share one tool prober).
+ *
+ * Where the answer comes from:
+ * - `env` and the daemon's preflight cells: daemon process state, always.
+ * - the rest, while an agent child is live: the agent, through its profile
+ *   (`<prefix>/status/workspace/<section>` with `{cwd}`), sanitized in `status-redact.ts`. A
+ *   generic agent (or an extension agent without that method) cannot report them: the snapshot is
+ *   empty with an `unknown` cell in `errors`, except providers, which the models a live session
+ *   reported give. An agent that fails or does not answer within the budget leaves an `errors` cell
+ *   (`init_timeout` / `protocol_error`); a status read never throws, hangs or starts a child.
+ * - while no child is live: `initialized: false` and an empty snapshot.
+ */
+import type { Config } from "../config/config.ts";
+import { DaemonError } from "../errors/daemon-error.ts";
+import { redactSecrets } from "../logging/redact.ts";
+import { STATUS_TIMEOUT_MS, type WorkspaceSection as AgentSection } from "../runtime/agent-profile.ts";
+import { cliEntryStatus } from "../runtime/cli-entry.ts";
+import { stderrSecrets } from "../runtime/stderr-secrets.ts";
+import { ToolProber } from "../runtime/tool-probe.ts";
+import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
+import type { SessionManager } from "../sessions/session-manager.ts";
+import { envCells } from "../workspace/env-cells.ts";
+import { preflightCells } from "../workspace/preflight-cells.ts";
+import type { StatusCell } from "../workspace/status-cell.ts";
+import { redactMcp, redactPreflight, redactProviders, redactSkills, redactTools } from "../workspace/status-redact.ts";
+
+export type SectionName = "env" | "preflight" | "mcp" | "skills" | "providers" | "tools";
+
+export type Snapshot = Record<string, unknown> & { readonly v: 1; readonly workspaceCwd: string; readonly initialized: boolean };
+
+export interface SnapshotSource {
+  readonly name: SectionName;
+  /** The snapshot; the agent gets at most `timeoutMs` (and never more than STATUS_TIMEOUT_MS). Never rejects. */
+  read(timeoutMs?: number): Promise<Snapshot>;
+}
+
+export interface SnapshotDeps {
+  readonly config: Config;
+  readonly runtimes: RuntimeRegistry;
+  readonly sessions: SessionManager;
+}
+
+/** What the live agent said about one section. */
+type AgentAnswer =
+  | { readonly kind: "idle" }
+  | { readonly kind: "unsupported" }
+  | { readonly kind: "answer"; readonly answer: unknown }
+  | { readonly kind: "failed"; readonly cell: StatusCell };
+
+const unknownCell = (kind: string): StatusCell => ({ kind, status: "unknown", hint: "the agent does not report this" });
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A live agent may say its part is not ready yet (qwen: skills before its skill manager loaded). */
+const agentInitialized = (answer: unknown) => !(isObject(answer) && answer.initialized === false);
+
+export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
+  const { config } = deps;
+  const primary = deps.runtimes.primary;
+  const secrets = stderrSecrets(config.agent.baseEnv, config.token);
+  const prober = new ToolProber(config.agent.baseEnv.PATH);
+  const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
+
+  const envelope = (initialized: boolean): Snapshot => ({ v: 1, workspaceCwd: config.workspace, initialized });
+
+  /** Why the agent could not give `section`: a timeout, or anything else it did wrong. */
+  function failure(section: string, err: unknown): StatusCell {
+    const timedOut = err instanceof DaemonError && err.fields.errorKind === "init_timeout";
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      kind: section,
+      status: "error",
+      errorKind: timedOut ? "init_timeout" : "protocol_error",
+      error: redactSecrets(message, secrets),
+      hint: timedOut ? "the agent did not answer in time; retry, or read the daemon log" : "the agent could not report this; read the daemon log",
+    };
+  }
+
+  async function ask(section: AgentSection, timeoutMs: number): Promise<AgentAnswer> {
+    const live = primary.current();
+    if (!live || !primary.channelLive) return { kind: "idle" };
+    try {
+      const answer = await live.profile.workspaceStatus(live.channel, section, config.workspace, Math.min(timeoutMs, STATUS_TIMEOUT_MS));
+      if (answer === null) return { kind: "unsupported" };
+      if (!isObject(answer)) return { kind: "failed", cell: failure(section, new Error(`the agent answered ${section} status with something that is not an object`)) };
+      return { kind: "answer", answer };
+    } catch (err) {
+      return { kind: "failed", cell: failure(section, err) };
+    }
+  }
+
+  /** A section the agent alone can fill: `empty` while idle or unanswered, `fill` from its answer. */
+  const fromAgent =
+    (section: "mcp" | "skills" | "tools", empty: () => Record<string, unknown>, fill: (answer: unknown) => Record<string, unknown>) =>
+    async (timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> => {
+      const reply = await ask(section, timeoutMs);
+      switch (reply.kind) {
+        case "idle":
+          return { ...envelope(false), ...empty() };
+        case "unsupported":
+          return { ...envelope(true), ...empty(), errors: [unknownCell(section)] };
+        case "failed":
+          return { ...envelope(true), ...empty(), errors: [reply.cell] };
+        case "answer":
+          return { ...envelope(agentInitialized(reply.answer)), ...empty(), ...fill(reply.answer) };
+      }
+    };
+
+  /** Providers from the models a live session of the primary workspace reported (standard ACP). */
+  function providersFromSessions(): Record<string, unknown> | null {
+    for (const session of deps.sessions.all()) {
+      if (session.runtime !== primary) continue;
+      const models = session.state.models as { currentModelId?: unknown; availableModels?: unknown } | undefined;
+      if (!isObject(models) || !Array.isArray(models.availableModels)) continue;
+      const currentModelId = typeof models.currentModelId === "string" ? models.currentModelId : null;
+      const list = models.availableModels.filter(isObject).filter((m) => typeof m.modelId === "string");
+      const authType = "unknown";
+      return redactProviders(
+        {
+          ...(currentModelId ? { current: { authType, modelId: currentModelId } } : {}),
+          providers: [
+            {
+              kind: "model_provider",
+              status: "ok",
+              authType,
+              current: currentModelId !== null,
+              models: list.map((m) => ({ modelId: m.modelId, baseModelId: m.modelId, name: m.name, description: m.description, isCurrent: m.modelId === currentModelId, isRuntime: false })),
+            },
+          ],
+        },
+        secrets,
+      );
+    }
+    return null;
+  }
+
+  async function providers(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
+    const reply = await ask("providers", timeoutMs);
+    if (reply.kind === "idle") return { ...envelope(false), providers: [] };
+    if (reply.kind === "answer") return { ...envelope(agentInitialized(reply.answer)), ...redactProviders(reply.answer, secrets) };
+    const known = providersFromSessions();
+    const errors = reply.kind === "failed" ? [reply.cell] : known === null ? [unknownCell("providers")] : [];
+    return { ...envelope(true), providers: [], ...known, ...(errors.length > 0 ? { errors } : {}) };
+  }
+
+  async function preflight(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
+    const reply = await ask("preflight", timeoutMs);
+    const agent = reply.kind === "answer" ? redactPreflight(reply.answer, secrets) : null;
+    const errors = [...(reply.kind === "failed" ? [reply.cell] : []), ...(agent?.errors ?? [])];
+    return {
+      ...envelope(reply.kind !== "idle"),
+      acpChannelLive: reply.kind !== "idle",
+      cells: preflightCells({
+        runtimeVersion: Bun.version,
+        entry: cliEntryStatus(config.agent),
+        startFailure: primary.lastStartFailure,
+        workspace: config.workspace,
+        tools: await prober.probe(),
+        // An agent that could not be reached leaves its cells `not_started`.
+        channelLive: reply.kind === "answer" || reply.kind === "unsupported",
+        ...(agent ? { agentCells: agent.cells } : {}),
+      }),
+      ...(errors.length > 0 ? { errors } : {}),
+    };
+  }
+
+  return [
+    { name: "env", read: async () => ({ ...envelope(primary.channelLive), acpChannelLive: primary.channelLive, cells: envCells(config.agent.baseEnv, runtime) }) },
+    { name: "preflight", read: preflight },
+    { name: "mcp", read: fromAgent("mcp", () => ({ servers: [] }), (a) => redactMcp(a, secrets)) },
+    { name: "skills", read: fromAgent("skills", () => ({ skills: [] }), (a) => redactSkills(a, secrets)) },
+    { name: "providers", read: providers },
+    {
+      name: "tools",
+      read: async (timeoutMs) => {
+        const snapshot = await fromAgent("tools", () => ({ acpChannelLive: primary.channelLive, tools: [] }), (a) => redactTools(a, secrets))(timeoutMs);
+        if (snapshot.initialized) return snapshot;
+        return { ...snapshot, errors: [{ kind: "tools", status: "not_started", hint: "tools are reported once an agent session is started" }] };
+      },
+    },
+  ];
+}
