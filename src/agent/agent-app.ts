@@ -36,11 +36,13 @@ export interface AgentAppDeps {
   readonly config: AgentConfig;
   readonly files: WorkspaceFiles;
   readonly shell: ShellRunner;
+  /** See `ToolContext.ripgrep`. */
+  readonly ripgrep: string | null;
   readonly store: ConversationStore;
   readonly mcp: McpServers;
 }
 
-export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps): acp.AgentApp {
+export function buildAgentApp({ config, files, shell, ripgrep, store, mcp }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
   const open = (id: string) => {
     if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
@@ -144,7 +146,7 @@ export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps
       const turn = new AbortController();
       session.turn = turn;
       try {
-        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, toolbox: await toolsFor(), signal: turn.signal }, params.prompt);
+        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell, ripgrep }, toolbox: await toolsFor(), signal: turn.signal }, params.prompt);
       } finally {
         session.turn = null;
       }

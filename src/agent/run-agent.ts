@@ -26,6 +26,8 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
   const shell = new ShellRunner(workspace, config.shellEnv);
   const files = new WorkspaceFiles(workspace, config.trusted);
+  // grep's engine: ripgrep when the commands' PATH has it (resolved once; the agent does not watch PATH).
+  const ripgrep = Bun.which("rg", { PATH: config.shellEnv.PATH ?? "" });
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget);
 
   const exit = (code: number): never => {
@@ -36,7 +38,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, store: new ConversationStore(config.conversationsDir), mcp }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
+  const connection = buildAgentApp({ config, files, shell, ripgrep, store: new ConversationStore(config.conversationsDir), mcp }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
   await connection.closed.catch(() => {});
   return exit(0);
 }
