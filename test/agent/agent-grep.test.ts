@@ -31,8 +31,12 @@ const EVIL_LINES = `${"a".repeat(36)}b\n`.repeat(60);
 type ToolUpdate = acp.SessionUpdate & { sessionUpdate: "tool_call_update" };
 const ended = (updates: acp.SessionUpdate[]) =>
   updates.find((u): u is ToolUpdate => u.sessionUpdate === "tool_call_update" && (u.status === "completed" || u.status === "failed"));
+/** What the model was told for its tool calls, from the last request that carried tool results (the other session's requests interleave). */
 const toolResults = (requests: unknown[]) =>
-  ((requests.at(-1) as { messages: Array<{ role: string; content: string }> }).messages ?? []).filter((m) => m.role === "tool").map((m) => m.content);
+  (requests as Array<{ messages?: Array<{ role: string; content: string }> }>)
+    .map((r) => (r.messages ?? []).filter((m) => m.role === "tool").map((m) => m.content))
+    .filter((told) => told.length > 0)
+    .at(-1) ?? [];
 
 for (const engine of ["builtin", "ripgrep"] as const) {
   describe.skipIf(engine === "ripgrep" && ripgrepSource === null)(`grep (${engine} engine)`, () => {

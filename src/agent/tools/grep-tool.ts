@@ -6,7 +6,7 @@
  * a Worker with a time budget (JavaScript regex, see `grep-worker.ts`). Bounded by the caps below.
  */
 import { TEXT_READ_CAP_BYTES } from "../../workspace/file-limits.ts";
-import { ripgrepSearch, type GrepHit } from "./grep-ripgrep.ts";
+import { ripgrepPatternError, ripgrepSearch, type GrepHit } from "./grep-ripgrep.ts";
 import { RegexWorker } from "./grep-worker.ts";
 import { capForModel, stringArg, ToolInputError, type AgentTool, type ToolContext } from "./tool.ts";
 
@@ -41,7 +41,7 @@ export const grepTool: AgentTool = {
   parameters: { type: "object", properties: { pattern: { type: "string" }, glob: { type: "string" }, path: { type: "string" } }, required: ["pattern"] },
   kind: "search",
   toolClass: "read",
-  async prepare(args, { files, ripgrep }) {
+  async prepare(args, { files, shell, ripgrep }) {
     const pattern = stringArg(args, "pattern");
     const glob = stringArg(args, "glob", true) ?? "**/*";
     const cwd = stringArg(args, "path", true);
@@ -52,6 +52,9 @@ export const grepTool: AgentTool = {
       } catch (err) {
         throw new ToolInputError(`pattern is not a valid regular expression: ${(err as Error).message}`);
       }
+    } else {
+      const error = await ripgrepPatternError(ripgrep, shell.env, pattern);
+      if (error !== null) throw new ToolInputError(`pattern is not a valid regular expression for ripgrep: ${error}`);
     }
     return {
       title: `Grep ${pattern}`,
