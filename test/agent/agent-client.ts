@@ -32,6 +32,8 @@ export interface AgentHandle extends AsyncDisposable {
   readonly workspace: string;
   readonly updates: acp.SessionNotification[];
   readonly permissionRequests: acp.RequestPermissionRequest[];
+  /** `svc/notify/session/mcp-budget-event` notifications received, in order. */
+  readonly budgetEvents: Array<Record<string, unknown>>;
   /** How to answer permission asks (default: `proceed_once`). */
   onPermission: (request: acp.RequestPermissionRequest) => acp.RequestPermissionOutcome | Promise<acp.RequestPermissionOutcome>;
   stderr(): string;
@@ -83,9 +85,11 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
   });
   const updates: acp.SessionNotification[] = [];
   const permissionRequests: acp.RequestPermissionRequest[] = [];
+  const budgetEvents: Array<Record<string, unknown>> = [];
   const connection = acp
     .client({ name: "agent-test-client" })
     .onNotification("session/update", ({ params }) => void updates.push(params))
+    .onNotification("svc/notify/session/mcp-budget-event", (params: unknown) => params as Record<string, unknown>, ({ params }) => void budgetEvents.push(params))
     .onRequest("session/request_permission", async ({ params }) => {
       permissionRequests.push(params);
       return { outcome: await handle.onPermission(params) };
@@ -99,6 +103,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
     workspace: dir.path,
     updates,
     permissionRequests,
+    budgetEvents,
     onPermission: () => ({ outcome: "selected", optionId: "proceed_once" }),
     stderr: () => stderr,
     initialize: () => connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }),
