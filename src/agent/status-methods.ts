@@ -145,8 +145,8 @@ function contextUsage(deps: StatusDeps, session: AgentSession) {
   const model = deps.config.models.find((m) => m.id === session.modelId);
   const window = model?.contextLimit ?? 0;
   const last = session.stats.lastUsage;
-  const tools = allTools(deps.mcp);
-  const specs = (mcp: boolean) => estimateTokens(JSON.stringify([...tools.values()].filter((t) => BUILTIN_TOOLS.has(t.name) !== mcp).map((t) => [t.name, t.description, t.parameters])));
+  const offered = [...allTools(deps.mcp).values()].filter((t) => !deps.disabledTools.has(t.name));
+  const specs = (mcp: boolean) => estimateTokens(JSON.stringify(offered.filter((t) => BUILTIN_TOOLS.has(t.name) !== mcp).map((t) => [t.name, t.description, t.parameters])));
   const system = estimateTokens(systemPrompt(session.cwd));
   const builtinTools = specs(false);
   const mcpTools = specs(true);

@@ -203,6 +203,13 @@ describe("svc/control: tools", () => {
   });
 });
 
+test("an untrusted workspace's tools.disabled only adds to the host's list", async () => {
+  hostSettingsAre({ tools: { disabled: ["grep"] }, security: { folderTrust: { enabled: true, trustedFolders: ["/nonexistent-trusted"] } } });
+  await using a = await startAgent({ workspaceSettings: { tools: { disabled: ["glob"] } } });
+  const listed = (await status(a, "tools")).tools as Array<{ name: string; enabled: boolean }>;
+  expect(listed.filter((t) => !t.enabled).map((t) => t.name)).toEqual(["glob", "grep"]);
+});
+
 describe("svc/control: MCP", () => {
   test("restart reconnects a server; an unknown one is mcp_server_not_found; a refused one is skipped with budget_would_exceed", async () => {
     hostSettingsAre({ mcpServers: { first: stdioServer(), second: stdioServer() } });

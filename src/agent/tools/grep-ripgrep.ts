@@ -7,6 +7,10 @@
  *
  * Files are passed as arguments in batches of at most ARGS_BYTES_PER_RUN bytes (under any
  * system's argument limit). A file rg finds binary is left out, as the built-in reads leave it out.
+ *
+ * Bounds: rg reads no file over TEXT_READ_CAP_BYTES (`--max-filesize`), so one JSON line of its
+ * output (one matching line) is at most a few times that; the matches of the file being read are
+ * held until its `end` message, and never more than the `max` the caller asks for.
  */
 import { TEXT_READ_CAP_BYTES } from "../../workspace/file-limits.ts";
 import { GREP_TIME_BUDGET_MS, GrepStopped } from "./grep-worker.ts";
