@@ -164,11 +164,22 @@ function contextUsage(deps: StatusDeps, session: AgentSession) {
   return { usage, formattedText };
 }
 
+/** The `workspace/mcp` snapshot (also inside a session's `resources`). */
+const mcpSnapshot = (mcp: McpServers) => ({
+  discoveryState: mcp.discoveryState,
+  servers: mcp.status().map(serverCell),
+  clientCount: mcp.counts().reserved,
+  ...(mcp.budget.limit === null ? {} : { clientBudget: mcp.budget.limit }),
+  budgetMode: mcp.budget.mode,
+  budgets: budgetCells(mcp),
+});
+
 export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void {
   const { config, workspace, mcp } = deps;
+  const base = { v: 1 as const, workspaceCwd: workspace, initialized: true };
   const envelope = (cwd: string) => {
     checkCwd(cwd, workspace);
-    return { v: 1 as const, workspaceCwd: workspace, initialized: true };
+    return base;
   };
   const cpu = cpuSampler();
   app
@@ -181,15 +192,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
       acpChannelLive: true,
       tools: [...allTools(mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: !deps.disabledTools.has(t.name) })),
     }))
-    .onRequest("svc/status/workspace/mcp", fields("cwd"), ({ params }) => ({
-      ...envelope(params.cwd),
-      discoveryState: mcp.discoveryState,
-      servers: mcp.status().map(serverCell),
-      clientCount: mcp.counts().reserved,
-      ...(mcp.budget.limit === null ? {} : { clientBudget: mcp.budget.limit }),
-      budgetMode: mcp.budget.mode,
-      budgets: budgetCells(mcp),
-    }))
+    .onRequest("svc/status/workspace/mcp", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...mcpSnapshot(mcp) }))
     .onRequest("svc/status/workspace/skills", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), skills: [] }))
     .onRequest("svc/status/workspace/providers", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...providers(config) }))
     .onRequest("svc/status/workspace/resource", fields("cwd"), ({ params }) => {
@@ -216,5 +219,15 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     .onRequest("svc/status/session/stats", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
       return { v: 1, sessionId: session.id, workspaceCwd: workspace, ...session.stats.report() };
+    })
+    // The skills and MCP snapshots as the session sees them (the agent's, shared by every session).
+    .onRequest("svc/status/session/resources", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, skills: { ...base, skills: [] }, mcp: { ...base, ...mcpSnapshot(mcp) } };
+    })
+    // The built-in agent uses no language servers.
+    .onRequest("svc/status/session/lsp", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, enabled: false, configuredServers: 0, readyServers: 0, failedServers: 0, inProgressServers: 0, notStartedServers: 0, servers: [] };
     });
 }

@@ -166,7 +166,10 @@ describe("svc/status: session", () => {
     expect(stats.tools).toMatchObject({ totalCalls: 2, totalSuccess: 1, totalFail: 1 });
     expect(stats.tools.byName.read_file).toMatchObject({ count: 1, success: 1, decisions: { auto_accept: 1, accept: 0, reject: 0 } });
     expect(stats.tools.byName.write_file).toMatchObject({ count: 1, fail: 1, decisions: { reject: 1 } });
-    for (const what of ["context_usage", "supported_commands", "tasks", "stats"]) expect((await rpcError(sessionStatus(a, what, "nope"))).code).toBe(-32002);
+    expect(await sessionStatus(a, "lsp", sessionId)).toMatchObject({ v: 1, sessionId, workspaceCwd: a.workspace, enabled: false, servers: [] });
+    const resources = await sessionStatus(a, "resources", sessionId);
+    expect(resources).toMatchObject({ v: 1, sessionId, workspaceCwd: a.workspace, skills: { skills: [] }, mcp: { discoveryState: "completed", servers: [], budgets: [] } });
+    for (const what of ["context_usage", "supported_commands", "tasks", "stats", "lsp", "resources"]) expect((await rpcError(sessionStatus(a, what, "nope"))).code).toBe(-32002);
   });
 });
 
