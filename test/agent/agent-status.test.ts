@@ -233,6 +233,22 @@ describe("svc/control: MCP", () => {
     expect((await rpcError(control(a, "mcp/restart", {}))).code).toBe(-32602);
   });
 
+  test("a server that fails: its cell says so without its error text, and a restart that does not connect is mcp_restart_failed", async () => {
+    hostSettingsAre({ mcpServers: { broken: { command: "/bin/false", env: { MCP_TEST_TOKEN: SECRET_ENV_VALUE } } } });
+    await using a = await startAgent();
+    await control(a, "mcp/initialize", { cwd: a.workspace });
+    const snapshot = await until(async () => {
+      const s = await status(a, "mcp");
+      return s.discoveryState === "completed" ? s : null;
+    }, 15_000, "discovery");
+    expect((snapshot.servers as Json[])[0]).toMatchObject({ name: "broken", status: "error", mcpStatus: "disconnected", errorKind: "mcp_server_spawn_failed" });
+    expect(JSON.stringify(snapshot)).not.toContain("/bin/false");
+    expectNoSecrets(a, snapshot);
+    const failed = await rpcError(control(a, "mcp/restart", { serverName: "broken" }));
+    expect(failed.code).toBe(-32099);
+    expect(failed.data).toEqual({ errorKind: "mcp_restart_failed", serverName: "broken", mcpStatus: "disconnected" });
+  });
+
   test("reload reads the declarations again and reconnects every server", async () => {
     hostSettingsAre({ mcpServers: { first: stdioServer() } });
     await using a = await startAgent();
