@@ -5,7 +5,7 @@
  * PATH, or the copy the interop install of the reference agent ships), else that part is skipped.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -64,12 +64,16 @@ for (const engine of ["builtin", "ripgrep"] as const) {
       else expect(told).toContain("the pattern took longer than 10 s to match");
     });
 
-    test("matches are found, ignored files left out, and the engine is the one expected", async () => {
+    test("matches are found; ignored files, binary files and links out of the workspace are left out; the engine is the one expected", async () => {
       await using path = pathDir(engine === "ripgrep");
       await using a = await startAgent({
         files: { "main.ts": "const needle = 1;\n", ".gitignore": "secret.ts\n", "secret.ts": "const needle = 2;\n", "bin.dat": "needle\0\n" },
         extraEnv: { PATH: path.path },
       });
+      await using outside = tempDir("svc-grep-outside-");
+      writeFileSync(join(outside.path, "secret.txt"), "const needle = 3;\n");
+      symlinkSync(join(outside.path, "secret.txt"), join(a.workspace, "link.ts"));
+      symlinkSync(outside.path, join(a.workspace, "linkdir"));
       const { sessionId } = await a.newSession();
       a.model.enqueue({ kind: "tools", calls: [{ name: "grep", args: { pattern: "needle\\s=" } }, { name: "grep", args: { pattern: "needle" } }] });
       const { updates } = await a.turn(sessionId, "search");
