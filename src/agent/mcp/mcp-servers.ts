@@ -216,12 +216,8 @@ export class McpServers {
     return { text, isError: result.isError === true };
   }
 
+  /** Closes every connection (stdio servers get their stdin closed and are stopped); a reload's first step. */
   private async closeAll(): Promise<void> {
     await Promise.all(this.entries.map((e) => this.disconnect(e)));
-  }
-
-  /** Closes every connection (stdio servers get their stdin closed and are stopped). */
-  async close(): Promise<void> {
-    await this.closeAll();
   }
 }
