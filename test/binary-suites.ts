@@ -27,6 +27,10 @@ const FILES = [
   "e2e/launcher-discovery.test.ts",
   // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.
   "e2e/launcher-shutdown-start.test.ts",
+  // The built-in agent inside the binary: its status surface, grep's Worker, and a daemon driving it.
+  "agent/agent-status.test.ts",
+  "agent/agent-grep.test.ts",
+  "e2e/agent-daemon.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {

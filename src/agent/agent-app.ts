@@ -7,7 +7,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { APPROVAL_MODES, type AgentConfig, type ApprovalMode } from "../config/agent-config.ts";
+import { APPROVAL_MODES, type AgentConfig, type ApprovalMode, type McpServerConfig } from "../config/agent-config.ts";
 import { VERSION } from "../version.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { AgentSession } from "./agent-session.ts";
@@ -15,10 +15,12 @@ import type { ConversationStore } from "./conversation-store.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { SESSION_MODES } from "./approval.ts";
-import type { McpServers } from "./mcp/mcp-servers.ts";
-import { toolbox } from "./mcp/mcp-tools.ts";
+import { BudgetNotifier } from "./budget-notifier.ts";
+import { AVAILABLE_COMMANDS } from "./commands.ts";
+import { registerControlMethods } from "./control-methods.ts";
+import { McpServers } from "./mcp/mcp-servers.ts";
+import { toolSet } from "./mcp/mcp-tools.ts";
 import { languageModelFor } from "./model/provider.ts";
-import type { AgentTool } from "./tools/tool.ts";
 import type { ShellRunner } from "./tools/shell-runner.ts";
 import { runTurn } from "./turn.ts";
 
@@ -36,12 +38,19 @@ export interface AgentAppDeps {
   readonly config: AgentConfig;
   readonly files: WorkspaceFiles;
   readonly shell: ShellRunner;
+  /** See `ToolContext.ripgrep`. */
+  readonly ripgrep: string | null;
   readonly store: ConversationStore;
-  readonly mcp: McpServers;
+  /** The host settings' MCP servers read again, for `svc/control/workspace/mcp/reload`. */
+  readonly rereadMcpServers: () => McpServerConfig[];
 }
 
-export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps): acp.AgentApp {
+export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpServers }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
+  const notifier = new BudgetNotifier(() => [...sessions.keys()]);
+  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` says. */
+  const disabledTools = new Set(config.disabledTools);
   const open = (id: string) => {
     if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
     const session = new AgentSession(id, files.root, config.approvalMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
@@ -60,8 +69,11 @@ export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps
     return session;
   };
   const announceCommands = (client: acp.AgentContext, sessionId: string) =>
-    // Published once the response (which introduces the session id) is on the wire.
-    setImmediate(() => void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [] } }).catch(() => {}));
+    // Published once the response (which introduces the session id) is on the wire, with any MCP budget event no session was there to get.
+    setImmediate(() => {
+      void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS } }).catch(() => {});
+      notifier.sessionOpened(client, sessionId);
+    });
   const models = new Map<string, Promise<LanguageModelV4>>();
   const modelFor = (id: string) => {
     let model = models.get(id);
@@ -71,13 +83,6 @@ export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps
     }
     return model;
   };
-  /** Built-in and MCP tools, once the MCP servers have been discovered (on the first prompt). */
-  let tools: ReadonlyMap<string, AgentTool> | null = null;
-  const toolsFor = async () => {
-    await mcp.discover();
-    tools ??= toolbox(mcp);
-    return tools;
-  };
   const sessionOf = (sessionId: string) => {
     const session = sessions.get(sessionId);
     if (!session) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
@@ -85,7 +90,7 @@ export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps
   };
   const state = (session: AgentSession) => ({
     modes: { currentModeId: session.mode, availableModes: SESSION_MODES.map((m) => ({ ...m })) },
-    ...(session.modelId === null ? {} : { models: { currentModelId: session.modelId, availableModels: config.models.map((m) => ({ modelId: m.id, name: m.model, description: `${m.providerId} at ${m.baseUrl}` })) } }),
+    ...(session.modelId === null ? {} : { models: { currentModelId: session.modelId, availableModels: config.models.map((m) => ({ modelId: m.id, name: m.model, description: `${m.model} (${m.providerId})` })) } }),
   });
 
   /** Switches a session's approval mode (an untrusted workspace stays in `default` or `plan`) and announces it. */
@@ -144,7 +149,10 @@ export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps
       const turn = new AbortController();
       session.turn = turn;
       try {
-        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell }, toolbox: await toolsFor(), signal: turn.signal }, params.prompt);
+        // The first prompt waits for MCP discovery (started here unless the daemon started it).
+        await mcp.discover();
+        const toolbox = () => toolSet(mcp, disabledTools);
+        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal }, params.prompt);
       } finally {
         session.turn = null;
       }
@@ -157,6 +165,7 @@ export function buildAgentApp({ config, files, shell, store, mcp }: AgentAppDeps
       sessions.delete(params.sessionId);
       return {};
     });
-  registerStatusMethods(app, { config, mcp, workspace: files.root, session: sessionOf, state, setMode });
+  registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
+  registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, rereadMcpServers, attach: (client) => notifier.attach(client) });
   return app;
 }

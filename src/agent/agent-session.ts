@@ -6,6 +6,7 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ApprovalMode } from "../config/agent-config.ts";
 import type { ToolClass } from "./approval.ts";
+import { SessionStats } from "./session-stats.ts";
 
 /**
  * Messages kept for the model. Overflow: the oldest are dropped, whole exchanges at a time (the
@@ -20,6 +21,7 @@ export class AgentSession {
   readonly history: LanguageModelV4Message[] = [];
   /** Tool classes the client approved with `proceed_always`, for the rest of the session. */
   readonly alwaysAllowed = new Set<ToolClass>();
+  readonly stats = new SessionStats();
   /** The running turn's controller; null between turns. */
   turn: AbortController | null = null;
 

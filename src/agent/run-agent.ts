@@ -8,16 +8,22 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";
 import { Writable } from "node:stream";
-import { resolveAgentConfig } from "../config/agent-config.ts";
+import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
 import { ConversationStore } from "./conversation-store.ts";
-import { McpServers } from "./mcp/mcp-servers.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 
 export interface AgentInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+}
+
+/** The host's MCP declarations read again; their problems go to stderr like those at start. */
+function reread(env: AgentInputs["env"], workspace: string) {
+  const { servers, warnings } = rereadMcpServers({ env, workspace });
+  for (const warning of warnings) process.stderr.write(`svc --acp: ${warning}\n`);
+  return servers;
 }
 
 export async function runAgent(inputs: AgentInputs): Promise<never> {
@@ -26,7 +32,8 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
   const shell = new ShellRunner(workspace, config.shellEnv);
   const files = new WorkspaceFiles(workspace, config.trusted);
-  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget);
+  // grep's engine: ripgrep when the commands' PATH has it (resolved once; the agent does not watch PATH).
+  const ripgrep = Bun.which("rg", { PATH: config.shellEnv.PATH ?? "" });
 
   const exit = (code: number): never => {
     shell.killAll();
@@ -36,7 +43,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, store: new ConversationStore(config.conversationsDir), mcp }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
+  const connection = buildAgentApp({ config, files, shell, ripgrep, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env, workspace) }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
   await connection.closed.catch(() => {});
   return exit(0);
 }

@@ -1,48 +1,109 @@
 /**
- * The `svc/status/*` and `svc/control/*` extension methods, in the shapes of the reference agent's
- * `qwen/…` ones (spec: protocol-notes §4), so the daemon's `svc` profile can fill its status routes
- * from the built-in agent: preflight cells, the tool list (built-in, and MCP tools once discovered),
- * a session's context, and the approval mode control. Unknown sessions are `-32002`, malformed params `-32602`.
+ * The `svc/status/*` extension methods, in the shapes of the reference agent's `qwen/status/*` ones
+ * (spec acp-agents §4.1), so the daemon's `svc` profile fills its status routes from the built-in
+ * agent. Results are the HTTP envelopes (`{v: 1, workspaceCwd, initialized: true, …}`).
+ *
+ * Never in a result: MCP env values, headers, commands or URLs; provider base URLs, API keys or
+ * the names of their variables (spec "Status cell"). A failed MCP server says only that it failed
+ * (its error text, which may quote a URL or command, goes to stderr).
+ *
+ * Unknown sessions are `-32002`; malformed params, or a `cwd` other than the agent's workspace,
+ * `-32602`.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { AgentConfig, ApprovalMode } from "../config/agent-config.ts";
+import type { AgentConfig } from "../config/agent-config.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
 import type { AgentSession } from "./agent-session.ts";
-import type { McpServers } from "./mcp/mcp-servers.ts";
-import { toolbox } from "./mcp/mcp-tools.ts";
+import { AVAILABLE_COMMANDS } from "./commands.ts";
+import { WARN_RATIO } from "./mcp/mcp-budget.ts";
+import type { McpServers, McpServerState } from "./mcp/mcp-servers.ts";
+import { allTools } from "./mcp/mcp-tools.ts";
+import { cpuSampler } from "./cpu-sampler.ts";
+import { systemPrompt } from "./system-prompt.ts";
 import { BUILTIN_TOOLS } from "./tools/registry.ts";
 
 export interface StatusDeps {
   readonly config: AgentConfig;
   readonly mcp: McpServers;
+  /** Tool names not offered to the model (live: the tools/enable control changes it). */
+  readonly disabledTools: ReadonlySet<string>;
   readonly workspace: string;
   readonly session: (sessionId: string) => AgentSession;
   /** The session's models and modes, as `session/new` reports them. */
   readonly state: (session: AgentSession) => Record<string, unknown>;
-  /** Switches the session's mode (checked, announced); returns the previous one. */
-  readonly setMode: (client: acp.AgentContext, session: AgentSession, modeId: string) => ApprovalMode;
 }
 
 /** Params parser: an object whose named fields are strings. */
-const fields =
-  <K extends string>(...keys: K[]): acp.ParamsParser<Record<K, string>> =>
-  (params) => {
+export const fields =
+  <K extends string>(...keys: K[]) =>
+  (params: unknown): Record<K, string> => {
     const p = (params ?? {}) as Record<string, unknown>;
     for (const key of keys) if (typeof p[key] !== "string") throw acp.RequestError.invalidParams({ field: key }, `${key} must be a string`);
     return p as Record<K, string>;
   };
 
-/** `mcp_discovery`: disabled with none declared, not started before the first prompt, then per server. */
+/** Refuses a workspace-scoped request for another directory. */
+export function checkCwd(cwd: string, workspace: string): void {
+  if (cwd !== workspace) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${workspace} only`);
+}
+
+/** Tokens in a text, estimated at 4 characters per token (for the split of the prompt only). */
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+const BUDGET_HINT = "Raise --mcp-client-budget or remove servers from mcpServers config.";
+
+/** One server's `mcp_server` cell (spec "MCP snapshot"). */
+function serverCell(server: McpServerState): StatusCell {
+  const base = { kind: "mcp_server", name: server.config.name, transport: server.config.transport, disabled: false, ...(server.config.description ? { description: server.config.description } : {}) };
+  switch (server.phase) {
+    case "pending":
+      return { ...base, status: "not_started", mcpStatus: "disconnected" };
+    case "connecting":
+      return { ...base, status: "warning", mcpStatus: "connecting" };
+    case "connected":
+      return { ...base, status: "ok", mcpStatus: "connected" };
+    case "failed":
+      return { ...base, status: "error", mcpStatus: "disconnected", errorKind: "mcp_server_spawn_failed", hint: "the server did not start or list its tools; its error is in the agent's stderr (the daemon log)" };
+    case "refused":
+      return { ...base, status: "error", mcpStatus: "disconnected", errorKind: "budget_exhausted", disabledReason: "budget", hint: BUDGET_HINT };
+  }
+}
+
+/** The `mcp_budget` cells: none under mode `off`; error when servers were refused, warning at 75 % of the budget live. */
+function budgetCells(mcp: McpServers): StatusCell[] {
+  const { limit, mode } = mcp.budget;
+  if (mode === "off") return [];
+  const live = mcp.counts().live;
+  const refusedCount = mcp.status().filter((s) => s.phase === "refused").length;
+  const warning = limit !== null && limit > 0 && live >= WARN_RATIO * limit;
+  return [
+    {
+      kind: "mcp_budget",
+      scope: "session",
+      status: refusedCount > 0 ? "error" : warning ? "warning" : "ok",
+      ...(refusedCount > 0 ? { errorKind: "budget_exhausted", hint: BUDGET_HINT } : warning ? { hint: `Live MCP clients are above ${WARN_RATIO * 100}% of the configured budget.` } : {}),
+      liveCount: live,
+      ...(limit === null ? {} : { budget: limit }),
+      mode,
+      refusedCount,
+    },
+  ];
+}
+
+/** `mcp_discovery`: disabled with none declared, then as discovery stands. */
 function mcpCell(config: AgentConfig, mcp: McpServers): StatusCell {
-  if (config.mcpServers.length === 0) return { kind: "mcp_discovery", locality: "acp", status: "disabled", hint: "no MCP servers are declared (mcpServers in $SVC_HOME/settings.json)" };
-  const servers = mcp.status();
-  if (servers.length < config.mcpServers.length) return { kind: "mcp_discovery", locality: "acp", status: "not_started", hint: "MCP servers are connected on the first prompt" };
+  if (mcp.status().length === 0) return { kind: "mcp_discovery", locality: "acp", status: "disabled", hint: "no MCP servers are declared (mcpServers in $SVC_HOME/settings.json)" };
+  if (mcp.discoveryState === "not_started") return { kind: "mcp_discovery", locality: "acp", status: "not_started", hint: "MCP servers are connected on the first prompt" };
+  if (mcp.discoveryState === "in_progress") return { kind: "mcp_discovery", locality: "acp", status: "not_started", hint: "MCP discovery is in progress" };
+  const servers = mcp.status().map((s) => {
+    const cell = serverCell(s);
+    return { name: s.config.name, status: cell.status, ...(cell.errorKind ? { errorKind: cell.errorKind } : {}), tools: s.tools.length };
+  });
   const failed = servers.filter((s) => s.status === "error");
   return {
     kind: "mcp_discovery",
     locality: "acp",
     status: failed.length === 0 ? "ok" : "warning",
-    detail: { servers, budgetMode: config.mcpBudget.mode, ...(config.mcpBudget.limit === null ? {} : { clientBudget: config.mcpBudget.limit }) },
+    detail: { discoveryState: mcp.discoveryState, servers, budgetMode: config.mcpBudget.mode, ...(config.mcpBudget.limit === null ? {} : { clientBudget: config.mcpBudget.limit }) },
     ...(failed.length ? { error: `${failed.length} MCP server(s) unavailable` } : {}),
   };
 }
@@ -62,24 +123,111 @@ export function preflightCells(config: AgentConfig, mcp: McpServers): StatusCell
   ];
 }
 
+/**
+ * Providers grouped by `authType`, which is the endpoint's wire dialect (`openai-compatible`,
+ * `anthropic`, `google`): OpenAI, OpenRouter, DashScope, Ollama… are all `openai-compatible`.
+ */
+function providers(config: AgentConfig) {
+  const current = config.models.find((m) => m.id === config.defaultModelId);
+  const groups = new Map<string, { kind: "model_provider"; status: "ok"; authType: string; current: boolean; models: unknown[] }>();
+  for (const m of config.models) {
+    let group = groups.get(m.kind);
+    if (!group) groups.set(m.kind, (group = { kind: "model_provider", status: "ok", authType: m.kind, current: false, models: [] }));
+    const isCurrent = m === current;
+    group.current ||= isCurrent;
+    group.models.push({ modelId: m.id, baseModelId: m.model, name: m.model, description: null, contextLimit: m.contextLimit, isCurrent, isRuntime: false });
+  }
+  return { ...(current ? { current: { authType: current.kind, modelId: current.id } } : {}), providers: [...groups.values()] };
+}
+
+/** `context_usage`: the model's own count of the last round; the prompt's split among its sources is estimated. */
+function contextUsage(deps: StatusDeps, session: AgentSession) {
+  const model = deps.config.models.find((m) => m.id === session.modelId);
+  const window = model?.contextLimit ?? 0;
+  const last = session.stats.lastUsage;
+  const offered = [...allTools(deps.mcp).values()].filter((t) => !deps.disabledTools.has(t.name));
+  const specs = (mcp: boolean) => estimateTokens(JSON.stringify(offered.filter((t) => BUILTIN_TOOLS.has(t.name) !== mcp).map((t) => [t.name, t.description, t.parameters])));
+  const system = estimateTokens(systemPrompt(session.cwd));
+  const builtinTools = specs(false);
+  const mcpTools = specs(true);
+  const total = last ? last.inputTokens + last.outputTokens : 0;
+  const messages = last ? Math.max(0, last.inputTokens - system - builtinTools - mcpTools) + last.outputTokens : 0;
+  const usage = {
+    modelName: session.modelId ?? "",
+    totalTokens: total,
+    contextWindowSize: window,
+    breakdown: { systemPrompt: system, builtinTools, mcpTools, messages, freeSpace: Math.max(0, window - total) },
+    isEstimated: last === null,
+  };
+  const percent = window > 0 ? ((100 * total) / window).toFixed(1) : "0.0";
+  const formattedText = `Context: ${total} of ${window} tokens (${percent}%) on ${usage.modelName || "no model"}${last ? "" : " (no model round yet)"}`;
+  return { usage, formattedText };
+}
+
+/** The `workspace/mcp` snapshot (also inside a session's `resources`). */
+const mcpSnapshot = (mcp: McpServers) => ({
+  discoveryState: mcp.discoveryState,
+  servers: mcp.status().map(serverCell),
+  clientCount: mcp.counts().reserved,
+  ...(mcp.budget.limit === null ? {} : { clientBudget: mcp.budget.limit }),
+  budgetMode: mcp.budget.mode,
+  budgets: budgetCells(mcp),
+});
+
 export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void {
-  const { config, workspace } = deps;
+  const { config, workspace, mcp } = deps;
+  const base = { v: 1 as const, workspaceCwd: workspace, initialized: true };
+  const envelope = (cwd: string) => {
+    checkCwd(cwd, workspace);
+    return base;
+  };
+  const cpu = cpuSampler();
   app
-    .onRequest("svc/status/workspace/preflight", fields("cwd"), () => ({ cells: preflightCells(config, deps.mcp) }))
-    .onRequest("svc/status/workspace/tools", fields("cwd"), () => ({
-      v: 1,
-      workspaceCwd: workspace,
-      initialized: true,
+    .onRequest("svc/status/workspace/preflight", fields("cwd"), ({ params }) => {
+      checkCwd(params.cwd, workspace);
+      return { cells: preflightCells(config, mcp) };
+    })
+    .onRequest("svc/status/workspace/tools", fields("cwd"), ({ params }) => ({
+      ...envelope(params.cwd),
       acpChannelLive: true,
-      tools: [...toolbox(deps.mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: true })),
+      tools: [...allTools(mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: !deps.disabledTools.has(t.name) })),
     }))
+    .onRequest("svc/status/workspace/mcp", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...mcpSnapshot(mcp) }))
+    .onRequest("svc/status/workspace/skills", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), skills: [] }))
+    .onRequest("svc/status/workspace/providers", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...providers(config) }))
+    .onRequest("svc/status/workspace/resource", fields("cwd"), ({ params }) => {
+      checkCwd(params.cwd, workspace);
+      return { rssBytes: process.memoryUsage.rss(), cpuPercent: cpu() };
+    })
     .onRequest("svc/status/session/context", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
       return { v: 1, sessionId: session.id, workspaceCwd: workspace, recovery: { kind: "clean", canContinue: true }, state: deps.state(session) };
     })
-    .onRequest("svc/control/session/approval_mode", fields("sessionId", "mode"), ({ params, client }) => {
+    .onRequest("svc/status/session/context_usage", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
-      const previous = deps.setMode(client, session, params.mode);
-      return { previous, current: session.mode };
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, ...contextUsage(deps, session) };
+    })
+    .onRequest("svc/status/session/supported_commands", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, availableCommands: AVAILABLE_COMMANDS };
+    })
+    // The built-in agent runs nothing in the background (a shell command lives within its turn): no tasks.
+    .onRequest("svc/status/session/tasks", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, now: Date.now(), tasks: [] };
+    })
+    .onRequest("svc/status/session/stats", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, ...session.stats.report() };
+    })
+    // The skills and MCP snapshots as the session sees them (the agent's, shared by every session).
+    .onRequest("svc/status/session/resources", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, skills: { ...base, skills: [] }, mcp: { ...base, ...mcpSnapshot(mcp) } };
+    })
+    // The built-in agent uses no language servers.
+    .onRequest("svc/status/session/lsp", fields("sessionId"), ({ params }) => {
+      const session = deps.session(params.sessionId);
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, enabled: false, configuredServers: 0, readyServers: 0, failedServers: 0, inProgressServers: 0, notStartedServers: 0, servers: [] };
     });
 }

@@ -9,7 +9,9 @@ import { decide } from "./approval.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { ToolCallRequest } from "./model/model-round.ts";
 import { askPermission } from "./permission.ts";
-import { capForModel, ToolInputError, type AgentTool, type ToolContext } from "./tools/tool.ts";
+import type { ToolSet } from "./mcp/mcp-tools.ts";
+import type { ToolDecision } from "./session-stats.ts";
+import { capForModel, ToolInputError, type ToolContext } from "./tools/tool.ts";
 
 export interface ToolCallResult {
   readonly text: string;
@@ -32,7 +34,7 @@ function parseArgs(input: string): Record<string, unknown> {
   return args as Record<string, unknown>;
 }
 
-export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ReadonlyMap<string, AgentTool>): Promise<ToolCallResult> {
+export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ToolSet): Promise<ToolCallResult> {
   const update = (fields: Omit<acp.ToolCallUpdate, "toolCallId">) =>
     client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId: call.id, ...fields } });
   const fail = async (text: string, cancelled = false): Promise<ToolCallResult> => {
@@ -40,7 +42,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
     return { text, isError: true, cancelled };
   };
 
-  const tool = toolbox.get(call.name);
+  const tool = toolbox.enabled.get(call.name);
   let rawInput: Record<string, unknown> = {};
   try {
     rawInput = parseArgs(call.input);
@@ -51,13 +53,20 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
     sessionId: session.id,
     update: { sessionUpdate: "tool_call", toolCallId: call.id, title: call.name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: call.name } },
   });
-  if (!tool) return await fail(`unknown tool ${call.name}; the tools are ${[...toolbox.keys()].join(", ")}`);
+  if (toolbox.disabled.has(call.name)) return await fail(`${call.name} is disabled in this workspace; use another tool`);
+  if (!tool) return await fail(`unknown tool ${call.name}; the tools are ${[...toolbox.enabled.keys()].join(", ")}`);
+  const started = performance.now();
+  let decided: ToolDecision = "auto_accept";
+  const counted = (result: ToolCallResult) => {
+    session.stats.toolCall(call.name, decided, !result.isError, performance.now() - started);
+    return result;
+  };
 
   let prepared;
   try {
     prepared = await tool.prepare(parseArgs(call.input), context);
   } catch (err) {
-    return await fail(`${call.name}: ${messageOf(err)}`);
+    return counted(await fail(`${call.name}: ${messageOf(err)}`));
   }
   const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: prepared.preview } : {}) };
   await update(shown);
@@ -65,20 +74,24 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   // `proceed_always` only spares a question: it never overrides a mode that refuses (plan).
   const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
   const decision = asked === "ask" && session.alwaysAllowed.has(tool.toolClass) ? "run" : asked;
-  if (decision === "refuse") return await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`);
+  if (decision === "refuse") {
+    decided = "reject";
+    return counted(await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`));
+  }
   if (decision === "ask") {
     const verdict = await askPermission(client, session, tool.toolClass, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
-    if (verdict === "cancelled") return await fail("cancelled", true);
-    if (verdict === "declined") return await fail(`the user declined this ${call.name} call`);
+    decided = verdict === "approved" ? "accept" : "reject";
+    if (verdict === "cancelled") return counted(await fail("cancelled", true));
+    if (verdict === "declined") return counted(await fail(`the user declined this ${call.name} call`));
   }
 
   await update({ status: "in_progress" });
   try {
     const outcome = await prepared.run(context);
-    if (context.signal.aborted) return await fail(`cancelled: ${outcome.text}`, true);
+    if (context.signal.aborted) return counted(await fail(`cancelled: ${outcome.text}`, true));
     await update({ status: "completed", ...(outcome.content ? { content: outcome.content } : {}), ...(outcome.rawOutput ? { rawOutput: outcome.rawOutput } : {}) });
-    return { text: capForModel(outcome.text), isError: false, cancelled: false };
+    return counted({ text: capForModel(outcome.text), isError: false, cancelled: false });
   } catch (err) {
-    return await fail(`${call.name} failed: ${messageOf(err)}`, context.signal.aborted);
+    return counted(await fail(`${call.name} failed: ${messageOf(err)}`, context.signal.aborted));
   }
 }

@@ -12,7 +12,8 @@ import type { AgentSession } from "./agent-session.ts";
 import { ModelError, RoundAborted, streamRound, type RoundUsage } from "./model/model-round.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
-import type { AgentTool, ToolContext } from "./tools/tool.ts";
+import type { ToolSet } from "./mcp/mcp-tools.ts";
+import type { ToolContext } from "./tools/tool.ts";
 
 /** Model rounds per turn; past it the turn ends with `max_turn_requests`. */
 export const MAX_ROUNDS_PER_TURN = 50;
@@ -23,8 +24,8 @@ export interface TurnDeps {
   readonly model: LanguageModelV4;
   readonly modelId: string;
   readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
-  /** The tools offered to the model, by name. */
-  readonly toolbox: ReadonlyMap<string, AgentTool>;
+  /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
+  readonly toolbox: () => ToolSet;
   readonly signal: AbortSignal;
 }
 
@@ -54,9 +55,12 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     publishPlan: (entries) => client.notify("session/update", { sessionId, update: { sessionUpdate: "plan", entries } }),
   };
 
-  const toolSpecs: LanguageModelV4FunctionTool[] = [...deps.toolbox.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
   session.remember(userMessage(prompt));
+  session.stats.prompts++;
   for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
+    const toolbox = deps.toolbox();
+    const toolSpecs: LanguageModelV4FunctionTool[] = [...toolbox.enabled.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
+    const started = performance.now();
     let result;
     try {
       result = await streamRound({
@@ -70,9 +74,11 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
       });
     } catch (err) {
       if (err instanceof RoundAborted) return await end("cancelled");
+      session.stats.modelRequest(deps.modelId, performance.now() - started, null);
       if (err instanceof ModelError) throw new acp.RequestError(-32603, "Internal error", { details: err.message, ...(err.errorKind ? { errorKind: err.errorKind } : {}) });
       throw err;
     }
+    session.stats.modelRequest(deps.modelId, performance.now() - started, result.usage);
     usage.inputTokens += result.usage.inputTokens;
     usage.outputTokens += result.usage.outputTokens;
     session.remember({
@@ -87,7 +93,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     const results: LanguageModelV4Message & { role: "tool" } = { role: "tool", content: [] };
     let cancelled = false;
     for (const call of result.toolCalls) {
-      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, deps.toolbox);
+      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, toolbox);
       cancelled ||= outcome.cancelled || signal.aborted;
       results.content.push({ type: "tool-result", toolCallId: call.id, toolName: call.name, output: outcome.isError ? { type: "error-text", value: outcome.text } : { type: "text", value: outcome.text } });
     }

@@ -17,7 +17,12 @@
  * enforce with a budget) caps how many servers are connected, refusing in declaration order.
  *
  * Approval mode: `tools.approvalMode` from the host's settings, then the workspace's (the workspace
- * wins); an untrusted workspace is forced to `default`. A settings file that cannot be used is
+ * wins); an untrusted workspace is forced to `default`.
+ *
+ * Disabled tools: `tools.disabled` (an array of tool names; the daemon's
+ * `POST /workspace/tools/:name/enable` writes it sorted into the workspace's file). The workspace's
+ * list wins over the host's when it has one, so the route can enable a tool the host disabled; an
+ * untrusted workspace can only add to the host's list (disabling never widens what the model can do). A settings file that cannot be used is
  * reported as a warning and ignored (folder trust then fails closed: untrusted).
  */
 import { isAbsolute, join } from "node:path";
@@ -44,11 +49,16 @@ export interface ModelEntry {
   readonly baseUrl: string;
   /** Resolved from `apiKeyEnv`; absent for keyless local servers. */
   readonly apiKey: string | undefined;
+  /** The model's context window in tokens: `contextLimit` of its settings entry, else DEFAULT_CONTEXT_LIMIT. */
+  readonly contextLimit: number;
 }
 
+/** Context window assumed for a model whose settings do not give one (env-configured models). */
+export const DEFAULT_CONTEXT_LIMIT = 128_000;
+
 export type McpServerConfig =
-  | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>> }
-  | { readonly name: string; readonly transport: "http"; readonly url: string };
+  | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly description?: string }
+  | { readonly name: string; readonly transport: "http"; readonly url: string; readonly description?: string };
 
 export type McpBudgetMode = "enforce" | "warn" | "off";
 
@@ -66,6 +76,8 @@ export interface AgentConfig {
   readonly missingModelHint: string;
   readonly approvalMode: ApprovalMode;
   readonly trusted: boolean;
+  /** Tool names not offered to the model (and refused if called); see the header for which file wins. */
+  readonly disabledTools: readonly string[];
   readonly mcpServers: readonly McpServerConfig[];
   readonly mcpBudget: McpBudget;
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
@@ -113,7 +125,15 @@ function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
     const baseUrl = p.baseUrlEnv ? env[p.baseUrlEnv] : undefined;
     // A keyless entry is allowed only for an explicit base URL (a local server needs no key).
     if (!nonEmpty(model) || !(nonEmpty(key) || nonEmpty(baseUrl))) continue;
-    models.push({ id: `${p.id}/${model.trim()}`, kind: p.kind, providerId: p.id, model: model.trim(), baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl, apiKey: nonEmpty(key) ? key : undefined });
+    models.push({
+      id: `${p.id}/${model.trim()}`,
+      kind: p.kind,
+      providerId: p.id,
+      model: model.trim(),
+      baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl,
+      apiKey: nonEmpty(key) ? key : undefined,
+      contextLimit: DEFAULT_CONTEXT_LIMIT,
+    });
   }
   return models;
 }
@@ -147,7 +167,7 @@ const objectAtList = (doc: Record<string, unknown>): Array<Record<string, unknow
   return Array.isArray(providers) ? providers.filter((p): p is Record<string, unknown> => p !== null && typeof p === "object") : [];
 };
 
-/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
+/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
 function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
   const providers = objectAt(doc, "model").providers;
   if (providers === undefined) return [];
@@ -167,8 +187,11 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
       return void warnings.push(`${where}.apiKeyEnv must be an environment variable name; entry ignored`);
     if (!Array.isArray(p.models) || !p.models.every((m) => typeof m === "string" && m.trim() !== ""))
       return void warnings.push(`${where}.models must be an array of model names; entry ignored`);
+    if (p.contextLimit !== undefined && !(Number.isSafeInteger(p.contextLimit) && (p.contextLimit as number) > 0))
+      return void warnings.push(`${where}.contextLimit must be a positive whole number of tokens; entry ignored`);
     const apiKey = typeof p.apiKeyEnv === "string" ? env[p.apiKeyEnv] : undefined;
-    for (const model of p.models as string[]) models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined });
+    const contextLimit = (p.contextLimit as number | undefined) ?? DEFAULT_CONTEXT_LIMIT;
+    for (const model of p.models as string[]) models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined, contextLimit });
   });
   return models;
 }
@@ -176,7 +199,10 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
 /** Most MCP servers declared; the rest are ignored with a warning. */
 export const MAX_MCP_SERVERS = 32;
 
-/** `mcpServers`: `{<name>: {command: <absolute path>, args?, env?} | {url: <http(s) URL>}}`. */
+/** Longest MCP server `description` kept (a longer one is cut). */
+const MAX_DESCRIPTION_CHARS = 500;
+
+/** `mcpServers`: `{<name>: {command: <absolute path>, args?, env?, description?} | {url: <http(s) URL>, description?}}`. */
 function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: string[]): McpServerConfig[] {
   const declared = doc.mcpServers;
   if (declared === undefined) return [];
@@ -188,20 +214,31 @@ function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: stri
   for (const [name, raw] of Object.entries(declared)) {
     const where = `${file}: mcpServers.${name}`;
     const s = (raw ?? {}) as Record<string, unknown>;
+    const description = typeof s.description === "string" ? { description: s.description.slice(0, MAX_DESCRIPTION_CHARS) } : {};
     if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) warnings.push(`${file}: MCP server names are 1-32 letters, digits, '_' or '-'; ${JSON.stringify(name)} ignored`);
     else if (servers.length >= MAX_MCP_SERVERS) warnings.push(`${where}: more than ${MAX_MCP_SERVERS} MCP servers; ignored`);
     else if (typeof s.url === "string") {
-      if (/^https?:\/\//.test(s.url)) servers.push({ name, transport: "http", url: s.url });
+      if (/^https?:\/\//.test(s.url)) servers.push({ name, transport: "http", url: s.url, ...description });
       else warnings.push(`${where}.url must be an http(s) URL; ignored`);
     } else if (typeof s.command === "string" && isAbsolute(s.command)) {
       const args = s.args ?? [];
       const env = s.env ?? {};
       if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) warnings.push(`${where}.args must be an array of strings; ignored`);
       else if (env === null || typeof env !== "object" || !Object.values(env).every((v) => typeof v === "string")) warnings.push(`${where}.env must map names to strings; ignored`);
-      else servers.push({ name, transport: "stdio", command: s.command, args: args as string[], env: env as Record<string, string> });
+      else servers.push({ name, transport: "stdio", command: s.command, args: args as string[], env: env as Record<string, string>, ...description });
     } else warnings.push(`${where} needs an absolute "command" or an http(s) "url"; ignored`);
   }
   return servers;
+}
+
+/**
+ * The host settings' `mcpServers` read again (for an MCP reload), with their problems as warnings.
+ * Same rules as at start.
+ */
+export function rereadMcpServers(inputs: AgentConfigInputs): { servers: McpServerConfig[]; warnings: string[] } {
+  const warnings: string[] = [];
+  const hostFile = join(dataDirFor(inputs.env, inputs.platform ?? process.platform), "settings.json");
+  return { servers: mcpServersOf(hostFile, readJson(hostFile, warnings), warnings), warnings };
 }
 
 function mcpBudgetOf(env: AgentConfigInputs["env"], warnings: string[]): McpBudget {
@@ -225,6 +262,20 @@ function approvalModeOf(file: string, doc: Record<string, unknown>, warnings: st
   if (APPROVAL_MODES.includes(mode as ApprovalMode)) return mode as ApprovalMode;
   warnings.push(`${file}: tools.approvalMode must be one of ${APPROVAL_MODES.join(", ")}; ignored`);
   return undefined;
+}
+
+/** Most names in a `tools.disabled` list; the rest are ignored with a warning. */
+export const MAX_DISABLED_TOOLS = 512;
+
+function disabledToolsOf(file: string, doc: Record<string, unknown>, warnings: string[]): string[] | undefined {
+  const list = objectAt(doc, "tools").disabled;
+  if (list === undefined) return undefined;
+  if (!Array.isArray(list) || !list.every((n) => typeof n === "string")) {
+    warnings.push(`${file}: tools.disabled must be an array of tool names; ignored`);
+    return undefined;
+  }
+  if (list.length > MAX_DISABLED_TOOLS) warnings.push(`${file}: tools.disabled has more than ${MAX_DISABLED_TOOLS} names; the rest are ignored`);
+  return (list as string[]).slice(0, MAX_DISABLED_TOOLS);
 }
 
 function trustOf(file: string, workspace: string, warnings: string[]): boolean {
@@ -251,6 +302,9 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const preferred = objectAt(host, "model").name;
   const defaultModelId = unique.find((m) => m.id === preferred || m.model === preferred)?.id ?? unique[0]?.id ?? null;
 
+  const hostDisabled = disabledToolsOf(hostFile, host, warnings) ?? [];
+  const localDisabled = disabledToolsOf(workspaceFile, local, warnings);
+  const disabledTools = localDisabled === undefined ? hostDisabled : trusted ? localDisabled : [...hostDisabled, ...localDisabled];
   const mode = approvalModeOf(workspaceFile, local, warnings) ?? approvalModeOf(hostFile, host, warnings) ?? DEFAULT_APPROVAL_MODE;
   const keyNames = new Set(objectAtList(host).map((p) => p.apiKeyEnv).filter((n): n is string => typeof n === "string"));
   const shellEnv = Object.fromEntries(
@@ -262,6 +316,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     missingModelHint: MISSING_MODEL_HINT,
     approvalMode: trusted ? mode : "default",
     trusted,
+    disabledTools: [...new Set(disabledTools)].sort(),
     mcpServers: mcpServersOf(hostFile, host, warnings),
     mcpBudget: mcpBudgetOf(env, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),

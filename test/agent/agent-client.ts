@@ -1,5 +1,6 @@
 /**
- * Starts the built-in agent (`<bun> src/main.ts --acp`) in a temp workspace with a mock model, and
+ * Starts the built-in agent (`<bun> src/main.ts --acp`, or `<binary> --acp` when the test target is
+ * the compiled binary, see `test-target.ts`) in a temp workspace with a mock model, and
  * connects a real SDK client to it: `await using a = await startAgent()`. Disposing closes the
  * agent's stdin, waits for it to exit (SIGKILL after a bound) and removes the workspace.
  */
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { MAIN_TS } from "../helpers/daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { testTarget } from "../helpers/test-target.ts";
 import { until } from "../helpers/until.ts";
 
 export interface AgentOptions {
@@ -32,6 +34,8 @@ export interface AgentHandle extends AsyncDisposable {
   readonly workspace: string;
   readonly updates: acp.SessionNotification[];
   readonly permissionRequests: acp.RequestPermissionRequest[];
+  /** `svc/notify/session/mcp-budget-event` notifications received, in order. */
+  readonly budgetEvents: Array<Record<string, unknown>>;
   /** How to answer permission asks (default: `proceed_once`). */
   onPermission: (request: acp.RequestPermissionRequest) => acp.RequestPermissionOutcome | Promise<acp.RequestPermissionOutcome>;
   stderr(): string;
@@ -64,7 +68,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
     writeFileSync(join(dir.path, ".svc", "settings.json"), JSON.stringify(options.workspaceSettings));
   }
   for (const [path, content] of Object.entries(options.files ?? {})) writeFileSync(join(dir.path, path), content);
-  const proc = Bun.spawn([process.execPath, MAIN_TS, "--acp"], {
+  const target = testTarget();
+  const proc = Bun.spawn([...(target.kind === "binary" ? [target.path] : [process.execPath, MAIN_TS]), "--acp"], {
     cwd: dir.path,
     env: { ...process.env, ...(options.env ?? MODEL_ENV(model)), ...options.extraEnv },
     stdin: "pipe",
@@ -83,9 +88,11 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
   });
   const updates: acp.SessionNotification[] = [];
   const permissionRequests: acp.RequestPermissionRequest[] = [];
+  const budgetEvents: Array<Record<string, unknown>> = [];
   const connection = acp
     .client({ name: "agent-test-client" })
     .onNotification("session/update", ({ params }) => void updates.push(params))
+    .onNotification("svc/notify/session/mcp-budget-event", (params: unknown) => params as Record<string, unknown>, ({ params }) => void budgetEvents.push(params))
     .onRequest("session/request_permission", async ({ params }) => {
       permissionRequests.push(params);
       return { outcome: await handle.onPermission(params) };
@@ -99,6 +106,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
     workspace: dir.path,
     updates,
     permissionRequests,
+    budgetEvents,
     onPermission: () => ({ outcome: "selected", optionId: "proceed_once" }),
     stderr: () => stderr,
     initialize: () => connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }),

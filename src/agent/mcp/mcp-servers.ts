@@ -1,16 +1,22 @@
 /**
- * The MCP servers of the host's settings, connected once per agent process on first use (the
- * first prompt) through `@modelcontextprotocol/sdk`'s client: stdio servers run as children of the
- * agent (so the daemon's group kill reaches them), streamable HTTP servers by URL. A server that
- * fails to start or to list its tools is marked `error` and left out; the others still serve.
- * The client budget counts servers in declaration order: past it, `enforce` refuses a server
- * (`budget_exhausted`), `warn` connects it and says so on stderr, `off` ignores the budget.
+ * The MCP servers of the host's settings, connected once per agent process through
+ * `@modelcontextprotocol/sdk`'s client: stdio servers run as children of the agent (so the daemon's
+ * group kill reaches them), streamable HTTP servers by URL. Discovery starts on the first prompt or
+ * on `svc/control/workspace/mcp/initialize`, whichever comes first; a reload closes every server
+ * and runs discovery again with the declarations read anew; a restart reconnects one server. A
+ * server that fails to start or to list its tools is marked failed and left out; the others serve.
+ *
+ * The client budget (see `mcp-budget.ts`) reserves a slot per server in declaration order before
+ * it connects; `enforce` refuses a server when no slot is left (`budget_exhausted`), `warn`
+ * connects it anyway and says so on stderr, `off` ignores the budget.
+ *
  * The MCP SDK is imported only when a server is to be connected: an agent without MCP servers
  * never loads it.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpBudget, McpServerConfig } from "../../config/agent-config.ts";
 import { VERSION } from "../../version.ts";
+import { McpBudgetSlots, type McpBudgetEvent } from "./mcp-budget.ts";
 
 /** How long one server gets to connect and list its tools. */
 export const MCP_DISCOVERY_TIMEOUT_MS = 10_000;
@@ -26,53 +32,116 @@ export interface McpToolInfo {
   readonly inputSchema: Record<string, unknown>;
 }
 
+/** Where one server stands: not tried yet, connecting, connected, failed, or refused by the budget. */
+export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused";
+
 export interface McpServerState {
-  readonly name: string;
-  readonly status: "ok" | "error";
+  readonly config: McpServerConfig;
+  readonly phase: McpPhase;
+  /** Why it failed (the connection's error), for stderr and the model. */
   readonly error?: string;
-  readonly errorKind?: "budget_exhausted";
-  readonly tools: number;
+  readonly tools: readonly McpToolInfo[];
 }
+
+export type DiscoveryState = "not_started" | "in_progress" | "completed";
+
+/** What a restart did; a refusal is an answer, not an error (the reference agent's shape). */
+export type RestartOutcome =
+  | { readonly kind: "restarted"; readonly durationMs: number }
+  | { readonly kind: "skipped"; readonly reason: "budget_would_exceed" | "in_flight" }
+  | { readonly kind: "failed"; readonly error: string }
+  | { readonly kind: "unknown" };
 
 export interface McpCallResult {
   readonly text: string;
   readonly isError: boolean;
 }
 
-interface Connected {
-  readonly client: Client;
-  readonly tools: McpToolInfo[];
+interface Entry {
+  readonly config: McpServerConfig;
+  phase: McpPhase;
+  error?: string;
+  tools: McpToolInfo[];
+  client?: Client;
 }
 
 export class McpServers {
-  private discovery: Promise<void> | null = null;
-  private readonly connected = new Map<string, Connected>();
-  private readonly states: McpServerState[] = [];
+  private entries: Entry[];
+  /** The running (or last) discovery pass; passes and reloads run one after another. */
+  private pass: Promise<void> | null = null;
+  private running = false;
+  private readonly slots: McpBudgetSlots;
 
   constructor(
-    private readonly servers: readonly McpServerConfig[],
+    servers: readonly McpServerConfig[],
     /** The environment stdio servers start with (the agent's, minus model keys), under each server's own `env`. */
     private readonly env: Readonly<Record<string, string>>,
-    private readonly budget: McpBudget,
-  ) {}
-
-  /** Connects every server once (within the budget); later calls wait for the same discovery. */
-  discover(): Promise<void> {
-    this.discovery ??= Promise.all(
-      this.servers.map((server, index) => {
-        const over = this.budget.mode !== "off" && this.budget.limit !== null && index >= this.budget.limit;
-        if (over && this.budget.mode === "enforce") {
-          this.states.push({ name: server.name, status: "error", errorKind: "budget_exhausted", error: `refused: the MCP client budget is ${this.budget.limit}`, tools: 0 });
-          return Promise.resolve();
-        }
-        if (over) process.stderr.write(`svc --acp: MCP server ${server.name} exceeds the client budget of ${this.budget.limit} (warn mode: connecting anyway)\n`);
-        return this.connect(server);
-      }),
-    ).then(() => {});
-    return this.discovery;
+    readonly budget: McpBudget,
+    /** Told of every budget warning and refused batch. */
+    onBudgetEvent: (event: McpBudgetEvent) => void,
+  ) {
+    this.entries = servers.map((config) => ({ config, phase: "pending", tools: [] }));
+    this.slots = new McpBudgetSlots(budget, onBudgetEvent);
   }
 
-  private async connect(server: McpServerConfig): Promise<void> {
+  get discoveryState(): DiscoveryState {
+    return this.running ? "in_progress" : this.pass === null ? "not_started" : "completed";
+  }
+
+  /** Starts discovery unless it was started before; true when this call started it. */
+  start(): boolean {
+    if (this.pass !== null) return false;
+    this.pass = this.runPass();
+    return true;
+  }
+
+  /** Discovery, started if needed, and finished (the first prompt waits for it). */
+  async discover(): Promise<void> {
+    this.start();
+    await this.pass;
+  }
+
+  /** Closes every server and discovers `servers` (the declarations read anew), after any running pass. */
+  reload(servers: readonly McpServerConfig[]): void {
+    const previous = this.pass ?? Promise.resolve();
+    this.pass = previous.then(async () => {
+      this.running = true;
+      await this.closeAll();
+      this.entries = servers.map((config) => ({ config, phase: "pending", tools: [] }));
+      await this.runPass();
+    }).catch((err: unknown) => {
+      this.running = false;
+      process.stderr.write(`svc --acp: MCP reload failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    });
+  }
+
+  /** One pass over the pending servers: slots reserved in declaration order, then all connect at once. */
+  private async runPass(): Promise<void> {
+    this.running = true;
+    try {
+      const refused: Entry[] = [];
+      const connecting: Promise<void>[] = [];
+      for (const entry of this.entries) {
+        if (entry.phase !== "pending") continue;
+        const slot = this.slots.reserve(entry.config.name);
+        if (slot === "refused") {
+          entry.phase = "refused";
+          refused.push(entry);
+          continue;
+        }
+        if (slot === "over") process.stderr.write(`svc --acp: MCP server ${entry.config.name} exceeds the client budget of ${this.budget.limit} (warn mode: connecting anyway)\n`);
+        connecting.push(this.connect(entry));
+      }
+      await Promise.all(connecting);
+      this.slots.refusedBatch(refused.map((e) => ({ name: e.config.name, transport: e.config.transport })));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async connect(entry: Entry): Promise<void> {
+    entry.phase = "connecting";
+    const server = entry.config;
     const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
       import("@modelcontextprotocol/sdk/client/index.js"),
       import("@modelcontextprotocol/sdk/client/stdio.js"),
@@ -86,36 +155,69 @@ export class McpServers {
           : new StreamableHTTPClientTransport(new URL(server.url));
       await client.connect(transport, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
-      const tools = listed.tools.slice(0, MAX_TOOLS_PER_SERVER).map((t) => ({ server: server.name, name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }));
-      this.connected.set(server.name, { client, tools });
-      this.states.push({ name: server.name, status: "ok", tools: tools.length });
+      entry.tools = listed.tools.slice(0, MAX_TOOLS_PER_SERVER).map((t) => ({ server: server.name, name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }));
+      entry.client = client;
+      entry.phase = "connected";
+      delete entry.error;
     } catch (err) {
       await client.close().catch(() => {});
       const error = err instanceof Error ? err.message : String(err);
       process.stderr.write(`svc --acp: MCP server ${server.name} is unavailable: ${error}\n`);
-      this.states.push({ name: server.name, status: "error", error, tools: 0 });
+      Object.assign(entry, { phase: "failed", error, tools: [] });
+      this.slots.release(server.name);
     }
   }
 
+  /** Reconnects one server: its connection (if any) is closed and it takes a slot again. */
+  async restart(name: string): Promise<RestartOutcome> {
+    const entry = this.entries.find((e) => e.config.name === name);
+    if (!entry) return { kind: "unknown" };
+    if (this.running || entry.phase === "connecting") return { kind: "skipped", reason: "in_flight" };
+    const started = performance.now();
+    await this.disconnect(entry);
+    const slot = this.slots.reserve(name);
+    if (slot === "refused") {
+      entry.phase = "refused";
+      return { kind: "skipped", reason: "budget_would_exceed" };
+    }
+    await this.connect(entry);
+    if (entry.phase !== "connected") return { kind: "failed", error: entry.error ?? "did not connect" };
+    return { kind: "restarted", durationMs: Math.round(performance.now() - started) };
+  }
+
+  private async disconnect(entry: Entry): Promise<void> {
+    const client = entry.client;
+    delete entry.client;
+    entry.tools = [];
+    this.slots.release(entry.config.name);
+    entry.phase = "pending";
+    await client?.close().catch(() => {});
+  }
+
   tools(): McpToolInfo[] {
-    return [...this.connected.values()].flatMap((c) => c.tools);
+    return this.entries.flatMap((e) => (e.phase === "connected" ? e.tools : []));
   }
 
   status(): readonly McpServerState[] {
-    return this.states;
+    return this.entries;
+  }
+
+  /** Servers holding a slot (connecting or connected), and those connected. */
+  counts(): { reserved: number; live: number } {
+    return { reserved: this.slots.reserved, live: this.entries.filter((e) => e.phase === "connected").length };
   }
 
   async call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    const connected = this.connected.get(server);
-    if (!connected) throw new Error(`MCP server ${server} is not connected`);
-    const result = await connected.client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS });
+    const client = this.entries.find((e) => e.config.name === server && e.phase === "connected")?.client;
+    if (!client) throw new Error(`MCP server ${server} is not connected`);
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS });
     const parts = (result.content ?? []) as Array<{ type: string; text?: string }>;
     const text = parts.map((p) => (p.type === "text" ? (p.text ?? "") : `[${p.type} content]`)).join("\n");
     return { text, isError: result.isError === true };
   }
 
-  /** Closes every connection (stdio servers get their stdin closed and are stopped). */
-  async close(): Promise<void> {
-    await Promise.all([...this.connected.values()].map((c) => c.client.close().catch(() => {})));
+  /** Closes every connection (stdio servers get their stdin closed and are stopped); a reload's first step. */
+  private async closeAll(): Promise<void> {
+    await Promise.all(this.entries.map((e) => this.disconnect(e)));
   }
 }

@@ -33,11 +33,21 @@ export function mcpTool(servers: McpServers, info: McpToolInfo): AgentTool {
 }
 
 /** The built-in tools and every discovered MCP tool, by name (a built-in name is never shadowed). */
-export function toolbox(servers: McpServers): ReadonlyMap<string, AgentTool> {
+export function allTools(servers: McpServers): ReadonlyMap<string, AgentTool> {
   const tools = new Map(BUILTIN_TOOLS);
   for (const info of servers.tools()) {
     const tool = mcpTool(servers, info);
     if (!tools.has(tool.name)) tools.set(tool.name, tool);
   }
   return tools;
+}
+
+/** The tools a model round may use: those not disabled; `disabled` names the rest (a call to one is refused). */
+export interface ToolSet {
+  readonly enabled: ReadonlyMap<string, AgentTool>;
+  readonly disabled: ReadonlySet<string>;
+}
+
+export function toolSet(servers: McpServers, disabled: ReadonlySet<string>): ToolSet {
+  return { enabled: new Map([...allTools(servers)].filter(([name]) => !disabled.has(name))), disabled };
 }

@@ -39,7 +39,8 @@ export class ShellRunner {
 
   constructor(
     private readonly cwd: string,
-    private readonly env: Readonly<Record<string, string>>,
+    /** What commands (and the tools' helper programs, such as ripgrep) run with. */
+    readonly env: Readonly<Record<string, string>>,
   ) {}
 
   async run(command: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<ShellResult> {
