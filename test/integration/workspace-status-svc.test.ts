@@ -1,9 +1,8 @@
 /**
- * The status routes with the built-in agent (`svc --acp`, profile `svc`): what it answers today
- * (preflight cells, the tool list) comes through `svc/status/workspace/*`, merged and sanitized;
- * what it does not answer yet is an `unknown` cell or a 501, and either way no payload carries a
- * secret planted in the environment or the host settings (MCP args and env, a provider's base
- * address and key variable).
+ * The status routes with the built-in agent (`svc --acp`, profile `svc`): every workspace section
+ * and session view comes from its `svc/status/*` methods, merged and sanitized, with no `unknown`
+ * cell and no 501; no payload carries a secret planted in the environment or the host settings
+ * (MCP args and env, a provider's base address and key variable).
  */
 import { expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -23,7 +22,7 @@ const SETTINGS = {
 const ENV = { CORP_API_KEY: `sk-${MARK}-corp-0123456789`, OPENAI_API_KEY: `sk-proj-${MARK}-openai-0123456789` };
 const FORBIDDEN = [MARK, "CORP_API_KEY", "corp.example", "LEAKY_TOKEN", "/bin/false", "installedPath", "baseUrl", "envKey"];
 
-test("built-in agent: its preflight cells and tools come through svc/status, nothing secret does", async () => {
+test("built-in agent: every section and session view comes through svc/status, nothing secret does", async () => {
   await using home = tempDir("svc-home-");
   await using ws = tempDir("svc-ws-");
   writeFileSync(join(home.path, "settings.json"), JSON.stringify(SETTINGS));
@@ -53,19 +52,44 @@ test("built-in agent: its preflight cells and tools come through svc/status, not
   expect(tools.body).toMatchObject({ initialized: true, acpChannelLive: true });
   expect(tools.body.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(["read_file", "write_file", "run_shell_command"]));
 
+  const sections: Record<string, any> = {};
   for (const section of ["mcp", "skills", "providers"]) {
     const reply = await get(`/workspace/${section}`);
     expect(reply.status).toBe(200);
     expect(reply.body.initialized).toBe(true);
+    expect(reply.body.errors).toBeUndefined();
+    sections[section] = reply.body;
   }
+  expect(sections.mcp.servers.map((s: { name: string }) => s.name).sort()).toEqual(["leaky", "remote"]);
+  expect(sections.providers.current).toEqual({ authType: expect.any(String), modelId: "corp/m1" });
+  expect(sections.providers.providers.flatMap((p: { models: { modelId: string }[] }) => p.models.map((m) => m.modelId))).toContain("corp/m1");
+  expect(sections.skills.skills).toEqual([]);
   for (const view of ["context-usage", "tasks", "stats", "lsp", "resources"]) {
     const reply = await get(`/session/${sessionId}/${view}`);
-    // 501 until the built-in agent answers the view; then its answer, for this session.
-    if (reply.status === 501) expect(reply.body).toMatchObject({ code: "agent_unsupported", profile: "svc" });
-    else expect({ status: reply.status, sessionId: reply.body.sessionId }).toEqual({ status: 200, sessionId });
+    expect({ view, status: reply.status, sessionId: reply.body.sessionId }).toEqual({ view, status: 200, sessionId });
   }
   for (const payload of payloads) {
     const text = JSON.stringify(payload);
     for (const needle of FORBIDDEN) expect({ needle, found: text.includes(needle) ? text : false }).toEqual({ needle, found: false });
   }
+});
+
+test("built-in agent: a tool toggled through the daemon is off at once in its tool list, and written to the workspace settings", async () => {
+  await using home = tempDir("svc-home-");
+  await using ws = tempDir("svc-ws-");
+  const auth = { Authorization: "Bearer toggle-token" };
+  await using d = await startDaemon(["--token", "toggle-token"], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, ...ENV } });
+  expect((await jsonRequest(d.url, "POST", "/session", {}, auth)).status).toBe(200);
+  const enabled = async () => {
+    const reply = await jsonRequest(d.url, "GET", "/workspace/tools", undefined, auth);
+    return Object.fromEntries(reply.body.tools.map((t: { name: string; enabled: boolean }) => [t.name, t.enabled]));
+  };
+  expect((await enabled()).run_shell_command).toBe(true);
+
+  const toggled = await jsonRequest(d.url, "POST", "/workspace/tools/run_shell_command/enable", { enabled: false }, auth);
+  expect(toggled.status).toBe(200);
+  expect(toggled.body).toEqual({ toolName: "run_shell_command", enabled: false });
+  expect((await enabled()).run_shell_command).toBe(false);
+  const settings = JSON.parse(await Bun.file(join(ws.path, ".svc", "settings.json")).text());
+  expect(settings.tools.disabled).toEqual(["run_shell_command"]);
 });
