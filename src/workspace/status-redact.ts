@@ -16,11 +16,24 @@
  * The envelope members `v`, `workspaceCwd` and `initialized` are the daemon's, never the agent's.
  */
 import { redactSecrets } from "../logging/redact.ts";
+import { SECRET_NAMES } from "./env-cells.ts";
 import type { CellStatus, StatusCell } from "./status-cell.ts";
 
-/** Names of members that carry credentials, addresses, paths, bodies or definitions, at any depth. */
+/**
+ * Names of members that carry credentials, addresses, paths, bodies, definitions or the names of
+ * environment variables (qwen's auth cell: `envVarCandidates`, `presentVar`), at any depth.
+ */
 const SECRET_MEMBER =
-  /^(env|environment|headers?|credentials?|token|secret|password|envKey|authProviderType|targetAudience|body|content|hooks?|args|command|config)$|oauth|service_?account|(key|token|secret|password|path|paths|url|uri)$/i;
+  /^(environment|headers?|credentials?|token|secret|password|authProviderType|targetAudience|body|content|hooks?|args|command|config)$|env|oauth|service_?account|(key|token|secret|password|path|paths|url|uri|vars?|variables?)$/i;
+
+/**
+ * A secret-bearing environment variable's name in prose (`CORP_API_KEY`, `GITHUB_TOKEN`, …): the
+ * spec keeps env key names out of status payloads. The spec's whitelisted names stay: `/workspace/env`
+ * publishes them anyway, and a hint must be able to say which one to set.
+ */
+const SECRET_VARIABLE = /\b[A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD)\b/g;
+const PUBLIC_VARIABLES: ReadonlySet<string> = new Set(SECRET_NAMES);
+const hideVariable = (name: string) => (PUBLIC_VARIABLES.has(name) ? name : "[variable redacted]");
 
 /** A URL in prose (`scheme://…`): a provider's base address can hide in a model's description. */
 const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi;
@@ -34,7 +47,7 @@ const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null 
 
 /** A deep copy of `value` without secret-bearing members, its strings cleared of `secrets`. */
 export function clean(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") return redactSecrets(value, secrets);
+  if (typeof value === "string") return redactSecrets(value, secrets).replace(SECRET_VARIABLE, hideVariable);
   if (Array.isArray(value)) return value.map((v) => clean(v, secrets));
   if (!isObject(value)) return value;
   const out: Json = {};

@@ -100,6 +100,31 @@ describe("the reference agent behind svc", () => {
     expect(readFileSync(target, "utf8")).toBe("hello from mock\n");
   }, TURN_MS);
 
+  test("every workspace status route and session view reads from the live agent, with nothing secret", async () => {
+    const read = async (path: string) => {
+      const reply = await daemon.fetch(path);
+      const text = await reply.text();
+      expect({ path, status: reply.status }).toEqual({ path, status: 200 });
+      // Only the env cells (and the full status that repeats them) name a whitelisted key variable, by presence.
+      const names = path === "/workspace/env" || path.startsWith("/daemon/status") ? [] : ["OPENAI_API_KEY"];
+      for (const secret of ["dummy-key", mock.baseUrl, "installedPath", "baseUrl", ...names]) expect({ path, leaks: text.includes(secret) ? secret : null }).toEqual({ path, leaks: null });
+      return JSON.parse(text);
+    };
+    for (const section of ["env", "preflight", "mcp", "skills", "providers", "tools"]) {
+      const body = await read(`/workspace/${section}`);
+      expect({ section, initialized: body.initialized, workspaceCwd: body.workspaceCwd }).toEqual({ section, initialized: true, workspaceCwd: ws.path });
+    }
+    const tools = await read("/workspace/tools");
+    expect(tools.tools.map((t: { name: string }) => t.name)).toContain("write_file");
+    const mcp = await read("/workspace/mcp");
+    expect(["not_started", "in_progress", "completed"]).toContain(mcp.discoveryState);
+    const preflight = await read("/workspace/preflight");
+    expect(preflight.cells.filter((c: { locality: string }) => c.locality === "acp").map((c: { kind: string }) => c.kind)).toEqual(expect.arrayContaining(["auth", "tool_registry"]));
+    for (const view of ["context", "context-usage", "supported-commands"]) await read(`/session/${sessionId}/${view}`);
+    const full = await read("/daemon/status?detail=full");
+    for (const section of Object.values(full.full.workspace) as { status: string }[]) expect(section.status).not.toBe("unavailable");
+  }, TURN_MS);
+
   test("the child dying ends its sessions and the next create starts a new child", async () => {
     await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);
     const [pid] = await childPids();

@@ -57,3 +57,19 @@ test("tools, preflight details and session views lose secret-bearing members at 
   const view = redactSessionView("resources", { v: 1, skills, mcp, extra: { token: S, note: `echo ${S}` } }, SECRETS);
   expectNone(view, [S, "installedPath", "config"]);
 });
+
+test("names of environment variables leave no cell: qwen's auth cell members, and secret variable names in prose but the spec's whitelist", () => {
+  const auth = {
+    cells: [
+      {
+        kind: "auth",
+        status: "error",
+        hint: "set OPENAI_API_KEY or GITHUB_TOKEN, then retry",
+        detail: { source: "openai", envVarCandidates: ["OPENAI_API_KEY"], presentVar: "OPENAI_API_KEY", apiKeyEnv: "CORP_KEY", variables: ["X_SECRET"] },
+      },
+    ],
+  };
+  const out = redactPreflight(auth, SECRETS);
+  expectNone(out, ["GITHUB_TOKEN", "CORP_KEY", "X_SECRET", "envVarCandidates", "presentVar"]);
+  expect(out.cells).toEqual([{ kind: "auth", locality: "acp", status: "error", hint: "set OPENAI_API_KEY or [variable redacted], then retry", detail: { source: "openai" } }]);
+});
