@@ -95,12 +95,31 @@ export async function collectSections(sections: readonly WorkspaceSection[], tim
 }
 
 /**
- * What the agent may spend of a section's time: less than SECTION_TIMEOUT_MS, so an agent that does
- * not answer shows as the section's own `init_timeout` cell rather than the section going unavailable.
+ * What the agent may spend of a section's time: less than SECTION_TIMEOUT_MS, so its request is
+ * over (and cancelled) by the time the section is judged.
  */
 const AGENT_SHARE_MS = SECTION_TIMEOUT_MS - 500;
 
-/** The workspace snapshots, as the sections `full` reads. */
+/** Error kinds of the cell a snapshot carries when the agent did not answer its part. */
+const AGENT_FAILURES: ReadonlySet<unknown> = new Set(["init_timeout", "protocol_error"]);
+
+/**
+ * The workspace snapshots, as the sections `full` reads. A snapshot whose agent part timed out or
+ * failed is the section timing out or failing: unavailable, with a `workspace_status_unavailable`
+ * issue (an agent that merely cannot report a section, an `unknown` cell, is not a failure).
+ */
 export function snapshotSections(snapshots: readonly SnapshotSource[]): WorkspaceSection[] {
-  return snapshots.map((s) => ({ name: s.name, read: () => s.read(AGENT_SHARE_MS) }));
+  return snapshots.map((s) => ({
+    name: s.name,
+    read: async () => {
+      const snapshot = await s.read(AGENT_SHARE_MS);
+      const errors = Array.isArray(snapshot.errors) ? (snapshot.errors as { errorKind?: unknown; error?: unknown }[]) : [];
+      const failed = errors.find((cell) => AGENT_FAILURES.has(cell.errorKind));
+      if (failed) {
+        const message = `the agent did not report ${s.name}: ${typeof failed.error === "string" ? failed.error : failed.errorKind}`;
+        throw failed.errorKind === "init_timeout" ? new SectionTimeout(message) : new Error(message);
+      }
+      return snapshot;
+    },
+  }));
 }
