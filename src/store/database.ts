@@ -13,11 +13,11 @@ import { SchemaTooNewError, SCHEMA_VERSION, migrate, schemaVersion } from "./mig
 
 export const DB_FILE = "svc.db";
 /**
- * How long a write waits for another connection's lock before failing with SQLITE_BUSY (the
- * journal writer then retries a few times, see journal-writer.ts, before recording degrades).
- * Writes block the event loop while they wait, so this stays short.
+ * How long a statement waits inside SQLite for another connection's lock before failing with
+ * SQLITE_BUSY. That wait blocks the event loop, so it is short: the journal writer waits longer on
+ * timers instead (see journal-writer.ts), and a client's catalog change answers 503 at once.
  */
-export const BUSY_TIMEOUT_MS = 2000;
+export const BUSY_TIMEOUT_MS = 50;
 
 /** What the write-ahead log is truncated to after a checkpoint (see journal_size_limit). */
 export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;

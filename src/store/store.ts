@@ -237,14 +237,10 @@ export class Store {
     }
   }
 
+  /** A catalog write of recording's own: through the writer, so a held lock delays it in order with the journal. */
   private write(action: (catalog: Catalog) => void): void {
     const open = this.writable();
-    if (open === null) return;
-    try {
-      action(open.catalog);
-    } catch (error) {
-      this.degrade("write_failed", error);
-    }
+    if (open !== null) open.writer.change(() => action(open.catalog));
   }
 
   private degrade(reason: RecordingDegraded["reason"], error: unknown): void {
