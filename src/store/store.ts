@@ -21,6 +21,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { DaemonError } from "../errors/daemon-error.ts";
+import { Compactor } from "./compactor.ts";
 import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { openDatabase } from "./database.ts";
@@ -51,6 +52,7 @@ interface Open {
   readonly catalog: Catalog;
   readonly reader: JournalReader;
   readonly writer: JournalWriter;
+  readonly compactor: Compactor;
 }
 
 export class Store {
@@ -124,25 +126,28 @@ export class Store {
   }
 
   /**
-   * Deletes sessions and their journals, in one transaction, then hands the freed pages back to the
-   * file system (compaction: the file shrinks). Returns the ids that existed.
+   * Deletes sessions, in one transaction: they are gone from the catalog, and their journals from
+   * every read, at once. The rows and the disk space they held are reclaimed afterwards, a bounded
+   * step per event-loop turn (compactor.ts), so a large journal never stalls the daemon. Returns the
+   * ids that existed.
    */
   deleteSessions(ids: readonly string[]): Set<string> {
-    // A session closed a moment ago may still have its last events pending: they go first.
+    // A session closed a moment ago may still have its last events pending: they go first (and
+    // while they wait for another connection's lock, nothing is deleted, so none lands after).
     this.flush();
+    if (this.opened?.writer.waiting)
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database is locked by another process", {
+        reason: "locked",
+        hint: "nothing was changed; retry in a moment",
+      });
     const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
-    if (removed.size > 0) {
-      this.change((open) => open.db.run("PRAGMA incremental_vacuum"));
-      // The log still holds the deleted pages: copy it into the database and cut it to zero bytes,
-      // so the space comes back now, not at the next restart. A reader in the way (busy) only
-      // postpones that to a later checkpoint; it is no failure of the delete, which is committed.
-      try {
-        this.opened?.db.run("PRAGMA wal_checkpoint(TRUNCATE)");
-      } catch {
-        // Left to SQLite's next automatic checkpoint (journal_size_limit then trims the log).
-      }
-    }
+    if (removed.size > 0) this.opened?.compactor.start();
     return removed;
+  }
+
+  /** Runs compaction to its end now (tests, benches). */
+  compact(): void {
+    this.opened?.compactor.finish();
   }
 
   session(id: string): CatalogRow | null {
@@ -187,6 +192,7 @@ export class Store {
     if (this.closed) return;
     // Last commit, without waiting out a lock: then recording stops.
     this.opened?.writer.stop();
+    this.opened?.compactor.stop();
     this.closed = true;
     this.opened?.db.close(false);
     this.opened?.lock.release();
@@ -201,7 +207,10 @@ export class Store {
       try {
         lock = lockDataDir(this.dataDir);
         const db = openDatabase(this.dataDir);
-        this.opened = { lock, db, catalog: new Catalog(db), reader: new JournalReader(db), writer: new JournalWriter(db, (error) => this.degrade("write_failed", error)) };
+        const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error));
+        this.opened = { lock, db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
+        // Whatever a previous run left to compact (a restart mid-way) goes on now.
+        this.opened.compactor.start();
       } catch (error) {
         lock?.release();
         this.degrade("unavailable", error);
