@@ -8,7 +8,11 @@
  * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so. Reads
  * (list, transcript) keep answering from whatever could be opened.
  *
- * The database is opened on first use, not at boot: an idle daemon pays nothing for it.
+ * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
+ * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
+ * pending (no journal batch, no lock wait, no compaction), the connection is closed (SQLite's page
+ * cache, statements and schema go with it) and the next use opens it again. The data-dir lock is
+ * kept across that, for the daemon's life.
  *
  * One daemon owns a data dir (`data-dir-lock.ts`): the first to open the database. A second daemon
  * on the same data dir keeps serving its own live sessions, but its store is degraded
@@ -39,15 +43,22 @@ export interface RecordingDegraded {
 
 export interface StoreOptions {
   readonly now?: () => number;
+  /** How long the database stays open unused (default `STORE_IDLE_CLOSE_MS`; tests shorten it). */
+  readonly idleCloseMs?: number;
   /** Called once, when recording stops. */
   readonly onDegraded?: (status: RecordingDegraded) => void;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * How long the database stays open after its last use. Reopening costs about a millisecond (open,
+ * pragmas, schema check, statements); an open connection keeps MBs of SQLite memory resident.
+ */
+export const STORE_IDLE_CLOSE_MS = 10_000;
+
 /** The open database and what works on it. */
 interface Open {
-  readonly lock: DataDirLock;
   readonly db: Database;
   readonly catalog: Catalog;
   readonly reader: JournalReader;
@@ -59,10 +70,16 @@ export class Store {
   private degradedStatus: RecordingDegraded | null = null;
   /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
   private opened: Open | null = null;
+  /** Taken at the first open, held across idle closes, released by `close`. */
+  private lock: DataDirLock | null = null;
+  /** `performance.now()` of the database's last use, and the timer that closes it once idle. */
+  private lastUsed = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   /** Set when a stop marker could not be written: the others are not tried. */
   private markerFailed = false;
   private readonly now: () => number;
+  private readonly idleCloseMs: number;
   private onDegraded: ((status: RecordingDegraded) => void) | null;
 
   /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
@@ -71,6 +88,7 @@ export class Store {
     options: StoreOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.idleCloseMs = options.idleCloseMs ?? STORE_IDLE_CLOSE_MS;
     this.onDegraded = options.onDegraded ?? null;
   }
 
@@ -101,7 +119,8 @@ export class Store {
     if (this.degradedStatus === null || this.closed) return this.record(entry, durable);
     // Only into a journal the catalog knows (a session started after the failure has no row), and
     // not again once a marker failed: each try may wait out the busy timeout.
-    if (!this.markerFailed && this.opened?.catalog.get(entry.sessionId)) this.markerFailed = !this.opened.writer.writeMarker(entry);
+    const open = this.readable();
+    if (!this.markerFailed && open?.catalog.get(entry.sessionId)) this.markerFailed = !open.writer.writeMarker(entry);
     durable();
   }
 
@@ -147,7 +166,7 @@ export class Store {
 
   /** Runs compaction to its end now (tests, benches). */
   compact(): void {
-    this.opened?.compactor.finish();
+    this.readable()?.compactor.finish();
   }
 
   session(id: string): CatalogRow | null {
@@ -182,6 +201,11 @@ export class Store {
     return this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 };
   }
 
+  /** True while the database connection is open (it closes when idle; tests). */
+  get isOpen(): boolean {
+    return this.opened !== null;
+  }
+
   /** Commits whatever is pending now (shutdown; tests). */
   flush(): void {
     this.opened?.writer.flush();
@@ -195,28 +219,59 @@ export class Store {
     this.opened?.compactor.stop();
     this.closed = true;
     this.opened?.db.close(false);
-    this.opened?.lock.release();
     this.opened = null;
+    this.lock?.release();
+    this.lock = null;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   /** The database for reading (opened on first use), or null when it cannot be. */
   private readable(): Open | null {
     if (this.closed) return null;
     if (this.opened === null && this.degradedStatus === null) {
-      let lock: DataDirLock | null = null;
       try {
-        lock = lockDataDir(this.dataDir);
+        this.lock ??= lockDataDir(this.dataDir);
         const db = openDatabase(this.dataDir);
         const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error));
-        this.opened = { lock, db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
+        this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
         // Whatever a previous run left to compact (a restart mid-way) goes on now.
         this.opened.compactor.start();
       } catch (error) {
-        lock?.release();
+        this.lock?.release();
+        this.lock = null;
         this.degrade("unavailable", error);
       }
     }
+    if (this.opened !== null) this.used();
     return this.opened;
+  }
+
+  /** Notes a use of the open database and makes sure the idle close is armed. */
+  private used(): void {
+    this.lastUsed = performance.now();
+    this.idleTimer ??= this.armIdleClose(this.idleCloseMs);
+  }
+
+  private armIdleClose(delayMs: number): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => this.closeIfIdle(), delayMs);
+    // An idle daemon exits as if the database were closed.
+    timer.unref();
+    return timer;
+  }
+
+  /** Closes the connection when it went unused for `idleCloseMs` and nothing is pending on it; else looks again later. */
+  private closeIfIdle(): void {
+    this.idleTimer = null;
+    const open = this.opened;
+    if (open === null) return;
+    const idleFor = performance.now() - this.lastUsed;
+    if (idleFor < this.idleCloseMs || open.writer.pendingCount > 0 || open.compactor.running) {
+      this.idleTimer = this.armIdleClose(Math.max(this.idleCloseMs - idleFor, 10));
+      return;
+    }
+    this.opened = null;
+    open.db.close(false);
   }
 
   /** The database for writing, or null while recording is degraded. */
