@@ -2,8 +2,8 @@
  * Opens `svc.db` under the data dir: first the schema version check (a database from a newer svc is
  * left exactly as it is: no WAL switch, no chmod), then WAL (readers never block the writer, and a commit is one
  * append to the log), `synchronous=NORMAL` (a commit survives a process crash, SIGKILL included;
- * only a power loss may take the last commits back), a busy timeout (another daemon on the same data
- * dir may hold the write lock for a moment), a small memory footprint (below), then the schema
+ * only a power loss may take the last commits back), a short busy timeout (another process, a backup or
+ * a sqlite3 shell, may hold the write lock), a small memory footprint (below), then the schema
  * migrations.
  */
 import { Database } from "bun:sqlite";

@@ -53,7 +53,8 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
 
 /**
  * How long the database stays open after its last use. Reopening costs about a millisecond (open,
- * pragmas, schema check, statements); an open connection keeps MBs of SQLite memory resident.
+ * pragmas, schema check, statements); an open connection keeps its page cache, prepared statements
+ * and parsed schema resident.
  */
 export const STORE_IDLE_CLOSE_MS = 10_000;
 
@@ -255,7 +256,7 @@ export class Store {
 
   private armIdleClose(delayMs: number): ReturnType<typeof setTimeout> {
     const timer = setTimeout(() => this.closeIfIdle(), delayMs);
-    // An idle daemon exits as if the database were closed.
+    // Never what keeps the process alive.
     timer.unref();
     return timer;
   }
