@@ -72,6 +72,26 @@ describe("a write lock held by another process", () => {
     await until(async () => (await transcriptText(d, sessionId)).includes("during the lock"), 10_000, "the held turn in the journal");
   }, 60_000);
 
+  test("a client's delete while it is held answers 503 at once and changes nothing; it works once the lock goes", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId: closed } = await d.createSession({ sessionScope: "thread" });
+    expect((await d.json("DELETE", `/session/${closed}`)).status).toBe(204);
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    {
+      await using _lock = await holdLock(join(home.path, "svc.db"));
+      // A turn whose events wait for the lock, and a delete meanwhile.
+      expect((await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say during the lock" }] })).status).toBe(202);
+      const refused = await d.json("POST", "/sessions/delete", { sessionIds: [closed] });
+      expect(refused.status).toBe(503);
+      expect(refused.body.code).toBe("store_unavailable");
+      expect(await recordingIssue(d)).toBeUndefined();
+    }
+    expect((await d.json("GET", `/session/${closed}/transcript`)).status).toBe(200);
+    await until(async () => (await transcriptText(d, sessionId)).includes("during the lock"), 20_000, "the held turn in the journal");
+    expect((await d.json("POST", "/sessions/delete", { sessionIds: [closed] })).body.results).toEqual([{ sessionId: closed, outcome: "deleted" }]);
+  }, 60_000);
+
   test("held until the writer's queue overflows: recording degrades (event and status issue), the live turn completes", async () => {
     await using home = tempDir("svc-home-");
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
