@@ -34,7 +34,8 @@ interface PurgeEntry {
 }
 
 export class Compactor {
-  private timer: ReturnType<typeof setImmediate> | ReturnType<typeof setTimeout> | null = null;
+  /** The next step: on the next loop turn, or after a lock's backoff. */
+  private next: { readonly cancel: () => void } | null = null;
   private stopped = false;
   private readonly nextPurge: Statement<PurgeEntry>;
   private readonly rowsToPurge: Statement<{ seq: number; n: number }>;
@@ -54,42 +55,50 @@ export class Compactor {
 
   /** True while there is work left (steps scheduled). */
   get running(): boolean {
-    return this.timer !== null;
+    return this.next !== null;
   }
 
   /** Starts stepping (after a delete, or at open); a no-op while running or once stopped. */
   start(): void {
-    if (this.timer === null && !this.stopped) this.timer = setImmediate(() => this.step());
+    if (this.next === null && !this.stopped) this.schedule(0);
   }
 
   /** Stops stepping (the database is closing); whatever is left resumes at the next open. */
   stop(): void {
     this.stopped = true;
-    if (this.timer !== null) {
-      clearImmediate(this.timer as ReturnType<typeof setImmediate>);
-      clearTimeout(this.timer as ReturnType<typeof setTimeout>);
-    }
-    this.timer = null;
+    this.next?.cancel();
+    this.next = null;
   }
 
-  /** Runs every step now, synchronously (tests, and a store that wants it done before closing). */
+  /** Runs every step now, synchronously (tests, benches). */
   finish(): void {
     this.stop();
     this.stopped = false;
     while (this.once() === "more");
   }
 
+  /** The next step after `delayMs`, or on the next loop turn (after pending I/O) for 0. */
+  private schedule(delayMs: number): void {
+    if (delayMs === 0) {
+      const immediate = setImmediate(() => this.step());
+      this.next = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(() => this.step(), delayMs);
+      this.next = { cancel: () => clearTimeout(timer) };
+    }
+  }
+
   private step(): void {
-    this.timer = null;
+    this.next = null;
     let outcome: "more" | "done";
     try {
       outcome = this.once();
     } catch (error) {
       // Any other failure (a full disk, an I/O error) ends this run; the next open tries again.
-      if (isBusy(error)) this.timer = setTimeout(() => this.step(), LOCKED_RETRY_MS);
+      if (isBusy(error)) this.schedule(LOCKED_RETRY_MS);
       return;
     }
-    if (outcome === "more") this.timer = setImmediate(() => this.step());
+    if (outcome === "more") this.schedule(0);
   }
 
   /** One bounded step; "done" once nothing is left. */
