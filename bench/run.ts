@@ -157,7 +157,8 @@ async function main(): Promise<void> {
   // for all of them keeps Bun's transpiler cache as warm as on a user's machine.
   let sessions: BenchSummary["sessions"] = null;
   let events: BenchSummary["events"] = null;
-  if (options.sections.includes("sessions") || options.sections.includes("events")) {
+  let journal: BenchSummary["journal"] = null;
+  if (options.sections.includes("sessions") || options.sections.includes("events") || options.sections.includes("journal")) {
     progress("bundling the fake agent…");
     const bundledAgent = await bundleFakeAgent();
     const home = scratchDir("agent-home");
@@ -174,13 +175,12 @@ async function main(): Promise<void> {
         progress,
       });
     if (options.sections.includes("events")) events = await measureEvents({ svc: svcBinary, agentEntry: bundledAgent, home, quick, progress });
+    if (options.sections.includes("journal")) journal = await measureJournal({ svc: svcBinary, agentEntry: bundledAgent, home, quick, progress });
   }
 
   let files: BenchSummary["files"] = null;
   if (options.sections.includes("files")) files = await runFilesBench({ quick: options.mode === "quick", binary: binary.path, progress: (text) => progress(`files: ${text}`) });
 
-  let journal: BenchSummary["journal"] = null;
-  if (options.sections.includes("journal")) journal = await measureJournal({ quick: options.mode === "quick", progress });
 
   const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
   const health = rowOf(SVC_BINARY, "/health");

@@ -78,7 +78,7 @@ export class Catalog {
   private readonly setState: Statement;
   private readonly getOne: Statement<RawRow>;
   private readonly archive: Statement;
-  private readonly removeJournal: Statement;
+  private readonly purgeJournal: Statement;
   private readonly removeRow: Statement;
   private readonly firstPage: Statement<RawRow>;
   private readonly nextPage: Statement<RawRow>;
@@ -96,7 +96,11 @@ export class Catalog {
     this.setState = db.query("UPDATE sessions SET state = $state, closed_at = $now, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.getOne = db.query("SELECT * FROM sessions WHERE id = $id");
     this.archive = db.query("UPDATE sessions SET archived = $archived WHERE id = $id");
-    this.removeJournal = db.query("DELETE FROM journal WHERE session_id = $id");
+    // The journal rows are left to the compactor (a bounded step at a time); readers skip them from now on.
+    this.purgeJournal = db.query(
+      `INSERT INTO purge (session_id, up_to_seq) SELECT $id, MAX(seq) FROM journal WHERE session_id = $id GROUP BY session_id
+       ON CONFLICT (session_id) DO UPDATE SET up_to_seq = MAX(up_to_seq, excluded.up_to_seq)`,
+    );
     this.removeRow = db.query("DELETE FROM sessions WHERE id = $id");
     this.firstPage = db.query("SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived ORDER BY updated_at DESC, id DESC LIMIT $limit");
     this.nextPage = db.query(
@@ -124,9 +128,9 @@ export class Catalog {
     return this.archive.run({ id, archived: archived ? 1 : 0 }).changes > 0;
   }
 
-  /** Removes the session and its journal; true when it existed. */
+  /** Removes the session and hands its journal to the compactor; true when it existed. */
   remove(id: string): boolean {
-    this.removeJournal.run({ id });
+    this.purgeJournal.run({ id });
     return this.removeRow.run({ id }).changes > 0;
   }
 

@@ -2,8 +2,8 @@
  * Opens `svc.db` under the data dir: first the schema version check (a database from a newer svc is
  * left exactly as it is: no WAL switch, no chmod), then WAL (readers never block the writer, and a commit is one
  * append to the log), `synchronous=NORMAL` (a commit survives a process crash, SIGKILL included;
- * only a power loss may take the last commits back), a busy timeout (another daemon on the same data
- * dir may hold the write lock for a moment), a small memory footprint (below), then the schema
+ * only a power loss may take the last commits back), a short busy timeout (another process, a backup or
+ * a sqlite3 shell, may hold the write lock), a small memory footprint (below), then the schema
  * migrations.
  */
 import { Database } from "bun:sqlite";
@@ -13,11 +13,11 @@ import { SchemaTooNewError, SCHEMA_VERSION, migrate, schemaVersion } from "./mig
 
 export const DB_FILE = "svc.db";
 /**
- * How long a write waits for another connection's lock before failing with SQLITE_BUSY (the
- * journal writer then retries a few times, see journal-writer.ts, before recording degrades).
- * Writes block the event loop while they wait, so this stays short.
+ * How long a statement waits inside SQLite for another connection's lock before failing with
+ * SQLITE_BUSY. That wait blocks the event loop, so it is short: the journal writer waits longer on
+ * timers instead (see journal-writer.ts), and a client's catalog change answers 503 at once.
  */
-export const BUSY_TIMEOUT_MS = 2000;
+export const BUSY_TIMEOUT_MS = 50;
 
 /** What the write-ahead log is truncated to after a checkpoint (see journal_size_limit). */
 export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;

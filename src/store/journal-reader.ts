@@ -31,10 +31,13 @@ export class JournalReader {
   private readonly length: Statement<{ n: number }>;
 
   constructor(db: Database) {
-    this.page = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId AND seq > $afterSeq ORDER BY seq LIMIT $limit");
-    this.count = db.query("SELECT COUNT(*) AS n FROM journal WHERE session_id = $sessionId");
-    this.length = db.query("SELECT COALESCE(SUM(length(envelope)), 0) AS n FROM journal WHERE session_id = $sessionId");
-    this.latest = db.query("SELECT seq, epoch, event_id, type, envelope FROM journal WHERE session_id = $sessionId ORDER BY seq DESC LIMIT $limit");
+    // The rows of a session's id that a delete left to the compactor (a purge entry) are not its:
+    // an id reused after a delete starts with an empty journal.
+    const live = "session_id = $sessionId AND seq > (SELECT COALESCE(MAX(up_to_seq), 0) FROM purge WHERE session_id = $sessionId)";
+    this.page = db.query(`SELECT seq, epoch, event_id, type, envelope FROM journal WHERE ${live} AND seq > $afterSeq ORDER BY seq LIMIT $limit`);
+    this.count = db.query(`SELECT COUNT(*) AS n FROM journal WHERE ${live}`);
+    this.length = db.query(`SELECT COALESCE(SUM(length(envelope)), 0) AS n FROM journal WHERE ${live}`);
+    this.latest = db.query(`SELECT seq, epoch, event_id, type, envelope FROM journal WHERE ${live} ORDER BY seq DESC LIMIT $limit`);
   }
 
   /**

@@ -2,36 +2,48 @@
  * Batches journal appends: every event recorded during one turn of the event loop is written in one
  * transaction at the next `setImmediate`, then each entry's `durable` callback runs, in the order the
  * entries were recorded. The event bus holds a frame back from its subscribers until that callback,
- * so no client ever sees an event that a SIGKILL could take back.
+ * so no client ever sees an event that a SIGKILL could take back. Catalog writes (a session started,
+ * renamed, ended) go through here too, so a lock that holds the journal back holds them back in the
+ * same order.
  *
  * A write that finds the database locked (SQLITE_BUSY: another connection holds the write lock past
- * the busy timeout) is transient: the batch stays pending, unreleased, and is retried after a
- * backoff, a bounded number of times (`BUSY_RETRY_DELAYS_MS`); only then does it count as failed.
+ * the short busy timeout) is transient: the batch stays pending, unreleased, and is tried again on a
+ * timer with a growing backoff (`busyRetryDelay`), so the event loop never sits in SQLite's busy wait
+ * for more than one busy timeout. New entries queue behind it. The wait ends when the lock is
+ * released (the batch commits, recording goes on) or after `MAX_LOCK_WAIT_MS`, or when the queue
+ * reaches its bounds (`MAX_PENDING_*`): then one last try, and if the lock is still held the write
+ * counts as failed.
  *
  * A write that fails (disk full, read-only database, I/O error, a lock held too long) does not lose
- * the batch's delivery: the callbacks still run, `onFailure` hears about it once, and from then on
- * the writer records nothing and releases every entry at once (recording stays degraded until the
- * daemon restarts, so a journal never has holes in its middle).
+ * the batch's delivery: the callbacks still run, `onFailure` hears about it once (the store then
+ * publishes the degraded-recording event and the daemon-status issue), and from then on the writer
+ * records nothing and releases every entry at once (recording stays degraded until the daemon
+ * restarts, so a journal never has holes in its middle).
  */
 import type { Database, Statement } from "bun:sqlite";
 
 /**
  * Pending-queue bounds. Past either one the queue is committed at once, inside the append that
- * crossed it (the publisher pays one commit), so memory stays bounded and nothing is dropped.
+ * crossed it (the publisher pays one commit), so memory stays bounded and nothing is dropped. While
+ * the queue waits for a lock, crossing a bound ends the wait instead (one last try, then failed:
+ * every held entry is released unrecorded and recording degrades).
  */
 export const MAX_PENDING_ENTRIES = 4096;
 export const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
 /**
- * Backoff before each retry of a batch that found the database locked. Each attempt also waits up
- * to the busy timeout inside SQLite, so a lock held for a few seconds is ridden out; past the last
- * retry the write counts as failed. While a batch waits its events are held from subscribers (new
- * ones queue behind it); reaching the pending bounds above ends the wait (one last try).
+ * How long a batch may wait for another connection's write lock, all retries together. Its events
+ * are held from subscribers meanwhile, so this stays a few seconds; past it recording degrades.
  */
-export const BUSY_RETRY_DELAYS_MS: readonly number[] = [250, 500, 1000];
+export const MAX_LOCK_WAIT_MS = 10_000;
+
+/** Backoff before the n-th retry (0-based) of a batch that found the database locked: 50 ms doubling up to 1 s. */
+export function busyRetryDelay(retry: number): number {
+  return Math.min(50 * 2 ** retry, 1000);
+}
 
 /** SQLITE_BUSY (and its extended codes): another connection holds the lock. */
-function isBusy(error: unknown): boolean {
+export function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }
@@ -46,10 +58,8 @@ export interface JournalEntry {
   readonly timestamp: number;
 }
 
-interface Pending {
-  readonly entry: JournalEntry;
-  readonly durable: () => void;
-}
+/** A journal entry, or a catalog write queued behind a batch that waits for a lock. */
+type Pending = { readonly entry: JournalEntry; readonly durable: () => void } | { readonly change: () => void };
 
 export class JournalWriter {
   private pending: Pending[] = [];
@@ -57,8 +67,8 @@ export class JournalWriter {
   private scheduled: ReturnType<typeof setImmediate> | null = null;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private failed = false;
-  /** Retries spent on the batch at the head of `pending` (which found the database locked). */
-  private busyRetries = 0;
+  /** While the batch at the head of `pending` waits for a lock: when it first found it, and the retries spent. */
+  private lockWait: { readonly since: number; retries: number } | null = null;
   private readonly insert: Statement;
   private readonly touch: Statement;
   private readonly commit: (batch: readonly Pending[]) => void;
@@ -67,12 +77,18 @@ export class JournalWriter {
     db: Database,
     private readonly onFailure: (error: unknown) => void,
   ) {
-    this.insert = db.query("INSERT INTO journal (session_id, epoch, event_id, type, envelope) VALUES ($sessionId, $epoch, $eventId, $type, $envelope)");
+    // Positional parameters: binding a row costs no object and no name lookups (the hot path, one per event).
+    this.insert = db.query("INSERT INTO journal (session_id, epoch, event_id, type, envelope) VALUES (?1, ?2, ?3, ?4, ?5)");
     this.touch = db.query("UPDATE sessions SET updated_at = MAX(updated_at, $timestamp) WHERE id = $sessionId");
     this.commit = db.transaction((batch: readonly Pending[]) => {
       const newest = new Map<string, number>();
-      for (const { entry } of batch) {
-        this.insert.run({ sessionId: entry.sessionId, epoch: entry.epoch, eventId: entry.eventId, type: entry.type, envelope: entry.envelope });
+      for (const item of batch) {
+        if ("change" in item) {
+          item.change();
+          continue;
+        }
+        const { entry } = item;
+        this.insert.run(entry.sessionId, entry.epoch, entry.eventId, entry.type, entry.envelope);
         newest.set(entry.sessionId, entry.timestamp);
       }
       for (const [sessionId, timestamp] of newest) this.touch.run({ sessionId, timestamp });
@@ -88,6 +104,11 @@ export class JournalWriter {
     return this.pending.length;
   }
 
+  /** True while a batch waits for another connection's lock. */
+  get waiting(): boolean {
+    return this.lockWait !== null;
+  }
+
   /** Queues `entry`; `durable` runs once it is committed (or once recording has given up). */
   append(entry: JournalEntry, durable: () => void): void {
     if (this.failed) {
@@ -96,11 +117,31 @@ export class JournalWriter {
     }
     this.pending.push({ entry, durable });
     this.pendingBytes += entry.envelope.length;
-    if (this.pending.length >= MAX_PENDING_ENTRIES || this.pendingBytes >= MAX_PENDING_BYTES) {
-      // Past the bounds while a locked batch waits: the wait ends, one last try, then it has failed.
-      if (this.retryTimer !== null) this.busyRetries = BUSY_RETRY_DELAYS_MS.length;
-      this.flush();
-    } else if (this.retryTimer === null) this.scheduled ??= setImmediate(() => this.flush());
+    if (this.pending.length >= MAX_PENDING_ENTRIES || this.pendingBytes >= MAX_PENDING_BYTES) this.flush();
+    else if (this.lockWait === null) this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * A catalog write: run now, in its own transaction, unless a batch waits for a lock (then it
+   * queues behind it, in order) or it finds the database locked itself (then it starts such a wait).
+   * Any other failure degrades recording, as a failed batch does.
+   */
+  change(change: () => void): void {
+    if (this.failed) return;
+    if (this.lockWait === null)
+      try {
+        change();
+        return;
+      } catch (error) {
+        if (!isBusy(error)) {
+          this.onFailure(error);
+          return;
+        }
+        this.lockWait = { since: performance.now(), retries: 0 };
+        this.retryTimer = setTimeout(() => this.flush(), busyRetryDelay(0));
+      }
+    this.pending.push({ change });
+    if (this.pending.length >= MAX_PENDING_ENTRIES) this.flush();
   }
 
   /**
@@ -116,18 +157,18 @@ export class JournalWriter {
     }
   }
 
-  /** Commits what is pending (no more retries), then records nothing more (entries are released at once). */
+  /** Commits what is pending (one try, no more waiting), then records nothing more (entries are released at once). */
   stop(): void {
-    this.busyRetries = BUSY_RETRY_DELAYS_MS.length;
-    this.flush();
+    this.flush(true);
     this.failed = true;
   }
 
   /**
-   * Commits everything pending now, then releases it; a batch that finds the database locked stays
-   * pending for a later retry while retries remain.
+   * Commits everything pending now, then releases it. A batch that finds the database locked stays
+   * pending and is retried later, unless `last` or its wait is over (time, or the queue's bounds):
+   * then it has failed.
    */
-  flush(): void {
+  flush(last = false): void {
     if (this.scheduled !== null) clearImmediate(this.scheduled);
     this.scheduled = null;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
@@ -139,21 +180,26 @@ export class JournalWriter {
       try {
         this.commit(batch);
       } catch (error) {
-        const delay = isBusy(error) ? BUSY_RETRY_DELAYS_MS[this.busyRetries] : undefined;
-        if (delay !== undefined) {
-          this.busyRetries++;
-          this.retryTimer = setTimeout(() => this.flush(), delay);
+        if (isBusy(error) && !last && this.mayWaitLonger()) {
+          const wait = (this.lockWait ??= { since: performance.now(), retries: 0 });
+          this.retryTimer = setTimeout(() => this.flush(), busyRetryDelay(wait.retries++));
           return;
         }
         this.failed = true;
         failure = { error };
       }
     }
-    this.busyRetries = 0;
+    this.lockWait = null;
     this.pending = [];
     this.pendingBytes = 0;
-    for (const { durable } of batch) durable();
+    for (const item of batch) if ("durable" in item) item.durable();
     // Told after the batch went out, so what it publishes comes after the frames it concerns.
     if (failure !== null) this.onFailure(failure.error);
+  }
+
+  /** Whether a locked batch may be retried later: within its time and the queue's bounds. */
+  private mayWaitLonger(): boolean {
+    if (this.pending.length >= MAX_PENDING_ENTRIES || this.pendingBytes >= MAX_PENDING_BYTES) return false;
+    return this.lockWait === null || performance.now() - this.lockWait.since < MAX_LOCK_WAIT_MS;
   }
 }

@@ -51,6 +51,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX journal_by_session ON journal (session_id, seq);
     `,
   },
+  {
+    // Deleted sessions whose journal rows are still to be removed (compactor.ts): a session's rows
+    // up to `up_to_seq` are garbage, invisible to readers, removed a bounded step at a time.
+    version: 3,
+    up: `
+      CREATE TABLE purge (
+        session_id TEXT PRIMARY KEY,
+        up_to_seq INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

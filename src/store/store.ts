@@ -8,7 +8,11 @@
  * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so. Reads
  * (list, transcript) keep answering from whatever could be opened.
  *
- * The database is opened on first use, not at boot: an idle daemon pays nothing for it.
+ * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
+ * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
+ * pending (no journal batch, no lock wait, no compaction), the connection is closed (SQLite's page
+ * cache, statements and schema go with it) and the next use opens it again. The data-dir lock is
+ * kept across that, for the daemon's life.
  *
  * One daemon owns a data dir (`data-dir-lock.ts`): the first to open the database. A second daemon
  * on the same data dir keeps serving its own live sessions, but its store is degraded
@@ -21,6 +25,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { DaemonError } from "../errors/daemon-error.ts";
+import { Compactor } from "./compactor.ts";
 import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { openDatabase } from "./database.ts";
@@ -38,29 +43,44 @@ export interface RecordingDegraded {
 
 export interface StoreOptions {
   readonly now?: () => number;
+  /** How long the database stays open unused (default `STORE_IDLE_CLOSE_MS`; tests shorten it). */
+  readonly idleCloseMs?: number;
   /** Called once, when recording stops. */
   readonly onDegraded?: (status: RecordingDegraded) => void;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * How long the database stays open after its last use. Reopening costs about a millisecond (open,
+ * pragmas, schema check, statements); an open connection keeps its page cache, prepared statements
+ * and parsed schema resident.
+ */
+export const STORE_IDLE_CLOSE_MS = 10_000;
+
 /** The open database and what works on it. */
 interface Open {
-  readonly lock: DataDirLock;
   readonly db: Database;
   readonly catalog: Catalog;
   readonly reader: JournalReader;
   readonly writer: JournalWriter;
+  readonly compactor: Compactor;
 }
 
 export class Store {
   private degradedStatus: RecordingDegraded | null = null;
   /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
   private opened: Open | null = null;
+  /** Taken at the first open, held across idle closes, released by `close`. */
+  private lock: DataDirLock | null = null;
+  /** `performance.now()` of the database's last use, and the timer that closes it once idle. */
+  private lastUsed = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
   private closed = false;
   /** Set when a stop marker could not be written: the others are not tried. */
   private markerFailed = false;
   private readonly now: () => number;
+  private readonly idleCloseMs: number;
   private onDegraded: ((status: RecordingDegraded) => void) | null;
 
   /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
@@ -69,6 +89,7 @@ export class Store {
     options: StoreOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.idleCloseMs = options.idleCloseMs ?? STORE_IDLE_CLOSE_MS;
     this.onDegraded = options.onDegraded ?? null;
   }
 
@@ -99,7 +120,8 @@ export class Store {
     if (this.degradedStatus === null || this.closed) return this.record(entry, durable);
     // Only into a journal the catalog knows (a session started after the failure has no row), and
     // not again once a marker failed: each try may wait out the busy timeout.
-    if (!this.markerFailed && this.opened?.catalog.get(entry.sessionId)) this.markerFailed = !this.opened.writer.writeMarker(entry);
+    const open = this.readable();
+    if (!this.markerFailed && open?.catalog.get(entry.sessionId)) this.markerFailed = !open.writer.writeMarker(entry);
     durable();
   }
 
@@ -124,25 +146,28 @@ export class Store {
   }
 
   /**
-   * Deletes sessions and their journals, in one transaction, then hands the freed pages back to the
-   * file system (compaction: the file shrinks). Returns the ids that existed.
+   * Deletes sessions, in one transaction: they are gone from the catalog, and their journals from
+   * every read, at once. The rows and the disk space they held are reclaimed afterwards, a bounded
+   * step per event-loop turn (compactor.ts), so a large journal never stalls the daemon. Returns the
+   * ids that existed.
    */
   deleteSessions(ids: readonly string[]): Set<string> {
-    // A session closed a moment ago may still have its last events pending: they go first.
+    // A session closed a moment ago may still have its last events pending: they go first (and
+    // while they wait for another connection's lock, nothing is deleted, so none lands after).
     this.flush();
+    if (this.opened?.writer.waiting)
+      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database is locked by another process", {
+        reason: "locked",
+        hint: "nothing was changed; retry in a moment",
+      });
     const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
-    if (removed.size > 0) {
-      this.change((open) => open.db.run("PRAGMA incremental_vacuum"));
-      // The log still holds the deleted pages: copy it into the database and cut it to zero bytes,
-      // so the space comes back now, not at the next restart. A reader in the way (busy) only
-      // postpones that to a later checkpoint; it is no failure of the delete, which is committed.
-      try {
-        this.opened?.db.run("PRAGMA wal_checkpoint(TRUNCATE)");
-      } catch {
-        // Left to SQLite's next automatic checkpoint (journal_size_limit then trims the log).
-      }
-    }
+    if (removed.size > 0) this.opened?.compactor.start();
     return removed;
+  }
+
+  /** Runs compaction to its end now (tests, benches). */
+  compact(): void {
+    this.readable()?.compactor.finish();
   }
 
   session(id: string): CatalogRow | null {
@@ -177,6 +202,11 @@ export class Store {
     return this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 };
   }
 
+  /** True while the database connection is open (it closes when idle; tests). */
+  get isOpen(): boolean {
+    return this.opened !== null;
+  }
+
   /** Commits whatever is pending now (shutdown; tests). */
   flush(): void {
     this.opened?.writer.flush();
@@ -187,27 +217,62 @@ export class Store {
     if (this.closed) return;
     // Last commit, without waiting out a lock: then recording stops.
     this.opened?.writer.stop();
+    this.opened?.compactor.stop();
     this.closed = true;
     this.opened?.db.close(false);
-    this.opened?.lock.release();
     this.opened = null;
+    this.lock?.release();
+    this.lock = null;
+    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
   }
 
   /** The database for reading (opened on first use), or null when it cannot be. */
   private readable(): Open | null {
     if (this.closed) return null;
     if (this.opened === null && this.degradedStatus === null) {
-      let lock: DataDirLock | null = null;
       try {
-        lock = lockDataDir(this.dataDir);
+        this.lock ??= lockDataDir(this.dataDir);
         const db = openDatabase(this.dataDir);
-        this.opened = { lock, db, catalog: new Catalog(db), reader: new JournalReader(db), writer: new JournalWriter(db, (error) => this.degrade("write_failed", error)) };
+        const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error));
+        this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
+        // Whatever a previous run left to compact (a restart mid-way) goes on now.
+        this.opened.compactor.start();
       } catch (error) {
-        lock?.release();
+        this.lock?.release();
+        this.lock = null;
         this.degrade("unavailable", error);
       }
     }
+    if (this.opened !== null) this.used();
     return this.opened;
+  }
+
+  /** Notes a use of the open database and makes sure the idle close is armed. */
+  private used(): void {
+    this.lastUsed = performance.now();
+    this.idleTimer ??= this.armIdleClose(this.idleCloseMs);
+  }
+
+  private armIdleClose(delayMs: number): ReturnType<typeof setTimeout> {
+    const timer = setTimeout(() => this.closeIfIdle(), delayMs);
+    // Never what keeps the process alive.
+    timer.unref();
+    return timer;
+  }
+
+  /** Closes the connection when it went unused for `idleCloseMs` and nothing is pending on it; else looks again later. */
+  private closeIfIdle(): void {
+    this.idleTimer = null;
+    const open = this.opened;
+    if (open === null) return;
+    const idleFor = performance.now() - this.lastUsed;
+    if (idleFor < this.idleCloseMs || open.writer.pendingCount > 0 || open.compactor.running) {
+      this.idleTimer = this.armIdleClose(Math.max(this.idleCloseMs - idleFor, 10));
+      return;
+    }
+    this.opened = null;
+    open.db.close(false);
   }
 
   /** The database for writing, or null while recording is degraded. */
@@ -237,14 +302,10 @@ export class Store {
     }
   }
 
+  /** A catalog write of recording's own: through the writer, so a held lock delays it in order with the journal. */
   private write(action: (catalog: Catalog) => void): void {
     const open = this.writable();
-    if (open === null) return;
-    try {
-      action(open.catalog);
-    } catch (error) {
-      this.degrade("write_failed", error);
-    }
+    if (open !== null) open.writer.change(() => action(open.catalog));
   }
 
   private degrade(reason: RecordingDegraded["reason"], error: unknown): void {

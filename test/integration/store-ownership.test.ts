@@ -63,7 +63,7 @@ describe("data-dir ownership", () => {
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     await runTurn(d, sessionId, "@say before the lock");
 
-    // Longer than the daemon's busy timeout (2 s), shorter than its retries.
+    // Longer than the daemon's busy timeout, shorter than its lock wait (MAX_LOCK_WAIT_MS, 10 s).
     const blocker = new Database(join(home.path, "svc.db"));
     blocker.run("BEGIN EXCLUSIVE");
     const released = new Promise<void>((resolve) =>

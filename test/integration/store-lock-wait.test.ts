@@ -1,0 +1,109 @@
+/**
+ * Another process holding svc.db's write lock (a backup, a sqlite3 shell): the daemon waits for it
+ * on timers, never inside SQLite for long, so HTTP keeps answering; the held events reach their
+ * subscribers and the journal once the lock goes. A lock held until the writer's queue overflows
+ * degrades recording (event + status issue) and the live turn goes on.
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
+
+const LOCK_HOLDER = join(import.meta.dir, "../fixtures/db-lock-holder.ts");
+/**
+ * A responsiveness bound, not a speed target: before the fix one write sat 2 s in SQLite's busy
+ * wait (x4 retries), so a request queued behind it took seconds; now no wait exceeds 50 ms.
+ */
+const STALL_MS = 1000;
+
+/** Another process holding `BEGIN EXCLUSIVE` on `db` until disposed. */
+async function holdLock(db: string): Promise<AsyncDisposable & { proc: Bun.Subprocess<"pipe", "pipe", "inherit"> }> {
+  const proc = Bun.spawn([process.execPath, LOCK_HOLDER, db], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!out.includes("locked\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the lock holder exited early: ${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return {
+    proc,
+    async [Symbol.asyncDispose]() {
+      proc.stdin.end();
+      await proc.exited;
+    },
+  };
+}
+
+const recordingIssue = async (d: FakeAgentDaemon) =>
+  ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).find((i) => i.code === "recording_degraded");
+const transcriptText = async (d: FakeAgentDaemon, sessionId: string) => JSON.stringify((await d.json("GET", `/session/${sessionId}/transcript?limit=500`)).body);
+
+describe("a write lock held by another process", () => {
+  test("HTTP keeps answering while it is held; the turn's events are held, then delivered and journaled once it goes", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
+
+    let prompt;
+    let slowest = 0;
+    {
+      await using _lock = await holdLock(join(home.path, "svc.db"));
+      prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say during the lock" }] });
+      expect(prompt.status).toBe(202);
+      // Several of the writer's retries happen while these go: each is answered without a stall.
+      const until = Date.now() + 2500;
+      while (Date.now() < until) {
+        const started = performance.now();
+        expect((await d.json("GET", "/health")).status).toBe(200);
+        slowest = Math.max(slowest, performance.now() - started);
+      }
+      expect(await recordingIssue(d)).toBeUndefined();
+      // Nothing a SIGKILL could take back reached the subscriber: the turn's end is held.
+      expect(events.frames.some((f) => f.event === "turn_complete")).toBe(false);
+    }
+    expect(slowest).toBeLessThan(STALL_MS);
+    const done = await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
+    expect(done.data.stopReason).toBe("end_turn");
+    expect(await recordingIssue(d)).toBeUndefined();
+    await until(async () => (await transcriptText(d, sessionId)).includes("during the lock"), 10_000, "the held turn in the journal");
+  }, 60_000);
+
+  test("a client's delete while it is held answers 503 at once and changes nothing; it works once the lock goes", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId: closed } = await d.createSession({ sessionScope: "thread" });
+    expect((await d.json("DELETE", `/session/${closed}`)).status).toBe(204);
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    {
+      await using _lock = await holdLock(join(home.path, "svc.db"));
+      // A turn whose events wait for the lock, and a delete meanwhile.
+      expect((await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say during the lock" }] })).status).toBe(202);
+      const refused = await d.json("POST", "/sessions/delete", { sessionIds: [closed] });
+      expect(refused.status).toBe(503);
+      expect(refused.body.code).toBe("store_unavailable");
+      expect(await recordingIssue(d)).toBeUndefined();
+    }
+    expect((await d.json("GET", `/session/${closed}/transcript`)).status).toBe(200);
+    await until(async () => (await transcriptText(d, sessionId)).includes("during the lock"), 20_000, "the held turn in the journal");
+    expect((await d.json("POST", "/sessions/delete", { sessionIds: [closed] })).body.results).toEqual([{ sessionId: closed, outcome: "deleted" }]);
+  }, 60_000);
+
+  test("held until the writer's queue overflows: recording degrades (event and status issue), the live turn completes", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
+    await using _lock = await holdLock(join(home.path, "svc.db"));
+    // More chunks than the writer's queue holds (MAX_PENDING_ENTRIES, 4096).
+    const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@stream 5000" }] });
+    expect(prompt.status).toBe(202);
+    await events.first("session_recording_degraded", undefined, 20_000);
+    const done = await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 30_000);
+    expect(done.data.stopReason).toBe("end_turn");
+    expect(await recordingIssue(d)).toBeDefined();
+  }, 60_000);
+});
