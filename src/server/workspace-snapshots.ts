@@ -11,7 +11,11 @@
  *   generic agent (or an extension agent without that method) cannot report them: the snapshot is
  *   empty with an `unknown` cell in `errors`, except providers, which the models a live session
  *   reported give. An agent that fails or does not answer within the budget leaves an `errors` cell
- *   (`init_timeout` / `protocol_error`); a status read never throws, hangs or starts a child.
+ *   (`init_timeout` / `protocol_error`), and so does an answer the sanitizer refuses (beyond the
+ *   answer bounds of `agent-json.ts`); a status read never throws, hangs or starts a child.
+ * - single flight: at most one agent request per section is in flight. A read that finds one
+ *   (concurrent `/workspace/<section>` reads, full daemon statuses) shares its answer, waiting no
+ *   longer than its own budget, so N concurrent readers cost the agent one request, not N.
  * - while no child is live: `initialized: false` and an empty snapshot.
  */
 import type { Config } from "../config/config.ts";
@@ -44,12 +48,15 @@ export interface SnapshotDeps {
   readonly sessions: SessionManager;
 }
 
-/** What the live agent said about one section. */
+/** What the live agent said about one section: its answer already sanitized into the section's members. */
 type AgentAnswer =
   | { readonly kind: "idle" }
   | { readonly kind: "unsupported" }
-  | { readonly kind: "answer"; readonly answer: unknown }
+  | { readonly kind: "answer"; readonly initialized: boolean; readonly members: Record<string, unknown> }
   | { readonly kind: "failed"; readonly cell: StatusCell };
+
+/** The sanitizer of a section's answer (throws on an answer it refuses). */
+type Project = (answer: unknown) => Record<string, unknown>;
 
 const unknownCell = (kind: string): StatusCell => ({ kind, status: "unknown", hint: "the agent does not report this" });
 
@@ -68,8 +75,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   const envelope = (initialized: boolean): Snapshot => ({ v: 1, workspaceCwd: config.workspace, initialized });
 
   /** Why the agent could not give `section`: a timeout, or anything else it did wrong. */
-  function failure(section: string, err: unknown): StatusCell {
-    const timedOut = err instanceof DaemonError && err.fields.errorKind === "init_timeout";
+  function failure(section: string, err: unknown, timedOut = err instanceof DaemonError && err.fields.errorKind === "init_timeout"): StatusCell {
     const message = err instanceof Error ? err.message : String(err);
     return {
       kind: section,
@@ -80,14 +86,42 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
     };
   }
 
-  async function ask(section: AgentSection, timeoutMs: number): Promise<AgentAnswer> {
+  /** The one agent request in flight per section (single flight, see above). */
+  const inFlight = new Map<AgentSection, Promise<AgentAnswer>>();
+
+  function ask(section: AgentSection, timeoutMs: number, project: Project): Promise<AgentAnswer> {
     const live = primary.current();
-    if (!live || !primary.channelLive) return { kind: "idle" };
+    if (!live || !primary.channelLive) return Promise.resolve({ kind: "idle" });
+    const shared = inFlight.get(section);
+    if (shared) return withinBudget(shared, section, timeoutMs);
+    const flight = askAgent(live, section, timeoutMs, project).finally(() => {
+      if (inFlight.get(section) === flight) inFlight.delete(section);
+    });
+    inFlight.set(section, flight);
+    return flight;
+  }
+
+  /** The shared request's answer, or an `init_timeout` cell once this reader's own budget is spent. */
+  async function withinBudget(shared: Promise<AgentAnswer>, section: AgentSection, timeoutMs: number): Promise<AgentAnswer> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const budgetMs = Math.min(timeoutMs, STATUS_TIMEOUT_MS);
+    const spent = new Promise<AgentAnswer>((resolve) => {
+      timer = setTimeout(() => resolve({ kind: "failed", cell: failure(section, new Error(`the agent did not answer ${section} status within ${budgetMs} ms`), true) }), budgetMs);
+    });
+    try {
+      return await Promise.race([shared, spent]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Asks the agent and sanitizes its answer; whatever goes wrong (sanitizing included) becomes a failure cell. */
+  async function askAgent(live: NonNullable<ReturnType<typeof primary.current>>, section: AgentSection, timeoutMs: number, project: Project): Promise<AgentAnswer> {
     try {
       const answer = await live.profile.workspaceStatus(live.channel, section, config.workspace, Math.min(timeoutMs, STATUS_TIMEOUT_MS));
       if (answer === null) return { kind: "unsupported" };
       if (!isObject(answer)) return { kind: "failed", cell: failure(section, new Error(`the agent answered ${section} status with something that is not an object`)) };
-      return { kind: "answer", answer };
+      return { kind: "answer", initialized: agentInitialized(answer), members: project(answer) };
     } catch (err) {
       return { kind: "failed", cell: failure(section, err) };
     }
@@ -95,9 +129,9 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
 
   /** A section the agent alone can fill: `empty` while idle or unanswered, `fill` from its answer. */
   const fromAgent =
-    (section: "mcp" | "skills" | "tools", empty: () => Record<string, unknown>, fill: (answer: unknown) => Record<string, unknown>) =>
+    (section: "mcp" | "skills" | "tools", empty: () => Record<string, unknown>, fill: Project) =>
     async (timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> => {
-      const reply = await ask(section, timeoutMs);
+      const reply = await ask(section, timeoutMs, fill);
       switch (reply.kind) {
         case "idle":
           return { ...envelope(false), ...empty() };
@@ -106,7 +140,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
         case "failed":
           return { ...envelope(true), ...empty(), errors: [reply.cell] };
         case "answer":
-          return { ...envelope(agentInitialized(reply.answer)), ...empty(), ...fill(reply.answer) };
+          return { ...envelope(reply.initialized), ...empty(), ...reply.members };
       }
     };
 
@@ -139,17 +173,23 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   }
 
   async function providers(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
-    const reply = await ask("providers", timeoutMs);
+    const reply = await ask("providers", timeoutMs, (a) => redactProviders(a, secrets));
     if (reply.kind === "idle") return { ...envelope(false), providers: [] };
-    if (reply.kind === "answer") return { ...envelope(agentInitialized(reply.answer)), ...redactProviders(reply.answer, secrets) };
-    const known = providersFromSessions();
+    if (reply.kind === "answer") return { ...envelope(reply.initialized), ...reply.members };
+    let known: Record<string, unknown> | null;
+    try {
+      known = providersFromSessions();
+    } catch (err) {
+      // The models came from the agent too: ones beyond the answer bounds are refused alike.
+      return { ...envelope(true), providers: [], errors: [reply.kind === "failed" ? reply.cell : failure("providers", err)] };
+    }
     const errors = reply.kind === "failed" ? [reply.cell] : known === null ? [unknownCell("providers")] : [];
     return { ...envelope(true), providers: [], ...known, ...(errors.length > 0 ? { errors } : {}) };
   }
 
   async function preflight(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
-    const reply = await ask("preflight", timeoutMs);
-    const agent = reply.kind === "answer" ? redactPreflight(reply.answer, secrets) : null;
+    const reply = await ask("preflight", timeoutMs, (a) => redactPreflight(a, secrets));
+    const agent = reply.kind === "answer" ? (reply.members as ReturnType<typeof redactPreflight>) : null;
     const errors = [...(reply.kind === "failed" ? [reply.cell] : []), ...(agent?.errors ?? [])];
     return {
       ...envelope(reply.kind !== "idle"),

@@ -6,34 +6,22 @@
  * skills, `baseUrl` and `envKey` on providers and models, and the command, args and URL of each
  * MCP server under `config`.
  *
- * Two layers, both applied to every answer:
+ * Every answer is first checked against the answer bounds of `agent-json.ts` (too deep or too large:
+ * AgentAnswerError, which the callers report as a protocol error). Then:
  * 1. The shapes the spec names (MCP servers and budgets, skills, providers and models, tools, status
- *    cells) are projected onto their allowlisted members: a member an agent adds is never passed on.
- * 2. Every value kept is walked (`clean`): members whose names mark them as secret-bearing are
- *    dropped at any depth (that is all the sanitizing the free-form parts get: a cell's `detail`,
- *    the session views), and every string has the daemon's known secret values replaced.
+ *    cells) are projected onto their allowlisted members, each of the spec's type (string, boolean,
+ *    integer or one of an enum): a member an agent adds, or one of another type, is never passed
+ *    on. Strings kept are scrubbed (`scrubText`).
+ * 2. The free-form parts (a preflight cell's `detail`, the session views) are cleaned (`clean`):
+ *    secret-bearing members keep only numbers and booleans, and every string is scrubbed.
  *
  * The envelope members `v`, `workspaceCwd` and `initialized` are the daemon's, never the agent's.
  */
-import { redactSecrets } from "../logging/redact.ts";
-import { SECRET_NAMES } from "./env-cells.ts";
+import { AgentAnswerError, checkBounds, clean, cleanWithin, isObject, scrubText } from "./agent-json.ts";
 import type { CellStatus, StatusCell } from "./status-cell.ts";
 
-/**
- * Names of members that carry credentials, addresses, paths, bodies, definitions or the names of
- * environment variables (qwen's auth cell: `envVarCandidates`, `presentVar`), at any depth.
- */
-const SECRET_MEMBER =
-  /^(environment|headers?|credentials?|token|secret|password|authProviderType|targetAudience|body|content|hooks?|args|command|config)$|env|oauth|service_?account|(key|token|secret|password|path|paths|url|uri|vars?|variables?)$/i;
-
-/**
- * A secret-bearing environment variable's name in prose (`CORP_API_KEY`, `GITHUB_TOKEN`, …): the
- * spec keeps env key names out of status payloads. The spec's whitelisted names stay: `/workspace/env`
- * publishes them anyway, and a hint must be able to say which one to set.
- */
-const SECRET_VARIABLE = /\b[A-Z][A-Z0-9_]*_(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD)\b/g;
-const PUBLIC_VARIABLES: ReadonlySet<string> = new Set(SECRET_NAMES);
-const hideVariable = (name: string) => (PUBLIC_VARIABLES.has(name) ? name : "[variable redacted]");
+/** Sanitizing arbitrary agent JSON (control answers too): see agent-json.ts. */
+export { AgentAnswerError, clean };
 
 /** A URL in prose (`scheme://…`): a provider's base address can hide in a model's description. */
 const ADDRESS = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>()]+/gi;
@@ -43,23 +31,26 @@ const STATUSES: ReadonlySet<string> = new Set<CellStatus>(["ok", "warning", "err
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+/** The spec's type of an allowlisted member: a string, a boolean, an integer, or one of an enum's values. */
+type MemberType = "string" | "boolean" | "integer" | ReadonlySet<string>;
+type Members = Readonly<Record<string, MemberType>>;
 
-/** A deep copy of `value` without secret-bearing members, its strings cleared of `secrets`. */
-export function clean(value: unknown, secrets: readonly string[]): unknown {
-  if (typeof value === "string") return redactSecrets(value, secrets).replace(SECRET_VARIABLE, hideVariable);
-  if (Array.isArray(value)) return value.map((v) => clean(v, secrets));
-  if (!isObject(value)) return value;
-  const out: Json = {};
-  for (const [name, member] of Object.entries(value)) if (!SECRET_MEMBER.test(name)) out[name] = clean(member, secrets);
-  return out;
+/** `value` if it is of `type` (strings scrubbed), else undefined. */
+function typed(value: unknown, type: MemberType, secrets: readonly string[]): unknown {
+  if (type === "string") return typeof value === "string" ? scrubText(value, secrets) : undefined;
+  if (type === "boolean") return typeof value === "boolean" ? value : undefined;
+  if (type === "integer") return Number.isSafeInteger(value) ? value : undefined;
+  return typeof value === "string" && type.has(value) ? value : undefined;
 }
 
-/** The allowlisted members of `value` that are present, each cleaned. */
-function pick(value: unknown, members: readonly string[], secrets: readonly string[]): Json {
+/** The allowlisted members of `value` that are present and of their type. */
+function pick(value: unknown, members: Members, secrets: readonly string[]): Json {
   const out: Json = {};
   if (!isObject(value)) return out;
-  for (const name of members) if (Object.hasOwn(value, name) && value[name] !== undefined) out[name] = clean(value[name], secrets);
+  for (const [name, type] of Object.entries(members)) {
+    const v = Object.hasOwn(value, name) ? typed(value[name], type, secrets) : undefined;
+    if (v !== undefined) out[name] = v;
+  }
   return out;
 }
 
@@ -68,12 +59,12 @@ const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 /** A status that is none of the spec's values (an agent's own word for it) reads `unknown`. */
 const status = (value: unknown): CellStatus => (typeof value === "string" && STATUSES.has(value) ? (value as CellStatus) : "unknown");
 
-const CELL = ["kind", "status", "error", "errorKind", "hint"] as const;
+const CELL: Members = { kind: "string", error: "string", errorKind: "string", hint: "string" };
 
 /** A status cell: the shared members, and `extra` ones of its kind. */
-function cell(value: unknown, secrets: readonly string[], extra: readonly string[] = [], kind?: string): StatusCell {
-  const picked = pick(value, [...CELL, ...extra], secrets);
-  return { ...picked, kind: kind ?? (typeof picked.kind === "string" ? picked.kind : "unknown"), status: status(picked.status) };
+function cell(value: unknown, secrets: readonly string[], extra: Members = {}, kind?: string): StatusCell {
+  const picked = pick(value, { ...CELL, ...extra }, secrets);
+  return { ...picked, kind: kind ?? (typeof picked.kind === "string" ? picked.kind : "unknown"), status: status(isObject(value) ? value.status : undefined) };
 }
 
 /** The envelope's `errors`, when the agent sent any. */
@@ -82,34 +73,67 @@ function errors(answer: unknown, secrets: readonly string[]): { errors?: StatusC
   return cells.length > 0 ? { errors: cells } : {};
 }
 
+/** Checks an answer's bounds, then projects it. */
+const bounded =
+  <A extends unknown[], R>(project: (answer: unknown, secrets: readonly string[], ...rest: A) => R) =>
+  (answer: unknown, secrets: readonly string[], ...rest: A): R => {
+    checkBounds(answer);
+    return project(answer, secrets, ...rest);
+  };
+
 const DISCOVERY_STATES: ReadonlySet<string> = new Set(["not_started", "in_progress", "completed"]);
 const BUDGET_MODES: ReadonlySet<string> = new Set(["enforce", "warn", "off"]);
-const MCP_SERVER = ["name", "mcpStatus", "transport", "disabled", "description", "extensionName", "disabledReason", "approvalState", "authenticationState", "requiresAuth", "configOrigin", "source", "removable", "entryCount", "resourceCount", "promptCount"];
-const MCP_BUDGET = ["scope", "liveCount", "budget", "mode", "refusedCount"];
+const MCP_SERVER: Members = {
+  name: "string",
+  mcpStatus: "string",
+  transport: "string",
+  disabled: "boolean",
+  description: "string",
+  extensionName: "string",
+  disabledReason: "string",
+  approvalState: "string",
+  authenticationState: "string",
+  requiresAuth: "boolean",
+  configOrigin: "string",
+  source: "string",
+  removable: "boolean",
+  entryCount: "integer",
+  resourceCount: "integer",
+  promptCount: "integer",
+};
+const MCP_BUDGET: Members = { scope: "string", liveCount: "integer", budget: "integer", mode: BUDGET_MODES, refusedCount: "integer" };
+const MCP: Members = { discoveryState: DISCOVERY_STATES, clientCount: "integer", clientBudget: "integer", budgetMode: BUDGET_MODES };
 
 /** `GET /workspace/mcp` members from the agent's answer. */
-export function redactMcp(answer: unknown, secrets: readonly string[]): Json {
+export const redactMcp = bounded((answer, secrets): Json => {
   const a = isObject(answer) ? answer : {};
-  const counts = pick(a, ["clientCount", "clientBudget"], secrets);
   return {
-    ...(DISCOVERY_STATES.has(a.discoveryState as string) ? { discoveryState: a.discoveryState } : {}),
-    ...Object.fromEntries(Object.entries(counts).filter(([, n]) => Number.isSafeInteger(n))),
-    ...(BUDGET_MODES.has(a.budgetMode as string) ? { budgetMode: a.budgetMode } : {}),
+    ...pick(a, MCP, secrets),
     servers: list(a.servers).map((s) => cell(s, secrets, MCP_SERVER, "mcp_server")),
     budgets: list(a.budgets).map((b) => cell(b, secrets, MCP_BUDGET, "mcp_budget")),
     ...errors(a, secrets),
   };
-}
+});
 
-const SKILL = ["name", "description", "level", "modelInvocable", "argumentHint", "disabledReason", "userInvocable", "extensionName", "extensionDisplayName"];
+const SKILL: Members = {
+  name: "string",
+  description: "string",
+  level: "string",
+  modelInvocable: "boolean",
+  argumentHint: "string",
+  disabledReason: "string",
+  userInvocable: "boolean",
+  extensionName: "string",
+  extensionDisplayName: "string",
+};
 
 /** `GET /workspace/skills` members: never a skill's body or where it is installed. */
-export function redactSkills(answer: unknown, secrets: readonly string[]): Json {
+export const redactSkills = bounded((answer, secrets): Json => {
   const a = isObject(answer) ? answer : {};
   return { skills: list(a.skills).map((s) => cell(s, secrets, SKILL, "skill")), ...errors(a, secrets) };
-}
+});
 
-const MODEL = ["modelId", "baseModelId", "name", "description", "contextLimit", "isCurrent", "isRuntime"];
+const MODEL: Members = { modelId: "string", baseModelId: "string", name: "string", description: "string", contextLimit: "integer", isCurrent: "boolean", isRuntime: "boolean" };
 
 function model(value: unknown, secrets: readonly string[]): Json {
   const m = pick(value, MODEL, secrets);
@@ -137,17 +161,15 @@ function withoutAddresses<T>(value: T): T {
  * `GET /workspace/providers` members: never a base address (not even inside a description, where
  * the built-in agent names it), an API key or the name of its variable.
  */
-export function redactProviders(answer: unknown, secrets: readonly string[]): Json {
-  return withoutAddresses(providerMembers(answer, secrets));
-}
+export const redactProviders = bounded((answer, secrets): Json => withoutAddresses(providerMembers(answer, secrets)));
 
 function providerMembers(answer: unknown, secrets: readonly string[]): Json {
   const a = isObject(answer) ? answer : {};
-  const current = pick(a.current, ["authType", "modelId"], secrets);
+  const current = pick(a.current, { authType: "string", modelId: "string" }, secrets);
   return {
     ...(Object.keys(current).length > 0 ? { current } : {}),
     providers: list(a.providers).map((p) => ({
-      ...cell(p, secrets, ["authType", "current"], "model_provider"),
+      ...cell(p, secrets, { authType: "string" }, "model_provider"),
       current: isObject(p) && p.current === true,
       models: list(isObject(p) ? p.models : undefined).map((m) => model(m, secrets)),
     })),
@@ -155,21 +177,34 @@ function providerMembers(answer: unknown, secrets: readonly string[]): Json {
   };
 }
 
+const TOOL: Members = { name: "string", displayName: "string", description: "string" };
+
 /** `GET /workspace/tools` members. */
-export function redactTools(answer: unknown, secrets: readonly string[]): Json {
+export const redactTools = bounded((answer, secrets): Json => {
   const a = isObject(answer) ? answer : {};
-  return { tools: list(a.tools).map((t) => ({ ...pick(t, ["name", "displayName", "description"], secrets), enabled: isObject(t) && t.enabled !== false })), ...errors(a, secrets) };
-}
+  return { tools: list(a.tools).map((t) => ({ ...pick(t, TOOL, secrets), enabled: isObject(t) && t.enabled !== false })), ...errors(a, secrets) };
+});
 
-/** The agent's `locality: "acp"` preflight cells (their `detail` is free-form, so cleaned only). */
-export function redactPreflight(answer: unknown, secrets: readonly string[]): { cells: StatusCell[]; errors?: StatusCell[] } {
+/** The agent's `locality: "acp"` preflight cells (their `detail`, an object, is free-form, so cleaned only). */
+export const redactPreflight = bounded((answer, secrets): { cells: StatusCell[]; errors?: StatusCell[] } => {
   const a = isObject(answer) ? answer : {};
-  return { cells: list(a.cells).map((c) => ({ ...cell(c, secrets, ["detail"]), locality: "acp" })), ...errors(a, secrets) };
-}
+  return {
+    cells: list(a.cells).map((c) => {
+      const detail = isObject(c) && isObject(c.detail) ? { detail: cleanWithin(c.detail, secrets) } : {};
+      return { ...cell(c, secrets), ...detail, locality: "acp" };
+    }),
+    ...errors(a, secrets),
+  };
+});
 
-/** A session view (tasks, stats, LSP, context usage) is free-form: cleaned only. Resources hold the skills and MCP snapshots. */
+/**
+ * A session view (tasks, stats, LSP, context usage) is free-form: cleaned only. Resources hold the
+ * skills and MCP snapshots. An answer that is not an object, or beyond the answer bounds, throws
+ * AgentAnswerError.
+ */
 export function redactSessionView(view: string, answer: unknown, secrets: readonly string[]): Json {
-  if (view !== "resources") return (clean(isObject(answer) ? answer : {}, secrets) as Json);
-  const a = isObject(answer) ? answer : {};
-  return { ...(clean(a, secrets) as Json), skills: redactSkills(a.skills, secrets), mcp: redactMcp(a.mcp, secrets) };
+  checkBounds(answer);
+  if (!isObject(answer)) throw new AgentAnswerError(`the agent answered ${view} with something that is not an object`);
+  const cleaned = cleanWithin(answer, secrets) as Json;
+  return view === "resources" ? { ...cleaned, skills: redactSkills(answer.skills, secrets), mcp: redactMcp(answer.mcp, secrets) } : cleaned;
 }

@@ -46,6 +46,18 @@ describe("qwen profile", () => {
       expect(JSON.stringify(reply.body)).not.toContain(MARK);
     }
   });
+
+  for (const fault of ["garbage", "deep"]) {
+    test(`an agent answering a view with ${fault === "garbage" ? "a non-object" : "a value nested beyond the bound"} answers 502 protocol_error (review findings ${fault === "garbage" ? 11 : 3})`, async () => {
+      await using d = await fakeAgentDaemon([], { env: { ...ENV, FAKE_AGENT_STATUS_FAULT: fault } });
+      const { sessionId } = await d.createSession();
+      for (const view of VIEWS) {
+        const reply = await d.json("GET", `/session/${sessionId}/${view}`);
+        expect({ view, status: reply.status }).toEqual({ view, status: 502 });
+        expect(reply.body).toMatchObject({ code: "agent_status_failed", errorKind: "protocol_error", view: expect.any(String) });
+      }
+    });
+  }
 });
 
 describe("every profile", () => {

@@ -143,6 +143,32 @@ describe("qwen profile", () => {
     });
   }
 
+  test("an answer nested beyond the sanitizer's bound is a protocol_error cell, never a 500 (review finding 3)", async () => {
+    await using d = await fakeAgentDaemon([], { env: { ...ENV, FAKE_AGENT_STATUS_FAULT: "deep" } });
+    await d.createSession({}, AUTH);
+    const bodies = await statuses(d, AUTH);
+    for (const section of ["mcp", "skills", "providers", "tools", "preflight"]) {
+      const body = bodies.get(`/workspace/${section}`);
+      expect(body.errors).toEqual([expect.objectContaining({ kind: section, status: "error", errorKind: "protocol_error" })]);
+    }
+    expect(bodies.get("/workspace/skills").skills).toEqual([]);
+  });
+
+  test("concurrent reads of a section share one agent request in flight (review finding 9)", async () => {
+    await using d = await fakeAgentDaemon([], { env: { ...ENV, FAKE_AGENT_STATUS_FAULT: "hang" } });
+    await d.createSession({}, AUTH);
+    const replies = await Promise.all([
+      ...Array.from({ length: 6 }, () => d.json("GET", "/workspace/tools", undefined, AUTH)),
+      d.json("GET", "/daemon/status?detail=full", undefined, AUTH),
+    ]);
+    for (const reply of replies) expect(reply.status).toBe(200);
+    for (const reply of replies.slice(0, 6)) expect(reply.body.errors).toEqual([expect.objectContaining({ kind: "tools", errorKind: "init_timeout" })]);
+    expect(await d.sentToAgent("qwen/status/workspace/tools")).toHaveLength(1);
+    // Once settled, the next read asks again.
+    await d.json("GET", "/workspace/tools", undefined, AUTH);
+    expect(await d.sentToAgent("qwen/status/workspace/tools")).toHaveLength(2);
+  }, 30_000);
+
   test("an agent that says its part is not initialized yet is reported so", async () => {
     await using d = await fakeAgentDaemon([], { env: { ...ENV, FAKE_AGENT_STATUS_FAULT: "uninitialized" } });
     await d.createSession({}, AUTH);

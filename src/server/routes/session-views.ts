@@ -7,8 +7,10 @@
  * before any agent is known); an agent that cannot give the view answers it with 501
  * `agent_unsupported`: a generic ACP agent, or an extension agent without that method. So a tag
  * says the route exists and answers by this contract, and a client learns about the agent from the
- * 501. Unknown session: 404 `session_not_found`; no live channel: 503; the agent failing: 502
- * `agent_status_failed`; not answering within CONTROL_TIMEOUT_MS: 504.
+ * 501. Unknown session: 404 `session_not_found`; no live channel: 503; the agent failing, or
+ * answering something the sanitizer refuses (not an object, beyond the answer bounds of
+ * `agent-json.ts`): 502 `agent_status_failed` with `errorKind: protocol_error`; not answering
+ * within CONTROL_TIMEOUT_MS: 504.
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
@@ -16,7 +18,7 @@ import { ChannelClosedError, AgentRequestError } from "../../runtime/acp-channel
 import type { SessionView } from "../../runtime/agent-profile.ts";
 import { stderrSecrets } from "../../runtime/stderr-secrets.ts";
 import { redactSecrets } from "../../logging/redact.ts";
-import { redactSessionView } from "../../workspace/status-redact.ts";
+import { AgentAnswerError, redactSessionView } from "../../workspace/status-redact.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModels } from "../schemas/api-models.ts";
@@ -51,15 +53,16 @@ export const sessionViewRoutes = (deps: AppDeps) => {
     const session = deps.sessions.get(id);
     const live = session.runtime.current();
     if (!live) throw new ChannelClosedError("no agent child is running for this session");
-    let reply: Record<string, unknown> | null;
+    let sanitized: Record<string, unknown>;
     try {
-      reply = await live.profile.sessionView(live.channel, view, session.agentSessionId);
+      const reply: unknown = await live.profile.sessionView(live.channel, view, session.agentSessionId);
+      if (reply === null) throw new DaemonError(501, "agent_unsupported", `This session's agent (profile ${live.profile.name}) does not report ${view}`, { view, profile: live.profile.name });
+      sanitized = redactSessionView(view, reply, secrets);
     } catch (err) {
-      if (!(err instanceof AgentRequestError)) throw err;
+      if (!(err instanceof AgentRequestError || err instanceof AgentAnswerError)) throw err;
       throw new DaemonError(502, "agent_status_failed", `The agent failed to report ${view}: ${redactSecrets(err.message, secrets)}`, { errorKind: "protocol_error", view });
     }
-    if (reply === null) throw new DaemonError(501, "agent_unsupported", `This session's agent (profile ${live.profile.name}) does not report ${view}`, { view, profile: live.profile.name });
-    return { ...redactSessionView(view, reply, secrets), v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
+    return { ...sanitized, v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
   }
 
   const app = new Elysia({ name: "routes/session-views" }).use(apiModels);

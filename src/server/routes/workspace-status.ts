@@ -2,7 +2,9 @@
  * `GET /workspace/{env,preflight,mcp,skills,providers,tools}`: the snapshots of
  * `workspace-snapshots.ts`. None starts an agent child; an agent that fails or is slow shows in the
  * envelope's `errors`, never as an error status. `/workspace/tools` carries no capability tag: the
- * reference daemon advertises none for it (the tag `workspace_tool_toggle` is its mutation route's).
+ * spec's route table gives it none, and its Versioning list names no tag for it (the tag
+ * `workspace_tool_toggle` is its mutation route's); inventing one would advertise a name no client
+ * gates on, so it stays untagged, reachable on every daemon of this version.
  */
 import { Elysia, type Static } from "elysia";
 import { capability } from "../capability.ts";

@@ -1,0 +1,44 @@
+/**
+ * Which values of the daemon's environment are secrets (review finding 4): credential names beyond
+ * the `_API_KEY`/`_TOKEN` suffixes, and URLs with userinfo whatever their variable's name; and
+ * those values are then gone from log lines and status payloads alike.
+ */
+import { describe, expect, test } from "bun:test";
+import { redactSecrets } from "../../../src/logging/redact.ts";
+import { isCredentialName, stderrSecrets } from "../../../src/runtime/stderr-secrets.ts";
+import { redactTools } from "../../../src/workspace/status-redact.ts";
+
+describe("stderrSecrets", () => {
+  test("credential names: KEY, PAT, SECRET, PASSWORD/PASSWD, CREDENTIALS and AUTH words, not PATH, PWD or KEYBOARD", () => {
+    for (const name of ["AWS_SECRET_ACCESS_KEY", "GH_PAT", "DB_PASSWD", "SMTP_PASSWORD", "GOOGLE_APPLICATION_CREDENTIALS", "NPM_AUTH", "AUTH_HEADER", "OPENAI_APIKEY", "NPMTOKEN", "SIGNING_KEY", "MY_SECRET_VALUE"])
+      expect({ name, secret: isCredentialName(name) }).toEqual({ name, secret: true });
+    for (const name of ["PATH", "PWD", "OLDPWD", "HOME", "KEYBOARD_LAYOUT", "TOKENIZERS_PARALLELISM", "XAUTHORITY", "LANG", "SHELL"])
+      expect({ name, secret: isCredentialName(name) }).toEqual({ name, secret: false });
+  });
+
+  test("the values of those variables, and a URL's userinfo and password whatever its variable", () => {
+    const env = {
+      AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789",
+      GH_PAT: "github_pat_0123456789",
+      DATABASE_URL: "postgres://admin:dbpass-long@db.internal/x",
+      PATH: "/usr/bin:/bin/long/enough",
+      PWD: "/work/some/dir",
+    };
+    const secrets = stderrSecrets(env, null);
+    expect(secrets).toContain("aws-secret-0123456789");
+    expect(secrets).toContain("github_pat_0123456789");
+    expect(secrets).toContain("postgres://admin:dbpass-long@db.internal/x");
+    expect(secrets).toContain("admin:dbpass-long");
+    expect(secrets).toContain("dbpass-long");
+    expect(secrets).not.toContain("/usr/bin:/bin/long/enough");
+    expect(secrets).not.toContain("/work/some/dir");
+    // Log redaction still works on them, longest first.
+    expect(redactSecrets("connect postgres://admin:dbpass-long@db.internal/x failed; pw dbpass-long", secrets)).toBe("connect [redacted] failed; pw [redacted]");
+  });
+
+  test("an agent echoing those values in a status answer shows none of them", () => {
+    const env = { AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789", GH_PAT: "github_pat_0123456789", DATABASE_URL: "postgres://admin:dbpass-long@db.internal/x" };
+    const out = redactTools({ tools: [{ name: "t", description: "keys aws-secret-0123456789 github_pat_0123456789; db dbpass-long" }] }, stderrSecrets(env, null));
+    expect(out).toEqual({ tools: [{ name: "t", description: "keys [redacted] [redacted]; db [redacted]", enabled: true }] });
+  });
+});
