@@ -56,7 +56,7 @@ describe("qwen-code profile", () => {
   test("an agent refusal is 502 agent_control_failed (its error data not passed on) and changes nothing", async () => {
     const reply = await q.post(`/session/${q.a}/approval-mode`, { mode: "auto-edit" });
     expect(reply).toMatchObject({ status: 502, body: { code: "agent_control_failed", errorKind: "agent_error", rpcCode: -32602 } });
-    expect(reply.body.data).toBeUndefined();
+    expect(reply.body).not.toHaveProperty("data");
     expect((await q.d.json("GET", `/session/${q.a}/context`, undefined, AUTH)).body.state.modes.currentModeId).toBe("plan");
   });
 
