@@ -112,7 +112,10 @@ describe("budget events (qwen-code profile)", () => {
     await using otherReplay = await d.events(other, { "Last-Event-ID": "0" });
     const otherWarn = await otherReplay.first("mcp_budget_warning");
     expect(otherWarn.data).toEqual({ liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "enforce" });
-    expect(d.logs.filter((l) => l.includes("malformed MCP budget notification"))).toHaveLength(1);
+    // The daemon's log lines arrive asynchronously (the binary's stderr): wait for the first, then count.
+    const malformed = () => d.logs.filter((l) => l.includes("malformed MCP budget notification"));
+    await until(() => malformed().length > 0 || null, 5000, "the malformed-notification log line");
+    expect(malformed()).toHaveLength(1);
   });
 
   test("the daemon's budget and mode are authoritative: the agent's claimed ones are replaced", async () => {
