@@ -3,6 +3,12 @@
  * extension prefix (`qwen`, `svc`) is asked `<prefix>/control/...` in the shapes of Qwen Code
  * 0.24.4 (spec/acp-agents.md §4.2); the generic profile has standard ACP only (`session/set_mode`).
  * What an agent cannot do is a typed DaemonError (`agentCannot`), never a silent no-op.
+ *
+ * Every answer is rebuilt from its known, typed fields, each agent string bounded (MAX_AGENT_STRING)
+ * and nothing else passed on; an answer that lacks what its shape needs is 502
+ * `agent_protocol_error`. An agent's error answer is 502 `agent_control_failed` with its message
+ * (secrets redacted, bounded, by the channel) and only a well-formed `errorKind` of its data; a
+ * request that times out is the channel's 504 `agent_timeout`.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 import { AgentRequestError } from "./acp-channel.ts";
@@ -13,11 +19,56 @@ import type { Live } from "./workspace-runtime.ts";
 export const APPROVAL_MODES = ["plan", "default", "auto-edit", "auto", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
+/** Longest agent-supplied string kept (a refusal reason, a previous mode); a longer one is cut, ending in "…". */
+export const MAX_AGENT_STRING = 256;
+/** Most pooled entries a restart answer may report; more is a protocol error. */
+export const MAX_RESTART_ENTRIES = 1024;
+/** The members of an agent's error data passed on (as `agentErrorKind`, `mcpStatus`), each only when a short snake_case token; nothing else of it. */
+const TOKEN = /^[a-z][a-z0-9_]{0,63}$/;
+
 /** An MCP restart may wait for a stdio server's discovery (the reference allows 5 minutes). */
 const MCP_RESTART_TIMEOUT_MS = 300_000;
 const METHOD_NOT_FOUND = -32601;
 
 const isMissing = (err: unknown) => err instanceof AgentRequestError && err.rpcCode === METHOD_NOT_FOUND;
+
+/** `value` cut to MAX_AGENT_STRING characters, or null when it is not a string. */
+export function boundedText(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  return value.length > MAX_AGENT_STRING ? `${value.slice(0, MAX_AGENT_STRING - 1)}…` : value;
+}
+
+const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** 502 `agent_protocol_error`: the agent answered `what` in a shape the daemon does not know. */
+const protocolError = (what: string) => new DaemonError(502, "agent_protocol_error", `The agent answered ${what} in an unknown shape`, { errorKind: "protocol_error" });
+
+/**
+ * An agent's error answer as 502 `agent_control_failed`: its message (already redacted and
+ * bounded by the channel), its JSON-RPC code, and from its data only `errorKind` (as
+ * `agentErrorKind`) and `mcpStatus`, each when a token (TOKEN). Other errors (timeout 504, closed
+ * channel 503, the daemon's own) pass through.
+ */
+function agentFailure(err: unknown, what: string): unknown {
+  if (!(err instanceof AgentRequestError)) return err;
+  const data = err.data !== null && typeof err.data === "object" ? (err.data as Record<string, unknown>) : {};
+  const token = (v: unknown) => typeof v === "string" && TOKEN.test(v);
+  return new DaemonError(502, "agent_control_failed", `The agent failed to ${what}: ${err.message}`, {
+    errorKind: "agent_error",
+    rpcCode: err.rpcCode,
+    ...(token(data.errorKind) ? { agentErrorKind: data.errorKind } : {}),
+    ...(token(data.mcpStatus) ? { mcpStatus: data.mcpStatus } : {}),
+  });
+}
+
+/** A request to the agent whose error answer is `agentFailure`; a missing method is left to the caller. */
+async function ask<T>(live: Live, method: string, params: Record<string, unknown>, what: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<T> {
+  try {
+    return await live.channel.request<T>(method, params, { timeoutMs });
+  } catch (err) {
+    throw isMissing(err) ? err : agentFailure(err, what);
+  }
+}
 
 /** 501 `agent_control_unsupported`: the live agent has no method for `what`. */
 export const agentCannot = (live: Pick<Live, "profile">, what: string) =>
@@ -28,7 +79,7 @@ async function control<T>(live: Live, method: string, params: Record<string, unk
   const prefix: ExtensionPrefix | null = live.profile.extensionPrefix;
   if (prefix === null) throw agentCannot(live, what);
   try {
-    return await live.channel.request<T>(`${prefix}/control/${method}`, params, { timeoutMs });
+    return await ask<T>(live, `${prefix}/control/${method}`, params, what, timeoutMs);
   } catch (err) {
     if (isMissing(err)) throw agentCannot(live, what);
     throw err;
@@ -36,15 +87,20 @@ async function control<T>(live: Live, method: string, params: Record<string, unk
 }
 
 export interface ApprovalModeResult {
+  /** The mode before, when known (bounded). */
   readonly previous: string | null;
-  readonly current: string;
+  readonly current: ApprovalMode;
 }
+
+const isApprovalMode = (value: unknown): value is ApprovalMode => typeof value === "string" && (APPROVAL_MODES as readonly string[]).includes(value);
 
 /**
  * Sets the approval mode of the agent's session `sessionId`. A profile with a prefix is asked
  * `<prefix>/control/session/approval_mode`; where that method is missing, and for the generic
  * profile, the mode is set with `session/set_mode` when the session's modes (`offeredModes`) offer
- * it, and refused with 409 `approval_mode_unavailable` otherwise.
+ * it, and refused with 409 `approval_mode_unavailable` otherwise. The agent's `current` must be one
+ * of APPROVAL_MODES (else 502, and the caller stores nothing); its `previous` is kept when it is one
+ * too, the session's own record (bounded) otherwise.
  */
 export async function setApprovalMode(
   live: Live,
@@ -56,9 +112,9 @@ export async function setApprovalMode(
   if (prefix !== null) {
     try {
       const params = { sessionId, mode: request.mode, ...(request.planMode === undefined ? {} : { planMode: request.planMode }) };
-      const result = await live.channel.request<{ previous?: unknown; current?: unknown }>(`${prefix}/control/session/approval_mode`, params, { timeoutMs: CONTROL_TIMEOUT_MS });
-      if (typeof result?.current !== "string") throw new DaemonError(502, "agent_invalid_response", "The agent answered the approval mode change without the current mode");
-      return { previous: typeof result.previous === "string" ? result.previous : modes.current, current: result.current };
+      const result = await ask<{ previous?: unknown; current?: unknown } | null>(live, `${prefix}/control/session/approval_mode`, params, "set the approval mode");
+      if (!isApprovalMode(result?.current)) throw protocolError("the approval mode change");
+      return { previous: isApprovalMode(result.previous) ? result.previous : boundedText(modes.current), current: result.current };
     } catch (err) {
       if (!isMissing(err)) throw err;
     }
@@ -66,8 +122,8 @@ export async function setApprovalMode(
   if (request.planMode !== undefined) throw agentCannot(live, "set a plan execution mode");
   if (!modes.offered.includes(request.mode))
     throw new DaemonError(409, "approval_mode_unavailable", `The agent does not offer mode "${request.mode}" in this session`, { mode: request.mode, availableModes: [...modes.offered] });
-  await live.channel.request("session/set_mode", { sessionId, modeId: request.mode }, { timeoutMs: CONTROL_TIMEOUT_MS });
-  return { previous: modes.current, current: request.mode };
+  await ask(live, "session/set_mode", { sessionId, modeId: request.mode }, "set the session mode");
+  return { previous: boundedText(modes.current), current: request.mode };
 }
 
 export interface McpReloadOptions {
@@ -75,15 +131,16 @@ export interface McpReloadOptions {
   readonly forceReconnectWhich?: readonly string[];
 }
 
-/** The agent's answer to a reload, as it came. */
+/** The agent's answer to a reload. */
 export interface McpReloadResult {
-  readonly accepted?: boolean;
-  readonly [key: string]: unknown;
+  readonly accepted: boolean;
 }
 
-/** `<prefix>/control/workspace/mcp/reload {cwd, ...options}`. */
-export function reloadMcp(live: Live, cwd: string, options: McpReloadOptions): Promise<McpReloadResult> {
-  return control<McpReloadResult>(live, "workspace/mcp/reload", { cwd, ...options }, "reload MCP servers");
+/** `<prefix>/control/workspace/mcp/reload {cwd, ...options}` → `{accepted}` (Qwen Code answers `{accepted: true}`). */
+export async function reloadMcp(live: Live, cwd: string, options: McpReloadOptions): Promise<McpReloadResult> {
+  const result = await control<{ accepted?: unknown } | null>(live, "workspace/mcp/reload", { cwd, ...options }, "reload MCP servers");
+  if (typeof result?.accepted !== "boolean") throw protocolError("the MCP reload");
+  return { accepted: result.accepted };
 }
 
 /** One pooled entry's outcome in a restart answer. */
@@ -94,14 +151,46 @@ export interface RestartEntry {
   readonly reason?: string;
 }
 
-/** A restart answer: `{serverName, restarted, durationMs?}`, `{..., skipped, reason}` when refused, or per pooled entry. */
+/**
+ * A restart answer (Qwen Code 0.24.4's shapes): `{serverName, restarted: true, durationMs}`, a
+ * refusal `{serverName, restarted: false, skipped: true, reason}`, or `{serverName, entries[]}` of a
+ * pool. `serverName` is always the server the daemon asked for, whatever the agent named.
+ */
 export interface RestartResult {
   readonly serverName: string;
   readonly restarted?: boolean;
   readonly durationMs?: number;
+  readonly skipped?: boolean;
   readonly reason?: string;
-  readonly entries?: readonly RestartEntry[];
-  readonly [key: string]: unknown;
+  readonly entries?: RestartEntry[];
+}
+
+/** The known fields of one outcome, or null when `restarted` is not a boolean. */
+function outcome(value: unknown): { restarted: boolean; durationMs?: number; reason?: string } | null {
+  if (value === null || typeof value !== "object" || typeof (value as { restarted?: unknown }).restarted !== "boolean") return null;
+  const v = value as { restarted: boolean; durationMs?: unknown; reason?: unknown };
+  const reason = boundedText(v.reason);
+  return { restarted: v.restarted, ...(isCount(v.durationMs) ? { durationMs: v.durationMs } : {}), ...(reason === null ? {} : { reason }) };
+}
+
+/** `answer` rebuilt as a RestartResult for `serverName`; null when it fits none of the shapes. */
+function readRestart(answer: unknown, serverName: string): RestartResult | null {
+  if (answer === null || typeof answer !== "object") return null;
+  const entries = (answer as { entries?: unknown }).entries;
+  if (entries !== undefined) {
+    if (!Array.isArray(entries) || entries.length > MAX_RESTART_ENTRIES) return null;
+    const out: RestartEntry[] = [];
+    for (const entry of entries) {
+      const known = outcome(entry);
+      const entryIndex = (entry as { entryIndex?: unknown } | null)?.entryIndex;
+      if (known === null || !isCount(entryIndex)) return null;
+      out.push({ entryIndex, ...known });
+    }
+    return { serverName, entries: out };
+  }
+  const known = outcome(answer);
+  if (known === null) return null;
+  return { serverName, ...known, ...((answer as { skipped?: unknown }).skipped === true ? { skipped: true } : {}) };
 }
 
 /**
@@ -109,19 +198,19 @@ export interface RestartResult {
  * become the reference's codes: 404 `mcp_server_not_found`, 502 `mcp_server_restart_failed`.
  */
 export async function restartMcp(live: Live, serverName: string, entryIndex: number | undefined): Promise<RestartResult> {
+  let answer: unknown;
   try {
-    return await control<RestartResult>(live, "workspace/mcp/restart", { serverName, ...(entryIndex === undefined ? {} : { entryIndex }) }, "restart MCP servers", MCP_RESTART_TIMEOUT_MS);
+    answer = await control<unknown>(live, "workspace/mcp/restart", { serverName, ...(entryIndex === undefined ? {} : { entryIndex }) }, "restart MCP servers", MCP_RESTART_TIMEOUT_MS);
   } catch (err) {
-    const data = err instanceof AgentRequestError && err.data !== null && typeof err.data === "object" ? (err.data as Record<string, unknown>) : null;
-    if (data?.errorKind === "mcp_server_not_found") throw new DaemonError(404, "mcp_server_not_found", `No MCP server named "${serverName}"`, { serverName });
-    if (data?.errorKind === "mcp_restart_failed")
-      throw new DaemonError(502, "mcp_server_restart_failed", `MCP server "${serverName}" failed to restart`, {
-        errorKind: "protocol_error",
-        serverName,
-        mcpStatus: typeof data.mcpStatus === "string" ? data.mcpStatus : "unknown",
-      });
+    const fields = err instanceof DaemonError && err.code === "agent_control_failed" ? err.fields : {};
+    if (fields.agentErrorKind === "mcp_server_not_found") throw new DaemonError(404, "mcp_server_not_found", `No MCP server named "${serverName}"`, { serverName });
+    if (fields.agentErrorKind === "mcp_restart_failed")
+      throw new DaemonError(502, "mcp_server_restart_failed", `MCP server "${serverName}" failed to restart`, { errorKind: "protocol_error", serverName, mcpStatus: fields.mcpStatus ?? "unknown" });
     throw err;
   }
+  const result = readRestart(answer, serverName);
+  if (result === null) throw protocolError("the MCP restart");
+  return result;
 }
 
 /**
@@ -132,7 +221,7 @@ export async function restartMcp(live: Live, serverName: string, entryIndex: num
 export async function announceToolToggle(live: Live, cwd: string, name: string, enabled: boolean): Promise<boolean> {
   if (live.profile.extensionPrefix !== "svc") return false;
   try {
-    await live.channel.request("svc/control/workspace/tools/enable", { cwd, name, enabled }, { timeoutMs: CONTROL_TIMEOUT_MS });
+    await ask(live, "svc/control/workspace/tools/enable", { cwd, name, enabled }, `${enabled ? "enable" : "disable"} tool "${name}"`);
     return true;
   } catch (err) {
     if (isMissing(err)) return false;

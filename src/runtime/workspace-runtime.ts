@@ -15,6 +15,7 @@ import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
 import { mcpBudgetMethod, readMcpBudgetEvent, type McpBudgetEventType } from "./mcp-budget-event.ts";
+import { McpBudgetRelayLimit } from "./mcp-budget-relay.ts";
 import { McpBudgetTracker, type McpBudgetState } from "./mcp-budget-state.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { AgentStartError, ShuttingDownError, startFailure, type StartFailure } from "./start-failure.ts";
@@ -80,6 +81,8 @@ export class WorkspaceRuntime {
   private malformedBudgetLogged = false;
   /** What the live child reported of its MCP budget; replaced with each child. */
   private budget = new McpBudgetTracker();
+  /** How many budget events each session is relayed (`mcp-budget-relay.ts`); reset with each child. */
+  private readonly budgetRelay = new McpBudgetRelayLimit();
 
   constructor(
     readonly cwd: string,
@@ -173,6 +176,7 @@ export class WorkspaceRuntime {
 
   unregister(sessionId: string): void {
     this.sinks.delete(sessionId);
+    this.budgetRelay.forget(sessionId);
   }
 
   /** Stops the child (bounded) and tells every session; resolves once every child of this runtime is stopped and swept. Idempotent. */
@@ -244,6 +248,7 @@ export class WorkspaceRuntime {
       }
       live = { child, channel, profile: profileFor(channel.agentName), opened: false };
       this.budget = new McpBudgetTracker();
+      this.budgetRelay.clear();
     } catch (err) {
       throw await this.failedStart(child, err, "channel.initialize");
     }
@@ -281,7 +286,11 @@ export class WorkspaceRuntime {
 
   /**
    * An agent extension notification. The live profile's MCP budget event is relayed to its
-   * session (`mcp-budget-event.ts`); one for no registered session is dropped. Others are logged.
+   * session (`mcp-budget-event.ts`) under the daemon's configured budget, which is authoritative:
+   * under mode `off` (or no budget) nothing is recorded or relayed, whatever the agent claims, and
+   * the event carries the daemon's mode and budget. One for no registered session is dropped
+   * before it touches any state; a flood is cut per session (`mcp-budget-relay.ts`). Other
+   * notifications are logged.
    */
   private extNotification(method: string, params: unknown): void {
     const prefix = this.live?.profile.extensionPrefix;
@@ -289,16 +298,19 @@ export class WorkspaceRuntime {
       this.deps.logger.debug("agent notification", { method });
       return;
     }
+    const configured = this.deps.mcpBudget;
+    if (!configured || configured.budgetMode === "off") return;
     const event = readMcpBudgetEvent(params);
     if (event === null) {
       if (!this.malformedBudgetLogged) this.deps.logger.warn("malformed MCP budget notification dropped (later ones are dropped silently)", { method });
       this.malformedBudgetLogged = true;
       return;
     }
-    this.budget.record(event.type, event.data);
     const sink = this.sinks.get(event.sessionId);
-    if (sink?.onAgentEvent) sink.onAgentEvent(event.type, event.data);
-    else this.deps.logger.debug("MCP budget event for an unregistered session dropped", { sessionId: event.sessionId, type: event.type });
+    if (!sink?.onAgentEvent) return;
+    const data = { ...event.data, mode: configured.budgetMode, ...(configured.clientBudget === null ? {} : { budget: configured.clientBudget }) };
+    this.budget.record(event.type, data);
+    if (this.budgetRelay.admit(event.sessionId, event.type)) sink.onAgentEvent(event.type, data);
   }
 
   private route(params: acp.SessionNotification): void {

@@ -28,7 +28,7 @@ import {
 } from "../runtime/profile-controls.ts";
 import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { initContextFile, type InitAction } from "../workspace/context-file.ts";
-import { objectMember, settingsPath, stringList, toggledList, WorkspaceSettings, type SettingsDir } from "../workspace/workspace-settings.ts";
+import { nameList, objectMember, settingsPath, toggledList, WorkspaceSettings, type SettingsDir } from "../workspace/workspace-settings.ts";
 import type { LiveSession } from "./live-session.ts";
 
 /** Where each agent family reads its workspace settings; the built-in agent's also stands for an idle workspace. */
@@ -50,7 +50,7 @@ export interface ControlDeps {
 
 export interface ApprovalModeAnswer {
   sessionId: string;
-  mode: string;
+  mode: ApprovalMode;
   previous: string | null;
   persisted: boolean;
 }
@@ -113,18 +113,32 @@ export class WorkspaceControls {
 
   /**
    * Adds `name` to (enabled false) or removes it from `tools.disabled` in the settings file of the
-   * live agent's family (the built-in agent's when idle); a live built-in agent is also told at
-   * once. Publishes `tool_toggled`.
+   * live agent's family (the built-in agent's when idle). All or nothing: a live built-in agent is
+   * told once the new settings are known to be writable and before they are written, so a settings
+   * file that refuses the change, or an agent that refuses it (502/504), leaves both as they were;
+   * only a change that landed publishes `tool_toggled`.
    */
   async toggleTool(name: string, enabled: boolean): Promise<{ toolName: string; enabled: boolean }> {
     this.requireTrusted();
     const live = this.deps.runtime.current();
     const dir = this.settingsDir(live);
-    await this.settings.update(dir, (doc) => {
-      const tools = objectMember(doc, "tools", settingsPath(dir));
-      tools.disabled = toggledList(tools.disabled, name, enabled);
-    });
-    if (live) await announceToolToggle(live, this.deps.runtime.cwd, name, enabled);
+    const rel = settingsPath(dir);
+    let announced = false;
+    const announce = live ? async () => void (announced = await announceToolToggle(live, this.deps.runtime.cwd, name, enabled)) : undefined;
+    try {
+      await this.settings.update(
+        dir,
+        (doc) => {
+          const tools = objectMember(doc, "tools", rel);
+          tools.disabled = toggledList(nameList(tools.disabled, "tools.disabled", rel), name, enabled);
+        },
+        announce,
+      );
+    } catch (err) {
+      // The agent took the change but the file could not be written: it is told to undo it.
+      if (announced && live) await this.undoAnnounce(live, name, enabled);
+      throw err;
+    }
     this.publish("tool_toggled", { toolName: name, enabled });
     return { toolName: name, enabled };
   }
@@ -142,7 +156,7 @@ export class WorkspaceControls {
     const dir = SETTINGS_DIR.qwen;
     const { results, disabled } = await this.settings.update(dir, (doc) => {
       const skills = objectMember(doc, "skills", settingsPath(dir));
-      const before = new Set(stringList(skills.disabled));
+      const before = new Set(nameList(skills.disabled, "skills.disabled", settingsPath(dir)));
       let list = [...before];
       for (const name of names) list = toggledList(list, name, enabled);
       skills.disabled = list;
@@ -164,7 +178,7 @@ export class WorkspaceControls {
     return result;
   }
 
-  /** Has the live agent reload its MCP servers; answers with the agent's result (202). */
+  /** Has the live agent reload its MCP servers; answers `{accepted}` (202). */
   async reloadMcp(options: McpReloadOptions): Promise<McpReloadResult> {
     this.requireTrusted();
     const live = this.deps.runtime.current();
@@ -181,26 +195,24 @@ export class WorkspaceControls {
     const live = this.deps.runtime.current();
     if (!live) throw agentNotRunning("restart MCP servers");
     const result = await restartMcp(live, serverName, entryIndex);
-    const name = typeof result.serverName === "string" ? result.serverName : serverName;
-    if (Array.isArray(result.entries)) {
-      for (const entry of result.entries) {
-        if (entry === null || typeof entry !== "object" || !Number.isSafeInteger(entry.entryIndex) || entry.entryIndex < 0) continue;
-        this.publishRestart(name, entry, entry.entryIndex);
-      }
-    } else {
-      this.publishRestart(name, result, undefined);
-    }
-    return { ...result, serverName: name };
+    if (result.entries) for (const entry of result.entries) this.publishRestart(serverName, entry, entry.entryIndex);
+    else this.publishRestart(serverName, result, undefined);
+    return result;
   }
 
+  /** One outcome (already rebuilt and bounded by `restartMcp`) as its event, naming the requested server. */
   private publishRestart(serverName: string, outcome: { restarted?: boolean; durationMs?: number; reason?: string }, entryIndex: number | undefined): void {
     const index = entryIndex === undefined ? {} : { entryIndex };
-    if (outcome.restarted === true) {
-      const durationMs = Number.isSafeInteger(outcome.durationMs) && outcome.durationMs! >= 0 ? outcome.durationMs! : 0;
-      this.publish("mcp_server_restarted", { serverName, durationMs, ...index });
-    } else {
-      const reason = typeof outcome.reason === "string" ? outcome.reason : "restart_failed";
-      this.publish("mcp_server_restart_refused", { serverName, reason, ...index });
+    if (outcome.restarted === true) this.publish("mcp_server_restarted", { serverName, durationMs: outcome.durationMs ?? 0, ...index });
+    else this.publish("mcp_server_restart_refused", { serverName, reason: outcome.reason ?? "restart_failed", ...index });
+  }
+
+  /** Tells the agent the toggle it took is void (best effort: a failure is logged, the agent is then out of step until restarted). */
+  private async undoAnnounce(live: Live, name: string, enabled: boolean): Promise<void> {
+    try {
+      await announceToolToggle(live, this.deps.runtime.cwd, name, !enabled);
+    } catch (err) {
+      this.deps.logger.warn("tool toggle not undone in the agent after the settings write failed", { toolName: name, error: err instanceof Error ? err.message : String(err) });
     }
   }
 

@@ -8,11 +8,13 @@
  *   clobbered; every other key is kept;
  * - the new text goes to a temp file in the same directory, flushed, then renamed over the old
  *   one: a reader sees the old file or the new one, never half of it;
- * - changes to one workspace are serialized, so two toggles at once both land.
+ * - a settings file that is itself a symlink is refused, wherever it points: the writer never follows one;
+ * - changes to one workspace are serialized, so two toggles at once both land; a change may hold
+ *   its turn while the agent is told (`confirm`), so the file is only written once the agent took it.
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { rename, unlink } from "node:fs/promises";
+import { lstat, rename, unlink } from "node:fs/promises";
 import { MAX_SETTINGS_BYTES } from "../config/settings-file.ts";
 import { DaemonError, FsError } from "../errors/daemon-error.ts";
 import { ensureDirectory, openContained, openVerifiedDir, type VerifiedDir } from "./contained-fs.ts";
@@ -41,6 +43,16 @@ function unwritable(err: unknown, rel: string): unknown {
 
 const isPlainObject = (value: unknown): value is SettingsDoc => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/**
+ * 400 for a settings file that is a symlink: the open (O_NOFOLLOW) fails as if it escaped the
+ * workspace, but it may point inside; either way the writer does not follow it, and says so.
+ */
+const symlinked = (rel: string) =>
+  new DaemonError(400, "workspace_settings_unwritable", `${rel} is a symbolic link, which the settings writer never follows; replace it with the file itself`, {
+    path: rel,
+    errorKind: "symlink_not_followed",
+  });
+
 /** The current document and file mode, or an empty document when there is no file. */
 async function readDoc(root: string, dir: VerifiedDir, rel: string): Promise<{ doc: SettingsDoc; mode: number }> {
   let handle;
@@ -48,6 +60,7 @@ async function readDoc(root: string, dir: VerifiedDir, rel: string): Promise<{ d
     handle = await openContained(root, dir.entry(FILE), rel, constants.O_RDONLY);
   } catch (err) {
     if (err instanceof FsError && err.errorKind === "path_not_found") return { doc: {}, mode: NEW_FILE_MODE };
+    if (err instanceof FsError && err.errorKind === "symlink_escape" && (await lstat(dir.entry(FILE)).catch(() => null))?.isSymbolicLink()) throw symlinked(rel);
     throw err;
   }
   try {
@@ -92,24 +105,27 @@ export class WorkspaceSettings {
 
   /**
    * Applies `change` to `<dir>/settings.json` (created if missing) and writes it back atomically;
-   * resolves with what `change` returned. `change` may throw to refuse (nothing is written).
+   * resolves with what `change` returned. `change` may throw to refuse (nothing is written), and so
+   * may `confirm`, awaited with that result after the change and before the write, still in this
+   * file's turn (no other change lands in between).
    */
-  update<T>(dir: SettingsDir, change: (doc: SettingsDoc) => T): Promise<T> {
+  update<T>(dir: SettingsDir, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
     const rel = settingsPath(dir);
     const previous = this.queue.get(rel) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.apply(dir, rel, change));
+    const run = previous.catch(() => {}).then(() => this.apply(dir, rel, change, confirm));
     this.queue.set(rel, run);
     // The map holds at most one entry per settings directory: the last change, dropped once done.
     void run.catch(() => {}).then(() => this.queue.get(rel) === run && this.queue.delete(rel));
     return run;
   }
 
-  private async apply<T>(dirName: SettingsDir, rel: string, change: (doc: SettingsDoc) => T): Promise<T> {
+  private async apply<T>(dirName: SettingsDir, rel: string, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
     try {
       const dir = openVerifiedDir(this.root, await ensureDirectory(this.root, dirName), dirName);
       try {
         const { doc, mode } = await readDoc(this.root, dir, rel);
         const result = change(doc);
+        if (confirm) await confirm(result);
         await writeDoc(this.root, dir, rel, doc, mode);
         return result;
       } finally {
@@ -132,13 +148,21 @@ export function objectMember(doc: SettingsDoc, key: string, rel: string): Settin
   return value;
 }
 
-/** The strings of a settings list (what is not a string, or not a list, is no name). */
-export const stringList = (list: unknown): string[] => (Array.isArray(list) ? list.filter((v): v is string => typeof v === "string") : []);
+/**
+ * The names of settings list `key` (`tools.disabled`, `skills.disabled`): none when absent; a
+ * member that is there but not an array of strings is refused, never rewritten (it is the
+ * operator's, and dropping what this writer does not understand would lose it).
+ */
+export function nameList(value: unknown, key: string, rel: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) throw invalidSettings(rel, `has a \`${key}\` that is not a list of names`);
+  return [...value];
+}
 
-/** `list` with `name` added (enabled false) or removed (true), sorted; entries that are not strings are dropped. */
-export function toggledList(list: unknown, name: string, enabled: boolean): string[] {
-  const names = new Set(stringList(list));
-  if (enabled) names.delete(name);
-  else names.add(name);
-  return [...names].sort();
+/** `names` with `name` added (enabled false) or removed (true), sorted. */
+export function toggledList(names: readonly string[], name: string, enabled: boolean): string[] {
+  const set = new Set(names);
+  if (enabled) set.delete(name);
+  else set.add(name);
+  return [...set].sort();
 }

@@ -94,6 +94,42 @@ describe("idle daemon with a token", () => {
     expect(readFileSync(settingsFile(), "utf8")).toBe(before);
   });
 
+  test("a tool, skill or server name with a control or invisible format character is 400 and writes nothing", async () => {
+    const before = readFileSync(settingsFile(), "utf8");
+    for (const bad of ["a%00b", "a%0Ab", "a%1Bb", "a%7Fb", "a%C2%85b", "a%E2%80%AEb", "a%E2%80%8Bb", "%EF%BB%BFa"])
+      expect([bad, await post(`/workspace/tools/${bad}/enable`, { enabled: false })]).toMatchObject([bad, { status: 400, body: { code: "invalid_tool_name" } }]);
+    expect(await post("/workspace/skills/a%00b/enable", { enabled: false })).toMatchObject({ status: 400, body: { code: "invalid_skill_name" } });
+    expect(await post("/workspace/mcp/a%E2%80%AEb/restart")).toMatchObject({ status: 400, body: { code: "invalid_server_name" } });
+    expect(readFileSync(settingsFile(), "utf8")).toBe(before);
+    // Names in other scripts, with inner spaces, punctuation, are fine.
+    expect(await post("/workspace/tools/%E5%B7%A5%E5%85%B7%20x.y-z/enable", { enabled: true })).toMatchObject({ status: 200, body: { toolName: "工具 x.y-z" } });
+  });
+
+  test("a tools.disabled that is not a list of names is refused (409) and the file is left as it was", async () => {
+    for (const disabled of ["x", { a: 1 }, ["ok", 3], ["ok", null], 7]) {
+      const text = JSON.stringify({ tools: { disabled } });
+      writeFileSync(settingsFile(), text);
+      const reply = await post("/workspace/tools/y/enable", { enabled: false });
+      expect([disabled, reply]).toMatchObject([disabled, { status: 409, body: { code: "invalid_workspace_settings", path: ".svc/settings.json" } }]);
+      expect(reply.body.error).toContain("tools.disabled");
+      expect(readFileSync(settingsFile(), "utf8")).toBe(text);
+    }
+    writeFileSync(settingsFile(), "{}");
+  });
+
+  test("a settings file symlinked to a file inside the workspace is refused as a link, not as an escape; the target is untouched", async () => {
+    await using ws = tempDir("svc-ws-");
+    mkdirSync(join(ws.path, ".svc"));
+    writeFileSync(join(ws.path, "real.json"), "{}");
+    symlinkSync(join(ws.path, "real.json"), join(ws.path, ".svc", "settings.json"));
+    await using other = await fakeAgentDaemon(["--token", TOKEN], { workspace: ws.path });
+    const reply = await other.json("POST", "/workspace/tools/read_file/enable", { enabled: false }, AUTH);
+    expect(reply).toMatchObject({ status: 400, body: { code: "workspace_settings_unwritable", errorKind: "symlink_not_followed", path: ".svc/settings.json" } });
+    expect(reply.body.error).toContain("symbolic link");
+    expect(reply.body.error).not.toContain("outside");
+    expect(readFileSync(join(ws.path, "real.json"), "utf8")).toBe("{}");
+  });
+
   test("a settings file that is not a JSON object, or whose tools is not one, is refused and left as it was", async () => {
     for (const text of ["{ // a comment\n}", "[1, 2]", "not json", JSON.stringify({ tools: ["read_file"] })]) {
       writeFileSync(settingsFile(), text);

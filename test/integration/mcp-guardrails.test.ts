@@ -7,6 +7,11 @@
 import { describe, expect, test } from "bun:test";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { until } from "../helpers/until.ts";
+import { RELAY_BURST } from "../../src/runtime/mcp-budget-relay.ts";
+
+/** A daemon with an enforced client budget of 4 and a qwen-code agent. */
+const budgeted = () => fakeAgentDaemon(["--mcp-client-budget", "4"], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+const METHOD = "qwen/notify/session/mcp-budget-event";
 
 /** The budget variables the (first) agent child started with. */
 async function budgetVars(d: FakeAgentDaemon): Promise<Record<string, string>> {
@@ -22,7 +27,7 @@ const warning = (sessionId: string, extra: Record<string, unknown> = {}) => ({
   reservedCount: 3,
   budget: 4,
   thresholdRatio: 0.75,
-  mode: "warn",
+  mode: "enforce",
   ...extra,
 });
 
@@ -80,7 +85,7 @@ describe("budget forwarding", () => {
 
 describe("budget events (qwen-code profile)", () => {
   test("warnings and refused batches are published with ids and replay from Last-Event-ID: 0; malformed ones are dropped", async () => {
-    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+    await using d = await budgeted();
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     const { sessionId: other } = await d.createSession({ sessionScope: "thread" });
     const method = "qwen/notify/session/mcp-budget-event";
@@ -99,19 +104,68 @@ describe("budget events (qwen-code profile)", () => {
     const batch = await replay.first("mcp_child_refused_batch");
     expect(warn.id).toBeNumber();
     expect(batch.id).toBeGreaterThan(warn.id!);
-    expect(warn.data).toEqual({ liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "warn", scope: "workspace" });
+    expect(warn.data).toEqual({ liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "enforce", scope: "workspace" });
     expect(batch.data).toEqual({ refusedServers: [{ name: "db", transport: "stdio", reason: "budget_exhausted" }], budget: 4, liveCount: 4, reservedCount: 4, mode: "enforce" });
     await replay.waitFor("turn_complete");
     expect(replay.frames.filter((f) => f.event.startsWith("mcp_")).map((f) => f.event)).toEqual(["mcp_budget_warning", "mcp_child_refused_batch"]);
 
     await using otherReplay = await d.events(other, { "Last-Event-ID": "0" });
     const otherWarn = await otherReplay.first("mcp_budget_warning");
-    expect(otherWarn.data).toEqual({ liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "warn" });
-    expect(d.logs.filter((l) => l.includes("malformed MCP budget notification"))).toHaveLength(1);
+    expect(otherWarn.data).toEqual({ liveCount: 3, reservedCount: 3, budget: 4, thresholdRatio: 0.75, mode: "enforce" });
+    // The daemon's log lines arrive asynchronously (the binary's stderr): wait for the first, then count.
+    const malformed = () => d.logs.filter((l) => l.includes("malformed MCP budget notification"));
+    await until(() => malformed().length > 0 || null, 5000, "the malformed-notification log line");
+    expect(malformed()).toHaveLength(1);
+  });
+
+  test("the daemon's budget and mode are authoritative: the agent's claimed ones are replaced", async () => {
+    await using d = await fakeAgentDaemon(["--mcp-client-budget", "8", "--mcp-budget-mode", "warn"], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+    const { sessionId } = await d.createSession();
+    await agentNotifies(d, sessionId, [[METHOD, warning(sessionId, { mode: "off", budget: 4 })]]);
+    await using replay = await d.events(sessionId, { "Last-Event-ID": "0" });
+    expect((await replay.first("mcp_budget_warning")).data).toEqual({ liveCount: 3, reservedCount: 3, budget: 8, thresholdRatio: 0.75, mode: "warn" });
+  });
+
+  test("under budget mode off nothing is relayed or recorded, whatever mode the agent claims", async () => {
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+    const { sessionId } = await d.createSession();
+    await agentNotifies(d, sessionId, [
+      [METHOD, warning(sessionId)],
+      [METHOD, refused(sessionId)],
+    ]);
+    await using replay = await d.events(sessionId, { "Last-Event-ID": "0" });
+    await replay.waitFor("turn_complete");
+    expect(replay.types().filter((t) => t.startsWith("mcp_"))).toEqual([]);
+    const issues = ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).map((i) => i.code);
+    expect(issues.filter((c) => c.startsWith("mcp_budget"))).toEqual([]);
+  });
+
+  test("an event for a session that is not registered is dropped without a trace in the daemon's status", async () => {
+    await using d = await budgeted();
+    const { sessionId } = await d.createSession();
+    await agentNotifies(d, sessionId, [[METHOD, refused("no-such-session")]]);
+    const issues = ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).map((i) => i.code);
+    expect(issues.filter((c) => c.startsWith("mcp_budget"))).toEqual([]);
+  });
+
+  test(`a flood of warnings and refused batches relays at most ${RELAY_BURST} of each per session and window, so it cannot flood the replay ring`, async () => {
+    await using d = await budgeted();
+    const { sessionId } = await d.createSession();
+    const flood: [string, unknown][] = [];
+    for (let i = 0; i < 300; i++) flood.push([METHOD, warning(sessionId)], [METHOD, refused(sessionId)]);
+    await agentNotifies(d, sessionId, flood);
+    await using replay = await d.events(sessionId, { "Last-Event-ID": "0" });
+    await replay.waitFor("turn_complete");
+    const types = replay.types();
+    expect(types.filter((t) => t === "mcp_budget_warning")).toHaveLength(RELAY_BURST);
+    expect(types.filter((t) => t === "mcp_child_refused_batch")).toHaveLength(RELAY_BURST);
+    // The status still follows every event it was told of.
+    const issues = ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).map((i) => i.code);
+    expect(issues).toContain("mcp_budget_exhausted");
   });
 
   test("a generic agent's notification under the qwen name is not relayed", async () => {
-    await using d = await fakeAgentDaemon();
+    await using d = await fakeAgentDaemon(["--mcp-client-budget", "4"]);
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     await agentNotifies(d, sessionId, [["qwen/notify/session/mcp-budget-event", warning(sessionId)]]);
     await using replay = await d.events(sessionId, { "Last-Event-ID": "0" });
@@ -129,7 +183,7 @@ describe("daemon status from relayed budget events", () => {
   const codes = async (d: FakeAgentDaemon) => ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).map((i) => i.code);
 
   test("a warning raises mcp_budget_warning, a refused batch mcp_budget_exhausted; a new child forgets both", async () => {
-    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+    await using d = await budgeted();
     const { sessionId } = await d.createSession();
     const method = "qwen/notify/session/mcp-budget-event";
     expect(await codes(d)).not.toContain("mcp_budget_warning");

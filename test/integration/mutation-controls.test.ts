@@ -21,8 +21,8 @@ interface Live {
   events(sessionId: string): Promise<SseClient>;
 }
 
-async function live(env: Record<string, string> = {}): Promise<Live> {
-  const d = await fakeAgentDaemon(["--token", TOKEN], { env });
+async function live(env: Record<string, string> = {}, args: string[] = []): Promise<Live> {
+  const d = await fakeAgentDaemon(["--token", TOKEN, ...args], { env });
   const a = (await d.createSession({ sessionScope: "thread" }, AUTH)).sessionId;
   const b = (await d.createSession({ sessionScope: "thread" }, AUTH)).sessionId;
   return {
@@ -53,9 +53,10 @@ describe("qwen-code profile", () => {
     expect((await q.d.json("GET", `/session/${q.a}/context`, undefined, AUTH)).body.state.modes.currentModeId).toBe("plan");
   });
 
-  test("an agent refusal passes through as an error and changes nothing", async () => {
+  test("an agent refusal is 502 agent_control_failed (its error data not passed on) and changes nothing", async () => {
     const reply = await q.post(`/session/${q.a}/approval-mode`, { mode: "auto-edit" });
-    expect(reply).toMatchObject({ status: 500, body: { code: -32602, data: { modeId: "auto-edit" } } });
+    expect(reply).toMatchObject({ status: 502, body: { code: "agent_control_failed", errorKind: "agent_error", rpcCode: -32602 } });
+    expect(reply.body).not.toHaveProperty("data");
     expect((await q.d.json("GET", `/session/${q.a}/context`, undefined, AUTH)).body.state.modes.currentModeId).toBe("plan");
   });
 
@@ -200,7 +201,7 @@ describe("generic profile", () => {
 describe("svc profile (an agent named svc, without the svc/control methods the built-in agent adds)", () => {
   let s: Live;
   beforeAll(async () => {
-    s = await live({ FAKE_AGENT_NAME: "svc" });
+    s = await live({ FAKE_AGENT_NAME: "svc" }, ["--mcp-client-budget", "4"]);
   });
   afterAll(() => s.d[Symbol.asyncDispose]());
 

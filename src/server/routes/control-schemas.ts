@@ -6,8 +6,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
-import { APPROVAL_MODES } from "../../runtime/profile-controls.ts";
-import { openObject } from "../schemas/open-object.ts";
+import { APPROVAL_MODES, MAX_AGENT_STRING, MAX_RESTART_ENTRIES } from "../../runtime/profile-controls.ts";
 import { notAnObject } from "./session-params.ts";
 
 /** Longest tool, skill or MCP server name taken (the reference's limit). */
@@ -17,9 +16,23 @@ export const MAX_SKILL_BATCH = 100;
 
 const fail = (code: string, message: string, fields?: Record<string, unknown>) => () => new DaemonError(400, code, message, fields).body();
 
-/** A name in a path: at least one non-blank character, at most MAX_NAME_LENGTH. */
+/**
+ * Characters no name may hold: C0 and C1 controls, DEL, and the invisible format characters that
+ * can disguise a name (zero-width, bidirectional overrides and isolates, word joiner, BOM).
+ */
+const CONTROL_CHARS = "\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff";
+/** At least one non-blank character and no CONTROL_CHARS. */
+const NAME_PATTERN = `^(?=[\\s\\S]*\\S)[^${CONTROL_CHARS}]+$`;
+
+/** A name in a path: at least one non-blank character, at most MAX_NAME_LENGTH, no control or invisible format character. */
 const name = (code: string, what: string) =>
-  t.String({ minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: "\\S", description: what, error: fail(code, `${what} must be 1 to ${MAX_NAME_LENGTH} characters, not all blank`) });
+  t.String({
+    minLength: 1,
+    maxLength: MAX_NAME_LENGTH,
+    pattern: NAME_PATTERN,
+    description: what,
+    error: fail(code, `${what} must be 1 to ${MAX_NAME_LENGTH} characters, not all blank, without control or invisible format characters`),
+  });
 
 const enabledFlag = t.Boolean({ description: "true enables, false disables", error: fail("invalid_enabled_flag", "`enabled` is required and must be a boolean") });
 
@@ -41,8 +54,8 @@ export const invalidPlanMode = () => new DaemonError(400, "invalid_plan_mode", "
 
 export const ApprovalModeAnswer = t.Object({
   sessionId: t.String(),
-  mode: t.String({ description: "The approval mode now" }),
-  previous: t.Union([t.String(), t.Null()], { description: "The mode before, when known" }),
+  mode: t.UnionEnum(APPROVAL_MODES, { description: "The approval mode now" }),
+  previous: t.Union([t.String({ maxLength: MAX_AGENT_STRING }), t.Null()], { description: "The mode before, when known" }),
   persisted: t.Boolean({ description: "Whether it was written to the workspace settings" }),
 });
 
@@ -101,8 +114,8 @@ export const McpReloadBody = t.Object(
 export const conflictingReload = () =>
   new DaemonError(400, "conflicting_force_reconnect_options", "`forceReconnectAll` and `forceReconnectWhich` cannot be used together");
 
-/** The agent's answer to a reload (`{accepted}`), as it came. */
-export const McpReloadAnswer = openObject({ accepted: t.Optional(t.Boolean({ description: "The agent took the reload on" })) }, { description: "The agent's answer" });
+/** The agent's answer to a reload, rebuilt: `{accepted}`. */
+export const McpReloadAnswer = t.Object({ accepted: t.Boolean({ description: "The agent took the reload on" }) }, { additionalProperties: false });
 
 export const RestartQuery = t.Object({
   entryIndex: t.Optional(
@@ -114,5 +127,29 @@ export const RestartQuery = t.Object({
   ),
 });
 
-/** The agent's restart answer: `{serverName, restarted, durationMs?}`, a refusal `{restarted: false, skipped, reason}`, or `entries[]` of a pool. */
-export const RestartAnswer = openObject({ serverName: t.String() });
+const restartReason = t.String({ maxLength: MAX_AGENT_STRING, description: "Why it was not restarted (`budget_would_exceed`, `in_flight`, `disabled`, … or the pooled entry's failure)" });
+const durationMs = Type.Integer({ minimum: 0, description: "How long the restart took" });
+
+/**
+ * The agent's restart answer, rebuilt from its known fields: `{serverName, restarted, durationMs?}`,
+ * a refusal `{serverName, restarted: false, skipped, reason}`, or `{serverName, entries[]}` of a pool.
+ */
+export const RestartAnswer = t.Object(
+  {
+    serverName: t.String({ description: "The server asked for" }),
+    restarted: t.Optional(t.Boolean()),
+    durationMs: t.Optional(durationMs),
+    skipped: t.Optional(t.Boolean({ description: "The agent refused to try" })),
+    reason: t.Optional(restartReason),
+    entries: t.Optional(
+      t.Array(
+        t.Object(
+          { entryIndex: Type.Integer({ minimum: 0 }), restarted: t.Boolean(), durationMs: t.Optional(durationMs), reason: t.Optional(restartReason) },
+          { additionalProperties: false, description: "One pooled entry's outcome" },
+        ),
+        { maxItems: MAX_RESTART_ENTRIES },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);

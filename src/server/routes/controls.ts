@@ -9,8 +9,11 @@
  *   POST /workspace/skills/:name/enable        {enabled} → {skillName, enabled, changed, activation, …}
  *   POST /workspace/skills/enable              {skillNames, enabled} → {enabled, activation, …, results}
  *   POST /workspace/init                       {force?} → {path, action}
- *   POST /workspace/mcp/reload                 {forceReconnectAll? | forceReconnectWhich?} → 202 the agent's answer
- *   POST /workspace/mcp/:server/restart        ?entryIndex → the agent's answer
+ *   POST /workspace/mcp/reload                 {forceReconnectAll? | forceReconnectWhich?} → 202 {accepted}
+ *   POST /workspace/mcp/:server/restart        ?entryIndex → {serverName, restarted, …} or {serverName, entries}
+ *
+ * What the agent answers is rebuilt from known, bounded fields (`profile-controls.ts`); its error
+ * answer is 502 `agent_control_failed`, a timeout 504 `agent_timeout`.
  */
 import { Elysia } from "elysia";
 import { WorkspaceControls } from "../../sessions/workspace-controls.ts";
@@ -43,7 +46,7 @@ import { registeredClient, SessionIdParams } from "./session-params.ts";
 
 const strict = (tags: string | string[], summary: string) => capability(tags, { summary, "x-svc-strict": true });
 
-/** What the agent can answer besides the route's own checks: its error (502/504), 501 when it lacks the method. */
+/** What asking the agent can answer besides the route's own checks: 502 its error or an unknown answer, 504 no answer in time, 501 it lacks the method. */
 const agentErrors = [501, 502, 504] as const;
 
 export const controlRoutes = (deps: AppDeps) => {
