@@ -182,7 +182,7 @@ function populate(svcHome: string, workspace: string, sessions: number, events: 
   for (let s = 0; s < sessions; s++) {
     const id = `bench-${s}`;
     store.sessionStarted({ id, workspace, createdAt: s, agentSessionId: id, profile: "generic" });
-    for (let e = 1; e <= events; e++) store.record({ sessionId: id, epoch: "bench", eventId: e, type: "session_update", envelope: update(e), timestamp: s }, () => {});
+    for (let e = 1; e <= events; e++) store.record({ sessionId: id, epoch: "bench", eventId: e, envelope: update(e), timestamp: s }, () => {});
     store.flush();
     store.sessionEnded(id, "closed");
   }
@@ -257,10 +257,14 @@ async function measureDeleteLag(options: JournalOptions): Promise<{ maxMs: numbe
   const workspace = scratchDir("ws");
   populate(svcHome, workspace, 1, 0);
   const db = new Database(join(svcHome, "svc.db"));
+  // The journal's keys for the session id and the epoch `bench` (schema 4), then the rows.
+  db.run("INSERT OR IGNORE INTO journal_sessions (id) VALUES ('bench-0')");
+  db.run("INSERT OR IGNORE INTO journal_epochs (session, epoch) SELECT key, 'bench' FROM journal_sessions WHERE id = 'bench-0'");
   db.query(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $rows)
-     INSERT INTO journal (session_id, epoch, event_id, type, envelope)
-     SELECT 'bench-0', 'bench', i, 'session_update', printf('{"id":%d,"pad":"%s"}', i, replace(hex(zeroblob(2000)), '0', 'x')) FROM n`,
+     INSERT INTO journal (session, epoch, event_id, envelope)
+     SELECT s.key, e.key, i, printf('{"id":%d,"pad":"%s"}', i, replace(hex(zeroblob(2000)), '0', 'x'))
+     FROM n, journal_sessions s JOIN journal_epochs e ON e.session = s.key AND e.epoch = 'bench' WHERE s.id = 'bench-0'`,
   ).run({ rows: DELETE_ROWS });
   db.close();
   const daemon = await startDaemon(options, svcHome, workspace);

@@ -20,7 +20,7 @@ export function recordingDegradedData(sessionId: string, status: RecordingDegrad
 export function sessionJournal(store: Store, sessionId: string, now: () => number): EventJournal {
   return {
     record: (epoch, frame, durable) => {
-      const entry = { sessionId, epoch, eventId: frame.id!, type: frame.type, envelope: frame.json, timestamp: now() };
+      const entry = { sessionId, epoch, eventId: frame.id!, envelope: frame.json, timestamp: now() };
       if (frame.type === RECORDING_DEGRADED_EVENT) store.recordStop(entry, durable);
       else store.record(entry, durable);
     },

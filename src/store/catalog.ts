@@ -98,7 +98,8 @@ export class Catalog {
     this.archive = db.query("UPDATE sessions SET archived = $archived WHERE id = $id");
     // The journal rows are left to the compactor (a bounded step at a time); readers skip them from now on.
     this.purgeJournal = db.query(
-      `INSERT INTO purge (session_id, up_to_seq) SELECT $id, MAX(seq) FROM journal WHERE session_id = $id GROUP BY session_id
+      `INSERT INTO purge (session_id, up_to_seq)
+         SELECT $id, MAX(seq) FROM journal WHERE session = (SELECT key FROM journal_sessions WHERE id = $id) GROUP BY session
        ON CONFLICT (session_id) DO UPDATE SET up_to_seq = MAX(up_to_seq, excluded.up_to_seq)`,
     );
     this.removeRow = db.query("DELETE FROM sessions WHERE id = $id");

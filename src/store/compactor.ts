@@ -7,7 +7,8 @@
  * on (journal-reader.ts). This runs the rest in steps, one per event-loop turn (`setImmediate`, so
  * requests are served between them):
  * 1. journal rows of a purge entry, at most `PURGE_ROWS_PER_STEP` rows and about
- *    `PURGE_BYTES_PER_STEP` bytes of envelope per step, until none is left (then the entry goes);
+ *    `PURGE_BYTES_PER_STEP` bytes of envelope per step, until none is left (then the entry goes,
+ *    and the session's journal keys with it unless its id has rows again);
  * 2. `incremental_vacuum`, at most `VACUUM_PAGES_PER_STEP` pages per step, until the free list is
  *    empty (the file shrinks);
  * 3. a `wal_checkpoint(TRUNCATE)`, so the write-ahead log gives its space back too.
@@ -41,15 +42,20 @@ export class Compactor {
   private readonly rowsToPurge: Statement<{ seq: number; n: number }>;
   private readonly purgeRows: Statement;
   private readonly purgeDone: Statement;
+  private readonly dropEpochs: Statement;
+  private readonly dropSession: Statement;
   private readonly freePages: Statement<{ freelist_count: number }>;
 
   constructor(private readonly db: Database) {
     this.nextPurge = db.query("SELECT session_id, up_to_seq FROM purge LIMIT 1");
-    this.rowsToPurge = db.query(
-      "SELECT seq, length(CAST(envelope AS BLOB)) AS n FROM journal WHERE session_id = $sessionId AND seq <= $upTo ORDER BY seq LIMIT $limit",
-    );
-    this.purgeRows = db.query("DELETE FROM journal WHERE session_id = $sessionId AND seq <= $last");
+    const session = "session = (SELECT key FROM journal_sessions WHERE id = $sessionId)";
+    this.rowsToPurge = db.query(`SELECT seq, length(CAST(envelope AS BLOB)) AS n FROM journal WHERE ${session} AND seq <= $upTo ORDER BY seq LIMIT $limit`);
+    this.purgeRows = db.query(`DELETE FROM journal WHERE ${session} AND seq <= $last`);
     this.purgeDone = db.query("DELETE FROM purge WHERE session_id = $sessionId AND up_to_seq = $upTo");
+    // Once a session id has no journal row left (its id was not taken again meanwhile), its keys go too.
+    const unused = `(SELECT key FROM journal_sessions WHERE id = $sessionId AND NOT EXISTS (SELECT 1 FROM journal WHERE ${session}))`;
+    this.dropEpochs = db.query(`DELETE FROM journal_epochs WHERE session = ${unused}`);
+    this.dropSession = db.query(`DELETE FROM journal_sessions WHERE key = ${unused}`);
     this.freePages = db.query("PRAGMA freelist_count");
   }
 
@@ -126,7 +132,10 @@ export class Compactor {
       bytes += row.n;
       if (bytes >= PURGE_BYTES_PER_STEP) break;
     }
-    if (last === null) this.purgeDone.run({ sessionId, upTo });
-    else this.purgeRows.run({ sessionId, last });
+    if (last === null) {
+      this.purgeDone.run({ sessionId, upTo });
+      this.dropEpochs.run({ sessionId });
+      this.dropSession.run({ sessionId });
+    } else this.purgeRows.run({ sessionId, last });
   }
 }

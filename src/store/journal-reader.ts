@@ -9,7 +9,6 @@ export interface JournalRecord {
   readonly seq: number;
   readonly epoch: string;
   readonly eventId: number;
-  readonly type: string;
   /** The envelope JSON exactly as subscribers received it. */
   readonly envelope: string;
 }
@@ -18,11 +17,10 @@ interface RawRecord {
   seq: number;
   epoch: string;
   event_id: number;
-  type: string;
   envelope: string;
 }
 
-const fromRaw = (raw: RawRecord): JournalRecord => ({ seq: raw.seq, epoch: raw.epoch, eventId: raw.event_id, type: raw.type, envelope: raw.envelope });
+const fromRaw = (raw: RawRecord): JournalRecord => ({ seq: raw.seq, epoch: raw.epoch, eventId: raw.event_id, envelope: raw.envelope });
 
 export class JournalReader {
   private readonly page: Statement<RawRecord>;
@@ -31,13 +29,17 @@ export class JournalReader {
   private readonly length: Statement<{ n: number }>;
 
   constructor(db: Database) {
-    // The rows of a session's id that a delete left to the compactor (a purge entry) are not its:
-    // an id reused after a delete starts with an empty journal.
-    const live = "session_id = $sessionId AND seq > (SELECT COALESCE(MAX(up_to_seq), 0) FROM purge WHERE session_id = $sessionId)";
-    this.page = db.query(`SELECT seq, epoch, event_id, type, envelope FROM journal WHERE ${live} AND seq > $afterSeq ORDER BY seq LIMIT $limit`);
+    // A session's rows are those of its key (migrations.ts, version 4); the rows of its id that a
+    // delete left to the compactor (a purge entry) are not its: an id reused after a delete starts
+    // with an empty journal.
+    const live = `session = (SELECT key FROM journal_sessions WHERE id = $sessionId)
+      AND seq > (SELECT COALESCE(MAX(up_to_seq), 0) FROM purge WHERE session_id = $sessionId)`;
+    // The epoch's text by its key, one lookup per row returned (a subquery, so the plan walks the session's index).
+    const columns = "seq, (SELECT epoch FROM journal_epochs WHERE key = journal.epoch) AS epoch, event_id, envelope";
+    this.page = db.query(`SELECT ${columns} FROM journal WHERE ${live} AND seq > $afterSeq ORDER BY seq LIMIT $limit`);
     this.count = db.query(`SELECT COUNT(*) AS n FROM journal WHERE ${live}`);
     this.length = db.query(`SELECT COALESCE(SUM(length(envelope)), 0) AS n FROM journal WHERE ${live}`);
-    this.latest = db.query(`SELECT seq, epoch, event_id, type, envelope FROM journal WHERE ${live} ORDER BY seq DESC LIMIT $limit`);
+    this.latest = db.query(`SELECT ${columns} FROM journal WHERE ${live} ORDER BY seq DESC LIMIT $limit`);
   }
 
   /**

@@ -21,6 +21,7 @@
  * restarts, so a journal never has holes in its middle).
  */
 import type { Database, Statement } from "bun:sqlite";
+import { JournalKeys } from "./journal-keys.ts";
 
 /**
  * Pending-queue bounds. Past either one the queue is committed at once, inside the append that
@@ -52,10 +53,16 @@ export interface JournalEntry {
   readonly sessionId: string;
   readonly epoch: string;
   readonly eventId: number;
-  readonly type: string;
   /** The envelope exactly as its subscribers receive it (one line of JSON). */
   readonly envelope: string;
   readonly timestamp: number;
+}
+
+/** One session's keys within a batch, and the newest timestamp of its entries there. */
+interface BatchKeys {
+  readonly session: number;
+  readonly epochs: Map<string, number>;
+  newest: number;
 }
 
 /** A journal entry, or a catalog write queued behind a batch that waits for a lock. */
@@ -71,6 +78,7 @@ export class JournalWriter {
   private lockWait: { readonly since: number; retries: number } | null = null;
   private readonly insert: Statement;
   private readonly touch: Statement;
+  private readonly keys: JournalKeys;
   private readonly commit: (batch: readonly Pending[]) => void;
 
   constructor(
@@ -78,20 +86,33 @@ export class JournalWriter {
     private readonly onFailure: (error: unknown) => void,
   ) {
     // Positional parameters: binding a row costs no object and no name lookups (the hot path, one per event).
-    this.insert = db.query("INSERT INTO journal (session_id, epoch, event_id, type, envelope) VALUES (?1, ?2, ?3, ?4, ?5)");
-    this.touch = db.query("UPDATE sessions SET updated_at = MAX(updated_at, $timestamp) WHERE id = $sessionId");
+    this.insert = db.query("INSERT INTO journal (session, epoch, event_id, envelope) VALUES (?1, ?2, ?3, ?4)");
+    this.touch = db.query("UPDATE sessions SET updated_at = MAX(updated_at, ?1) WHERE id = ?2");
+    this.keys = new JournalKeys(db);
     this.commit = db.transaction((batch: readonly Pending[]) => {
-      const newest = new Map<string, number>();
+      // Keys are looked up inside each transaction, never cached across them: the compactor may
+      // remove a deleted session's keys between two batches.
+      const batchKeys = new Map<string, BatchKeys>();
       for (const item of batch) {
         if ("change" in item) {
           item.change();
           continue;
         }
         const { entry } = item;
-        this.insert.run(entry.sessionId, entry.epoch, entry.eventId, entry.type, entry.envelope);
-        newest.set(entry.sessionId, entry.timestamp);
+        let keys = batchKeys.get(entry.sessionId);
+        if (keys === undefined) {
+          keys = { session: this.keys.session(entry.sessionId), epochs: new Map(), newest: 0 };
+          batchKeys.set(entry.sessionId, keys);
+        }
+        let epoch = keys.epochs.get(entry.epoch);
+        if (epoch === undefined) {
+          epoch = this.keys.epoch(keys.session, entry.epoch);
+          keys.epochs.set(entry.epoch, epoch);
+        }
+        this.insert.run(keys.session, epoch, entry.eventId, entry.envelope);
+        keys.newest = entry.timestamp;
       }
-      for (const [sessionId, timestamp] of newest) this.touch.run({ sessionId, timestamp });
+      for (const [sessionId, keys] of batchKeys) this.touch.run(keys.newest, sessionId);
     }).immediate as (batch: readonly Pending[]) => void;
   }
 

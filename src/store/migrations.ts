@@ -62,6 +62,45 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // The journal row made small (its cost is paid once per event, on the event loop): an integer
+    // session key and an integer epoch key instead of two 36-character ids in every row and index
+    // entry, and no `type` column (nothing reads it; the envelope names its type). The keys live in
+    // `journal_sessions` (one per session id that has a journal) and `journal_epochs` (one per
+    // epoch of such a session); the compactor removes both once a deleted session's rows are gone.
+    // Rows keep their `seq`, so purge entries still hold.
+    version: 4,
+    up: `
+      CREATE TABLE journal_sessions (
+        key INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE
+      );
+      CREATE TABLE journal_epochs (
+        key INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL,
+        epoch TEXT NOT NULL,
+        UNIQUE (session, epoch)
+      );
+      INSERT INTO journal_sessions (id) SELECT DISTINCT session_id FROM journal ORDER BY session_id;
+      INSERT INTO journal_epochs (session, epoch)
+        SELECT DISTINCT s.key, j.epoch FROM journal j JOIN journal_sessions s ON s.id = j.session_id ORDER BY s.key, j.epoch;
+      CREATE TABLE journal_v4 (
+        seq INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL,
+        epoch INTEGER NOT NULL,
+        event_id INTEGER NOT NULL,
+        envelope TEXT NOT NULL
+      );
+      INSERT INTO journal_v4 (seq, session, epoch, event_id, envelope)
+        SELECT j.seq, s.key, e.key, j.event_id, j.envelope FROM journal j
+          JOIN journal_sessions s ON s.id = j.session_id
+          JOIN journal_epochs e ON e.session = s.key AND e.epoch = j.epoch
+        ORDER BY j.seq;
+      DROP TABLE journal;
+      ALTER TABLE journal_v4 RENAME TO journal;
+      CREATE INDEX journal_by_session ON journal (session, seq);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

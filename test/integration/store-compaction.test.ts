@@ -27,10 +27,14 @@ async function closedSession(d: FakeAgentDaemon): Promise<string> {
 function growJournal(home: string, sessionId: string): void {
   const db = new Database(join(home, "svc.db"));
   db.run("PRAGMA busy_timeout = 5000");
+  // The journal's keys for the session id and the epoch `grown` (schema 4), then the rows.
+  db.query("INSERT OR IGNORE INTO journal_sessions (id) VALUES ($id)").run({ id: sessionId });
+  db.query("INSERT OR IGNORE INTO journal_epochs (session, epoch) SELECT key, 'grown' FROM journal_sessions WHERE id = $id").run({ id: sessionId });
   db.query(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $rows)
-     INSERT INTO journal (session_id, epoch, event_id, type, envelope)
-     SELECT $id, 'grown', 1000 + i, 'session_update', printf('{"id":%d,"pad":"%s"}', 1000 + i, replace(hex(zeroblob(2000)), '0', 'x')) FROM n`,
+     INSERT INTO journal (session, epoch, event_id, envelope)
+     SELECT s.key, e.key, 1000 + i, printf('{"id":%d,"pad":"%s"}', 1000 + i, replace(hex(zeroblob(2000)), '0', 'x'))
+     FROM n, journal_sessions s JOIN journal_epochs e ON e.session = s.key AND e.epoch = 'grown' WHERE s.id = $id`,
   ).run({ rows: ROWS, id: sessionId });
   db.close();
 }
@@ -39,7 +43,7 @@ function growJournal(home: string, sessionId: string): void {
 function leftover(home: string, sessionId: string): { rows: number; free: number } {
   const db = new Database(join(home, "svc.db"), { readonly: true });
   try {
-    const rows = (db.query("SELECT COUNT(*) AS n FROM journal WHERE session_id = ?").get(sessionId) as { n: number }).n;
+    const rows = (db.query("SELECT COUNT(*) AS n FROM journal WHERE session = (SELECT key FROM journal_sessions WHERE id = ?)").get(sessionId) as { n: number }).n;
     const free = (db.query("PRAGMA freelist_count").get() as { freelist_count: number }).freelist_count;
     return { rows, free };
   } finally {

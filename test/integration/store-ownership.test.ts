@@ -123,7 +123,7 @@ describe("where recording stopped", () => {
     await runTurn(d, sessionId, "@say poison-word");
     expect(await recordingIssue(d)).toBeDefined();
     const journal = new Database(join(home.path, "svc.db"), { readonly: true });
-    const types = (journal.query("SELECT type FROM journal WHERE session_id = ? ORDER BY seq").all(sessionId) as { type: string }[]).map((r) => r.type);
+    const types = (journal.query("SELECT envelope ->> '$.type' AS type FROM journal WHERE session = (SELECT key FROM journal_sessions WHERE id = ?) ORDER BY seq").all(sessionId) as { type: string }[]).map((r) => r.type);
     journal.close();
     expect(types.at(-1)).toBe("session_recording_degraded");
     const text = await transcriptText(d, sessionId);

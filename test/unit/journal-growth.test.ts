@@ -23,7 +23,7 @@ function envelope(id: number): string {
 function storeWith(dir: string, events: number): Store {
   const store = new Store(dir);
   store.sessionStarted({ id: "s1", workspace: "/w", createdAt: 1, agentSessionId: "a1", profile: null });
-  for (let id = 1; id <= events; id++) store.record({ sessionId: "s1", epoch: "e1", eventId: id, type: "session_update", envelope: envelope(id), timestamp: id }, () => {});
+  for (let id = 1; id <= events; id++) store.record({ sessionId: "s1", epoch: "e1", eventId: id, envelope: envelope(id), timestamp: id }, () => {});
   store.flush();
   return store;
 }

@@ -11,7 +11,6 @@ const entry = (eventId: number): JournalEntry => ({
   sessionId: "s1",
   epoch: "epoch-1",
   eventId,
-  type: "session_update",
   envelope: JSON.stringify({ id: eventId }),
   timestamp: 1000 + eventId,
 });

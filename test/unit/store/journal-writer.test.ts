@@ -9,7 +9,6 @@ const entry = (eventId: number, sessionId = "s1"): JournalEntry => ({
   sessionId,
   epoch: "epoch-1",
   eventId,
-  type: "session_update",
   envelope: JSON.stringify({ id: eventId, v: 1, type: "session_update", data: {} }),
   timestamp: 1000 + eventId,
 });

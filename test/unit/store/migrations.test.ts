@@ -41,7 +41,7 @@ describe("schema migrations", () => {
       expect(store.session("s-old")).toMatchObject({ id: "s-old", workspace: "/ws", createdAt: 1, state: "closed" });
       // The newest migration's table works: an event journaled for the old session reads back.
       let durable = false;
-      store.record({ sessionId: "s-old", epoch: "e", eventId: 1, type: "session_update", envelope: '{"id":1}', timestamp: 3 }, () => (durable = true));
+      store.record({ sessionId: "s-old", epoch: "e", eventId: 1, envelope: '{"id":1}', timestamp: 3 }, () => (durable = true));
       store.flush();
       expect(durable).toBe(true);
       expect(store.journal("s-old", 0, 10).map((r) => r.envelope)).toEqual(['{"id":1}']);
@@ -128,7 +128,7 @@ describe("schema migrations", () => {
     expect(store.degraded).toMatchObject({ reason: "unavailable" });
     // Recording releases at once; reads answer empty.
     let durable = false;
-    store.record({ sessionId: "s", epoch: "e", eventId: 1, type: "t", envelope: "{}", timestamp: 1 }, () => (durable = true));
+    store.record({ sessionId: "s", epoch: "e", eventId: 1, envelope: "{}", timestamp: 1 }, () => (durable = true));
     expect(durable).toBe(true);
     expect(store.sessions("/ws", false, 10, null)).toEqual([]);
     store.close();

@@ -7,7 +7,7 @@ import { tempDir } from "../../helpers/temp-dir.ts";
 import { until } from "../../helpers/until.ts";
 
 const IDLE_MS = 50;
-const entry = (eventId: number): JournalEntry => ({ sessionId: "s1", epoch: "e", eventId, type: "session_update", envelope: JSON.stringify({ id: eventId }), timestamp: 1000 + eventId });
+const entry = (eventId: number): JournalEntry => ({ sessionId: "s1", epoch: "e", eventId, envelope: JSON.stringify({ id: eventId }), timestamp: 1000 + eventId });
 const newSession = { id: "s1", workspace: "/w", createdAt: 1, agentSessionId: "a1", profile: null };
 
 describe("idle close", () => {

@@ -11,7 +11,6 @@ const entry = (eventId: number, epoch: string): JournalEntry => ({
   sessionId: "s1",
   epoch,
   eventId,
-  type: "session_update",
   envelope: JSON.stringify({ id: eventId }),
   timestamp: 1000 + eventId,
 });
