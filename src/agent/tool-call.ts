@@ -73,13 +73,14 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
 
   // `proceed_always` only spares a question: it never overrides a mode that refuses (plan).
   const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
-  const decision = asked === "ask" && session.alwaysAllowed.has(tool.toolClass) ? "run" : asked;
+  const always = prepared.alwaysScope ?? { key: tool.name, label: `Always allow ${tool.name}` };
+  const decision = asked === "ask" && session.alwaysAllowed.has(always.key) ? "run" : asked;
   if (decision === "refuse") {
     decided = "reject";
     return counted(await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`));
   }
   if (decision === "ask") {
-    const verdict = await askPermission(client, session, tool.toolClass, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
+    const verdict = await askPermission(client, session, always, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
     decided = verdict === "approved" ? "accept" : "reject";
     if (verdict === "cancelled") return counted(await fail("cancelled", true));
     if (verdict === "declined") return counted(await fail(`the user declined this ${call.name} call`));

@@ -25,6 +25,8 @@ export const shellTool: AgentTool = {
       title: command.length > 80 ? `${command.slice(0, 80)}…` : command,
       preview: [textContent(`$ ${command}`)],
       readOnlyCommand: await isReadOnlyCommand(command, context.files.root),
+      // `proceed_always` on a command approves that exact command again, not every command.
+      alwaysScope: { key: `run_shell_command\0${command}`, label: "Always allow this exact command" },
       async run({ shell, signal }) {
         const r = await shell.run(command, { timeoutMs, signal });
         const status = r.timedOut ? `killed after ${timeoutMs} ms timeout` : r.cancelled ? "cancelled" : r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;
