@@ -24,6 +24,8 @@ export interface TurnDeps {
   readonly session: AgentSession;
   readonly model: LanguageModelV4;
   readonly modelId: string;
+  /** Longest silence between two chunks of the model's stream (config `model.streamIdleTimeoutMs`). */
+  readonly streamIdleTimeoutMs: number;
   readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
   /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
   readonly toolbox: () => ToolSet;
@@ -67,6 +69,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
       result = await streamRound({
         model: deps.model,
         modelId: deps.modelId,
+        idleTimeoutMs: deps.streamIdleTimeoutMs,
         prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
         tools: toolSpecs,
         signal,
