@@ -5,6 +5,9 @@
  * on `svc/control/workspace/mcp/initialize`, whichever comes first; a reload closes every server
  * and runs discovery again with the declarations read anew; a restart reconnects one server. A
  * server that fails to start or to list its tools is marked failed and left out; the others serve.
+ * A connected server whose connection closes (it exited, crashed, or its transport broke)
+ * is marked disconnected at once: its tools are no longer offered, its slot is released, and it is
+ * connected again on the next prompt (or by a reload or restart).
  *
  * The client budget (see `mcp-budget.ts`) reserves a slot per server in declaration order before
  * it connects; `enforce` refuses a server when no slot is left (`budget_exhausted`), `warn`
@@ -32,8 +35,8 @@ export interface McpToolInfo {
   readonly inputSchema: Record<string, unknown>;
 }
 
-/** Where one server stands: not tried yet, connecting, connected, failed, or refused by the budget. */
-export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused";
+/** Where one server stands: not tried yet, connecting, connected, failed, refused by the budget, or dropped after connecting. */
+export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused" | "disconnected";
 
 export interface McpServerState {
   readonly config: McpServerConfig;
@@ -95,10 +98,33 @@ export class McpServers {
     return true;
   }
 
-  /** Discovery, started if needed, and finished (the first prompt waits for it). */
+  /** Discovery, started if needed, and finished (the first prompt waits for it); servers dropped since are reconnected. */
   async discover(): Promise<void> {
     this.start();
     await this.pass;
+    await this.reconnectDropped();
+  }
+
+  /** Connects again the servers whose connection dropped (each takes a slot again). */
+  private async reconnectDropped(): Promise<void> {
+    if (this.running) return;
+    const connecting: Promise<void>[] = [];
+    for (const entry of this.entries) {
+      if (entry.phase !== "disconnected") continue;
+      if (this.slots.reserve(entry.config.name) === "refused") entry.phase = "refused";
+      else connecting.push(this.connect(entry));
+    }
+    await Promise.all(connecting);
+  }
+
+  /** The connection of a connected server closed or failed: it is dropped until reconnected. */
+  private dropped(entry: Entry, client: Client, why: string): void {
+    if (entry.client !== client) return; // a deliberate disconnect, or an older connection
+    delete entry.client;
+    Object.assign(entry, { phase: "disconnected", error: why, tools: [] });
+    this.slots.release(entry.config.name);
+    process.stderr.write(`svc --acp: MCP server ${entry.config.name} disconnected: ${why}; it reconnects on the next prompt\n`);
+    void client.close().catch(() => {});
   }
 
   /** Closes every server and discovers `servers` (the declarations read anew), after any running pass. */
@@ -159,6 +185,10 @@ export class McpServers {
       entry.client = client;
       entry.phase = "connected";
       delete entry.error;
+      client.onclose = () => this.dropped(entry, client, "the server closed the connection");
+      // An error alone (a junk stdout line, a dropped HTTP event stream the SDK resumes) is not the
+      // end of the connection: it is reported; a fatal one closes the transport, and onclose drops it.
+      client.onerror = (err) => process.stderr.write(`svc --acp: MCP server ${server.name}: ${err.message}\n`);
     } catch (err) {
       await client.close().catch(() => {});
       const error = err instanceof Error ? err.message : String(err);
