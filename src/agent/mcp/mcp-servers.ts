@@ -19,6 +19,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpBudget, McpServerConfig } from "../../config/agent-config.ts";
 import { VERSION } from "../../version.ts";
+import { killMarked, markerEnv, newMarker } from "../marked-processes.ts";
 import { McpBudgetSlots, type McpBudgetEvent } from "./mcp-budget.ts";
 
 /** How long one server gets to connect and list its tools. */
@@ -66,6 +67,8 @@ interface Entry {
   error?: string;
   tools: McpToolInfo[];
   client?: Client;
+  /** The marker of the running stdio server's processes (see `marked-processes.ts`). */
+  marker?: string;
 }
 
 export class McpServers {
@@ -125,6 +128,14 @@ export class McpServers {
     this.slots.release(entry.config.name);
     process.stderr.write(`svc --acp: MCP server ${entry.config.name} disconnected: ${why}; it reconnects on the next prompt\n`);
     void client.close().catch(() => {});
+    this.killProcesses(entry);
+  }
+
+  /** Kills what is left of a stdio server's processes (it is no longer used). */
+  private killProcesses(entry: Entry): void {
+    if (entry.marker === undefined) return;
+    killMarked(entry.marker);
+    delete entry.marker;
   }
 
   /** Closes every server and discovers `servers` (the declarations read anew), after any running pass. */
@@ -177,7 +188,7 @@ export class McpServers {
     try {
       const transport =
         server.transport === "stdio"
-          ? new StdioClientTransport({ command: server.command, args: [...server.args], env: { ...this.env, ...server.env }, stderr: "inherit" })
+          ? new StdioClientTransport({ command: server.command, args: [...server.args], env: { ...this.env, ...server.env, ...markerEnv((entry.marker = newMarker())) }, stderr: "inherit" })
           : new StreamableHTTPClientTransport(new URL(server.url));
       await client.connect(transport, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
@@ -191,6 +202,8 @@ export class McpServers {
       client.onerror = (err) => process.stderr.write(`svc --acp: MCP server ${server.name}: ${err.message}\n`);
     } catch (err) {
       await client.close().catch(() => {});
+      // A server that hung (or ignores SIGTERM) and whatever it started go too.
+      this.killProcesses(entry);
       const error = err instanceof Error ? err.message : String(err);
       process.stderr.write(`svc --acp: MCP server ${server.name} is unavailable: ${error}\n`);
       Object.assign(entry, { phase: "failed", error, tools: [] });
@@ -222,6 +235,7 @@ export class McpServers {
     this.slots.release(entry.config.name);
     entry.phase = "pending";
     await client?.close().catch(() => {});
+    this.killProcesses(entry);
   }
 
   tools(): McpToolInfo[] {
