@@ -24,10 +24,12 @@ export const markerEnv = (marker: string): Record<string, string> => ({ [MARKER_
 
 /** SIGKILLs every process carrying `marker`; returns how many were signalled. Synchronous. */
 export function killMarked(marker: string): number {
-  const needle = Buffer.from(`${MARKER_VAR}=${marker}\0`);
+  // Entries are NUL-separated: the marker entry is the first one or follows a NUL.
+  const entry = `${MARKER_VAR}=${marker}\0`;
+  const needles = [Buffer.from(entry), Buffer.from(`\0${entry}`)] as const;
   let killed = 0;
   for (let scan = 0; scan < MAX_SCANS; scan++) {
-    const found = markedPids(needle);
+    const found = markedPids(needles);
     for (const pid of found) {
       try {
         process.kill(pid, "SIGKILL");
@@ -41,7 +43,7 @@ export function killMarked(marker: string): number {
   return killed;
 }
 
-function markedPids(needle: Buffer): number[] {
+function markedPids([first, inner]: readonly [Buffer, Buffer]): number[] {
   let names: string[];
   try {
     names = readdirSync("/proc");
@@ -57,9 +59,7 @@ function markedPids(needle: Buffer): number[] {
     } catch {
       continue; // gone, or another user's
     }
-    // Entries are NUL-separated: match at the start or right after a NUL.
-    const at = environ.indexOf(needle);
-    if (at === 0 || (at > 0 && environ.includes(Buffer.concat([Buffer.from([0]), needle])))) pids.push(Number(name));
+    if (environ.indexOf(first) === 0 || environ.includes(inner)) pids.push(Number(name));
   }
   return pids;
 }
