@@ -31,6 +31,10 @@ const FILES = [
   "agent/agent-status.test.ts",
   "agent/agent-grep.test.ts",
   "e2e/agent-daemon.test.ts",
+  // The built-in agent's guards in the binary: the auto-approved shell class, bounded ACP output, no orphans.
+  "agent/agent-auto-class.test.ts",
+  "e2e/agent-bounds.test.ts",
+  "agent/agent-orphans.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {

@@ -152,7 +152,7 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
         // The first prompt waits for MCP discovery (started here unless the daemon started it).
         await mcp.discover();
         const toolbox = () => toolSet(mcp, disabledTools);
-        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal }, params.prompt);
+        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, streamIdleTimeoutMs: config.streamIdleTimeoutMs, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal }, params.prompt);
       } finally {
         session.turn = null;
       }

@@ -5,7 +5,6 @@
  */
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ApprovalMode } from "../config/agent-config.ts";
-import type { ToolClass } from "./approval.ts";
 import { SessionStats } from "./session-stats.ts";
 
 /**
@@ -19,8 +18,8 @@ export type Persist = (message: LanguageModelV4Message, history: readonly Langua
 
 export class AgentSession {
   readonly history: LanguageModelV4Message[] = [];
-  /** Tool classes the client approved with `proceed_always`, for the rest of the session. */
-  readonly alwaysAllowed = new Set<ToolClass>();
+  /** What the client approved with `proceed_always` for the rest of the session: approval keys (`PreparedCall.approvalKey`). */
+  readonly alwaysAllowed = new Set<string>();
   readonly stats = new SessionStats();
   /** The running turn's controller; null between turns. */
   turn: AbortController | null = null;

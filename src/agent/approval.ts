@@ -11,7 +11,8 @@
  * | `yolo`      | run        | run        | run             | run         |
  *
  * `auto` (the default) approves the one class of read-only shell commands (`isReadOnlyCommand`:
- * an allowlisted inspection command with no redirection, substitution or chaining) and asks for
+ * a command from a fixed table whose every flag and operand its spec accounts for, paths resolving
+ * inside the workspace; documented in tools/read-only-command.ts) and asks for
  * everything that changes something. Read tools never ask: they cannot leave the workspace.
  */
 import type { ApprovalMode } from "../config/agent-config.ts";

@@ -5,6 +5,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
+import { boundTitle, messageChunks, rawInputPreview } from "./acp-bounds.ts";
 
 const text = (t: string): acp.ContentBlock => ({ type: "text", text: t });
 
@@ -17,15 +18,15 @@ export function replayUpdates(messages: readonly LanguageModelV4Message[]): acp.
     if (m.role === "user") for (const part of m.content) if (part.type === "text") updates.push({ sessionUpdate: "user_message_chunk", content: text(part.text) });
     if (m.role === "assistant")
       for (const part of m.content) {
-        if (part.type === "text") updates.push({ sessionUpdate: "agent_message_chunk", content: text(part.text) });
+        if (part.type === "text") for (const piece of messageChunks(part.text)) updates.push({ sessionUpdate: "agent_message_chunk", content: text(piece) });
         if (part.type === "tool-call")
           updates.push({
             sessionUpdate: "tool_call",
             toolCallId: part.toolCallId,
-            title: part.toolName,
+            title: boundTitle(part.toolName),
             status: failed.has(part.toolCallId) ? "failed" : "completed",
-            rawInput: part.input as Record<string, unknown>,
-            _meta: { toolName: part.toolName },
+            rawInput: rawInputPreview(JSON.stringify(part.input) ?? "", part.input as Record<string, unknown>),
+            _meta: { toolName: boundTitle(part.toolName) },
           });
       }
   }

@@ -63,6 +63,8 @@ function serverCell(server: McpServerState): StatusCell {
       return { ...base, status: "ok", mcpStatus: "connected" };
     case "failed":
       return { ...base, status: "error", mcpStatus: "disconnected", errorKind: "mcp_server_spawn_failed", hint: "the server did not start or list its tools; its error is in the agent's stderr (the daemon log)" };
+    case "disconnected":
+      return { ...base, status: "warning", mcpStatus: "disconnected", hint: `the server's connection dropped (${server.error ?? "closed"}); it reconnects on the next prompt or a reload` };
     case "refused":
       return { ...base, status: "error", mcpStatus: "disconnected", errorKind: "budget_exhausted", disabledReason: "budget", hint: BUDGET_HINT };
   }

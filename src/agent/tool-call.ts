@@ -5,6 +5,7 @@
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { FsError } from "../errors/daemon-error.ts";
+import { boundContent, boundTitle, oversizedInput, rawInputPreview } from "./acp-bounds.ts";
 import { decide } from "./approval.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { ToolCallRequest } from "./model/model-round.ts";
@@ -38,23 +39,26 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   const update = (fields: Omit<acp.ToolCallUpdate, "toolCallId">) =>
     client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId: call.id, ...fields } });
   const fail = async (text: string, cancelled = false): Promise<ToolCallResult> => {
-    await update({ status: "failed", content: [{ type: "content", content: { type: "text", text } }] });
+    await update({ status: "failed", content: boundContent([{ type: "content", content: { type: "text", text } }]) });
     return { text, isError: true, cancelled };
   };
 
   const tool = toolbox.enabled.get(call.name);
+  const name = boundTitle(call.name);
+  const oversized = oversizedInput(call.input);
   let rawInput: Record<string, unknown> = {};
   try {
-    rawInput = parseArgs(call.input);
+    if (!oversized) rawInput = rawInputPreview(call.input, parseArgs(call.input));
   } catch {
     // reported once the call is announced
   }
+  if (oversized) rawInput = rawInputPreview(call.input, {});
   await client.notify("session/update", {
     sessionId: session.id,
-    update: { sessionUpdate: "tool_call", toolCallId: call.id, title: call.name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: call.name } },
+    update: { sessionUpdate: "tool_call", toolCallId: call.id, title: name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: name } },
   });
-  if (toolbox.disabled.has(call.name)) return await fail(`${call.name} is disabled in this workspace; use another tool`);
-  if (!tool) return await fail(`unknown tool ${call.name}; the tools are ${[...toolbox.enabled.keys()].join(", ")}`);
+  if (toolbox.disabled.has(call.name)) return await fail(`${name} is disabled in this workspace; use another tool`);
+  if (!tool) return await fail(`unknown tool ${name}; the tools are ${[...toolbox.enabled.keys()].join(", ")}`);
   const started = performance.now();
   let decided: ToolDecision = "auto_accept";
   const counted = (result: ToolCallResult) => {
@@ -64,22 +68,24 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
 
   let prepared;
   try {
+    if (oversized) throw new ToolInputError(oversized);
     prepared = await tool.prepare(parseArgs(call.input), context);
   } catch (err) {
     return counted(await fail(`${call.name}: ${messageOf(err)}`));
   }
-  const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: prepared.preview } : {}) };
+  const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: boundContent(prepared.preview) } : {}) };
   await update(shown);
 
   // `proceed_always` only spares a question: it never overrides a mode that refuses (plan).
   const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
-  const decision = asked === "ask" && session.alwaysAllowed.has(tool.toolClass) ? "run" : asked;
+  const always = prepared.alwaysScope ?? { key: tool.name, label: `Always allow ${tool.name}` };
+  const decision = asked === "ask" && session.alwaysAllowed.has(always.key) ? "run" : asked;
   if (decision === "refuse") {
     decided = "reject";
     return counted(await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`));
   }
   if (decision === "ask") {
-    const verdict = await askPermission(client, session, tool.toolClass, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
+    const verdict = await askPermission(client, session, always, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
     decided = verdict === "approved" ? "accept" : "reject";
     if (verdict === "cancelled") return counted(await fail("cancelled", true));
     if (verdict === "declined") return counted(await fail(`the user declined this ${call.name} call`));
@@ -89,7 +95,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   try {
     const outcome = await prepared.run(context);
     if (context.signal.aborted) return counted(await fail(`cancelled: ${outcome.text}`, true));
-    await update({ status: "completed", ...(outcome.content ? { content: outcome.content } : {}), ...(outcome.rawOutput ? { rawOutput: outcome.rawOutput } : {}) });
+    await update({ status: "completed", ...(outcome.content ? { content: boundContent(outcome.content) } : {}), ...(outcome.rawOutput ? { rawOutput: outcome.rawOutput } : {}) });
     return counted({ text: capForModel(outcome.text), isError: false, cancelled: false });
   } catch (err) {
     return counted(await fail(`${call.name} failed: ${messageOf(err)}`, context.signal.aborted));

@@ -8,6 +8,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4, LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
+import { messageChunks, oversizedInput } from "./acp-bounds.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { ModelError, RoundAborted, streamRound, type RoundUsage } from "./model/model-round.ts";
 import { systemPrompt } from "./system-prompt.ts";
@@ -23,6 +24,8 @@ export interface TurnDeps {
   readonly session: AgentSession;
   readonly model: LanguageModelV4;
   readonly modelId: string;
+  /** Longest silence between two chunks of the model's stream (config `model.streamIdleTimeoutMs`). */
+  readonly streamIdleTimeoutMs: number;
   readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
   /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
   readonly toolbox: () => ToolSet;
@@ -66,11 +69,16 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
       result = await streamRound({
         model: deps.model,
         modelId: deps.modelId,
+        idleTimeoutMs: deps.streamIdleTimeoutMs,
         prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
         tools: toolSpecs,
         signal,
-        onText: (text) => client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } }),
-        onThought: (text) => client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } } }),
+        onText: async (delta) => {
+          for (const text of messageChunks(delta)) await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+        },
+        onThought: async (delta) => {
+          for (const text of messageChunks(delta)) await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } } });
+        },
       });
     } catch (err) {
       if (err instanceof RoundAborted) return await end("cancelled");
@@ -85,7 +93,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
       role: "assistant",
       content: [
         ...(result.text ? [{ type: "text" as const, text: result.text }] : []),
-        ...result.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: safeJson(c.input) })),
+        ...result.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: historyInput(c.input) })),
       ],
     });
     if (result.toolCalls.length === 0) return await end(result.finish === "length" ? "max_tokens" : "end_turn");
@@ -104,8 +112,13 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
   return await end("max_turn_requests");
 }
 
-/** Tool-call input for the history: parsed when it is JSON, else kept as the raw text. */
-function safeJson(input: string): unknown {
+/**
+ * Tool-call input for the history: parsed when it is JSON, else kept as the raw text; arguments
+ * over the bound (the call failed on them) are replaced by a note, so they are not re-sent every round.
+ */
+function historyInput(input: string): unknown {
+  const oversized = oversizedInput(input);
+  if (oversized) return { omitted: oversized };
   try {
     return JSON.parse(input === "" ? "{}" : input);
   } catch {

@@ -16,6 +16,10 @@
  * (`SVC_SERVE_MCP_CLIENT_BUDGET`, mode `SVC_SERVE_MCP_BUDGET_MODE` = enforce|warn|off, default
  * enforce with a budget) caps how many servers are connected, refusing in declaration order.
  *
+ * Model stream stall: `model.streamIdleTimeoutMs` in the host's settings (whole milliseconds,
+ * 1..3600000; default DEFAULT_STREAM_IDLE_TIMEOUT_MS): the longest wait for the next chunk of a
+ * model's streamed answer before the turn fails.
+ *
  * Approval mode: `tools.approvalMode` from the host's settings, then the workspace's (the workspace
  * wins); an untrusted workspace is forced to `default`.
  *
@@ -80,6 +84,8 @@ export interface AgentConfig {
   readonly disabledTools: readonly string[];
   readonly mcpServers: readonly McpServerConfig[];
   readonly mcpBudget: McpBudget;
+  /** Longest silence between two chunks of a model's streamed answer; past it the turn fails. */
+  readonly streamIdleTimeoutMs: number;
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
   readonly conversationsDir: string;
   /**
@@ -256,6 +262,17 @@ function mcpBudgetOf(env: AgentConfigInputs["env"], warnings: string[]): McpBudg
   return { limit, mode };
 }
 
+export const DEFAULT_STREAM_IDLE_TIMEOUT_MS = 120_000;
+const MAX_STREAM_IDLE_TIMEOUT_MS = 3_600_000;
+
+function streamIdleTimeoutOf(file: string, doc: Record<string, unknown>, warnings: string[]): number {
+  const value = objectAt(doc, "model").streamIdleTimeoutMs;
+  if (value === undefined) return DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+  if (Number.isSafeInteger(value) && (value as number) >= 1 && (value as number) <= MAX_STREAM_IDLE_TIMEOUT_MS) return value as number;
+  warnings.push(`${file}: model.streamIdleTimeoutMs must be a whole number from 1 to ${MAX_STREAM_IDLE_TIMEOUT_MS}; ${DEFAULT_STREAM_IDLE_TIMEOUT_MS} applied`);
+  return DEFAULT_STREAM_IDLE_TIMEOUT_MS;
+}
+
 function approvalModeOf(file: string, doc: Record<string, unknown>, warnings: string[]): ApprovalMode | undefined {
   const mode = objectAt(doc, "tools").approvalMode;
   if (mode === undefined) return undefined;
@@ -319,6 +336,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     disabledTools: [...new Set(disabledTools)].sort(),
     mcpServers: mcpServersOf(hostFile, host, warnings),
     mcpBudget: mcpBudgetOf(env, warnings),
+    streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),
     shellEnv,
     warnings,

@@ -84,6 +84,15 @@ for (const engine of ["builtin", "ripgrep"] as const) {
       expect(raw).toEqual([{ matches: 1, engine }, { matches: 1, engine }]);
     });
 
+    test("a file's final newline ends its last line: ^$ matches only the real empty line", async () => {
+      await using path = pathDir(engine === "ripgrep");
+      await using a = await startAgent({ files: { "x.txt": "hello\n\nworld\n" }, extraEnv: { PATH: path.path } });
+      const { sessionId } = await a.newSession();
+      a.model.enqueue({ kind: "tools", calls: [{ name: "grep", args: { pattern: "^$" } }] });
+      await a.turn(sessionId, "search");
+      expect(toolResults(a.model.requests)[0]).toBe("x.txt:2: ");
+    });
+
     test("cancel stops a running search and ends the turn cancelled", async () => {
       await using path = pathDir(engine === "ripgrep");
       await using a = await startAgent({ files: { "evil.txt": EVIL_LINES }, extraEnv: { PATH: path.path } });

@@ -5,6 +5,9 @@
  * on `svc/control/workspace/mcp/initialize`, whichever comes first; a reload closes every server
  * and runs discovery again with the declarations read anew; a restart reconnects one server. A
  * server that fails to start or to list its tools is marked failed and left out; the others serve.
+ * A connected server whose connection closes (it exited, crashed, or its transport broke)
+ * is marked disconnected at once: its tools are no longer offered, its slot is released, and it is
+ * connected again on the next prompt (or by a reload or restart).
  *
  * The client budget (see `mcp-budget.ts`) reserves a slot per server in declaration order before
  * it connects; `enforce` refuses a server when no slot is left (`budget_exhausted`), `warn`
@@ -16,6 +19,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpBudget, McpServerConfig } from "../../config/agent-config.ts";
 import { VERSION } from "../../version.ts";
+import { killMarked, markerEnv, newMarker } from "../marked-processes.ts";
 import { McpBudgetSlots, type McpBudgetEvent } from "./mcp-budget.ts";
 
 /** How long one server gets to connect and list its tools. */
@@ -32,8 +36,8 @@ export interface McpToolInfo {
   readonly inputSchema: Record<string, unknown>;
 }
 
-/** Where one server stands: not tried yet, connecting, connected, failed, or refused by the budget. */
-export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused";
+/** Where one server stands: not tried yet, connecting, connected, failed, refused by the budget, or dropped after connecting. */
+export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused" | "disconnected";
 
 export interface McpServerState {
   readonly config: McpServerConfig;
@@ -63,6 +67,8 @@ interface Entry {
   error?: string;
   tools: McpToolInfo[];
   client?: Client;
+  /** The marker of the running stdio server's processes (see `marked-processes.ts`). */
+  marker?: string;
 }
 
 export class McpServers {
@@ -95,10 +101,41 @@ export class McpServers {
     return true;
   }
 
-  /** Discovery, started if needed, and finished (the first prompt waits for it). */
+  /** Discovery, started if needed, and finished (the first prompt waits for it); servers dropped since are reconnected. */
   async discover(): Promise<void> {
     this.start();
     await this.pass;
+    await this.reconnectDropped();
+  }
+
+  /** Connects again the servers whose connection dropped (each takes a slot again). */
+  private async reconnectDropped(): Promise<void> {
+    if (this.running) return;
+    const connecting: Promise<void>[] = [];
+    for (const entry of this.entries) {
+      if (entry.phase !== "disconnected") continue;
+      if (this.slots.reserve(entry.config.name) === "refused") entry.phase = "refused";
+      else connecting.push(this.connect(entry));
+    }
+    await Promise.all(connecting);
+  }
+
+  /** The connection of a connected server closed or failed: it is dropped until reconnected. */
+  private dropped(entry: Entry, client: Client, why: string): void {
+    if (entry.client !== client) return; // a deliberate disconnect, or an older connection
+    delete entry.client;
+    Object.assign(entry, { phase: "disconnected", error: why, tools: [] });
+    this.slots.release(entry.config.name);
+    process.stderr.write(`svc --acp: MCP server ${entry.config.name} disconnected: ${why}; it reconnects on the next prompt\n`);
+    void client.close().catch(() => {});
+    this.killProcesses(entry);
+  }
+
+  /** Kills what is left of a stdio server's processes (it is no longer used). */
+  private killProcesses(entry: Entry): void {
+    if (entry.marker === undefined) return;
+    killMarked(entry.marker);
+    delete entry.marker;
   }
 
   /** Closes every server and discovers `servers` (the declarations read anew), after any running pass. */
@@ -151,7 +188,7 @@ export class McpServers {
     try {
       const transport =
         server.transport === "stdio"
-          ? new StdioClientTransport({ command: server.command, args: [...server.args], env: { ...this.env, ...server.env }, stderr: "inherit" })
+          ? new StdioClientTransport({ command: server.command, args: [...server.args], env: { ...this.env, ...server.env, ...markerEnv((entry.marker = newMarker())) }, stderr: "inherit" })
           : new StreamableHTTPClientTransport(new URL(server.url));
       await client.connect(transport, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
@@ -159,8 +196,14 @@ export class McpServers {
       entry.client = client;
       entry.phase = "connected";
       delete entry.error;
+      client.onclose = () => this.dropped(entry, client, "the server closed the connection");
+      // An error alone (a junk stdout line, a dropped HTTP event stream the SDK resumes) is not the
+      // end of the connection: it is reported; a fatal one closes the transport, and onclose drops it.
+      client.onerror = (err) => process.stderr.write(`svc --acp: MCP server ${server.name}: ${err.message}\n`);
     } catch (err) {
       await client.close().catch(() => {});
+      // A server that hung (or ignores SIGTERM) and whatever it started go too.
+      this.killProcesses(entry);
       const error = err instanceof Error ? err.message : String(err);
       process.stderr.write(`svc --acp: MCP server ${server.name} is unavailable: ${error}\n`);
       Object.assign(entry, { phase: "failed", error, tools: [] });
@@ -192,6 +235,7 @@ export class McpServers {
     this.slots.release(entry.config.name);
     entry.phase = "pending";
     await client?.close().catch(() => {});
+    this.killProcesses(entry);
   }
 
   tools(): McpToolInfo[] {

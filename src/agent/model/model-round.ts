@@ -2,7 +2,8 @@
  * One model round: a streamed chat request (with bounded retries before the stream starts, see
  * `retry-policy.ts`), its text forwarded as it arrives, its tool calls and usage collected. A stream
  * that reports an error, carries a malformed frame or ends without a finish reason fails the round
- * with `model_stream_interrupted`; it is never taken for a complete answer.
+ * with `model_stream_interrupted`; it is never taken for a complete answer. So does a stream that
+ * stalls: no chunk for `idleTimeoutMs` (the request is aborted).
  *
  * A round's text and tool calls are kept whole (they go into the history): the request's output
  * token limit, which the provider enforces, is their bound.
@@ -33,6 +34,8 @@ export interface RoundResult {
 export interface RoundRequest {
   readonly model: LanguageModelV4;
   readonly modelId: string;
+  /** Longest wait for the next chunk of the open stream; past it the round fails. */
+  readonly idleTimeoutMs: number;
   readonly prompt: LanguageModelV4Prompt;
   readonly tools: LanguageModelV4FunctionTool[];
   readonly signal: AbortSignal;
@@ -82,10 +85,13 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-async function openStream(request: RoundRequest) {
+/** Thrown by the stall timer: the stream sent nothing for the idle timeout. */
+class StreamStalled extends Error {}
+
+async function openStream(request: RoundRequest, abortSignal: AbortSignal) {
   for (let retries = 0; ; retries++) {
     try {
-      return (await request.model.doStream({ prompt: request.prompt, tools: request.tools, abortSignal: request.signal })).stream;
+      return (await request.model.doStream({ prompt: request.prompt, tools: request.tools, abortSignal })).stream;
     } catch (err) {
       if (request.signal.aborted) throw new RoundAborted();
       const decision = retryDecision(err, retries);
@@ -96,13 +102,28 @@ async function openStream(request: RoundRequest) {
 }
 
 export async function streamRound(request: RoundRequest): Promise<RoundResult> {
-  const stream = await openStream(request);
+  // The request's own signal: the turn's, plus the stall timer's abort (which ends the HTTP request too).
+  const stall = new AbortController();
+  const abortSignal = AbortSignal.any([request.signal, stall.signal]);
+  const stream = await openStream(request, abortSignal);
   let text = "";
   const toolCalls: ToolCallRequest[] = [];
   let finish: { usage: RoundUsage; reason: string } | null = null;
+  const reader = stream.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The next part, or StreamStalled after idleTimeoutMs of silence. */
+  const nextPart = () =>
+    Promise.race([
+      reader.read(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          stall.abort();
+          reject(new StreamStalled());
+        }, request.idleTimeoutMs);
+      }),
+    ]).finally(() => clearTimeout(timer));
   try {
-    const reader = stream.getReader();
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    for (let next = await nextPart(); !next.done; next = await nextPart()) {
       const part = next.value;
       switch (part.type) {
         case "text-delta":
@@ -125,6 +146,10 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
   } catch (err) {
     if (request.signal.aborted) throw new RoundAborted();
     if (err instanceof ModelError) throw err;
+    if (err instanceof StreamStalled) {
+      void reader.cancel().catch(() => {});
+      throw new ModelError(`model ${request.modelId}: the response stream stalled: nothing arrived for ${request.idleTimeoutMs} ms (model.streamIdleTimeoutMs)`, "model_stream_interrupted");
+    }
     throw new ModelError(`model ${request.modelId}: the response stream broke off: ${messageOf(err)}`, "model_stream_interrupted");
   }
   if (request.signal.aborted) throw new RoundAborted();

@@ -5,7 +5,7 @@
  * on a file that changed meanwhile.
  */
 import { FsError } from "../../errors/daemon-error.ts";
-import { TEXT_READ_CAP_BYTES } from "../../workspace/file-limits.ts";
+import { TEXT_READ_CAP_BYTES, WRITE_CAP_BYTES } from "../../workspace/file-limits.ts";
 import { applySingleEdit } from "../../workspace/text-edit.ts";
 import { detectLineEnding } from "../../workspace/text-codec.ts";
 import type { WorkspaceFiles } from "../../workspace/workspace-files.ts";
@@ -37,6 +37,8 @@ export const writeFileTool: AgentTool = {
   async prepare(args, { files }) {
     const path = stringArg(args, "file_path");
     const content = stringArg(args, "content");
+    // Refused before the diff is computed or shown: nothing of an over-cap write reaches the client.
+    if (Buffer.byteLength(content) > WRITE_CAP_BYTES) throw new ToolInputError(`content is ${Buffer.byteLength(content)} bytes, over the ${WRITE_CAP_BYTES}-byte write limit; write a smaller file`);
     const abs = locate(files, path);
     const before = await current(files, path);
     const diff = { type: "diff" as const, path: abs, oldText: before?.text ?? null, newText: content };

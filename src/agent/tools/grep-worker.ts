@@ -20,7 +20,9 @@ self.onmessage = (event) => {
   const m = event.data;
   if (m.type === "pattern") { regex = new RegExp(m.pattern); return; }
   const hits = [];
-  const lines = m.text.split("\\n");
+  // A final newline ends the last line; it does not start another (as grep and ripgrep count lines).
+  const lines = m.text === "" ? [] : m.text.split("\\n");
+  if (m.text.endsWith("\\n")) lines.pop();
   for (let i = 0; i < lines.length && hits.length < m.max; i++) if (regex.test(lines[i])) hits.push({ line: i + 1, text: lines[i] });
   postMessage(hits);
 };`;

@@ -1,35 +1,171 @@
 /**
- * The class of shell commands `auto` mode runs without asking: one allowlisted inspection command
- * with plain arguments. Anything the shell could turn into a second command or a write is outside
- * the class: chaining (`;`, `&`, `|`), redirection, substitution (`$`, backticks), subshells and
- * braces, newlines, escapes, the flags of allowlisted commands that write or execute
- * (`find -exec/-delete`, `sort -o`, `git` with `-c`/`--output`), a second operand to `uniq` (its
- * output file), `git branch` with anything but listing flags (it creates, renames, deletes), and any
- * operand that leaves the workspace lexically (an absolute path, a `..` segment), as the file tools
- * are confined to it. (A symlink inside the workspace that points out is not seen here.)
- * Deliberately narrow: a command that does not fit simply asks.
+ * The class of shell commands `auto` mode runs without asking, parse-exact: one command from the
+ * table below whose EVERY word is accounted for by that command's spec. Anything else asks.
+ *
+ * - The whole line is plain words: no shell syntax at all (chaining, redirection, substitution,
+ *   globs, quotes, escapes, `=`, `~`, newlines), so the shell runs exactly one program with exactly
+ *   these words.
+ * - A flag is accepted only when the spec lists it exactly. Listed flags are switches that neither
+ *   write nor run anything; single-letter switches may be bundled (`-la`) only when every letter is
+ *   listed. A flag that takes a value takes it as the NEXT word, checked by the spec (a number);
+ *   values stuck to a flag (`-n5`, `-oFILE`, `--opt=x`) never match. Unlisted flags - every one
+ *   that takes a program, an output file or a file list (`sort --compress-program`, `-o`,
+ *   `file -f`, `grep -f`, `rg --pre`, `tree -o`, `find -exec`) - make the command ask.
+ * - Operands are either words (a grep pattern, `echo` text, a program name for `which`) or paths.
+ *   A path must be workspace-relative on its face (not absolute, no `..` segment) and, when it
+ *   exists, must resolve (symlinks followed) inside the workspace. Commands that recurse are listed
+ *   only with their not-following-symlinks behaviour (no `ls -L`, `grep -R`, `find -L`, `rg -L`).
+ * - `sort`, `file`, `uniq` with an output operand and `git` beyond exact read subcommands are not
+ *   in the class: their options can write or execute in too many ways to check.
+ * - `git` reads the repository's own config (pagers are off without a terminal; `diff.external`
+ *   and textconv drivers come from that config). That config is part of the workspace, and only a
+ *   trusted workspace may use `auto` at all.
+ * (A hard link inside the workspace to an outside file is not seen here.)
  */
-const SHELL_SYNTAX = /[;&|<>`$(){}\\\n\r*?[\]~!#=]/;
+import { lstat, realpath } from "node:fs/promises";
+import { isAbsolute, resolve } from "node:path";
+import { isInside } from "../../workspace/paths.ts";
 
-const COMMANDS = new Set(["ls", "cat", "head", "tail", "wc", "pwd", "echo", "stat", "file", "du", "df", "tree", "which", "grep", "rg", "find", "sort", "uniq", "whoami", "uname", "git"]);
-const GIT_READ_SUBCOMMANDS = new Set(["status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame"]);
-const GIT_BRANCH_LISTING = new Set(["-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "--show-current"]);
-const WRITING_FLAGS = /^(-exec|-execdir|-ok|-okdir|-delete|-fprint.*|-fls|-o|--output.*|-c|--exec.*|--pre.*|--ext-diff)$/;
+/** Anything but letters, digits and `_ - . / , : + @ %` makes the line ask. */
+const PLAIN_WORD = /^[A-Za-z0-9_\-./,:+@%]+$/;
+const COUNT = /^\d{1,7}$/;
 
-export function isReadOnlyCommand(command: string): boolean {
-  const trimmed = command.trim();
-  if (trimmed === "" || SHELL_SYNTAX.test(trimmed)) return false;
-  const words = trimmed.split(/\s+/);
-  if (words.some((w) => /["']/.test(w) || WRITING_FLAGS.test(w) || leavesWorkspace(w))) return false;
-  const [name, sub, ...rest] = words;
-  if (!COMMANDS.has(name!)) return false;
-  if (name === "uniq") return words.slice(1).filter((w) => !w.startsWith("-")).length <= 1;
-  if (name === "git") return sub !== undefined && GIT_READ_SUBCOMMANDS.has(sub) && (sub !== "branch" || rest.every((w) => GIT_BRANCH_LISTING.has(w)));
+type OperandKind = "path" | "word";
+
+interface CommandSpec {
+  /** Switches, exact (`-l`, `--stat`). */
+  readonly flags?: readonly string[];
+  /** Flags that take the next word as their value, with the value's shape. */
+  readonly valued?: Readonly<Record<string, RegExp>>;
+  /** Kind of the first operand, when it differs from the rest (grep's pattern). */
+  readonly first?: OperandKind;
+  /** Kind of the other operands; null: no operands. */
+  readonly rest: OperandKind | null;
+  /** Most operands accepted. */
+  readonly max?: number;
+}
+
+const SPECS: Readonly<Record<string, CommandSpec>> = {
+  ls: { flags: ["-l", "-a", "-A", "-h", "-R", "-1", "-t", "-r", "-S", "-d", "-F", "-i", "-s"], rest: "path" },
+  cat: { flags: ["-n", "-b", "-A", "-E", "-s", "-T", "-v"], rest: "path" },
+  head: { flags: ["-q", "-v"], valued: { "-n": COUNT, "-c": COUNT }, rest: "path" },
+  tail: { flags: ["-q", "-v"], valued: { "-n": COUNT, "-c": COUNT }, rest: "path" },
+  wc: { flags: ["-l", "-w", "-c", "-m", "-L"], rest: "path" },
+  pwd: { rest: null },
+  echo: { flags: ["-n"], rest: "word" },
+  stat: { rest: "path" },
+  du: { flags: ["-s", "-h", "-a", "-c", "-k", "-m", "-b"], valued: { "-d": COUNT }, rest: "path" },
+  df: { flags: ["-h", "-k", "-T", "-i"], rest: "path" },
+  tree: { flags: ["-a", "-d", "-f", "-i", "--noreport"], valued: { "-L": COUNT }, rest: "path" },
+  which: { flags: ["-a"], rest: "word" },
+  grep: { flags: ["-r", "-n", "-i", "-l", "-L", "-c", "-v", "-w", "-x", "-h", "-H", "-E", "-F", "-o", "-s", "-q"], first: "word", rest: "path" },
+  rg: { flags: ["-n", "-i", "-l", "-c", "-v", "-w", "-F", "-s", "-S", "--hidden", "--files-with-matches", "--count"], first: "word", rest: "path" },
+  uniq: { flags: ["-c", "-d", "-u", "-i"], rest: "path", max: 1 },
+  whoami: { rest: null },
+  uname: { flags: ["-a", "-r", "-s", "-m", "-n", "-o", "-v"], rest: null },
+  "git status": { flags: ["-s", "--short", "-b", "--branch", "--porcelain"], rest: "path" },
+  "git diff": { flags: ["--stat", "--cached", "--staged", "--name-only", "--name-status", "--numstat", "--shortstat"], rest: "path" },
+  "git log": { flags: ["--oneline", "--stat", "--graph", "--decorate", "-p", "--name-only", "--name-status"], valued: { "-n": COUNT }, rest: "path" },
+  "git show": { flags: ["--stat", "--name-only", "--name-status", "--oneline"], rest: "path" },
+  "git branch": { flags: ["-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "--show-current"], rest: null },
+  "git rev-parse": { flags: ["--show-toplevel", "--abbrev-ref", "--short", "--git-dir", "--is-inside-work-tree"], rest: "path" },
+  "git ls-files": { flags: ["-m", "-o", "-c", "-d", "--others", "--modified", "--cached", "--deleted", "--exclude-standard"], rest: "path" },
+  "git blame": { rest: "path", max: 2 },
+};
+
+/** `find`'s accepted tests (no actions, no `-L`/`-H`, no `-newer FILE`), each with its value's shape (null: none). */
+const FIND_TESTS: Readonly<Record<string, RegExp | null>> = { "-name": PLAIN_WORD, "-iname": PLAIN_WORD, "-type": /^[fdl]$/, "-maxdepth": COUNT, "-mindepth": COUNT, "-empty": null, "-print": null };
+
+/**
+ * The path operands of `command` when it is in the class on its face (before the file system is
+ * looked at), else null. Pure.
+ */
+export function readOnlyPathOperands(command: string): string[] | null {
+  const words = command.trim().split(/[ \t]+/);
+  if (words[0] === "" || !words.every((w) => PLAIN_WORD.test(w))) return null;
+  const [name, ...args] = words as [string, ...string[]];
+  if (name === "find") return findOperands(args);
+  if (name === "git") {
+    const [sub, ...rest] = args;
+    const spec = sub === undefined ? undefined : SPECS[`git ${sub}`];
+    return spec ? specOperands(spec, rest) : null;
+  }
+  const spec = Object.hasOwn(SPECS, name) ? SPECS[name] : undefined;
+  return spec ? specOperands(spec, args) : null;
+}
+
+function specOperands(spec: CommandSpec, args: string[]): string[] | null {
+  const flags = new Set(spec.flags ?? []);
+  const operands: OperandKind[] = [];
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const word = args[i]!;
+    if (word.startsWith("-")) {
+      const valueShape = spec.valued?.[word];
+      if (valueShape) {
+        const value = args[++i];
+        if (value === undefined || !valueShape.test(value)) return null;
+      } else if (!flags.has(word) && !isBundle(word, flags)) return null;
+      continue;
+    }
+    const kind = operands.length === 0 && spec.first ? spec.first : spec.rest;
+    if (kind === null) return null;
+    if (kind === "path") {
+      if (!plainRelativePath(word)) return null;
+      paths.push(word);
+    }
+    operands.push(kind);
+  }
+  if (spec.max !== undefined && operands.length > spec.max) return null;
+  return paths;
+}
+
+/** `-la` when `-l` and `-a` are both listed switches. */
+function isBundle(word: string, flags: ReadonlySet<string>): boolean {
+  return /^-[A-Za-z0-9]{2,}$/.test(word) && [...word.slice(1)].every((letter) => flags.has(`-${letter}`));
+}
+
+/** `find [paths] [tests]`: starting points first, then only the tests of FIND_TESTS. */
+function findOperands(args: string[]): string[] | null {
+  const paths: string[] = [];
+  let i = 0;
+  for (; i < args.length && !args[i]!.startsWith("-"); i++) {
+    if (!plainRelativePath(args[i]!)) return null;
+    paths.push(args[i]!);
+  }
+  while (i < args.length) {
+    const test = args[i++]!;
+    if (!Object.hasOwn(FIND_TESTS, test)) return null;
+    const valueShape = FIND_TESTS[test];
+    if (valueShape && !valueShape.test(args[i++] ?? "")) return null;
+  }
+  return paths;
+}
+
+/** Relative on its face: not absolute, no `..` segment. */
+function plainRelativePath(word: string): boolean {
+  return !word.startsWith("-") && !isAbsolute(word) && !word.split("/").includes("..");
+}
+
+/**
+ * True when `command` is in the auto-approved class for the workspace at `root` (its canonical
+ * absolute path): in the class on its face, and every existing path operand resolves inside.
+ */
+export async function isReadOnlyCommand(command: string, root: string): Promise<boolean> {
+  const paths = readOnlyPathOperands(command);
+  if (paths === null) return false;
+  for (const path of paths) if (!(await resolvesInside(root, path))) return false;
   return true;
 }
 
-/** An operand naming a path outside the workspace on its face: absolute, or through a `..` segment (also after `--opt=`). */
-function leavesWorkspace(word: string): boolean {
-  const value = word.startsWith("-") && word.includes("=") ? word.slice(word.indexOf("=") + 1) : word;
-  return value.startsWith("/") || value.split("/").includes("..");
+async function resolvesInside(root: string, path: string): Promise<boolean> {
+  const abs = resolve(root, path);
+  const exists = await lstat(abs).then(
+    () => true,
+    () => false,
+  );
+  // A path that does not exist reads nothing; one that does must land inside once resolved.
+  if (!exists) return isInside(root, abs);
+  const real = await realpath(abs).catch(() => null);
+  return real !== null && isInside(root, real);
 }

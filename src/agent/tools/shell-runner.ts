@@ -1,10 +1,13 @@
 /**
  * Runs the model's shell commands: `/bin/sh -c <command>` in the workspace, in its own process
- * group, with the agent's environment minus model keys. When the command's shell exits, or on
- * timeout or cancel, the whole group is killed, so nothing a command started (`sleep 60 &`)
- * outlives it; `killAll` does the same for every running command when the agent stops.
+ * group, with the agent's environment minus model keys plus a per-command marker. When the
+ * command's shell exits, or on timeout or cancel, the whole group is killed and then every process
+ * carrying the command's marker (see `marked-processes.ts`), so nothing a command started
+ * (`sleep 60 &`, `setsid …`, `nohup …`, double forks) outlives it; `killAll` does the same for every
+ * running command when the agent stops.
  */
 import type { Subprocess } from "bun";
+import { killMarked, markerEnv, newMarker } from "../marked-processes.ts";
 
 /** Bytes of combined stdout+stderr kept per command (under the model cap of one tool result, so the note on a cut is always seen); past it output is drained and counted, not kept. */
 export const SHELL_OUTPUT_CAP_BYTES = 16 * 1024;
@@ -35,7 +38,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 export class ShellRunner {
-  private readonly running = new Set<Subprocess>();
+  /** Running commands, each with its marker. */
+  private readonly running = new Map<Subprocess, string>();
 
   constructor(
     private readonly cwd: string,
@@ -44,8 +48,9 @@ export class ShellRunner {
   ) {}
 
   async run(command: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<ShellResult> {
-    const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: this.cwd, env: { ...this.env }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
-    this.running.add(proc);
+    const marker = newMarker();
+    const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: this.cwd, env: { ...this.env, ...markerEnv(marker) }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    this.running.set(proc, marker);
     const kept: Uint8Array[] = [];
     let keptBytes = 0;
     let totalBytes = 0;
@@ -82,8 +87,9 @@ export class ShellRunner {
       clearTimeout(timer);
       clearTimeout(graceTimer);
       options.signal.removeEventListener("abort", onAbort);
-      // Whatever the command left running in its group goes with it.
+      // Whatever the command left running goes with it: its group, then anything that left the group.
       killGroup(proc.pid, "SIGKILL");
+      killMarked(marker);
       this.running.delete(proc);
     }
     await Promise.race([pumped, Bun.sleep(DRAIN_AFTER_EXIT_MS)]);
@@ -100,6 +106,9 @@ export class ShellRunner {
 
   /** SIGKILLs every running command's group (the agent is stopping). Synchronous, for exit handlers. */
   killAll(): void {
-    for (const proc of this.running) killGroup(proc.pid, "SIGKILL");
+    for (const [proc, marker] of this.running) {
+      killGroup(proc.pid, "SIGKILL");
+      killMarked(marker);
+    }
   }
 }

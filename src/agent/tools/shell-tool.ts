@@ -16,7 +16,7 @@ export const shellTool: AgentTool = {
   },
   kind: "execute",
   toolClass: "execute",
-  async prepare(args) {
+  async prepare(args, context) {
     const command = stringArg(args, "command");
     if (command.trim() === "") throw new ToolInputError("command must not be empty");
     if (command.length > MAX_COMMAND_CHARS) throw new ToolInputError(`command is longer than ${MAX_COMMAND_CHARS} characters`);
@@ -24,7 +24,9 @@ export const shellTool: AgentTool = {
     return {
       title: command.length > 80 ? `${command.slice(0, 80)}…` : command,
       preview: [textContent(`$ ${command}`)],
-      readOnlyCommand: isReadOnlyCommand(command),
+      readOnlyCommand: await isReadOnlyCommand(command, context.files.root),
+      // `proceed_always` on a command approves that exact command again, not every command.
+      alwaysScope: { key: `run_shell_command\0${command}`, label: "Always allow this exact command" },
       async run({ shell, signal }) {
         const r = await shell.run(command, { timeoutMs, signal });
         const status = r.timedOut ? `killed after ${timeoutMs} ms timeout` : r.cancelled ? "cancelled" : r.signal ? `killed by ${r.signal}` : `exit code ${r.exitCode}`;

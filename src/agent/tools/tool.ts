@@ -31,7 +31,18 @@ export interface PreparedCall {
   readonly preview?: acp.ToolCallContent[];
   /** For `auto` mode: a shell command of the read-only class. */
   readonly readOnlyCommand?: boolean;
+  /**
+   * What a `proceed_always` answer to this call covers for the rest of the session, and the
+   * option's label. Default: the tool's name (every later call of the same tool, never another
+   * tool). run_shell_command narrows it to the exact command line.
+   */
+  readonly alwaysScope?: AlwaysScope;
   run(context: ToolContext): Promise<ToolOutcome>;
+}
+
+export interface AlwaysScope {
+  readonly key: string;
+  readonly label: string;
 }
 
 export interface ToolOutcome {

@@ -1,0 +1,65 @@
+/**
+ * Finding a command's whole descendant set, however it detached: every process the agent starts
+ * for a shell command or an MCP server carries a marker in its environment (MARKER_VAR, unique per
+ * start), which every descendant inherits through fork and exec, setsid, nohup and double forks
+ * included. `killMarked` scans `/proc/<pid>/environ` of the processes this user may read and
+ * SIGKILLs every one carrying the marker. A process group kill misses these (they left the group);
+ * the marker does not. Its limit: a descendant that starts a program with a cleared environment
+ * (`env -i`) is not found here; the daemon's agent-family cleanup still ends it when the agent stops.
+ * Linux only (`/proc`); elsewhere it finds nothing.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+export const MARKER_VAR = "SVC_AGENT_RUN";
+/** Scans per kill: a marked process may fork while one scan runs; repeated until a scan finds none. */
+const MAX_SCANS = 5;
+
+/** A fresh marker value for one start. */
+export function newMarker(): string {
+  return `${process.pid}-${crypto.randomUUID()}`;
+}
+
+/** The marker as an environment entry, for a spawn's env. */
+export const markerEnv = (marker: string): Record<string, string> => ({ [MARKER_VAR]: marker });
+
+/** SIGKILLs every process carrying `marker`; returns how many were signalled. Synchronous. */
+export function killMarked(marker: string): number {
+  // Entries are NUL-separated: the marker entry is the first one or follows a NUL.
+  const entry = `${MARKER_VAR}=${marker}\0`;
+  const needles = [Buffer.from(entry), Buffer.from(`\0${entry}`)] as const;
+  let killed = 0;
+  for (let scan = 0; scan < MAX_SCANS; scan++) {
+    const found = markedPids(needles);
+    for (const pid of found) {
+      try {
+        process.kill(pid, "SIGKILL");
+        killed++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    if (found.length === 0) break;
+  }
+  return killed;
+}
+
+function markedPids([first, inner]: readonly [Buffer, Buffer]): number[] {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const pids: number[] = [];
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${name}/environ`);
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (environ.indexOf(first) === 0 || environ.includes(inner)) pids.push(Number(name));
+  }
+  return pids;
+}
