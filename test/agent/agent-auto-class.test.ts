@@ -4,7 +4,7 @@
  * commands still run unasked. The class itself is checked word by word below.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isReadOnlyCommand, readOnlyPathOperands } from "../../src/agent/tools/read-only-command.ts";
@@ -37,6 +37,14 @@ const HOSTILE = [
   "cat -- /etc/passwd",
   "ls -lZ",
   "uniq notes.txt out.txt",
+  // git finds a repository above the workspace and runs what its config names; df and which describe the host.
+  "git status",
+  "git diff",
+  "git show HEAD:secret.txt",
+  "git log --oneline -n 3",
+  "df",
+  "df -h .",
+  "which -a sh",
   "toString",
   "hasOwnProperty",
 ];
@@ -50,12 +58,13 @@ describe("the auto-approved shell class, on its face", () => {
     ["head -n 5 notes.txt", ["notes.txt"]],
     ["grep -rn needle src", ["src"]],
     ["find src -name x.ts -type f -maxdepth 2", ["src"]],
-    ["git log --oneline -n 3", []],
     ["echo hello world", []],
   ] as const)("%p is inside, with path operands %p", (command, paths) => {
     expect(readOnlyPathOperands(command)).toEqual([...paths]);
   });
 });
+
+const PATH = "/usr/local/bin:/usr/bin:/bin";
 
 describe("the auto-approved shell class, on the file system", () => {
   test("a path operand that resolves outside through a symlink is outside; a plain one inside", async () => {
@@ -65,11 +74,43 @@ describe("the auto-approved shell class, on the file system", () => {
       mkdirSync(join(root, "src"));
       symlinkSync("/etc", join(root, "etc-link"));
       symlinkSync("/nonexistent-target", join(root, "dangling"));
-      expect(await isReadOnlyCommand("cat notes.txt", root)).toBe(true);
-      expect(await isReadOnlyCommand("ls src missing.txt", root)).toBe(true);
-      expect(await isReadOnlyCommand("cat etc-link/passwd", root)).toBe(false);
-      expect(await isReadOnlyCommand("ls etc-link", root)).toBe(false);
-      expect(await isReadOnlyCommand("cat dangling", root)).toBe(false);
+      expect(await isReadOnlyCommand("cat notes.txt", root, PATH)).toBe(true);
+      expect(await isReadOnlyCommand("ls src missing.txt", root, PATH)).toBe(true);
+      expect(await isReadOnlyCommand("cat etc-link/passwd", root, PATH)).toBe(false);
+      expect(await isReadOnlyCommand("ls etc-link", root, PATH)).toBe(false);
+      expect(await isReadOnlyCommand("cat dangling", root, PATH)).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the auto-approved shell class: what the shell would really run and read", () => {
+  test("with an empty or relative PATH entry, or a program found inside the workspace, the command asks", async () => {
+    const root = mkdtempSync(join(tmpdir(), "svc-auto-class-"));
+    try {
+      writeFileSync(join(root, "notes.txt"), "x\n");
+      mkdirSync(join(root, "bin"));
+      writeFileSync(join(root, "bin", "cat"), "#!/bin/sh\ntouch pwned\n");
+      chmodSync(join(root, "bin", "cat"), 0o755);
+      expect(await isReadOnlyCommand("cat notes.txt", root, PATH)).toBe(true);
+      expect(await isReadOnlyCommand("cat notes.txt", root, `${PATH}:`)).toBe(false);
+      expect(await isReadOnlyCommand("cat notes.txt", root, `::${PATH}`)).toBe(false);
+      expect(await isReadOnlyCommand("cat notes.txt", root, `node_modules/.bin:${PATH}`)).toBe(false);
+      expect(await isReadOnlyCommand("cat notes.txt", root, `${join(root, "bin")}:${PATH}`)).toBe(false);
+      expect(await isReadOnlyCommand("tree", root, "/nonexistent-dir")).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  test("an operand that is a FIFO (reading it blocks) asks", async () => {
+    const root = mkdtempSync(join(tmpdir(), "svc-auto-class-"));
+    try {
+      expect(Bun.spawnSync(["mkfifo", join(root, "fifo")]).exitCode).toBe(0);
+      expect(await isReadOnlyCommand("cat fifo", root, PATH)).toBe(false);
+      expect(await isReadOnlyCommand("wc -l fifo", root, PATH)).toBe(false);
+      expect(await isReadOnlyCommand("ls .", root, PATH)).toBe(true);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -15,14 +15,19 @@
  *   A path must be workspace-relative on its face (not absolute, no `..` segment) and, when it
  *   exists, must resolve (symlinks followed) inside the workspace. Commands that recurse are listed
  *   only with their not-following-symlinks behaviour (no `ls -L`, `grep -R`, `find -L`, `rg -L`).
- * - `sort`, `file`, `uniq` with an output operand and `git` beyond exact read subcommands are not
- *   in the class: their options can write or execute in too many ways to check.
- * - `git` reads the repository's own config (pagers are off without a terminal; `diff.external`
- *   and textconv drivers come from that config). That config is part of the workspace, and only a
- *   trusted workspace may use `auto` at all.
+ *   An existing path must also be a regular file or a directory: reading a FIFO or a device blocks
+ *   or reads what is not the workspace's.
+ * - The program itself must be the one a search of PATH's absolute entries finds, outside the
+ *   workspace: with an empty or relative PATH entry (`::`, `node_modules/.bin`) the shell could run
+ *   a workspace file of the same name, so the command asks.
+ * - Not in the class: `sort`, `file`, `uniq` with an output operand (their options write or
+ *   execute in too many ways to check); `git` (it finds a repository in the parent folders, outside
+ *   the workspace, runs programs its config names - `core.fsmonitor`, diff drivers - and rewrites
+ *   `.git/index` on a status); `df` and `which` (they describe the host outside the workspace).
  * (A hard link inside the workspace to an outside file is not seen here.)
  */
-import { lstat, realpath } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, lstat, realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { isInside } from "../../workspace/paths.ts";
 
@@ -55,22 +60,12 @@ const SPECS: Readonly<Record<string, CommandSpec>> = {
   echo: { flags: ["-n"], rest: "word" },
   stat: { rest: "path" },
   du: { flags: ["-s", "-h", "-a", "-c", "-k", "-m", "-b"], valued: { "-d": COUNT }, rest: "path" },
-  df: { flags: ["-h", "-k", "-T", "-i"], rest: "path" },
   tree: { flags: ["-a", "-d", "-f", "-i", "--noreport"], valued: { "-L": COUNT }, rest: "path" },
-  which: { flags: ["-a"], rest: "word" },
   grep: { flags: ["-r", "-n", "-i", "-l", "-L", "-c", "-v", "-w", "-x", "-h", "-H", "-E", "-F", "-o", "-s", "-q"], first: "word", rest: "path" },
   rg: { flags: ["-n", "-i", "-l", "-c", "-v", "-w", "-F", "-s", "-S", "--hidden", "--files-with-matches", "--count"], first: "word", rest: "path" },
   uniq: { flags: ["-c", "-d", "-u", "-i"], rest: "path", max: 1 },
   whoami: { rest: null },
   uname: { flags: ["-a", "-r", "-s", "-m", "-n", "-o", "-v"], rest: null },
-  "git status": { flags: ["-s", "--short", "-b", "--branch", "--porcelain"], rest: "path" },
-  "git diff": { flags: ["--stat", "--cached", "--staged", "--name-only", "--name-status", "--numstat", "--shortstat"], rest: "path" },
-  "git log": { flags: ["--oneline", "--stat", "--graph", "--decorate", "-p", "--name-only", "--name-status"], valued: { "-n": COUNT }, rest: "path" },
-  "git show": { flags: ["--stat", "--name-only", "--name-status", "--oneline"], rest: "path" },
-  "git branch": { flags: ["-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--list", "--show-current"], rest: null },
-  "git rev-parse": { flags: ["--show-toplevel", "--abbrev-ref", "--short", "--git-dir", "--is-inside-work-tree"], rest: "path" },
-  "git ls-files": { flags: ["-m", "-o", "-c", "-d", "--others", "--modified", "--cached", "--deleted", "--exclude-standard"], rest: "path" },
-  "git blame": { rest: "path", max: 2 },
 };
 
 /** `find`'s accepted tests (no actions, no `-L`/`-H`, no `-newer FILE`), each with its value's shape (null: none). */
@@ -85,11 +80,6 @@ export function readOnlyPathOperands(command: string): string[] | null {
   if (words[0] === "" || !words.every((w) => PLAIN_WORD.test(w))) return null;
   const [name, ...args] = words as [string, ...string[]];
   if (name === "find") return findOperands(args);
-  if (name === "git") {
-    const [sub, ...rest] = args;
-    const spec = sub === undefined ? undefined : SPECS[`git ${sub}`];
-    return spec ? specOperands(spec, rest) : null;
-  }
   const spec = Object.hasOwn(SPECS, name) ? SPECS[name] : undefined;
   return spec ? specOperands(spec, args) : null;
 }
@@ -149,13 +139,35 @@ function plainRelativePath(word: string): boolean {
 
 /**
  * True when `command` is in the auto-approved class for the workspace at `root` (its canonical
- * absolute path): in the class on its face, and every existing path operand resolves inside.
+ * absolute path), run with `searchPath` (the shell's PATH): in the class on its face, its program
+ * found outside the workspace, and every existing path operand a file or directory inside.
  */
-export async function isReadOnlyCommand(command: string, root: string): Promise<boolean> {
+export async function isReadOnlyCommand(command: string, root: string, searchPath: string): Promise<boolean> {
   const paths = readOnlyPathOperands(command);
   if (paths === null) return false;
+  if (!(await programOutside(command.trim().split(/[ \t]+/)[0]!, root, searchPath))) return false;
   for (const path of paths) if (!(await resolvesInside(root, path))) return false;
   return true;
+}
+
+/**
+ * Whether the shell's search of `searchPath` for `name` can only land outside the workspace: every
+ * entry absolute (an empty or relative one means the workspace, the shell's cwd), and the first
+ * executable found not inside `root` once resolved.
+ */
+async function programOutside(name: string, root: string, searchPath: string): Promise<boolean> {
+  const entries = searchPath.split(":");
+  if (entries.some((entry) => !isAbsolute(entry))) return false;
+  for (const entry of entries) {
+    const real = await realpath(resolve(entry, name)).catch(() => null);
+    if (real === null) continue;
+    const runnable = await access(real, constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (runnable) return !isInside(root, real);
+  }
+  return false;
 }
 
 async function resolvesInside(root: string, path: string): Promise<boolean> {
@@ -164,8 +176,11 @@ async function resolvesInside(root: string, path: string): Promise<boolean> {
     () => true,
     () => false,
   );
-  // A path that does not exist reads nothing; one that does must land inside once resolved.
+  // A path that does not exist reads nothing; one that does must land inside once resolved, on a
+  // regular file or a directory.
   if (!exists) return isInside(root, abs);
   const real = await realpath(abs).catch(() => null);
-  return real !== null && isInside(root, real);
+  if (real === null || !isInside(root, real)) return false;
+  const kind = await stat(real).catch(() => null);
+  return kind !== null && (kind.isFile() || kind.isDirectory());
 }

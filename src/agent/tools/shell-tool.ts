@@ -24,7 +24,7 @@ export const shellTool: AgentTool = {
     return {
       title: command.length > 80 ? `${command.slice(0, 80)}…` : command,
       preview: [textContent(`$ ${command}`)],
-      readOnlyCommand: await isReadOnlyCommand(command, context.files.root),
+      readOnlyCommand: await isReadOnlyCommand(command, context.files.root, context.shell.env.PATH ?? ""),
       // `proceed_always` on a command approves that exact command again, not every command.
       alwaysScope: { key: `run_shell_command\0${command}`, label: "Always allow this exact command" },
       async run({ shell, signal }) {
