@@ -175,7 +175,7 @@ export class LiveSession implements SessionSink, QueueHost {
   onUpdate(params: acp.SessionNotification): void {
     if (this.ended) return;
     this.track(params.update as unknown as Record<string, unknown>);
-    this.bus.publish("session_update", { ...params, sessionId: this.id, update: withoutEchoMark(params.update) }, this.promptFields);
+    this.bus.publish("session_update", { ...params, sessionId: this.id, update: withoutSkillDetails(withoutEchoMark(params.update)) }, this.promptFields);
   }
 
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
@@ -243,5 +243,19 @@ function withoutEchoMark(update: acp.SessionUpdate): acp.SessionUpdate {
   const meta = (update as { _meta?: Record<string, unknown> | null })._meta;
   if (meta?.source !== "bridge-echo") return update;
   const { source: _claimed, ...rest } = meta;
+  return { ...update, _meta: rest } as acp.SessionUpdate;
+}
+
+/**
+ * An `available_commands_update` without `_meta.availableSkillDetails`, as the reference daemon
+ * publishes it (protocol-notes, addendum): Qwen Code 0.24.4 puts ~550 KB of skill bodies there, once
+ * per session, which every replay from the start and every ring and journal would otherwise carry.
+ * The rest of `_meta` (`availableSkills`, …) stays.
+ */
+function withoutSkillDetails(update: acp.SessionUpdate): acp.SessionUpdate {
+  if (update.sessionUpdate !== "available_commands_update") return update;
+  const meta = (update as { _meta?: Record<string, unknown> | null })._meta;
+  if (!meta || !Object.hasOwn(meta, "availableSkillDetails")) return update;
+  const { availableSkillDetails: _details, ...rest } = meta;
   return { ...update, _meta: rest } as acp.SessionUpdate;
 }
