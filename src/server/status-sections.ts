@@ -5,6 +5,7 @@
  * `workspace_status_unavailable` issue); the others are unaffected. A section reads what its
  * status route answers (`workspace-snapshots.ts`), and like the route never starts an agent child.
  */
+import { isObject } from "../workspace/agent-json.ts";
 import type { SnapshotSource } from "./workspace-snapshots.ts";
 
 /** One section: `read` answers its payload; `signal` is aborted when the section has timed out. */
@@ -32,11 +33,9 @@ const CONTAINERS = ["cells", "errors", "servers", "budgets", "skills", "tools", 
 /** Scalars of a payload the summary repeats. */
 const SUMMARY_SCALARS = ["initialized", "acpChannelLive", "discoveryState", "budgetMode", "clientCount", "clientBudget"] as const;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** Every `status` string in the payload and its containers, depth first. */
 function statusesIn(data: unknown, into: string[] = []): string[] {
-  if (!isRecord(data)) return into;
+  if (!isObject(data)) return into;
   if (typeof data.status === "string") into.push(data.status);
   for (const key of CONTAINERS) {
     const value = data[key];
@@ -79,7 +78,7 @@ async function collectSection(section: WorkspaceSection, timeoutMs: number): Pro
   });
   try {
     const data = await Promise.race([Promise.resolve().then(() => section.read(abort.signal)), timedOut]);
-    if (!isRecord(data)) throw new Error("the section answered something that is not an object");
+    if (!isObject(data)) throw new Error("the section answered something that is not an object");
     return { status: healthOf(data), durationMs: durationMs(), summary: summaryOf(data), data };
   } catch (err) {
     return { status: "unavailable", durationMs: durationMs(), error: { kind: err instanceof SectionTimeout ? "timeout" : "error", message: err instanceof Error ? err.message : String(err) } };

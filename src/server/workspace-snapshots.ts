@@ -27,6 +27,7 @@ import { stderrSecrets } from "../runtime/stderr-secrets.ts";
 import { ToolProber } from "../runtime/tool-probe.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
+import { isObject } from "../workspace/agent-json.ts";
 import { envCells } from "../workspace/env-cells.ts";
 import { preflightCells } from "../workspace/preflight-cells.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
@@ -59,8 +60,6 @@ type AgentAnswer =
 type Project = (answer: unknown) => Record<string, unknown>;
 
 const unknownCell = (kind: string): StatusCell => ({ kind, status: "unknown", hint: "the agent does not report this" });
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** A live agent may say its part is not ready yet (qwen: skills before its skill manager loaded). */
 const agentInitialized = (answer: unknown) => !(isObject(answer) && answer.initialized === false);
