@@ -4,6 +4,8 @@
  * entries of their own; everything else (mode changes, command lists, bookkeeping) is left out.
  * What the entries say comes from agents and clients: renderers must escape it.
  */
+import { RECORDING_GAP_TYPE } from "../store/journal-gap.ts";
+
 export type EntryKind = "user" | "agent" | "thought" | "tool" | "permission" | "turn_end" | "error" | "session_end" | "notice";
 
 export interface TranscriptEntry {
@@ -27,6 +29,13 @@ const MESSAGE_KINDS: Record<string, EntryKind> = { user_message_chunk: "user", a
 
 const str = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 const obj = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
+
+/** A `recording_gap` marker's notice: how many events the journal lacks here, and which. */
+function gapText(data: Record<string, unknown>): string {
+  const n = typeof data.notRecorded === "number" ? data.notRecorded : "Some";
+  const ids = typeof data.firstEventId === "number" && typeof data.lastEventId === "number" ? ` between id ${data.firstEventId} and ${data.lastEventId}` : "";
+  return `${n} event${n === 1 ? "" : "s"} not recorded${ids} (the database was locked by another process); recording resumed here`;
+}
 
 /** The readable text of an ACP content block. */
 export function contentText(block: unknown): string {
@@ -88,6 +97,9 @@ export function transcriptEntries(envelopes: readonly unknown[], previous?: Tran
         break;
       case "session_recording_degraded":
         push("notice", "Recording stopped here: later events were not saved");
+        break;
+      case RECORDING_GAP_TYPE:
+        push("notice", gapText(data));
         break;
     }
   }

@@ -11,32 +11,50 @@
  * timer with a growing backoff (`busyRetryDelay`), so the event loop never sits in SQLite's busy wait
  * for more than one busy timeout. New entries queue behind it. The wait ends when the lock is
  * released (the batch commits, recording goes on) or after `MAX_LOCK_WAIT_MS`, or when the queue
- * reaches its bounds (`MAX_PENDING_*`): then one last try, and if the lock is still held the write
- * counts as failed.
+ * reaches its bounds (`MAX_PENDING_*`): then one last try, and if the lock is still held the writer
+ * opens a gap (journal-gap.ts). Every held entry is released unrecorded and counted into the gap,
+ * and so is every entry appended while the gap is open (counted, not kept); catalog writes are kept
+ * (`MAX_GAP_CHANGES`; a rename replaces the session's earlier one). `onGap.opened` hears about it once. Every
+ * `GAP_PROBE_MS` the writer tries to close the gap: one transaction writes a `recording_gap` marker
+ * per session epoch and the kept catalog writes; once it commits, `onGap.closed` hears about it and
+ * recording goes on as before. So a long outside lock leaves a visible, measured hole in the journal,
+ * never a silent one, and never an end to recording.
  *
- * A write that fails (disk full, read-only database, I/O error, a lock held too long) does not lose
- * the batch's delivery: the callbacks still run, `onFailure` hears about it once (the store then
- * publishes the degraded-recording event and the daemon-status issue), and from then on the writer
- * records nothing and releases every entry at once (recording stays degraded until the daemon
- * restarts, so a journal never has holes in its middle).
+ * A write that fails otherwise (disk full, read-only database, I/O error), or a gap that passes its
+ * bounds, does not lose the batch's delivery: the callbacks still run, `onFailure` hears about it
+ * once (the store then publishes the degraded-recording event and the daemon-status issue), and from
+ * then on the writer records nothing and releases every entry at once (recording stays degraded
+ * until the daemon restarts, so a journal never has unmarked holes in its middle).
  */
 import type { Database, Statement } from "bun:sqlite";
+import { JournalGap } from "./journal-gap.ts";
 import { JournalKeys } from "./journal-keys.ts";
 
 /**
  * Pending-queue bounds. Past either one the queue is committed at once, inside the append that
  * crossed it (the publisher pays one commit), so memory stays bounded and nothing is dropped. While
- * the queue waits for a lock, crossing a bound ends the wait instead (one last try, then failed:
- * every held entry is released unrecorded and recording degrades).
+ * the queue waits for a lock, crossing a bound ends the wait instead (one last try, then a gap:
+ * every held entry is released unrecorded and counted into it, and so are the entries that follow
+ * until the lock goes; none of them is kept).
  */
 export const MAX_PENDING_ENTRIES = 4096;
 export const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
 /**
  * How long a batch may wait for another connection's write lock, all retries together. Its events
- * are held from subscribers meanwhile, so this stays a few seconds; past it recording degrades.
+ * are held from subscribers meanwhile, so this stays a few seconds; past it a gap opens.
  */
 export const MAX_LOCK_WAIT_MS = 10_000;
+
+/** While a gap is open: how often the writer tries to close it (write its markers, so recording goes on). */
+export const GAP_PROBE_MS = 1000;
+
+/**
+ * Most catalog writes kept while a gap is open: a session started or ended adds one, a rename
+ * replaces the session's earlier one. Past it recording fails for good, as a gap past
+ * MAX_GAP_SESSIONS does.
+ */
+export const MAX_GAP_CHANGES = 4096;
 
 /** Backoff before the n-th retry (0-based) of a batch that found the database locked: 50 ms doubling up to 1 s. */
 export function busyRetryDelay(retry: number): number {
@@ -58,6 +76,12 @@ export interface JournalEntry {
   readonly timestamp: number;
 }
 
+/** Told when a gap opens (the lock that caused it) and when it closes (its markers are written). */
+export interface GapListener {
+  readonly opened: (error: unknown) => void;
+  readonly closed: () => void;
+}
+
 /** One session's keys within a batch, and the newest timestamp of its entries there. */
 interface BatchKeys {
   readonly session: number;
@@ -66,7 +90,13 @@ interface BatchKeys {
 }
 
 /** A journal entry, or a catalog write queued behind a batch that waits for a lock. */
-type Pending = { readonly entry: JournalEntry; readonly durable: () => void } | { readonly change: () => void };
+type Pending = { readonly entry: JournalEntry; readonly durable: () => void } | { readonly change: () => void; readonly key: string };
+
+/** What the writer keeps while a gap is open: the gap's counts and the latest catalog write of each key. */
+interface OpenGap {
+  readonly counts: JournalGap;
+  readonly changes: Map<string, () => void>;
+}
 
 export class JournalWriter {
   private pending: Pending[] = [];
@@ -76,6 +106,10 @@ export class JournalWriter {
   private failed = false;
   /** While the batch at the head of `pending` waits for a lock: when it first found it, and the retries spent. */
   private lockWait: { readonly since: number; retries: number } | null = null;
+  /** While a lock outlasted the wait: what was not recorded, until the markers are written (`retryTimer` probes). */
+  private gap: OpenGap | null = null;
+  /** Keys for catalog writes given none: each its own, never coalesced with another. */
+  private anonymousChanges = 0;
   private readonly insert: Statement;
   private readonly touch: Statement;
   private readonly keys: JournalKeys;
@@ -84,6 +118,7 @@ export class JournalWriter {
   constructor(
     db: Database,
     private readonly onFailure: (error: unknown) => void,
+    private readonly onGap: GapListener = { opened: () => {}, closed: () => {} },
   ) {
     // Positional parameters: binding a row costs no object and no name lookups (the hot path, one per event).
     this.insert = db.query("INSERT INTO journal (session, epoch, event_id, envelope) VALUES (?1, ?2, ?3, ?4)");
@@ -125,14 +160,19 @@ export class JournalWriter {
     return this.pending.length;
   }
 
-  /** True while a batch waits for another connection's lock. */
+  /** True while a batch waits for another connection's lock, or a gap it left waits to be written. */
   get waiting(): boolean {
-    return this.lockWait !== null;
+    return this.lockWait !== null || this.gap !== null;
   }
 
-  /** Queues `entry`; `durable` runs once it is committed (or once recording has given up). */
+  /** Queues `entry`; `durable` runs once it is committed (or at once while a gap is open or recording has given up). */
   append(entry: JournalEntry, durable: () => void): void {
     if (this.failed) {
+      durable();
+      return;
+    }
+    if (this.gap !== null) {
+      if (!this.gap.counts.add(entry)) this.fail(new Error("too many sessions published while the database was locked"));
       durable();
       return;
     }
@@ -144,11 +184,19 @@ export class JournalWriter {
 
   /**
    * A catalog write: run now, in its own transaction, unless a batch waits for a lock (then it
-   * queues behind it, in order) or it finds the database locked itself (then it starts such a wait).
-   * Any other failure degrades recording, as a failed batch does.
+   * queues behind it, in order), a gap is open (then it is kept until the gap is written, in place
+   * of an earlier write of the same `key`) or it finds the database locked itself (then it starts
+   * such a wait). Any other failure degrades recording, as a failed batch does. Give a `key` only
+   * to writes that set columns no other write sets (the latest then stands for all, wherever the
+   * first stood); a write without one is never replaced.
    */
-  change(change: () => void): void {
+  change(change: () => void, key = `#${this.anonymousChanges++}`): void {
     if (this.failed) return;
+    if (this.gap !== null) {
+      this.gap.changes.set(key, change);
+      if (this.gap.changes.size > MAX_GAP_CHANGES) this.fail(new Error("too many session changes while the database was locked"));
+      return;
+    }
     if (this.lockWait === null)
       try {
         change();
@@ -161,7 +209,7 @@ export class JournalWriter {
         this.lockWait = { since: performance.now(), retries: 0 };
         this.retryTimer = setTimeout(() => this.flush(), busyRetryDelay(0));
       }
-    this.pending.push({ change });
+    this.pending.push({ change, key });
     if (this.pending.length >= MAX_PENDING_ENTRIES) this.flush();
   }
 
@@ -178,22 +226,29 @@ export class JournalWriter {
     }
   }
 
-  /** Commits what is pending (one try, no more waiting), then records nothing more (entries are released at once). */
+  /**
+   * Commits what is pending, or writes an open gap (one try, no more waiting), then records nothing
+   * more (entries are released at once). A gap still locked out stays unwritten: the journal just ends.
+   */
   stop(): void {
     this.flush(true);
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.gap = null;
     this.failed = true;
   }
 
   /**
-   * Commits everything pending now, then releases it. A batch that finds the database locked stays
-   * pending and is retried later, unless `last` or its wait is over (time, or the queue's bounds):
-   * then it has failed.
+   * Commits everything pending now, then releases it (or, while a gap is open, tries once to write
+   * it). A batch that finds the database locked stays pending and is retried later, unless `last`
+   * or its wait is over (time, or the queue's bounds): then a gap opens (or, when `last`, it has failed).
    */
   flush(last = false): void {
     if (this.scheduled !== null) clearImmediate(this.scheduled);
     this.scheduled = null;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.gap !== null) return this.closeGap();
     const batch = this.pending;
     if (batch.length === 0) return;
     let failure: { error: unknown } | null = null;
@@ -201,10 +256,13 @@ export class JournalWriter {
       try {
         this.commit(batch);
       } catch (error) {
-        if (isBusy(error) && !last && this.mayWaitLonger()) {
-          const wait = (this.lockWait ??= { since: performance.now(), retries: 0 });
-          this.retryTimer = setTimeout(() => this.flush(), busyRetryDelay(wait.retries++));
-          return;
+        if (isBusy(error) && !last) {
+          if (this.mayWaitLonger()) {
+            const wait = (this.lockWait ??= { since: performance.now(), retries: 0 });
+            this.retryTimer = setTimeout(() => this.flush(), busyRetryDelay(wait.retries++));
+            return;
+          }
+          return this.openGap(error);
         }
         this.failed = true;
         failure = { error };
@@ -222,5 +280,48 @@ export class JournalWriter {
   private mayWaitLonger(): boolean {
     if (this.pending.length >= MAX_PENDING_ENTRIES || this.pendingBytes >= MAX_PENDING_BYTES) return false;
     return this.lockWait === null || performance.now() - this.lockWait.since < MAX_LOCK_WAIT_MS;
+  }
+
+  /** The lock outlasted the wait: the held batch goes out unrecorded, counted into a new gap; probing starts. */
+  private openGap(error: unknown): void {
+    const batch = this.pending;
+    const gap: OpenGap = { counts: new JournalGap(), changes: new Map() };
+    this.gap = gap;
+    this.lockWait = null;
+    this.pending = [];
+    this.pendingBytes = 0;
+    for (const item of batch)
+      if ("change" in item) gap.changes.set(item.key, item.change);
+      else gap.counts.add(item.entry);
+    this.retryTimer = setTimeout(() => this.flush(), GAP_PROBE_MS);
+    for (const item of batch) if ("durable" in item) item.durable();
+    // Told after the batch went out, so what it publishes comes after the frames it concerns (and into the gap).
+    this.onGap.opened(error);
+  }
+
+  /** One try to write the open gap (its markers, then the kept catalog writes); still locked: try again later. */
+  private closeGap(): void {
+    const gap = this.gap!;
+    const batch: Pending[] = gap.counts.markers().map((entry) => ({ entry, durable: () => {} }));
+    for (const [key, change] of gap.changes) batch.push({ change, key });
+    try {
+      this.commit(batch);
+    } catch (error) {
+      if (isBusy(error)) this.retryTimer = setTimeout(() => this.flush(), GAP_PROBE_MS);
+      else this.fail(error);
+      return;
+    }
+    this.gap = null;
+    this.onGap.closed();
+  }
+
+  /** Recording gives up for good: nothing pending is kept, `onFailure` hears about it once. */
+  private fail(error: unknown): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.gap = null;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.onFailure(error);
   }
 }

@@ -8,6 +8,11 @@
  * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so. Reads
  * (list, transcript) keep answering from whatever could be opened.
  *
+ * Another process holding the write lock for longer than events may be held back degrades
+ * recording only for as long as it holds it: the writer opens a gap (journal-writer.ts), the store
+ * is degraded (and tells `onDegraded`) until the gap's markers are written, then it is not any more
+ * and recording goes on. A later failure of either kind degrades it again.
+ *
  * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
  * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
  * pending (no journal batch, no lock wait, no compaction), the connection is closed (SQLite's page
@@ -69,6 +74,8 @@ interface Open {
 
 export class Store {
   private degradedStatus: RecordingDegraded | null = null;
+  /** True while `degradedStatus` stands for a gap the writer will write once the lock goes (recording goes on, counting). */
+  private gapOpen = false;
   /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
   private opened: Open | null = null;
   /** Taken at the first open, held across idle closes, released by `close`. */
@@ -117,7 +124,7 @@ export class Store {
    * fails (a full disk, the data dir owned by another daemon) the journal just ends there.
    */
   recordStop(entry: JournalEntry, durable: () => void): void {
-    if (this.degradedStatus === null || this.closed) return this.record(entry, durable);
+    if (this.degradedStatus === null || this.gapOpen || this.closed) return this.record(entry, durable);
     // Only into a journal the catalog knows (a session started after the failure has no row), and
     // not again once a marker failed: each try may wait out the busy timeout.
     const open = this.readable();
@@ -130,11 +137,14 @@ export class Store {
   }
 
   metadataChanged(id: string, displayName: string | null, metadata: Record<string, unknown>): void {
-    this.write((catalog) => catalog.updateMetadata(id, displayName, metadata, this.now()));
+    const now = this.now();
+    // Keyed: a rename sets only the name and metadata, so while a gap is open the latest stands for all.
+    this.write((catalog) => catalog.updateMetadata(id, displayName, metadata, now), `metadata:${id}`);
   }
 
   sessionEnded(id: string, state: Exclude<PersistedState, "live">): void {
-    this.write((catalog) => catalog.markEnded(id, state, this.now()));
+    const now = this.now();
+    this.write((catalog) => catalog.markEnded(id, state, now));
   }
 
   /**
@@ -234,7 +244,10 @@ export class Store {
       try {
         this.lock ??= lockDataDir(this.dataDir);
         const db = openDatabase(this.dataDir);
-        const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error));
+        const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error), {
+          opened: (error) => this.gapOpened(error),
+          closed: () => this.gapClosed(),
+        });
         this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
         // Whatever a previous run left to compact (a restart mid-way) goes on now.
         this.opened.compactor.start();
@@ -267,7 +280,7 @@ export class Store {
     const open = this.opened;
     if (open === null) return;
     const idleFor = performance.now() - this.lastUsed;
-    if (idleFor < this.idleCloseMs || open.writer.pendingCount > 0 || open.compactor.running) {
+    if (idleFor < this.idleCloseMs || open.writer.pendingCount > 0 || open.writer.waiting || open.compactor.running) {
       this.idleTimer = this.armIdleClose(Math.max(this.idleCloseMs - idleFor, 10));
       return;
     }
@@ -278,7 +291,7 @@ export class Store {
   /** The database for writing, or null while recording is degraded. */
   private writable(): Open | null {
     const open = this.readable();
-    return open === null || this.degradedStatus !== null ? null : open;
+    return open === null || (this.degradedStatus !== null && !this.gapOpen) ? null : open;
   }
 
   /**
@@ -302,17 +315,43 @@ export class Store {
     }
   }
 
-  /** A catalog write of recording's own: through the writer, so a held lock delays it in order with the journal. */
-  private write(action: (catalog: Catalog) => void): void {
+  /**
+   * A catalog write of recording's own: through the writer, so a held lock delays it in order with
+   * the journal. `key`: see `JournalWriter.change`.
+   */
+  private write(action: (catalog: Catalog) => void, key?: string): void {
     const open = this.writable();
-    if (open !== null) open.writer.change(() => action(open.catalog));
+    if (open !== null) open.writer.change(() => action(open.catalog), key);
   }
 
   private degrade(reason: RecordingDegraded["reason"], error: unknown): void {
-    if (this.degradedStatus !== null) return;
-    this.degradedStatus = { reason, error: describe(error), since: this.now() };
+    const wasGap = this.gapOpen;
+    this.gapOpen = false;
+    if (this.degradedStatus !== null && !wasGap) return;
+    const announced = this.degradedStatus !== null;
+    this.degradedStatus = { reason, error: describe(error), since: this.degradedStatus?.since ?? this.now() };
     // Events still pending are tried once more and released; nothing is recorded after them.
     this.opened?.writer.stop();
+    // A gap was announced already: sessions were told recording stopped, and now it does not resume.
+    if (!announced) this.onDegraded?.(this.degradedStatus);
+  }
+
+  /** The writer gave up holding events back for another process's lock: degraded until its gap is written. */
+  private gapOpened(error: unknown): void {
+    if (this.degradedStatus !== null) return;
+    this.gapOpen = true;
+    this.degradedStatus = {
+      reason: "write_failed",
+      error: `${describe(error)}: another process holds the database's write lock; events are not recorded until it is released, then recording resumes`,
+      since: this.now(),
+    };
     this.onDegraded?.(this.degradedStatus);
+  }
+
+  /** The gap's markers are written: recording works again (the daemon-status issue goes). */
+  private gapClosed(): void {
+    if (!this.gapOpen) return;
+    this.gapOpen = false;
+    this.degradedStatus = null;
   }
 }

@@ -2,7 +2,8 @@
  * Another process holding svc.db's write lock (a backup, a sqlite3 shell): the daemon waits for it
  * on timers, never inside SQLite for long, so HTTP keeps answering; the held events reach their
  * subscribers and the journal once the lock goes. A lock held until the writer's queue overflows
- * degrades recording (event + status issue) and the live turn goes on.
+ * degrades recording (event + status issue) and the live turn goes on; once the lock goes, the
+ * journal gets a marker of what it lacks and recording resumes.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -92,18 +93,45 @@ describe("a write lock held by another process", () => {
     expect((await d.json("POST", "/sessions/delete", { sessionIds: [closed] })).body.results).toEqual([{ sessionId: closed, outcome: "deleted" }]);
   }, 60_000);
 
-  test("held until the writer's queue overflows: recording degrades (event and status issue), the live turn completes", async () => {
+  test("held until the writer's queue overflows: recording degrades (event and status issue), the live turn completes; once the lock goes the journal shows the gap and recording resumes", async () => {
     await using home = tempDir("svc-home-");
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
-    await using _lock = await holdLock(join(home.path, "svc.db"));
-    // More chunks than the writer's queue holds (MAX_PENDING_ENTRIES, 4096).
-    const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@stream 5000" }] });
-    expect(prompt.status).toBe(202);
-    await events.first("session_recording_degraded", undefined, 20_000);
-    const done = await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 30_000);
-    expect(done.data.stopReason).toBe("end_turn");
-    expect(await recordingIssue(d)).toBeDefined();
-  }, 60_000);
+    expect((await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say before the lock" }] })).status).toBe(202);
+    await events.first("turn_complete", undefined, 20_000);
+    {
+      await using _lock = await holdLock(join(home.path, "svc.db"));
+      // More chunks than the writer's queue holds (MAX_PENDING_ENTRIES, 4096).
+      const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@stream 5000" }] });
+      expect(prompt.status).toBe(202);
+      await events.first("session_recording_degraded", undefined, 20_000);
+      const done = await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 30_000);
+      expect(done.data.stopReason).toBe("end_turn");
+      expect(await recordingIssue(d)).toBeDefined();
+    }
+    // The lock is gone: the gap is written, the issue clears, and what follows is journaled again.
+    await until(async () => (await recordingIssue(d)) === undefined, 20_000, "the recording issue cleared");
+    const after = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say after the lock" }] });
+    expect(after.status).toBe(202);
+    await events.waitFor("turn_complete", (f) => f.data.promptId === after.body.promptId, 20_000);
+    const journal: { type: string; data: Record<string, unknown> }[] = [];
+    for (let cursor: string | undefined, more = true; more; ) {
+      const page = (await d.json("GET", `/session/${sessionId}/transcript?limit=500${cursor ? `&cursor=${cursor}` : ""}`)).body;
+      journal.push(...page.events);
+      [cursor, more] = [page.nextCursor, page.hasMore];
+    }
+    const text = JSON.stringify(journal);
+    expect(text).toContain("before the lock");
+    expect(text).toContain("after the lock");
+    const gaps = journal.filter((e) => e.type === "recording_gap");
+    expect(gaps.length).toBe(1);
+    const gap = gaps[0]!.data as { notRecorded: number; firstEventId: number; lastEventId: number };
+    // Every event of the locked turn (its 5000 chunks at least) is in the gap, none of them in the journal.
+    expect(gap.notRecorded).toBeGreaterThanOrEqual(5000);
+    expect(gap.lastEventId - gap.firstEventId + 1).toBe(gap.notRecorded);
+    expect(journal.indexOf(gaps[0]!)).toBeLessThan(journal.findIndex((e) => JSON.stringify(e).includes("after the lock")));
+    const md = await d.fetch(`/session/${sessionId}/export?format=md`);
+    expect(await md.text()).toContain(`${gap.notRecorded} events not recorded between id ${gap.firstEventId} and ${gap.lastEventId}`);
+  }, 90_000);
 });
