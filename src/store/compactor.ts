@@ -7,8 +7,8 @@
  * on (journal-reader.ts). This runs the rest in steps, one per event-loop turn (`setImmediate`, so
  * requests are served between them):
  * 1. journal rows of a purge entry, at most `PURGE_ROWS_PER_STEP` rows and about
- *    `PURGE_BYTES_PER_STEP` bytes of envelope per step, until none is left (then the entry goes,
- *    and the session's journal keys with it unless its id has rows again);
+ *    `PURGE_BYTES_PER_STEP` bytes of envelope per step; the step that removes the last one removes
+ *    the entry too (and the session's journal keys with it unless its id has rows again);
  * 2. `incremental_vacuum`, at most `VACUUM_PAGES_PER_STEP` pages per step, until the free list is
  *    empty (the file shrinks);
  * 3. a `wal_checkpoint(TRUNCATE)`, so the write-ahead log gives its space back too.
@@ -132,10 +132,15 @@ export class Compactor {
       bytes += row.n;
       if (bytes >= PURGE_BYTES_PER_STEP) break;
     }
-    if (last === null) {
+    if (last !== null) this.purgeRows.run({ sessionId, last });
+    // The entry goes in the step that removes its last row, never a step later: once a deleted
+    // session's rows (the newest of the journal) are gone, `seq` (no AUTOINCREMENT) is handed out
+    // again, so a row of the id written in between would fall under the entry: hidden from readers,
+    // then removed with the garbage.
+    if (last === null || this.rowsToPurge.get({ sessionId, upTo, limit: 1 }) === null) {
       this.purgeDone.run({ sessionId, upTo });
       this.dropEpochs.run({ sessionId });
       this.dropSession.run({ sessionId });
-    } else this.purgeRows.run({ sessionId, last });
+    }
   }
 }

@@ -44,6 +44,46 @@ describe("deleted journals", () => {
     store.close();
   });
 
+  test("an id reused while compaction runs (journal.seq taken again once the deleted rows are gone) loses and mixes no rows", async () => {
+    await using dir = tempDir();
+    const store = new Store(dir.path);
+    store.sessionStarted(newSession);
+    // The deleted session's rows are the newest of the journal: removing them lowers MAX(seq), so
+    // the next row takes a seq the purge entry still covers.
+    for (let id = 1; id <= 3; id++) store.record(entry(id, "old"), () => {});
+    store.flush();
+    const peek = new Database(join(dir.path, DB_FILE), { readonly: true });
+    const garbageLeft = () => (peek.query("SELECT COUNT(*) AS n FROM journal").get() as { n: number }).n;
+    const purgeLeft = () => (peek.query("SELECT COUNT(*) AS n FROM purge").get() as { n: number }).n;
+    store.deleteSessions(["s1"]);
+    // Every turn of the loop, the moment the compactor has removed the rows but not yet its purge entry, the id comes back.
+    let reused = false;
+    for (let turn = 0; turn < 1000 && purgeLeft() > 0; turn++) {
+      if (garbageLeft() === 0) {
+        store.sessionStarted(newSession);
+        store.record(entry(1, "new"), () => {});
+        store.flush();
+        reused = true;
+        break;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (!reused) {
+      // The compactor closed the window itself (rows and purge entry in one step): reuse right after.
+      store.sessionStarted(newSession);
+      store.record(entry(1, "new"), () => {});
+      store.flush();
+    }
+    expect(ids(store)).toEqual(["new:1"]);
+    store.compact();
+    expect(ids(store)).toEqual(["new:1"]);
+    store.record(entry(2, "new"), () => {});
+    store.flush();
+    expect(ids(store)).toEqual(["new:1", "new:2"]);
+    peek.close();
+    store.close();
+  });
+
   test("a database from before compaction (schema 2) migrates, and its sessions delete and compact", async () => {
     await using dir = tempDir();
     const old = new Database(join(dir.path, DB_FILE), { create: true });
