@@ -3,6 +3,9 @@
  * dist/acp-agent.js (agentInfo.name is the package name; authMethods []; loadSession true),
  * dist/permissions/options/shared.js (PERMISSION_OPTION_ID: allow-once, allow-with-updates, reject),
  * dist/settings.js (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN read from the env).
+ * By experiment (interop-facts.md): the base URL is given WITHOUT `/v1` (it calls `<base>/v1/messages`);
+ * ANTHROPIC_MODEL picks the model; it also sends side requests (titles) to the same endpoint.
+ * Permission options are told apart by `kind` (allow_once, allow_always, reject_once) as well.
  */
 import type { AgentFacts } from "./facts.ts";
 

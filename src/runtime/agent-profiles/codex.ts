@@ -4,7 +4,11 @@
  * close; `_meta` announces `_auth/status_update` notifications), getCodexAuthMethods (`api-key`
  * always; `chat-gpt` unless NO_BROWSER is set), authenticateWithApiKey (reads OPENAI_API_KEY),
  * src/permissions/option-ids.ts (allow_once, allow_for_session, decline). The `@openai/codex` binary
- * it drives reads OPENAI_BASE_URL for its built-in OpenAI provider.
+ * it drives reads OPENAI_BASE_URL for its built-in OpenAI provider. By experiment (interop-facts.md):
+ * launch dist/index.js itself (through the .bin symlink it exits at once); a custom provider in a
+ * scratch CODEX_HOME's config.toml needs no `authenticate` at all; INITIAL_AGENT_MODE picks the
+ * first session mode (read-only, workspace-write, agent — the default, whose reviewer answers
+ * permissions itself —, agent-full-access).
  */
 import type { AgentFacts } from "./facts.ts";
 

@@ -2,7 +2,9 @@
  * Gemini CLI (`@google/gemini-cli` 0.61.0). Sources, in the installed package: bundle/gemini-*.js
  * (agentInfo name "gemini-cli"; permission options from ToolConfirmationOutcome: proceed_once,
  * proceed_always, cancel; GEMINI_API_KEY; GOOGLE_GEMINI_BASE_URL for the endpoint). Probe (spec
- * §A): it ignores SIGTERM for ~29 s but exits promptly on stdin EOF.
+ * §A): it ignores SIGTERM for ~29 s but exits promptly on stdin EOF. By experiment
+ * (interop-facts.md): GOOGLE_GEMINI_BASE_URL is the bare origin (it calls
+ * `/v1beta/models/<m>:streamGenerateContent`), and setting it selects the `gateway` auth type.
  */
 import { PLACEHOLDER_KEY, type AgentFacts } from "./facts.ts";
 
