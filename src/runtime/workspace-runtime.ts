@@ -219,9 +219,15 @@ export class WorkspaceRuntime {
   private async start(): Promise<Live> {
     const { deps } = this;
     checkCliEntry(deps.launch); // MissingCliEntryError before anything is spawned
-    // The launched agent's profile points it at the configured model endpoint, if any.
+    // The launched agent's profile adds its own variables and points it at the configured model endpoint, if any.
+    const { facts } = launchProfile(deps.launch.agent);
     const endpoint = deps.launch.modelEndpoint;
-    const extraEnv = { ...SPAWN_ENV, ...(endpoint ? launchProfile(deps.launch.agent).facts.modelEndpointEnv(endpoint) : {}), ...(deps.mcpBudget ? mcpBudgetEnv(deps.mcpBudget) : {}) };
+    const extraEnv = {
+      ...SPAWN_ENV,
+      ...facts.spawnEnv(deps.launch.baseEnv),
+      ...(endpoint ? facts.modelEndpointEnv(endpoint) : {}),
+      ...(deps.mcpBudget ? mcpBudgetEnv(deps.mcpBudget) : {}),
+    };
     let child: AgentProcess;
     try {
       child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });

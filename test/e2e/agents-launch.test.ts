@@ -44,14 +44,16 @@ describe("profiles from --agent and agentInfo.name", () => {
     expect(await profileOf(generic, (await generic.createSession()).sessionId)).toBe("claude");
   });
 
-  test("a configured model endpoint reaches the child as the agent's own variables (claude: ANTHROPIC_*)", async () => {
+  test("a configured model endpoint reaches the child as the agent's own variables (claude: ANTHROPIC_*), with the profile's spawn variables", async () => {
     await using d = await fakeAgentDaemon(["--agent", "claude"], {
-      env: { SVC_CLI_ENTRY: undefined, MOCK_ANTHROPIC_KEY: KEY },
+      env: { SVC_CLI_ENTRY: undefined, MOCK_ANTHROPIC_KEY: KEY, IS_SANDBOX: "yes" },
       settings: { agents: { claude: { path: FAKE_AGENT_ENTRY, model: { baseUrl: "http://127.0.0.1:9/anthropic", model: "mock-sonnet", apiKeyEnv: "MOCK_ANTHROPIC_KEY" } } } },
     });
     await d.createSession();
     const env = (await d.wire()).find((e) => e.event === "env");
     expect(env?.modelVars).toMatchObject({ ANTHROPIC_BASE_URL: "http://127.0.0.1:9/anthropic", ANTHROPIC_MODEL: "mock-sonnet", ANTHROPIC_API_KEY: "<set>" });
+    // The profile's own variables: no self-update, and an IS_SANDBOX Claude Code would refuse emptied.
+    expect(env?.modelVars).toMatchObject({ DISABLE_AUTOUPDATER: "1", IS_SANDBOX: "" });
   });
 });
 

@@ -6,6 +6,9 @@
  * By experiment (interop-facts.md): the base URL is given WITHOUT `/v1` (it calls `<base>/v1/messages`);
  * ANTHROPIC_MODEL picks the model; it also sends side requests (titles) to the same endpoint.
  * Permission options are told apart by `kind` (allow_once, allow_always, reject_once) as well.
+ * IS_SANDBOX: the adapter allows its bypass mode as root for any non-empty value, Claude Code only
+ * for "1", so an inherited `IS_SANDBOX=yes` fails session/new (`bypass_root`); emptying it makes the
+ * adapter not ask for bypass (it never widens what the agent may do).
  */
 import type { AgentFacts } from "./facts.ts";
 
@@ -14,6 +17,7 @@ export const CLAUDE_FACTS: AgentFacts = {
   authEnv: ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"],
   // authMethods is [] and session/new works without a key: a missing key fails only the prompt.
   authenticate: null,
+  spawnEnv: (env) => ({ DISABLE_AUTOUPDATER: "1", ...(env.IS_SANDBOX && env.IS_SANDBOX !== "1" ? { IS_SANDBOX: "" } : {}) }),
   modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({
     ANTHROPIC_BASE_URL: baseUrl,
     ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),

@@ -16,6 +16,7 @@ export const CODEX_FACTS: AgentFacts = {
   agentInfoNames: ["@agentclientprotocol/codex-acp", "@zed-industries/codex-acp", "codex-acp"],
   authEnv: ["OPENAI_API_KEY"],
   // session/new answers -32000 "Authentication required" until `authenticate {methodId: "api-key"}`.
+  spawnEnv: () => ({}),
   authenticate: { methodId: "api-key", whenEnv: "OPENAI_API_KEY" },
   modelEndpointEnv: ({ baseUrl, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...(apiKey ? { OPENAI_API_KEY: apiKey } : {}) }),
   permissionOptionIds: { allowOnce: "allow_once", allowAlways: "allow_for_session", rejectOnce: "decline" },

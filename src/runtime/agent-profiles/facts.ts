@@ -24,6 +24,11 @@ export interface AgentFacts {
    * `whenEnv` is set in the child's environment and initialize offers the method; null: none.
    */
   readonly authenticate: { readonly methodId: string; readonly whenEnv: string } | null;
+  /**
+   * Variables its child always gets when `--agent` launched it, given the daemon's environment:
+   * what keeps the pinned install as installed (no self-update) and works around its quirks.
+   */
+  spawnEnv(env: Readonly<Record<string, string>>): Record<string, string>;
   /** The variables that point it at a custom model endpoint (merged over the child's environment). */
   modelEndpointEnv(endpoint: ModelEndpoint): Record<string, string>;
   /** The optionIds of its `session/request_permission` options (null: it has no such option). */

@@ -12,6 +12,7 @@ export const GEMINI_FACTS: AgentFacts = {
   agentInfoNames: ["gemini-cli"],
   authEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   // With GEMINI_API_KEY set it picks the `gemini-api-key` method itself; without one session/new fails -32000.
+  spawnEnv: () => ({}),
   authenticate: null,
   // It refuses to start a session without a key, so a keyless endpoint gets a placeholder.
   modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ GOOGLE_GEMINI_BASE_URL: baseUrl, GEMINI_API_KEY: apiKey ?? PLACEHOLDER_KEY, ...(model ? { GEMINI_MODEL: model } : {}) }),

@@ -3,6 +3,9 @@
  * (opencode-<os>-<cpu>/bin/opencode): `agentInfo:{name:"OpenCode"}`, permission options
  * optionId "once" / "always" / "reject", authMethods `opencode-login`, OPENCODE_CONFIG_CONTENT (a
  * JSON config merged over the user's). It starts and opens sessions with no key (free models).
+ * By experiment (interop-facts.md): the same provider config given as a file (OPENCODE_CONFIG) runs
+ * offline (`@ai-sdk/openai-compatible` is bundled) and calls `<baseURL>/chat/completions`;
+ * OPENCODE_DISABLE_AUTOUPDATE=1 keeps it from updating itself.
  */
 import type { AgentFacts } from "./facts.ts";
 
@@ -10,6 +13,7 @@ export const OPENCODE_FACTS: AgentFacts = {
   agentInfoNames: ["OpenCode", "opencode"],
   authEnv: [],
   authenticate: null,
+  spawnEnv: () => ({ OPENCODE_DISABLE_AUTOUPDATE: "1" }),
   // A custom OpenAI-compatible provider `svc` in the inline config, selected as the model.
   modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({
     OPENCODE_CONFIG_CONTENT: JSON.stringify({
@@ -21,7 +25,9 @@ export const OPENCODE_FACTS: AgentFacts = {
           models: { [model ?? "default"]: {} },
         },
       },
+      // Titles and summaries use the small model: the same one, or it would call a hosted provider.
       model: `svc/${model ?? "default"}`,
+      small_model: `svc/${model ?? "default"}`,
     }),
   }),
   permissionOptionIds: { allowOnce: "once", allowAlways: "always", rejectOnce: "reject" },

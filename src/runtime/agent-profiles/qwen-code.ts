@@ -8,6 +8,7 @@ export const QWEN_CODE_FACTS: AgentFacts = {
   agentInfoNames: ["qwen-code"],
   authEnv: ["OPENAI_API_KEY"],
   // authMethods `openai`; with OPENAI_API_KEY set it authenticates by itself (spec §A: session/new works).
+  spawnEnv: () => ({}),
   authenticate: null,
   modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, OPENAI_API_KEY: apiKey ?? PLACEHOLDER_KEY, ...(model ? { OPENAI_MODEL: model } : {}) }),
   permissionOptionIds: { allowOnce: "proceed_once", allowAlways: "proceed_always", rejectOnce: "cancel" },

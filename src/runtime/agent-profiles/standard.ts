@@ -5,6 +5,7 @@ export const GENERIC_FACTS: AgentFacts = {
   agentInfoNames: [],
   authEnv: [],
   authenticate: null,
+  spawnEnv: () => ({}),
   // Nothing is known of an unknown agent's variables: it is left alone.
   modelEndpointEnv: () => ({}),
   permissionOptionIds: null,
@@ -23,6 +24,7 @@ export const SVC_FACTS: AgentFacts = {
   agentInfoNames: ["svc"],
   authEnv: ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"],
   authenticate: null,
+  spawnEnv: () => ({}),
   modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...(apiKey ? { OPENAI_API_KEY: apiKey } : {}), ...(model ? { OPENAI_MODEL: model } : {}) }),
   permissionOptionIds: { allowOnce: "proceed_once", allowAlways: "proceed_always", rejectOnce: "cancel" },
   sessionLoad: true,

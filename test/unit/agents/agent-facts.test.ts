@@ -72,11 +72,25 @@ describe("custom model endpoint", () => {
     expect(JSON.parse(env.OPENCODE_CONFIG_CONTENT!)).toEqual({
       provider: { svc: { npm: "@ai-sdk/openai-compatible", name: "svc endpoint", options: { baseURL: endpoint.baseUrl, apiKey: "sk-mock" }, models: { "mock-model": {} } } },
       model: "svc/mock-model",
+      small_model: "svc/mock-model",
     });
   });
   test("builtin: the built-in agent's OPENAI_* variables; generic: nothing (its variables are unknown)", () => {
     expect(launchProfile("builtin").facts.modelEndpointEnv(endpoint)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "sk-mock", OPENAI_MODEL: "mock-model" });
     expect(launchProfile("generic").facts.modelEndpointEnv(endpoint)).toEqual({});
+  });
+});
+
+describe("spawn variables", () => {
+  test("claude: no self-update; an IS_SANDBOX other than 1 is emptied (Claude Code refuses bypass as root for it), 1 and unset are left alone", () => {
+    const { facts } = launchProfile("claude");
+    expect(facts.spawnEnv({ IS_SANDBOX: "yes" })).toEqual({ DISABLE_AUTOUPDATER: "1", IS_SANDBOX: "" });
+    expect(facts.spawnEnv({ IS_SANDBOX: "1" })).toEqual({ DISABLE_AUTOUPDATER: "1" });
+    expect(facts.spawnEnv({})).toEqual({ DISABLE_AUTOUPDATER: "1" });
+  });
+  test("opencode: no self-update; the others add nothing", () => {
+    expect(launchProfile("opencode").facts.spawnEnv({})).toEqual({ OPENCODE_DISABLE_AUTOUPDATE: "1" });
+    for (const name of ["builtin", "qwen-code", "gemini", "codex", "generic"] as const) expect(launchProfile(name).facts.spawnEnv({ IS_SANDBOX: "yes" })).toEqual({});
   });
 });
 
