@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { interopScenario, WRITTEN } from "./scenario.ts";
+import { interopScenario } from "./scenario.ts";
 
 interopScenario({
   name: "builtin",
@@ -14,6 +14,6 @@ interopScenario({
     writeFileSync(join(workspace, ".svc", "settings.json"), JSON.stringify({ tools: { approvalMode: "default" } }));
     return { env: { OPENAI_API_KEY: "dummy-key", OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: "mock-model" } };
   },
-  writeCall: (target) => ({ name: "write_file", args: { file_path: target, content: WRITTEN } }),
+  writeCall: (path, content) => ({ name: "write_file", args: { file_path: path, content } }),
   allowOnce: () => "proceed_once",
 });

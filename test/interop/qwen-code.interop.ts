@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { INTEROP_AGENTS } from "./install-agents.ts";
-import { interopScenario, WRITTEN } from "./scenario.ts";
+import { interopScenario } from "./scenario.ts";
 
 interopScenario({
   name: "qwen-code",
@@ -18,6 +18,6 @@ interopScenario({
       env: { OPENAI_API_KEY: "dummy-key", OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: "mock-model", QWEN_HOME: join(home, ".qwen") },
     };
   },
-  writeCall: (target) => ({ name: "write_file", args: { file_path: target, content: WRITTEN } }),
+  writeCall: (path, content) => ({ name: "write_file", args: { file_path: path, content } }),
   allowOnce: () => "proceed_once",
 });

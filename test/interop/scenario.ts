@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
+import { ANSWER_TEXT, startMockModel, type MockModel, type WriteCall } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { childrenOf, expectPidsGone } from "../helpers/pids.ts";
 import { openSse, type SseFrame } from "../helpers/sse-client.ts";
@@ -20,9 +20,9 @@ import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
 /** A turn's bound: real agents on two shared cores start slowly (qwen ~4 s, codex ~9 s to authenticate). */
-export const TURN_MS = 60_000;
+export const TURN_MS = 20_000;
 /** What the mock writes through the agent's write tool. */
-export const WRITTEN = "hello from mock\n";
+const WRITTEN = "hello from mock\n";
 
 /** Where an agent's scratch state lives, made fresh for each run. */
 export interface ScratchDirs {
@@ -36,8 +36,8 @@ export interface InteropAgentCase {
   readonly name: string;
   /** The agent's entry (SVC_CLI_ENTRY), arguments and env beyond the scratch HOME/XDG; may write config files. */
   setup(dirs: ScratchDirs): { entry?: string; args?: string[]; env: Record<string, string> };
-  /** The model-side tool call that writes WRITTEN to `target` (an absolute path in the workspace). */
-  writeCall(target: string): { name: string; args: Record<string, unknown> };
+  /** The model-side call of the agent's own write tool (the mock answers `please write <path>` with it). */
+  readonly writeCall: WriteCall;
   /** The option id that allows the write once, picked from the permission request's options. */
   allowOnce(options: Array<{ optionId: string; kind: string }>): string;
 }
@@ -69,7 +69,7 @@ export function interopScenario(agent: InteropAgentCase): void {
   };
 
   beforeAll(async () => {
-    mock = startMockModel();
+    mock = startMockModel({ writeCall: agent.writeCall });
     ws = tempDir(`svc-interop-${agent.name}-ws-`);
     home = tempDir(`svc-interop-${agent.name}-home-`);
     const xdg = { XDG_CONFIG_HOME: ".config", XDG_DATA_HOME: ".local/share", XDG_CACHE_HOME: ".cache", XDG_STATE_HOME: ".local/state" };
@@ -110,21 +110,19 @@ export function interopScenario(agent: InteropAgentCase): void {
 
     test("a prompt's streamed text reaches SSE and the turn completes", async () => {
       await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);
-      mock.enqueue({ kind: "text", text: "streamed answer from the mock model", chunkChars: 8 });
-      const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "say something" }] })).json();
+      const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "please answer" }] })).json();
       const done = await sse.waitFor("turn_complete", (f) => f.envelope.promptId === admitted.promptId, TURN_MS);
       expect(done.data.stopReason).toBe("end_turn");
       const text = sse.frames.filter(isText).map((f) => f.data.update.content?.text ?? "").join("");
-      expect(text).toContain("streamed answer from the mock model");
+      expect(text).toContain(ANSWER_TEXT);
       await observeFamily();
     }, TURN_MS);
 
     test("a write asks for permission, the HTTP vote lets it through, the turn completes", async () => {
       const target = join(ws.path, "hello.txt");
       await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);
-      mock.enqueue({ kind: "tools", calls: [agent.writeCall(target)] }, { kind: "text", text: "tool finished" });
-      const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `write ${target}` }] })).json();
-      const request = await sse.waitFor("permission_request", undefined, TURN_MS);
+      const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `please write ${target}` }] })).json();
+      const request = await sse.waitFor("permission_request", undefined, TURN_MS).catch((e) => { console.log("DEBUG", JSON.stringify(sse.frames.map((f) => f.data)).slice(0, 6000), JSON.stringify(mock.requests.slice(-2)).slice(0, 3000)); throw e; });
       await observeFamily();
       const optionId = agent.allowOnce(request.data.options);
       const vote = await post(daemon, `/session/${sessionId}/permission/${request.data.requestId}`, { outcome: { outcome: "selected", optionId } });
@@ -138,8 +136,7 @@ export function interopScenario(agent: InteropAgentCase): void {
     test("a slow turn is cancelled through the HTTP route", async () => {
       await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);
       // ~60 s of streaming unless cancelled; the turn ends well before.
-      mock.enqueue({ kind: "text", text: "slow ".repeat(600), chunkChars: 5, chunkDelayMs: 100 });
-      const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "take your time" }] })).json();
+      const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "please stream slowly" }] })).json();
       await sse.waitFor("session_update", (f) => isText(f) && f.envelope.promptId === admitted.promptId, TURN_MS);
       expect((await post(daemon, `/session/${sessionId}/cancel`, {})).status).toBe(204);
       const done = await sse.waitFor("turn_complete", (f) => f.envelope.promptId === admitted.promptId, TURN_MS);
