@@ -15,7 +15,7 @@ export interface InteropAgent {
   readonly spec: string;
   /** npm prefix the package installs under. */
   readonly prefix: string;
-  /** The file the daemon launches (SVC_CLI_ENTRY). */
+  /** The file the daemon launches (SVC_CLI_ENTRY): the package's own file, never a .bin symlink. */
   readonly entry: string;
 }
 
@@ -31,8 +31,9 @@ export const INTEROP_AGENTS: readonly InteropAgent[] = [
     prefix: under("claude"),
     entry: modules(under("claude"), "@agentclientprotocol", "claude-agent-acp", "dist", "index.js"),
   },
-  { name: "gemini", spec: "@google/gemini-cli@0.61.0", prefix: under("gemini"), entry: modules(under("gemini"), ".bin", "gemini") },
-  { name: "codex", spec: "@agentclientprotocol/codex-acp@2.6.0", prefix: under("codex"), entry: modules(under("codex"), ".bin", "codex-acp") },
+  { name: "gemini", spec: "@google/gemini-cli@0.61.0", prefix: under("gemini"), entry: modules(under("gemini"), "@google", "gemini-cli", "bundle", "gemini.js") },
+  // The real file, not the .bin symlink: codex-acp runs its main only when argv[1] is its own path.
+  { name: "codex", spec: "@agentclientprotocol/codex-acp@2.6.0", prefix: under("codex"), entry: modules(under("codex"), "@agentclientprotocol", "codex-acp", "dist", "index.js") },
   { name: "opencode", spec: "opencode-ai@1.18.33", prefix: under("opencode"), entry: modules(under("opencode"), ".bin", "opencode") },
 ];
 

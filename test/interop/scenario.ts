@@ -122,7 +122,7 @@ export function interopScenario(agent: InteropAgentCase): void {
       const target = join(ws.path, "hello.txt");
       await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);
       const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `please write ${target}` }] })).json();
-      const request = await sse.waitFor("permission_request", undefined, TURN_MS).catch((e) => { console.log("DEBUG", JSON.stringify(sse.frames.map((f) => f.data)).slice(0, 6000), JSON.stringify(mock.requests.slice(-2)).slice(0, 3000)); throw e; });
+      const request = await sse.waitFor("permission_request", undefined, TURN_MS).catch((e) => { console.log("DEBUG", JSON.stringify(sse.frames.map((f) => f.data)).slice(0, 6000), JSON.stringify(mock.requests.map((r: any) => r.tools?.map((t: any) => [t.type, t.name]))).slice(0, 3000)); throw e; });
       await observeFamily();
       const optionId = agent.allowOnce(request.data.options);
       const vote = await post(daemon, `/session/${sessionId}/permission/${request.data.requestId}`, { outcome: { outcome: "selected", optionId } });
