@@ -1,4 +1,5 @@
 /** svc entry point: `svc serve [flags]` (the default), `svc discover`, `svc --version`, `svc --help`. */
+import { agentsCommand } from "./agents-command.ts";
 import { discoverCommand } from "./discover-command.ts";
 import { SERVE_USAGE, serveCommand } from "./serve-command.ts";
 import { VERSION } from "./version.ts";
@@ -18,6 +19,8 @@ if (first === "--version" || first === "-v" || first === "version") {
   await (await import("./agent/run-agent.ts")).runAgent({ env: process.env, cwd: process.cwd() });
 } else if (first === "serve") {
   await serveCommand(rest, processStartedAt);
+} else if (first === "agents") {
+  await agentsCommand(rest);
 } else if (first === "discover") {
   discoverCommand(rest);
 } else if (first === undefined || first.startsWith("--")) {

@@ -5,6 +5,8 @@
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import type { AgentName } from "./agent-catalog.ts";
+import { selectAgent, type AgentSelection } from "./agent-launch.ts";
 import { BootError } from "./boot-error.ts";
 import { envSwitch, readFlags } from "./flags.ts";
 import { isWorkspaceTrusted } from "./folder-trust.ts";
@@ -42,11 +44,11 @@ export interface Limits {
   readonly journalGrowthPoolBytes: number;
 }
 
-/** How agent children are started: `[process.execPath, entry?, ...args]` in the workspace. */
-export interface AgentLaunch {
-  /** The entry script: `SVC_CLI_ENTRY`, else the daemon's own first script argument. */
-  readonly cliEntry: { readonly path: string; readonly source: "env" | "argv" } | null;
-  readonly cliArgs: readonly string[];
+/**
+ * How agent children are started, in the workspace: `[process.execPath, entry?, ...args]` for a
+ * script agent, `[entry, ...args]` for a native one. Which agent and entry: `agent-launch.ts`.
+ */
+export interface AgentLaunch extends AgentSelection {
   /** The runtime binary (never looked up on PATH). */
   readonly execPath: string;
   /** True inside a compiled binary, whose own entry is embedded (`/$bunfs/…`). */
@@ -122,6 +124,7 @@ export interface ConfigInputs {
   /** The runtime binary (process.execPath). */
   readonly execPath?: string;
   readonly platform?: NodeJS.Platform;
+  readonly arch?: string;
 }
 
 /** The canonical real path of `--workspace` (default: `cwd`); a BootError when it is missing or not a directory. */
@@ -143,23 +146,6 @@ export function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform):
   if (platform === "darwin") return join(home, "Library", "Application Support", "svc");
   if (platform === "win32") return join(env.APPDATA || join(home, "AppData", "Roaming"), "svc");
   return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "svc");
-}
-
-/** `SVC_CLI_ARGS`: a JSON array of strings, or whitespace-separated words. */
-function parseCliArgs(raw: string | undefined): string[] {
-  if (raw === undefined || raw.trim() === "") return ["--acp"];
-  if (raw.trim().startsWith("[")) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new BootError("SVC_CLI_ARGS: starts with '[' but is not a JSON array");
-    }
-    if (!Array.isArray(parsed) || !parsed.every((a) => typeof a === "string"))
-      throw new BootError("SVC_CLI_ARGS: must be a JSON array of strings");
-    return parsed;
-  }
-  return raw.trim().split(/\s+/);
 }
 
 export function resolveConfig(inputs: ConfigInputs): Config {
@@ -191,15 +177,12 @@ export function resolveConfig(inputs: ConfigInputs): Config {
   const budgetMode = (f["mcp-budget-mode"] || (budget === null ? "off" : "enforce")) as McpBudgetMode;
   const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
 
-  const entryFromEnv = env.SVC_CLI_ENTRY && env.SVC_CLI_ENTRY !== "" ? env.SVC_CLI_ENTRY : undefined;
-  const cliEntry = entryFromEnv
-    ? { path: resolve(inputs.cwd, entryFromEnv), source: "env" as const }
-    : inputs.selfEntry
-      ? { path: inputs.selfEntry, source: "argv" as const }
-      : null;
-
   const workspace = canonicalWorkspace(f.workspace, inputs.cwd);
   const settings = loadDaemonSettings(join(dataDir, "settings.json"));
+  const selection = selectAgent(
+    { flag: f.agent === "" ? null : (f.agent as AgentName), env, settings, dataDir, cwd: inputs.cwd, selfEntry: inputs.selfEntry, platform: inputs.platform ?? process.platform, arch: inputs.arch ?? process.arch },
+    warnings,
+  );
   const config: Config = {
     version: inputs.version,
     hostname,
@@ -244,8 +227,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     childHeapMode: f["child-heap-mode"] as ChildHeapMode,
     settings,
     agent: {
-      cliEntry,
-      cliArgs: parseCliArgs(env.SVC_CLI_ARGS),
+      ...selection,
       execPath: inputs.execPath ?? process.execPath,
       compiled: (inputs.selfEntry ?? "").startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/.test(inputs.selfEntry ?? ""),
       baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),

@@ -4,6 +4,7 @@
  * A value that fails validation is a BootError naming the flag.
  */
 import { parseArgs } from "node:util";
+import { AGENT_NAMES } from "./agent-catalog.ts";
 import { BootError } from "./boot-error.ts";
 
 type IntSpec = { kind: "int"; min: number; max: number; default: number | null; env?: string };
@@ -21,6 +22,7 @@ export const FLAGS = {
   "allow-origin": { kind: "string", default: null, multiple: true, help: "CORS allowlist entry (repeatable)" },
   hostname: { kind: "string", default: "127.0.0.1", help: "bind address" },
   port: { kind: "int", min: 0, max: 65535, default: 4170, help: "bind port (0 = ephemeral)" },
+  agent: { kind: "enum", values: AGENT_NAMES, default: "", help: `the agent to run: ${AGENT_NAMES.join(", ")} (default: settings "agent", else builtin; generic runs SVC_CLI_ENTRY)` },
   workspace: { kind: "string", default: null, help: "primary workspace (default: current directory)" },
   "no-web": { kind: "bool", help: "do not serve the web UI" },
   "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "live sessions per workspace (0 = unlimited)" },

@@ -4,6 +4,7 @@
  * value fails boot, naming the file and key. How the file is read safely is `settings-file.ts`'s job.
  */
 import { isAbsolute } from "node:path";
+import { readAgentSettings, type AgentSettings } from "./agent-settings.ts";
 import { BootError } from "./boot-error.ts";
 import { readSettingsText } from "./settings-file.ts";
 
@@ -17,7 +18,7 @@ export interface FolderTrustSettings {
   readonly trustedFolders: readonly string[];
 }
 
-export interface DaemonSettings {
+export interface DaemonSettings extends AgentSettings {
   readonly permissionStrategy: PermissionStrategy;
   /** Votes needed under `consensus`; null = floor(M/2)+1 of the voters registered at issue. */
   readonly consensusQuorum: number | null;
@@ -50,7 +51,7 @@ export function loadDaemonSettings(file: string): DaemonSettings {
   if (quorum !== null && !(Number.isSafeInteger(quorum) && (quorum as number) >= 1))
     throw new BootError(`${file}: policy.consensusQuorum must be a whole number of at least 1`);
 
-  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc) };
+  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), ...readAgentSettings(file, doc) };
 }
 
 /** `security.folderTrust`; absent means disabled (every workspace trusted). */

@@ -34,9 +34,10 @@ export interface ExitInfo {
   readonly signalCode: string | null;
 }
 
-/** The argv of a child: `[runtime, entry?, ...args]` and extra environment. */
+/** The argv of a child: `[runtime, entry?, ...args]` (a native agent: `[entry, ...args]`) and extra environment. */
 export function childCommand(launch: AgentLaunch): { argv: string[]; env: Record<string, string> } {
-  if (launch.cliEntry === null) throw new MissingCliEntryError(cliEntryStatus(launch));
+  if (launch.cliEntry === null) throw new MissingCliEntryError(cliEntryStatus(launch), launch.agent);
+  if (launch.runtime === "native") return { argv: [launch.cliEntry.path, ...launch.cliArgs], env: {} };
   // A compiled binary runs its own embedded entry when started bare; any other entry needs it to act as bun.
   if (launch.compiled && launch.cliEntry.source === "argv") return { argv: [launch.execPath, ...launch.cliArgs], env: {} };
   return { argv: [launch.execPath, launch.cliEntry.path, ...launch.cliArgs], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };

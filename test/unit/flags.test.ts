@@ -15,6 +15,7 @@ const DEFAULTS: Record<keyof typeof FLAGS, [string, (c: Config) => unknown, unkn
   "allow-origin": ["no origin admitted", (c) => [c.origins.any, c.origins.origins.size], [false, 0]],
   hostname: ["loopback 127.0.0.1", (c) => [c.hostname, c.loopbackBind], ["127.0.0.1", true]],
   port: ["port 4170", (c) => c.port, 4170],
+  agent: ["the built-in agent", (c) => [c.agent.agent, c.agent.cliEntry?.source], ["builtin", "argv"]],
   workspace: ["the current directory", (c) => c.workspace, "<cwd>"],
   "no-web": ["web UI on", (c) => c.web, true],
   "max-sessions": ["32 sessions per workspace", (c) => c.limits.maxSessions, 32],

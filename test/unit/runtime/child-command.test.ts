@@ -9,6 +9,8 @@ import { childCommand } from "../../../src/runtime/agent-process.ts";
 import { MissingCliEntryError } from "../../../src/runtime/cli-entry.ts";
 
 const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({
+  agent: "generic",
+  runtime: "script",
   cliEntry: null,
   cliArgs: ["--acp"],
   execPath: "/opt/bun/bin/bun",
