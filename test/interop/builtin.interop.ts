@@ -12,7 +12,7 @@ interopScenario({
   setup({ mock, workspace }) {
     mkdirSync(join(workspace, ".svc"), { recursive: true });
     writeFileSync(join(workspace, ".svc", "settings.json"), JSON.stringify({ tools: { approvalMode: "default" } }));
-    return { env: { OPENAI_API_KEY: "dummy-key", OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: "mock-model" } };
+    return { OPENAI_API_KEY: "dummy-key", OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: "mock-model" };
   },
   writeCall: (path, content) => ({ name: "write_file", args: { file_path: path, content } }),
   allowOnce: () => "proceed_once",

@@ -7,7 +7,6 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTEROP_AGENTS } from "./install-agents.ts";
 import { interopScenario } from "./scenario.ts";
 
 interopScenario({
@@ -16,8 +15,6 @@ interopScenario({
     mkdirSync(join(workspace, ".claude"), { recursive: true });
     writeFileSync(join(workspace, ".claude", "settings.json"), JSON.stringify({ permissions: { defaultMode: "default" } }));
     return {
-      entry: INTEROP_AGENTS.find((a) => a.name === "claude")!.entry,
-      env: {
         ANTHROPIC_BASE_URL: mock.url,
         ANTHROPIC_API_KEY: "dummy-key",
         ANTHROPIC_MODEL: "mock-model",
@@ -25,8 +22,7 @@ interopScenario({
         DISABLE_TELEMETRY: "1",
         DISABLE_AUTOUPDATER: "1",
         DISABLE_ERROR_REPORTING: "1",
-      },
-    };
+      };
   },
   writeCall: (path, content) => ({ name: "Write", args: { file_path: path, content } }),
   allowOnce: (options) => options.find((o) => o.kind === "allow_once")!.optionId,

@@ -5,7 +5,6 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTEROP_AGENTS } from "./install-agents.ts";
 import { interopScenario } from "./scenario.ts";
 
 interopScenario({
@@ -26,7 +25,7 @@ interopScenario({
         "",
       ].join("\n"),
     );
-    return { entry: INTEROP_AGENTS.find((a) => a.name === "codex")!.entry, env: { CODEX_HOME: codexHome, MOCK_API_KEY: "dummy-key", INITIAL_AGENT_MODE: "read-only" } };
+    return { CODEX_HOME: codexHome, MOCK_API_KEY: "dummy-key", INITIAL_AGENT_MODE: "read-only" };
   },
   // Codex has no file-write tool for an unknown model: `exec_command` writes, and asking for escalation outside the sandbox makes it ask.
   writeCall: (path, content) => ({

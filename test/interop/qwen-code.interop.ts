@@ -5,7 +5,6 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTEROP_AGENTS } from "./install-agents.ts";
 import { interopScenario } from "./scenario.ts";
 
 interopScenario({
@@ -13,10 +12,7 @@ interopScenario({
   setup({ mock, workspace, home }) {
     mkdirSync(join(workspace, ".qwen"), { recursive: true });
     writeFileSync(join(workspace, ".qwen", "settings.json"), JSON.stringify({ tools: { approvalMode: "default" } }));
-    return {
-      entry: INTEROP_AGENTS.find((a) => a.name === "qwen-code")!.entry,
-      env: { OPENAI_API_KEY: "dummy-key", OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: "mock-model", QWEN_HOME: join(home, ".qwen") },
-    };
+    return { OPENAI_API_KEY: "dummy-key", OPENAI_BASE_URL: mock.baseUrl, OPENAI_MODEL: "mock-model", QWEN_HOME: join(home, ".qwen") };
   },
   writeCall: (path, content) => ({ name: "write_file", args: { file_path: path, content } }),
   allowOnce: () => "proceed_once",

@@ -10,7 +10,7 @@
  * that writes a file; `run-interop.ts` runs every file and prints one line per agent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ANSWER_TEXT, startMockModel, type MockModel, type WriteCall } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
@@ -18,9 +18,11 @@ import { childrenOf, expectPidsGone } from "../helpers/pids.ts";
 import { openSse, type SseFrame } from "../helpers/sse-client.ts";
 import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
+import { isInstallable, type AgentName } from "../../src/config/agent-catalog.ts";
+import { interopEntry } from "./install-agents.ts";
 
 /** A turn's bound: real agents on two shared cores start slowly (qwen ~4 s, codex ~9 s to authenticate). */
-export const TURN_MS = 20_000;
+export const TURN_MS = 60_000;
 /** What the mock writes through the agent's write tool. */
 const WRITTEN = "hello from mock\n";
 
@@ -33,9 +35,10 @@ export interface ScratchDirs {
 }
 
 export interface InteropAgentCase {
-  readonly name: string;
-  /** The agent's entry (SVC_CLI_ENTRY), arguments and env beyond the scratch HOME/XDG; may write config files. */
-  setup(dirs: ScratchDirs): { entry?: string; args?: string[]; env: Record<string, string> };
+  /** The daemon runs `--agent <name>`; an installable agent's entry is its `.interop/` install (settings `agents.<name>.path`). */
+  readonly name: Exclude<AgentName, "generic">;
+  /** The agent's env beyond the scratch HOME/XDG; may write config files. */
+  setup(dirs: ScratchDirs): Record<string, string>;
   /** The model-side call of the agent's own write tool (the mock answers `please write <path>` with it). */
   readonly writeCall: WriteCall;
   /** The option id that allows the write once, picked from the permission request's options. */
@@ -75,18 +78,13 @@ export function interopScenario(agent: InteropAgentCase): void {
     const xdg = { XDG_CONFIG_HOME: ".config", XDG_DATA_HOME: ".local/share", XDG_CACHE_HOME: ".cache", XDG_STATE_HOME: ".local/state" };
     const xdgEnv = Object.fromEntries(Object.entries(xdg).map(([k, v]) => [k, join(home.path, v)]));
     for (const dir of Object.values(xdgEnv)) mkdirSync(dir, { recursive: true });
-    const launch = agent.setup({ mock, workspace: ws.path, home: home.path });
-    daemon = await startDaemon(["--initialize-timeout-ms", String(TURN_MS)], {
+    const env = agent.setup({ mock, workspace: ws.path, home: home.path });
+    const svcHome = join(home.path, ".svc-data");
+    mkdirSync(svcHome, { recursive: true });
+    if (isInstallable(agent.name)) writeFileSync(join(svcHome, "settings.json"), JSON.stringify({ agents: { [agent.name]: { path: interopEntry(agent.name) } } }));
+    daemon = await startDaemon(["--agent", agent.name, "--initialize-timeout-ms", String(TURN_MS)], {
       workspace: ws.path,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home.path,
-        SVC_HOME: join(home.path, ".svc-data"),
-        ...xdgEnv,
-        ...(launch.entry ? { SVC_CLI_ENTRY: launch.entry } : {}),
-        ...(launch.args ? { SVC_CLI_ARGS: JSON.stringify(launch.args) } : {}),
-        ...launch.env,
-      },
+      env: { PATH: process.env.PATH, HOME: home.path, SVC_HOME: svcHome, ...xdgEnv, ...env },
     });
   }, TURN_MS);
 
@@ -122,7 +120,7 @@ export function interopScenario(agent: InteropAgentCase): void {
       const target = join(ws.path, "hello.txt");
       await using sse = await openSse(`${daemon.url}/session/${sessionId}/events`);
       const admitted = await (await post(daemon, `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `please write ${target}` }] })).json();
-      const request = await sse.waitFor("permission_request", undefined, TURN_MS).catch((e) => { console.log("DEBUG", JSON.stringify(sse.frames.map((f) => f.data)).slice(0, 6000), JSON.stringify(mock.requests.map((r: any) => r.tools?.map((t: any) => [t.type, t.name]))).slice(0, 3000)); throw e; });
+      const request = await sse.waitFor("permission_request", undefined, TURN_MS);
       await observeFamily();
       const optionId = agent.allowOnce(request.data.options);
       const vote = await post(daemon, `/session/${sessionId}/permission/${request.data.requestId}`, { outcome: { outcome: "selected", optionId } });
