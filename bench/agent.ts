@@ -129,7 +129,7 @@ async function measure({ label, agentCmd: cmd, daemonCmd, env: envOf, extraSessi
 
 /** `npm run test:interop`'s install step: the reference agent into `.interop/`. */
 async function installReference(): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "test", "interop", "install-qwen.ts")], { stdout: "inherit", stderr: "inherit" });
+  const proc = Bun.spawn([process.execPath, join(ROOT, "test", "interop", "install-agents.ts"), "qwen-code"], { stdout: "inherit", stderr: "inherit" });
   if ((await proc.exited) !== 0) throw new Error("installing the reference agent failed; pass --no-qwen to skip it");
 }
 
