@@ -22,6 +22,9 @@ interopScenario({
         DISABLE_TELEMETRY: "1",
         DISABLE_AUTOUPDATER: "1",
         DISABLE_ERROR_REPORTING: "1",
+        // As root, an IS_SANDBOX inherited from the host (e.g. "yes") makes the adapter offer bypass
+        // while Claude Code refuses it (only "1" counts there): session/new fails with bypass_root.
+        IS_SANDBOX: "",
       };
   },
   writeCall: (path, content) => ({ name: "Write", args: { file_path: path, content } }),
