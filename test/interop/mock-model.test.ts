@@ -85,6 +85,15 @@ describe("mock model dialects", () => {
     }
   });
 
+  test("Anthropic: tool results and the next prompt's text in one user message answer the text (as Claude Code sends them)", async () => {
+    mock = startMockModel();
+    const content = (blocks: unknown[]) => ({ stream: false, messages: [{ role: "user", content: blocks }] });
+    const toolOnly = await (await post("/v1/messages", content([{ type: "tool_result", tool_use_id: "t1", content: "ok" }]))).json();
+    expect(toolOnly.content).toEqual([{ type: "text", text: "tool finished" }]);
+    const withText = await (await post("/v1/messages", content([{ type: "tool_result", tool_use_id: "t1", content: "ok" }, { type: "text", text: "please answer" }]))).json();
+    expect(withText.content).toEqual([{ type: "text", text: ANSWER_TEXT }]);
+  });
+
   test("any other path answers 404 and is recorded", async () => {
     mock = startMockModel();
     const reply = await post("/v1/telemetry", {});
