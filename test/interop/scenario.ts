@@ -6,8 +6,10 @@
  * that needs permission voted through the HTTP route and ending in `turn_complete`, the cancel of a
  * slow turn, close, and no process of the agent's family left once the daemon stops.
  *
- * Each agent's file (`<agent>.interop.ts`) describes its launch, its env/config and the tool call
- * that writes a file; `run-interop.ts` runs every file and prints one line per agent.
+ * The daemon runs `--agent <name>`, each installable agent from its `.interop/` install
+ * (`install-agents.ts`). Each agent's file (`<agent>.interop.ts`) gives its env and config files,
+ * its write tool call and its allow-once option; `run-interop.ts` runs every file and prints one
+ * line per agent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,7 +23,7 @@ import { until } from "../helpers/until.ts";
 import { isInstallable, type AgentName } from "../../src/config/agent-catalog.ts";
 import { interopEntry } from "./install-agents.ts";
 
-/** A turn's bound: real agents on two shared cores start slowly (qwen ~4 s, codex ~9 s to authenticate). */
+/** A step's bound: real agents on two shared cores start slowly (opencode's first session/new took ~12 s). */
 export const TURN_MS = 60_000;
 /** What the mock writes through the agent's write tool. */
 const WRITTEN = "hello from mock\n";
