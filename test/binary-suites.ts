@@ -35,6 +35,9 @@ const FILES = [
   "agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",
   "agent/agent-orphans.test.ts",
+  // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
+  "e2e/agents-launch.test.ts",
+  "e2e/agents-install.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {

@@ -12,7 +12,7 @@
  */
 import { resolve } from "node:path";
 import { AGENT_PACKAGES, installedEntry, isInstallable, type AgentName, type AgentRuntime } from "./agent-catalog.ts";
-import type { AgentSettings } from "./agent-settings.ts";
+import type { AgentSettings, ModelEndpoint } from "./agent-settings.ts";
 import { BootError } from "./boot-error.ts";
 
 /** Where the entry's path came from: `SVC_CLI_ENTRY`, the daemon's own argv, settings `agents.<name>.path`, or svc's agent directory. */
@@ -20,6 +20,8 @@ export type EntrySource = "env" | "argv" | "settings" | "agent-dir";
 
 export interface AgentSelection {
   readonly agent: AgentName;
+  /** Settings `agents.<agent>.model`, which the agent's profile turns into the child's variables; null: none. */
+  readonly modelEndpoint: ModelEndpoint | null;
   readonly cliEntry: { readonly path: string; readonly source: EntrySource } | null;
   readonly cliArgs: readonly string[];
   readonly runtime: AgentRuntime;
@@ -58,6 +60,7 @@ export function selectAgent(inputs: AgentSelectionInputs, warnings: string[]): A
   const { env, settings } = inputs;
   const entryFromEnv = env.SVC_CLI_ENTRY && env.SVC_CLI_ENTRY !== "" ? resolve(inputs.cwd, env.SVC_CLI_ENTRY) : null;
   const agent: AgentName = inputs.flag ?? (entryFromEnv !== null ? "generic" : (settings.agent ?? "builtin"));
+  const modelEndpoint = agent === "builtin" ? null : (settings.agentEndpoints[agent] ?? null);
   // Parsed whatever the agent, so a malformed value fails boot as it always did.
   const envArgs = parseCliArgs(env.SVC_CLI_ARGS);
 
@@ -67,9 +70,9 @@ export function selectAgent(inputs: AgentSelectionInputs, warnings: string[]): A
     if (entryFromEnv === null && fromSettings === undefined)
       throw new BootError("--agent generic needs the agent's entry script: set SVC_CLI_ENTRY or agents.generic.path in settings.json");
     const cliEntry = entryFromEnv !== null ? { path: entryFromEnv, source: "env" as const } : { path: fromSettings!, source: "settings" as const };
-    return { agent, cliEntry, cliArgs: envArgs, runtime: "script" };
+    return { agent, modelEndpoint, cliEntry, cliArgs: envArgs, runtime: "script" };
   }
-  if (!isInstallable(agent)) return { agent, cliEntry: inputs.selfEntry ? { path: inputs.selfEntry, source: "argv" } : null, cliArgs: envArgs, runtime: "script" };
+  if (!isInstallable(agent)) return { agent, modelEndpoint, cliEntry: inputs.selfEntry ? { path: inputs.selfEntry, source: "argv" } : null, cliArgs: envArgs, runtime: "script" };
 
   if (env.SVC_CLI_ARGS !== undefined && env.SVC_CLI_ARGS.trim() !== "") warnings.push(`SVC_CLI_ARGS is ignored: --agent ${agent} runs with its own arguments`);
   const pkg = AGENT_PACKAGES[agent];
@@ -77,5 +80,5 @@ export function selectAgent(inputs: AgentSelectionInputs, warnings: string[]): A
   const cliEntry = configured !== undefined
     ? { path: configured, source: "settings" as const }
     : { path: installedEntry(inputs.dataDir, agent, inputs.platform, inputs.arch), source: "agent-dir" as const };
-  return { agent, cliEntry, cliArgs: pkg.args, runtime: pkg.runtime };
+  return { agent, modelEndpoint, cliEntry, cliArgs: pkg.args, runtime: pkg.runtime };
 }

@@ -74,11 +74,11 @@ export function resolveAgentsConfig(inputs: { args: readonly string[]; env: Read
   const registry = parsed.values.registry !== undefined
     ? parseRegistry(parsed.values.registry, "--registry")
     : env.SVC_NPM_REGISTRY ? parseRegistry(env.SVC_NPM_REGISTRY, "SVC_NPM_REGISTRY") : DEFAULT_NPM_REGISTRY;
-  const { agent, agentPaths } = loadDaemonSettings(join(dataDir, "settings.json"));
+  const { agent, agentPaths, agentEndpoints } = loadDaemonSettings(join(dataDir, "settings.json"), env);
   return {
     command,
     dataDir,
-    settings: { agent, agentPaths },
+    settings: { agent, agentPaths, agentEndpoints },
     registry,
     proxyEnv: Object.fromEntries(PROXY_VARS.flatMap((k) => (env[k] ? [[k, env[k]!]] : []))),
     execPath: inputs.execPath ?? process.execPath,

@@ -178,7 +178,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
   const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
 
   const workspace = canonicalWorkspace(f.workspace, inputs.cwd);
-  const settings = loadDaemonSettings(join(dataDir, "settings.json"));
+  const settings = loadDaemonSettings(join(dataDir, "settings.json"), env);
   const selection = selectAgent(
     { flag: f.agent === "" ? null : (f.agent as AgentName), env, settings, dataDir, cwd: inputs.cwd, selfEntry: inputs.selfEntry, platform: inputs.platform ?? process.platform, arch: inputs.arch ?? process.arch },
     warnings,

@@ -38,7 +38,8 @@ function readJsonObject(file: string): Record<string, unknown> | null {
   return doc as Record<string, unknown>;
 }
 
-export function loadDaemonSettings(file: string): DaemonSettings {
+/** `env` resolves the variables settings name (`agents.<name>.model.apiKeyEnv`). */
+export function loadDaemonSettings(file: string, env: Readonly<Record<string, string | undefined>> = {}): DaemonSettings {
   const doc = readJsonObject(file) ?? {};
   const policy = (doc.policy ?? {}) as Record<string, unknown>;
   if (typeof policy !== "object" || Array.isArray(policy)) throw new BootError(`${file}: "policy" must be an object`);
@@ -51,7 +52,7 @@ export function loadDaemonSettings(file: string): DaemonSettings {
   if (quorum !== null && !(Number.isSafeInteger(quorum) && (quorum as number) >= 1))
     throw new BootError(`${file}: policy.consensusQuorum must be a whole number of at least 1`);
 
-  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), ...readAgentSettings(file, doc) };
+  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), ...readAgentSettings(file, doc, env) };
 }
 
 /** `security.folderTrust`; absent means disabled (every workspace trusted). */

@@ -32,8 +32,42 @@ export class AgentInstallError extends Error {
   override readonly name = "AgentInstallError";
 }
 
-/** Longest output of a failed `bun add` repeated in the error (its last characters). */
+/**
+ * Bun's output is passed to `log` as it comes; only its last MAX_BUN_OUTPUT_CHARS characters are
+ * kept (older output is dropped from the tail), to repeat in the error of a failed install.
+ */
 const MAX_BUN_OUTPUT_CHARS = 4000;
+/** A `bun add` still running after this is killed and the install fails (a registry that stalls). */
+const INSTALL_TIMEOUT_MS = 10 * 60_000;
+
+/** Forwards a stream to `log` line by line; resolves with its last MAX_BUN_OUTPUT_CHARS characters. */
+async function pump(stream: ReadableStream<Uint8Array>, log: (line: string) => void): Promise<string> {
+  const decoder = new TextDecoder();
+  let pending = "";
+  let tail = "";
+  const emit = (text: string) => {
+    for (const line of text.split("\n")) if (line.trim() !== "") log(line);
+    tail = (tail + text).slice(-MAX_BUN_OUTPUT_CHARS);
+  };
+  const reader = stream.getReader();
+  for (;;) {
+    const { value: chunk, done } = await reader.read();
+    if (done) break;
+    pending += decoder.decode(chunk, { stream: true });
+    const cut = pending.lastIndexOf("\n");
+    if (cut >= 0) {
+      emit(pending.slice(0, cut + 1));
+      pending = pending.slice(cut + 1);
+    }
+    // A line longer than the tail is passed on in pieces rather than held whole.
+    if (pending.length > MAX_BUN_OUTPUT_CHARS) {
+      emit(pending);
+      pending = "";
+    }
+  }
+  emit(pending + decoder.decode());
+  return tail;
+}
 
 export async function installAgent(options: InstallOptions): Promise<{ path: string; version: string }> {
   const pkg = AGENT_PACKAGES[options.agent];
@@ -66,8 +100,9 @@ export async function installAgent(options: InstallOptions): Promise<{ path: str
         stderr: "pipe",
       },
     );
-    const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-    for (const line of `${out}${err}`.split("\n")) if (line.trim() !== "") options.log(line);
+    const timer = setTimeout(() => proc.kill("SIGKILL"), INSTALL_TIMEOUT_MS);
+    const [out, err, code] = await Promise.all([pump(proc.stdout, options.log), pump(proc.stderr, options.log), proc.exited]).finally(() => clearTimeout(timer));
+    if (proc.signalCode !== null) throw new AgentInstallError(`bun add ${pkg.name}@${pkg.version} did not finish within ${INSTALL_TIMEOUT_MS / 60_000} minutes`);
     if (code !== 0) throw new AgentInstallError(`bun add ${pkg.name}@${pkg.version} failed (exit ${code}): ${`${out}${err}`.trim().slice(-MAX_BUN_OUTPUT_CHARS)}`);
     verifyLockfile(join(staging, "bun.lock"));
     const installed = verifyPackage(join(staging, "node_modules", pkg.name, "package.json"), pkg.name, pkg.version);

@@ -1,14 +1,26 @@
 /**
- * Agent profiles map what the daemon needs onto the methods an agent actually implements. The
- * profile is picked from `agentInfo.name` after `initialize`:
+ * Agent profiles map what the daemon needs onto the methods an agent actually implements, and
+ * carry the agent's wire facts (`agent-profiles/`). The profile is first the one of the agent
+ * `--agent` launched (`launchProfile`: its environment and the `authenticate` call after
+ * initialize), then confirmed or refined by `agentInfo.name` after `initialize` (`profileFor`: a
+ * `generic` launch of Qwen Code still gets the qwen-code profile):
  * - `generic`: standard ACP only;
+ * - `claude`, `gemini`, `codex`, `opencode`: standard ACP, with their facts;
  * - `qwen-code`: `qwen/control/session/close`, `craft/cancelPendingPrompt` and `qwen/status/*`,
  *   each with a standard fallback (see spec/acp-agents.md §3–4);
  * - `svc`: the built-in agent (`svc --acp`): standard ACP, plus `svc/status/*` and `svc/control/*`
  *   in the shapes of the qwen methods of the same names.
  */
+import type { AgentName } from "../config/agent-catalog.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { AgentRequestError, type AcpChannel } from "./acp-channel.ts";
+import { CLAUDE_FACTS } from "./agent-profiles/claude.ts";
+import { CODEX_FACTS } from "./agent-profiles/codex.ts";
+import type { AgentFacts } from "./agent-profiles/facts.ts";
+import { GEMINI_FACTS } from "./agent-profiles/gemini.ts";
+import { OPENCODE_FACTS } from "./agent-profiles/opencode.ts";
+import { QWEN_CODE_FACTS } from "./agent-profiles/qwen-code.ts";
+import { GENERIC_FACTS, SVC_FACTS } from "./agent-profiles/standard.ts";
 
 /** Variables every child gets: stops Qwen Code from re-spawning itself under us. */
 export const SPAWN_ENV: Readonly<Record<string, string>> = { QWEN_CODE_NO_RELAUNCH: "true" };
@@ -23,7 +35,7 @@ export const STATUS_TIMEOUT_MS = 5000;
 const QWEN_CLOSE_DRAIN_MS = 8000;
 const METHOD_NOT_FOUND = -32601;
 
-export type ProfileName = "generic" | "qwen-code" | "svc";
+export type ProfileName = "generic" | "qwen-code" | "svc" | "claude" | "gemini" | "codex" | "opencode";
 
 /** The family of extension methods (`<prefix>/status/*`, `<prefix>/control/*`) a profile speaks, if any. */
 export type ExtensionPrefix = "qwen" | "svc";
@@ -43,6 +55,7 @@ export interface SessionState {
 export interface AgentProfile {
   readonly name: ProfileName;
   readonly extensionPrefix: ExtensionPrefix | null;
+  readonly facts: AgentFacts;
   closeSession(channel: AcpChannel, sessionId: string): Promise<void>;
   cancelPrompt(channel: AcpChannel, sessionId: string): Promise<void>;
   /** Switches the session's model; resolves with the agent's result. */
@@ -109,6 +122,7 @@ async function statusCommands(channel: AcpChannel, prefix: ExtensionPrefix, sess
 const generic: AgentProfile = {
   name: "generic",
   extensionPrefix: null,
+  facts: GENERIC_FACTS,
   async closeSession(channel, sessionId) {
     const caps = channel.init.agentCapabilities?.sessionCapabilities as { close?: unknown } | undefined;
     if (caps?.close == null) return; // nothing to tell an agent that cannot close sessions
@@ -128,6 +142,7 @@ const generic: AgentProfile = {
 const qwenCode: AgentProfile = {
   name: "qwen-code",
   extensionPrefix: "qwen",
+  facts: QWEN_CODE_FACTS,
   async closeSession(channel, sessionId) {
     try {
       await channel.request("qwen/control/session/close", { sessionId, drainTimeoutMs: QWEN_CLOSE_DRAIN_MS }, { timeoutMs: QWEN_CLOSE_DRAIN_MS + 2000 });
@@ -157,13 +172,43 @@ const svc: AgentProfile = {
   ...generic,
   name: "svc",
   extensionPrefix: "svc",
+  facts: SVC_FACTS,
   sessionContext: (channel, sessionId) => sessionStatus<Record<string, unknown>>(channel, "svc", "context", sessionId),
   supportedCommands: (channel, sessionId) => statusCommands(channel, "svc", sessionId),
   ...extensionQueries("svc"),
 };
 
-const PROFILES: Readonly<Record<string, AgentProfile>> = { "qwen-code": qwenCode, svc };
+/** Agents that speak standard ACP only: the generic behaviour with their own facts. */
+const claude: AgentProfile = { ...generic, name: "claude", facts: CLAUDE_FACTS };
+const gemini: AgentProfile = { ...generic, name: "gemini", facts: GEMINI_FACTS };
+const codex: AgentProfile = { ...generic, name: "codex", facts: CODEX_FACTS };
+const opencode: AgentProfile = { ...generic, name: "opencode", facts: OPENCODE_FACTS };
 
-export function profileFor(agentName: string): AgentProfile {
-  return Object.hasOwn(PROFILES, agentName) ? PROFILES[agentName]! : generic;
+const BY_LAUNCH: Readonly<Record<AgentName, AgentProfile>> = { builtin: svc, generic, "qwen-code": qwenCode, claude, gemini, codex, opencode };
+const BY_AGENT_INFO: ReadonlyMap<string, AgentProfile> = new Map(
+  [svc, qwenCode, claude, gemini, codex, opencode].flatMap((profile) => profile.facts.agentInfoNames.map((name) => [name, profile] as const)),
+);
+
+/** The profile of the agent `--agent` selected, before it has said who it is. */
+export function launchProfile(launched: AgentName): AgentProfile {
+  return BY_LAUNCH[launched];
+}
+
+/** The profile after `initialize`: the one `agentInfo.name` names, else the launched agent's. */
+export function profileFor(agentName: string, launched: AgentName = "generic"): AgentProfile {
+  return BY_AGENT_INFO.get(agentName) ?? BY_LAUNCH[launched];
+}
+
+/**
+ * The ACP `authenticate` call a profile needs after `initialize` (codex: `api-key` when
+ * OPENAI_API_KEY is set), made only when the agent's initialize offers that method. Bounded by
+ * `timeoutMs`; an error answer fails the start like an initialize error.
+ */
+export async function authenticateIfNeeded(channel: AcpChannel, profile: AgentProfile, childEnv: Readonly<Record<string, string>>, timeoutMs: number): Promise<boolean> {
+  const auth = profile.facts.authenticate;
+  if (auth === null || !childEnv[auth.whenEnv]) return false;
+  const offered = (channel.init.authMethods ?? []).some((m) => (m as { id?: unknown; methodId?: unknown }).id === auth.methodId || (m as { methodId?: unknown }).methodId === auth.methodId);
+  if (!offered) return false;
+  await channel.request("authenticate", { methodId: auth.methodId }, { timeoutMs });
+  return true;
 }

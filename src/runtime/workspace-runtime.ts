@@ -10,7 +10,7 @@ import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AcpChannel, ChannelClosedError, type ChannelHandlers } from "./acp-channel.ts";
 import { AgentProcess, type ExitInfo } from "./agent-process.ts";
-import { profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import { authenticateIfNeeded, launchProfile, profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
 import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { EarlyUpdates } from "./early-updates.ts";
@@ -219,9 +219,12 @@ export class WorkspaceRuntime {
   private async start(): Promise<Live> {
     const { deps } = this;
     checkCliEntry(deps.launch); // MissingCliEntryError before anything is spawned
+    // The launched agent's profile points it at the configured model endpoint, if any.
+    const endpoint = deps.launch.modelEndpoint;
+    const extraEnv = { ...SPAWN_ENV, ...(endpoint ? launchProfile(deps.launch.agent).facts.modelEndpointEnv(endpoint) : {}), ...(deps.mcpBudget ? mcpBudgetEnv(deps.mcpBudget) : {}) };
     let child: AgentProcess;
     try {
-      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv: { ...SPAWN_ENV, ...(deps.mcpBudget ? mcpBudgetEnv(deps.mcpBudget) : {}) }, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
+      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
     } catch (err) {
       throw spawnFailure(deps.launch, err);
     }
@@ -246,7 +249,9 @@ export class WorkspaceRuntime {
         channel.close("daemon shutdown");
         throw new ShuttingDownError();
       }
-      live = { child, channel, profile: profileFor(channel.agentName), opened: false };
+      const profile = profileFor(channel.agentName, deps.launch.agent);
+      if (await authenticateIfNeeded(channel, profile, { ...deps.launch.baseEnv, ...extraEnv }, deps.initTimeoutMs)) deps.logger.info("agent authenticated", { pid: child.pid, methodId: profile.facts.authenticate?.methodId });
+      live = { child, channel, profile, opened: false };
       this.budget = new McpBudgetTracker();
       this.budgetRelay.clear();
     } catch (err) {

@@ -26,6 +26,8 @@ import { until } from "./until.ts";
 /** The parts of `settings.json` these tests set. */
 export interface DaemonSettingsDoc {
   policy?: { permissionStrategy?: string; consensusQuorum?: number };
+  agent?: string;
+  agents?: Record<string, { path?: string; model?: { baseUrl: string; model?: string; apiKeyEnv?: string } }>;
 }
 
 export interface FakeAgentDaemonOptions extends StartOptions {

@@ -11,6 +11,7 @@ import { MissingCliEntryError } from "../../../src/runtime/cli-entry.ts";
 const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({
   agent: "generic",
   runtime: "script",
+  modelEndpoint: null,
   cliEntry: null,
   cliArgs: ["--acp"],
   execPath: "/opt/bun/bin/bun",

@@ -9,7 +9,7 @@ import type { AgentLaunch } from "../../../src/config/config.ts";
 import { checkCliEntry, cliEntryStatus, MissingCliEntryError } from "../../../src/runtime/cli-entry.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
-const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({ agent: "generic", runtime: "script", cliEntry: null, cliArgs: ["--acp"], execPath: "/opt/bun/bin/bun", compiled: false, baseEnv: {}, ...overrides });
+const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({ agent: "generic", runtime: "script", modelEndpoint: null, cliEntry: null, cliArgs: ["--acp"], execPath: "/opt/bun/bin/bun", compiled: false, baseEnv: {}, ...overrides });
 
 function thrownBy(fn: () => void): MissingCliEntryError {
   try {

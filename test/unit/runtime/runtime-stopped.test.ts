@@ -10,7 +10,7 @@ test("ensureStarted after stop(): ShuttingDownError (503 daemon_shutting_down, n
   await using dir = tempDir("svc-stopped-");
   const reaper = new OrphanReaper();
   const runtime = new WorkspaceRuntime(dir.path, {
-    launch: { agent: "generic", runtime: "script", cliEntry: null, cliArgs: [], execPath: process.execPath, compiled: false, baseEnv: {} },
+    launch: { agent: "generic", runtime: "script", modelEndpoint: null, cliEntry: null, cliArgs: [], execPath: process.execPath, compiled: false, baseEnv: {} },
     initTimeoutMs: 5000,
     version: "0.0.0-test",
     logger: new Logger("error", "text", { write: () => {} }),

@@ -12,7 +12,7 @@ import { OrphanReaper } from "../../../src/runtime/orphan-reaper.ts";
 import { WorkspaceRuntime } from "../../../src/runtime/workspace-runtime.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
-const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({ agent: "generic", runtime: "script", cliEntry: null, cliArgs: [], execPath: process.execPath, compiled: false, baseEnv: {}, ...overrides });
+const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({ agent: "generic", runtime: "script", modelEndpoint: null, cliEntry: null, cliArgs: [], execPath: process.execPath, compiled: false, baseEnv: {}, ...overrides });
 
 describe("spawnFailure", () => {
   test("ENOENT is cli_entry_missing (not_found, not retryable); any other error is passed on", () => {

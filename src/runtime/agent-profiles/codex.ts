@@ -1,0 +1,26 @@
+/**
+ * Codex (`@agentclientprotocol/codex-acp` 2.6.0). Sources, in the npm tarball's dist/index.js:
+ * `initialize` (agentInfo.name is the package name; loadSession true; sessionCapabilities resume,
+ * close; `_meta` announces `_auth/status_update` notifications), getCodexAuthMethods (`api-key`
+ * always; `chat-gpt` unless NO_BROWSER is set), authenticateWithApiKey (reads OPENAI_API_KEY),
+ * src/permissions/option-ids.ts (allow_once, allow_for_session, decline). The `@openai/codex` binary
+ * it drives reads OPENAI_BASE_URL for its built-in OpenAI provider. By experiment (interop-facts.md):
+ * launch dist/index.js itself (through the .bin symlink it exits at once); a custom provider in a
+ * scratch CODEX_HOME's config.toml needs no `authenticate` at all; INITIAL_AGENT_MODE picks the
+ * first session mode (read-only, workspace-write, agent — the default, whose reviewer answers
+ * permissions itself —, agent-full-access).
+ */
+import type { AgentFacts } from "./facts.ts";
+
+export const CODEX_FACTS: AgentFacts = {
+  agentInfoNames: ["@agentclientprotocol/codex-acp", "@zed-industries/codex-acp", "codex-acp"],
+  authEnv: ["OPENAI_API_KEY"],
+  // session/new answers -32000 "Authentication required" until `authenticate {methodId: "api-key"}`.
+  authenticate: { methodId: "api-key", whenEnv: "OPENAI_API_KEY" },
+  modelEndpointEnv: ({ baseUrl, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...(apiKey ? { OPENAI_API_KEY: apiKey } : {}) }),
+  permissionOptionIds: { allowOnce: "allow_once", allowAlways: "allow_for_session", rejectOnce: "decline" },
+  sessionLoad: true,
+  sessionResume: true,
+  extensionNotifications: ["_auth/status_update"],
+  ignoresSigterm: false,
+};

@@ -1,0 +1,69 @@
+/**
+ * `--agent <name>` end to end, with the fake agent standing in for the real one through settings
+ * `agents.<name>.path`: the launched agent's profile (authenticate after initialize, the model
+ * endpoint's variables), the profile kept or refined by `agentInfo.name`, and the answer when the
+ * agent is not installed.
+ */
+import { describe, expect, test } from "bun:test";
+import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { preflightCell } from "../helpers/preflight.ts";
+
+/** The 501 of a session view names the session's profile (`… (profile <name>) does not report …`). */
+async function profileOf(d: FakeAgentDaemon, sessionId: string): Promise<string | undefined> {
+  const reply = await d.json<{ error?: string }>("GET", `/session/${sessionId}/tasks`);
+  return /\(profile ([a-z-]+)\)/.exec(reply.body?.error ?? "")?.[1];
+}
+
+const KEY = "sk-test-0123456789abcdef";
+const codexLike = { SVC_CLI_ENTRY: undefined, FAKE_AGENT_NAME: "@agentclientprotocol/codex-acp", FAKE_AGENT_AUTH_METHODS: "api-key,chat-gpt" };
+
+describe("--agent codex", () => {
+  test("with OPENAI_API_KEY set, the daemon authenticates with api-key after initialize, before session/new", async () => {
+    await using d = await fakeAgentDaemon(["--agent", "codex"], { env: { ...codexLike, OPENAI_API_KEY: KEY }, settings: { agents: { codex: { path: FAKE_AGENT_ENTRY } } } });
+    const { sessionId } = await d.createSession();
+    const methods = (await d.wire()).map((e) => e.method).filter((m) => m !== undefined);
+    expect(methods.slice(0, 3)).toEqual(["initialize", "authenticate", "session/new"]);
+    expect((await d.sentToAgent("authenticate"))[0]?.params).toEqual({ methodId: "api-key" });
+    expect(await profileOf(d, sessionId)).toBe("codex");
+  });
+
+  test("without OPENAI_API_KEY nothing is sent, and session/new fails as the agent says", async () => {
+    await using d = await fakeAgentDaemon(["--agent", "codex"], { env: { ...codexLike, OPENAI_API_KEY: undefined }, settings: { agents: { codex: { path: FAKE_AGENT_ENTRY } } } });
+    const reply = await d.json("POST", "/session", {});
+    expect(reply.status).not.toBe(200);
+    expect(await d.sentToAgent("authenticate")).toEqual([]);
+  });
+});
+
+describe("profiles from --agent and agentInfo.name", () => {
+  test("--agent claude keeps the claude profile when the agent names itself otherwise; a generic launch of a claude-named agent gets it too", async () => {
+    await using named = await fakeAgentDaemon(["--agent", "claude"], { env: { SVC_CLI_ENTRY: undefined }, settings: { agents: { claude: { path: FAKE_AGENT_ENTRY } } } });
+    expect(await profileOf(named, (await named.createSession()).sessionId)).toBe("claude");
+    await using generic = await fakeAgentDaemon([], { env: { FAKE_AGENT_NAME: "@agentclientprotocol/claude-agent-acp" } });
+    expect(await profileOf(generic, (await generic.createSession()).sessionId)).toBe("claude");
+  });
+
+  test("a configured model endpoint reaches the child as the agent's own variables (claude: ANTHROPIC_*)", async () => {
+    await using d = await fakeAgentDaemon(["--agent", "claude"], {
+      env: { SVC_CLI_ENTRY: undefined, MOCK_ANTHROPIC_KEY: KEY },
+      settings: { agents: { claude: { path: FAKE_AGENT_ENTRY, model: { baseUrl: "http://127.0.0.1:9/anthropic", model: "mock-sonnet", apiKeyEnv: "MOCK_ANTHROPIC_KEY" } } } },
+    });
+    await d.createSession();
+    const env = (await d.wire()).find((e) => e.event === "env");
+    expect(env?.modelVars).toMatchObject({ ANTHROPIC_BASE_URL: "http://127.0.0.1:9/anthropic", ANTHROPIC_MODEL: "mock-sonnet", ANTHROPIC_API_KEY: "<set>" });
+  });
+});
+
+describe("an agent that is not installed", () => {
+  test("POST /session answers 503 cli_entry_missing with the install command; preflight shows the same", async () => {
+    await using d = await fakeAgentDaemon(["--agent", "gemini"], { env: { SVC_CLI_ENTRY: undefined } });
+    const reply = await d.json<{ code: string; error: string; hint: string; retryable: boolean }>("POST", "/session", {});
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({ code: "cli_entry_missing", error: "The gemini agent is not installed", retryable: false });
+    expect(reply.body.hint).toContain("svc agents install gemini");
+    expect(await d.agentPids()).toEqual([]);
+    const cell = await preflightCell(d, "cli_entry");
+    expect(cell).toMatchObject({ status: "error", reason: "not_found", hint: reply.body.hint });
+  });
+});
