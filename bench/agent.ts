@@ -6,8 +6,8 @@
  * `.interop/`, installed first if missing), all against the same mock model: spawn → `initialize`
  * answered, idle RSS after one session and its turns, memory per extra session, model's last chunk
  * → `session/prompt` answered (the daemon's `turn_complete` follows that answer), and daemon cold
- * start → first `POST /session` answered with that agent as the child. Prints medians; timing never
- * fails it.
+ * start → first `POST /session` answered with that agent as the child; then the daemon's own memory
+ * per live reference-agent session (`agent-memory.ts`). Prints medians; timing never fails it.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startMockModel } from "../test/fixtures/mock-model.ts";
 import { QWEN_CLI } from "../test/interop/install-qwen.ts";
+import { formatAgentMemory, measureAgentMemory } from "./agent-memory.ts";
 import { cleanUp, scratchDir } from "./lib/procs.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -26,6 +27,9 @@ const RUNS = Number(values.runs);
 /** Extra sessions opened for the per-session memory figure (fewer for the reference agent, whose sessions are slow to open). */
 const EXTRA_SESSIONS = 200;
 const EXTRA_QWEN_SESSIONS = 20;
+/** The daemon-side memory per qwen session (`agent-memory.ts`): rounds, and sessions opened per round. */
+const MEMORY_ROUNDS = 5;
+const MEMORY_SESSIONS_PER_ROUND = 10;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rssBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024;
@@ -129,7 +133,7 @@ async function measure({ label, agentCmd: cmd, daemonCmd, env: envOf, extraSessi
 
 /** `npm run test:interop`'s install step: the reference agent into `.interop/`. */
 async function installReference(): Promise<void> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "test", "interop", "install-qwen.ts")], { stdout: "inherit", stderr: "inherit" });
+  const proc = Bun.spawn([process.execPath, join(ROOT, "test", "interop", "install-agents.ts"), "qwen-code"], { stdout: "inherit", stderr: "inherit" });
   if ((await proc.exited) !== 0) throw new Error("installing the reference agent failed; pass --no-qwen to skip it");
 }
 
@@ -152,6 +156,8 @@ try {
   console.log("|---|---|---|---|---|---|");
   for (const r of rows)
     console.log(`| ${r.label} | ${r.initMs.toFixed(1)} ms | ${r.coldSessionMs.toFixed(1)} ms | ${mib(r.idleRss)} | ${(r.perSessionBytes / 1024).toFixed(1)} KiB | ${r.lastChunkToAnswerMs.toFixed(2)} ms |`);
+  // The daemon's side of each live reference-agent session (the table's memory column is the agent's).
+  if (!values["no-qwen"]) console.log(formatAgentMemory(await measureAgentMemory(MEMORY_ROUNDS, MEMORY_SESSIONS_PER_ROUND)));
 } finally {
   await cleanUp();
 }

@@ -25,7 +25,7 @@ const post = (path: string, body: unknown, headers: Record<string, string> = {})
   daemon.fetch(path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
-  if (!existsSync(QWEN_CLI)) throw new Error("run `bun test/interop/install-qwen.ts` first (npm run test:interop does)");
+  if (!existsSync(QWEN_CLI)) throw new Error("run `bun test/interop/install-agents.ts qwen-code` first (npm run test:interop does)");
   mock = startMockModel();
   ws = tempDir("svc-interop-ws-");
   qwenHome = tempDir("svc-interop-qwen-");

@@ -21,7 +21,7 @@ let home: TempDir;
 let qwenHome: TempDir;
 
 beforeAll(() => {
-  if (!existsSync(QWEN_CLI)) throw new Error("run `bun test/interop/install-qwen.ts` first (npm run test:interop does)");
+  if (!existsSync(QWEN_CLI)) throw new Error("run `bun test/interop/install-agents.ts qwen-code` first (npm run test:interop does)");
   mock = startMockModel();
   ws = tempDir("svc-interop-ws-");
   home = tempDir("svc-interop-home-");
