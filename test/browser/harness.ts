@@ -19,9 +19,8 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { REPO_ROOT, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
+import { CHROMIUM, LAUNCH_ARGS } from "./chromium.ts";
 
-export const CHROMIUM = "/usr/bin/chromium";
-const LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 export const ARTIFACTS = join(REPO_ROOT, "test-artifacts", "browser");
 /** How long a UI state may take to appear (a whole agent turn included). */
 export const UI_MS = 15_000;
