@@ -1,3 +1,5 @@
-// Placeholder until the UI lands (h-webui owns src/web): mounts a heading into #app.
-const app = document.getElementById("app");
-if (app) app.textContent = "svc";
+/** The web UI's entry: mounts the app into `#app`. */
+import { render } from "preact";
+import { App } from "./components/app.tsx";
+
+render(<App />, document.getElementById("app")!);

@@ -1,0 +1,96 @@
+/**
+ * One open chat view's connection: loads the session (restoring a closed one, attaching to a live
+ * one) with its journal replay, then follows its event stream. Events are folded into the
+ * transcript model in batches, once per animation frame, so a fast stream (thousands of chunks)
+ * costs one render per frame, not one per chunk.
+ *
+ * Bound: `MAX_QUEUED_EVENTS` events wait for a frame at most; past that (a hidden tab gets no
+ * animation frames) the batch is folded at once, keeping the queue bounded.
+ */
+import { signal } from "@preact/signals";
+import type { ConnectionState, EventEnvelope, LoadedSession, SessionState, Subscription } from "../client/index.ts";
+import { client, report } from "./app-state.ts";
+import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
+
+const MAX_QUEUED_EVENTS = 5000;
+
+export interface ModelChoice {
+  modelId: string;
+  name: string;
+}
+
+export class LiveSession {
+  readonly snapshot = signal<TranscriptSnapshot | null>(null);
+  readonly connection = signal<ConnectionState>("offline");
+  readonly models = signal<ModelChoice[]>([]);
+  readonly workspaceCwd = signal<string | undefined>(undefined);
+  private model = new TranscriptModel();
+  private queue: EventEnvelope[] = [];
+  private scheduled = false;
+  private subscription: Subscription | null = null;
+  private stopped = false;
+
+  constructor(readonly id: string) {}
+
+  async start(): Promise<void> {
+    let loaded: LoadedSession;
+    try {
+      loaded = await client.loadSession(this.id);
+    } catch (error) {
+      report(error);
+      return;
+    }
+    if (this.stopped) return;
+    this.reset(loaded);
+    this.subscription = client.subscribe(this.id, {
+      lastEventId: loaded.lastEventId,
+      epoch: loaded.eventEpoch,
+      onEvent: (event) => this.enqueue(event),
+      onState: (state) => (this.connection.value = state),
+      onResync: (again) => {
+        this.queue = [];
+        this.reset(again);
+      },
+      onError: (error) => report(error),
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.subscription?.close();
+    this.connection.value = "offline";
+  }
+
+  /** A fresh model from a load: its state, then its journal replay. */
+  private reset(loaded: LoadedSession): void {
+    this.workspaceCwd.value = loaded.workspaceCwd;
+    this.applyState(loaded.state);
+    this.model = new TranscriptModel({ modelId: currentModel(loaded.state), approvalMode: currentMode(loaded.state) });
+    for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
+    this.snapshot.value = this.model.snapshot();
+  }
+
+  private applyState(state: SessionState | undefined): void {
+    const available = state?.models?.availableModels ?? [];
+    this.models.value = available.map((m) => ({ modelId: m.modelId, name: m.name || m.modelId }));
+  }
+
+  private enqueue(event: EventEnvelope): void {
+    this.queue.push(event);
+    if (this.queue.length >= MAX_QUEUED_EVENTS) return this.flush();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => this.flush());
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.queue.length === 0) return;
+    for (const event of this.queue) this.model.apply(event);
+    this.queue = [];
+    this.snapshot.value = this.model.snapshot();
+  }
+}
+
+const currentModel = (state: SessionState | undefined) => state?.models?.currentModelId ?? undefined;
+const currentMode = (state: SessionState | undefined) => state?.modes?.currentModeId ?? undefined;
