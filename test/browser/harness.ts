@@ -61,6 +61,8 @@ export interface WatchedPage extends AsyncDisposable {
   readonly consoleErrors: string[];
   /** Every URL the page requested (documents, scripts, fetches, event streams). */
   readonly requests: string[];
+  /** `<status> <method> <url>` of every answer with status ≥ 400 (what a `Failed to load resource` error was about). */
+  readonly failures: string[];
   /** CSP violations the page reported (`securitypolicyviolation`). */
   cspViolations(): Promise<string[]>;
 }
@@ -74,8 +76,12 @@ export async function openUi(context: BrowserContext, url: string): Promise<Watc
   const page = await context.newPage();
   const consoleErrors: string[] = [];
   const requests: string[] = [];
+  const failures: string[] = [];
+  page.on("response", (response) => {
+    if (response.status() >= 400) failures.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+  });
   page.on("console", (message) => {
-    if (message.type() === "error") consoleErrors.push(message.text());
+    if (message.type() === "error") consoleErrors.push(`${message.text()} [${message.location().url}]`);
   });
   page.on("pageerror", (error) => consoleErrors.push(`uncaught: ${error.message}`));
   page.on("request", (request) => requests.push(request.url()));
@@ -90,6 +96,7 @@ export async function openUi(context: BrowserContext, url: string): Promise<Watc
     page,
     consoleErrors,
     requests,
+    failures,
     cspViolations: () => page.evaluate(() => (window as unknown as { __csp: string[] }).__csp ?? []),
     [Symbol.asyncDispose]: () => context.close(),
   };
@@ -100,7 +107,7 @@ export async function expectClean(watched: WatchedPage, options: CleanOptions = 
   const allowed = (options.allowStatuses ?? []).map((status) => `status of ${status} `);
   const errors = watched.consoleErrors.filter((text) => !(text.startsWith("Failed to load resource") && allowed.some((a) => text.includes(a))));
   expect(await watched.cspViolations()).toEqual([]);
-  expect(errors).toEqual([]);
+  expect({ errors, failures: errors.length === 0 ? [] : watched.failures }).toEqual({ errors: [], failures: [] });
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {

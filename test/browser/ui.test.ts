@@ -55,7 +55,8 @@ browserDescribe("the web UI in chromium", () => {
 
   test("1 opens the UI: navigation, the session list and the New session button", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
-    await sessionsOf(w.page).waitFor({ timeout: UI_MS });
+    // No session yet: the list is there, empty.
+    await sessionsOf(w.page).waitFor({ state: "attached", timeout: UI_MS });
     const nav = w.page.getByRole("navigation", { name: "Main" });
     for (const name of ["Sessions", "Workspace", "Files"]) await nav.getByRole("button", { name, exact: true }).or(nav.getByRole("link", { name, exact: true })).waitFor({ timeout: UI_MS });
     await w.page.getByRole("button", { name: "New session" }).waitFor({ timeout: UI_MS });
