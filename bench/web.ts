@@ -120,7 +120,8 @@ export async function measureWeb(options: { binary: string; quick: boolean; rssR
       return { bundleGzipKb: gzipBytes / 1000, assets, idleRss, browser: null };
     }
     for (let i = 0; i < settings.sessions; i++) {
-      const created = await fetch(`${daemon.url}/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+      // `thread`: a new session each time (the default scope attaches to the workspace's one session).
+      const created = await fetch(`${daemon.url}/session`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ sessionScope: "thread" }) });
       if (created.status !== 200) throw new Error(`POST /session answered ${created.status}: ${await created.text()}`);
     }
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: LAUNCH_ARGS });
