@@ -28,7 +28,7 @@ import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
-import { webRoutes, isWebPath } from "./routes/web.ts";
+import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
