@@ -25,6 +25,9 @@ export const ARTIFACTS = join(REPO_ROOT, "test-artifacts", "browser");
 /** How long a UI state may take to appear (a whole agent turn included). */
 export const UI_MS = 15_000;
 
+/** The skip is told once per test process, not once per suite. */
+let skipTold = false;
+
 export function browserDescribe(name: string, body: () => void): void {
   if (existsSync(CHROMIUM)) return describe(name, body);
   if (process.env.CI) {
@@ -33,7 +36,8 @@ export function browserDescribe(name: string, body: () => void): void {
     });
     return;
   }
-  console.log(`skipping browser tests (${name}): no chromium at ${CHROMIUM}`);
+  if (!skipTold) console.log(`skipping the browser tests: no chromium at ${CHROMIUM} (apt-get install chromium)`);
+  skipTold = true;
   describe.skip(name, body);
 }
 
