@@ -8,7 +8,7 @@
  * animation frames) the batch is folded at once, keeping the queue bounded.
  */
 import { signal } from "@preact/signals";
-import type { ConnectionState, EventEnvelope, LoadedSession, SessionState, Subscription } from "../client/index.ts";
+import { APPROVAL_MODES, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
 import { client, report } from "./app-state.ts";
 import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
 
@@ -23,6 +23,8 @@ export class LiveSession {
   readonly snapshot = signal<TranscriptSnapshot | null>(null);
   readonly connection = signal<ConnectionState>("offline");
   readonly models = signal<ModelChoice[]>([]);
+  /** The approval modes the agent offers (all of them when it names none). */
+  readonly approvalModes = signal<readonly ApprovalMode[]>(APPROVAL_MODES);
   readonly workspaceCwd = signal<string | undefined>(undefined);
   private model = new TranscriptModel();
   private queue: EventEnvelope[] = [];
@@ -73,6 +75,10 @@ export class LiveSession {
   private applyState(state: SessionState | undefined): void {
     const available = state?.models?.availableModels ?? [];
     this.models.value = available.map((m) => ({ modelId: m.modelId, name: m.name || m.modelId }));
+    // An agent that lists its modes offers only those (the daemon refuses others with 409).
+    const offered = new Set((state?.modes?.availableModes ?? []).map((m) => m.id));
+    const modes = APPROVAL_MODES.filter((m) => offered.has(m));
+    this.approvalModes.value = modes.length > 0 ? modes : APPROVAL_MODES;
   }
 
   private enqueue(event: EventEnvelope): void {

@@ -126,6 +126,7 @@ function ModelPicker({ live }: { live: LiveSession }) {
 
 function ApprovalPicker({ live }: { live: LiveSession }) {
   const current = live.snapshot.value?.approvalMode;
+  const modes = live.approvalModes.value;
   const value = APPROVAL_MODES.includes(current as ApprovalMode) ? current : "default";
   return (
     <label class="picker">
@@ -141,7 +142,7 @@ function ApprovalPicker({ live }: { live: LiveSession }) {
           void guard(() => client.setApprovalMode(live.id, mode));
         }}
       >
-        {APPROVAL_MODES.map((m) => (
+        {(modes.includes(value as ApprovalMode) ? modes : [value as ApprovalMode, ...modes]).map((m) => (
           <option key={m} value={m}>
             {m}
           </option>
