@@ -217,6 +217,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       closed = true;
       current?.abort();
       wake?.();
+      setState("offline");
     },
     get state() {
       return state;
