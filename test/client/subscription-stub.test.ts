@@ -4,7 +4,8 @@
  * (stall watchdog), and the backoff between failed attempts.
  */
 import { describe, expect, test } from "bun:test";
-import { subscribe, type ConnectionState, type EventEnvelope, type LoadedSession, type SubscribeHost } from "../../src/client/subscription.ts";
+import { subscribe, type ConnectionState, type SubscribeHost } from "../../src/client/subscription.ts";
+import type { EventEnvelope, LoadedSession } from "../../src/client/types.ts";
 import { until } from "../helpers/until.ts";
 
 const envelope = (id: number | undefined, type = "session_update") => ({ id, v: 1, type, data: {}, _meta: { serverTimestamp: 0 } });
