@@ -5,7 +5,8 @@
  */
 import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { MAX_MARKDOWN_BLOCK_CHARS, renderMarkdown, splitBlocks } from "../markdown.ts";
+import { renderMarkdown } from "../markdown.ts";
+import { MAX_MARKDOWN_BLOCK_CHARS, splitBlocks, splitPieces } from "../text-blocks.ts";
 
 const STREAM_RENDER_MS = 200;
 
@@ -42,23 +43,6 @@ const Block = memo(function Block({ text, streaming }: { text: string; streaming
   if (text.length > MAX_MARKDOWN_BLOCK_CHARS) return <PlainText text={text} />;
   return <HtmlBlock text={text} streaming={streaming} />;
 });
-
-/** Lines per piece of a plain-text block: a growing block re-lays out only its last piece. */
-const PLAIN_PIECE_LINES = 100;
-
-function splitPieces(text: string): string[] {
-  const pieces: string[] = [];
-  let start = 0;
-  let lines = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) {
-    if (++lines < PLAIN_PIECE_LINES) continue;
-    pieces.push(text.slice(start, i + 1));
-    start = i + 1;
-    lines = 0;
-  }
-  if (start < text.length || pieces.length === 0) pieces.push(text.slice(start));
-  return pieces;
-}
 
 function PlainText({ text }: { text: string }) {
   const pieces = useIncrementalSplit(text, splitPieces);
