@@ -11,10 +11,11 @@ import { until } from "../helpers/until.ts";
 const envelope = (id: number | undefined, type = "session_update") => ({ id, v: 1, type, data: {}, _meta: { serverTimestamp: 0 } });
 const frame = (id: number, type = "session_update") => `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(envelope(id, type))}\n\n`;
 
-/** A host whose n-th events request answers `script[n]` (a body text, a status, or a stream left open). */
-function scriptedHost(script: (string | number | "open")[], loaded?: Partial<LoadedSession>) {
+/** A host whose n-th events request answers `script[n]`: a body text, a status, a stream left open, or a body in a new epoch. */
+function scriptedHost(script: (string | number | "open" | { body: string; epoch: string })[], loaded?: Partial<LoadedSession>) {
   const requests: Headers[] = [];
   let loads = 0;
+  let servedEpoch = "e1";
   const host: SubscribeHost = {
     url: (path) => `http://stub${path}`,
     headersFor: () => ({}),
@@ -23,7 +24,10 @@ function scriptedHost(script: (string | number | "open")[], loaded?: Partial<Loa
       requests.push(headers);
       const step = script[requests.length - 1] ?? 503;
       if (typeof step === "number") return new Response(JSON.stringify({ error: "scripted" }), { status: step });
-      const epoch = { "x-svc-event-epoch": "e1", "content-type": "text/event-stream" };
+      // An object step changes the epoch the daemon serves from then on.
+      if (typeof step === "object") servedEpoch = step.epoch;
+      const epoch = { "x-svc-event-epoch": servedEpoch, "content-type": "text/event-stream" };
+      if (typeof step === "object") return new Response(step.body, { headers: epoch });
       if (step === "open") {
         // Never sends a byte and never ends (until aborted).
         const body = new ReadableStream({
@@ -59,6 +63,18 @@ describe("subscribe (scripted host)", () => {
     expect(got.ids).toEqual([1, 2, 3, 4]);
     expect(requests.map((h) => h.get("last-event-id"))).toEqual(["0", "3", "4"]);
     expect(requests[1]!.get("x-svc-event-epoch")).toBe("e1");
+  });
+
+  test("a stream served in another epoch than the one asked for resyncs through load, even without a resync frame", async () => {
+    const { host, requests, loads } = scriptedHost([frame(1), { body: frame(1), epoch: "e2" }, "open"], { eventEpoch: "e2", lastEventId: 1, compactedReplay: [] });
+    const got = collect();
+    const sub = subscribe(host, "s", { ...got, backoffBaseMs: 1, backoffMaxMs: 2 });
+    await until(() => got.states.includes("resynced"), 5000, "resynced");
+    sub.close();
+    expect(loads()).toBe(1);
+    expect(got.ids).toEqual([1]);
+    expect(requests[2]!.get("x-svc-event-epoch")).toBe("e2");
+    expect(requests[2]!.get("last-event-id")).toBe("1");
   });
 
   test("a frame over the bound is not delivered: the subscription resyncs through load", async () => {
