@@ -16,6 +16,9 @@ export const reloadKey = signal(0);
 /** The latest failure worth telling the user (role=alert). */
 export const notice = signal<string | null>(null);
 
+/** Bumped to open the selected session again (after it went offline). */
+export const reopenKey = signal(0);
+
 export const workspaceCwd = signal<string | undefined>(undefined);
 export const sessions = signal<SessionListItem[]>([]);
 export const showArchived = signal(false);

@@ -8,7 +8,7 @@
  * animation frames) the batch is folded at once, keeping the queue bounded.
  */
 import { signal } from "@preact/signals";
-import { APPROVAL_MODES, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
+import { APPROVAL_MODES, DaemonApiError, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
 import { client, report } from "./app-state.ts";
 import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
 
@@ -26,6 +26,8 @@ export class LiveSession {
   /** The approval modes the agent offers (all of them when it names none). */
   readonly approvalModes = signal<readonly ApprovalMode[]>(APPROVAL_MODES);
   readonly workspaceCwd = signal<string | undefined>(undefined);
+  /** The stream ended because the session is not live any more. */
+  readonly gone = signal(false);
   private model = new TranscriptModel();
   private queue: EventEnvelope[] = [];
   private scheduled = false;
@@ -53,7 +55,12 @@ export class LiveSession {
         this.queue = [];
         this.reset(again);
       },
-      onError: (error) => report(error),
+      // A 404: the session is no longer live (closed elsewhere, or the daemon restarted); the
+      // view says so and offers to open it again, no error banner.
+      onError: (error) => {
+        if (error instanceof DaemonApiError && error.status === 404) this.gone.value = true;
+        else report(error);
+      },
     });
   }
 

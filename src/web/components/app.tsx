@@ -1,6 +1,6 @@
 /** The shell: main navigation, the sessions list beside the routed view, the token prompt and the notice banner. */
 import { useEffect } from "preact/hooks";
-import { needsToken, notice, refreshSessions, reloadKey } from "../app-state.ts";
+import { needsToken, notice, refreshSessions, reloadKey, reopenKey } from "../app-state.ts";
 import { go, route } from "../route.ts";
 import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
@@ -49,7 +49,7 @@ export function App() {
         <SessionList />
         <main class="main" key={`${key}`}>
           {r.view === "session" ? (
-            <ChatView key={r.id} id={r.id} />
+            <ChatView key={`${r.id}:${reopenKey.value}`} id={r.id} />
           ) : r.view === "workspace" ? (
             <WorkspacePanel />
           ) : r.view === "files" ? (
