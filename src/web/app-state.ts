@@ -50,15 +50,40 @@ export function reportAuth(error: unknown): boolean {
   return auth;
 }
 
-/** Rows of the newest page of live and persisted sessions (plus archived ones when asked). */
-export async function refreshSessions(): Promise<void> {
-  const caps = await guard(() => client.capabilities());
-  if (!caps) return;
-  workspaceCwd.value = caps.workspaceCwd;
-  const active = await guard(() => client.listSessions());
-  if (!active) return;
-  const archived = showArchived.value ? await guard(() => client.listSessions({ archived: true })) : undefined;
-  sessions.value = [...active.sessions, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
+/** Where the page remembers the daemon's workspace, so the next load can list sessions at once. */
+const WORKSPACE_KEY = "svc.workspaceCwd";
+let refreshing: Promise<void> | null = null;
+
+/**
+ * Rows of the newest page of live and persisted sessions (plus archived ones when asked). One
+ * refresh at a time: a call during a refresh shares it. The first one lists with the workspace
+ * remembered from an earlier load while `/capabilities` is asked, and uses that list only if the
+ * daemon's workspace is still the same.
+ */
+export function refreshSessions(): Promise<void> {
+  refreshing ??= loadSessions().finally(() => (refreshing = null));
+  return refreshing;
+}
+
+async function loadSessions(): Promise<void> {
+  let workspace = workspaceCwd.value;
+  if (workspace === undefined) {
+    const remembered = localStorage.getItem(WORKSPACE_KEY) ?? undefined;
+    const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered }).catch(() => undefined);
+    const caps = await guard(() => client.capabilities());
+    if (!caps?.workspaceCwd) return;
+    workspace = workspaceCwd.value = caps.workspaceCwd;
+    localStorage.setItem(WORKSPACE_KEY, workspace);
+    const list = remembered === workspace ? await early : undefined;
+    if (list) return show(list.sessions, workspace);
+  }
+  const active = await guard(() => client.listSessions({ workspace }));
+  if (active) await show(active.sessions, workspace);
+}
+
+async function show(active: SessionListItem[], workspace: string): Promise<void> {
+  const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true })) : undefined;
+  sessions.value = [...active, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
   sessionsLoaded.value = true;
 }
 
