@@ -53,15 +53,24 @@ export function reportAuth(error: unknown): boolean {
 /** Where the page remembers the daemon's workspace, so the next load can list sessions at once. */
 const WORKSPACE_KEY = "svc.workspaceCwd";
 let refreshing: Promise<void> | null = null;
+let again: Promise<void> | null = null;
 
 /**
  * Rows of the newest page of live and persisted sessions (plus archived ones when asked). One
- * refresh at a time: a call during a refresh shares it. The first one lists with the workspace
+ * refresh at a time: calls during a refresh share one more refresh after it. The first one lists with the workspace
  * remembered from an earlier load while `/capabilities` is asked, and uses that list only if the
  * daemon's workspace is still the same.
  */
 export function refreshSessions(): Promise<void> {
-  refreshing ??= loadSessions().finally(() => (refreshing = null));
+  if (refreshing) {
+    // Something changed during this refresh (an action, the archived filter): one more follows it.
+    again ??= refreshing.then(() => {
+      again = null;
+      return refreshSessions();
+    });
+    return again;
+  }
+  refreshing = loadSessions().finally(() => (refreshing = null));
   return refreshing;
 }
 

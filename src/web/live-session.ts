@@ -51,9 +51,10 @@ export class LiveSession {
       epoch: loaded.eventEpoch,
       onEvent: (event) => this.enqueue(event),
       onState: (state) => (this.connection.value = state),
+      // The subscription hands over the load's journal replay as events right after this.
       onResync: (again) => {
         this.queue = [];
-        this.reset(again);
+        this.reset(again, false);
       },
       // A 404: the session is no longer live (closed elsewhere, or the daemon restarted); the
       // view says so and offers to open it again, no error banner.
@@ -70,12 +71,12 @@ export class LiveSession {
     this.connection.value = "offline";
   }
 
-  /** A fresh model from a load: its state, then its journal replay. */
-  private reset(loaded: LoadedSession): void {
+  /** A fresh model from a load: its state, then (with `replay`) its journal replay. */
+  private reset(loaded: LoadedSession, replay = true): void {
     this.workspaceCwd.value = loaded.workspaceCwd;
     this.applyState(loaded.state);
     this.model = new TranscriptModel({ modelId: currentModel(loaded.state), approvalMode: currentMode(loaded.state) });
-    for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
+    if (replay) for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
     this.snapshot.value = this.model.snapshot();
   }
 

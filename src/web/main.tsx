@@ -3,6 +3,6 @@ import { render } from "preact";
 import { refreshSessions } from "./app-state.ts";
 import { App } from "./components/app.tsx";
 
-// Ask for the session list before the first render; the app's own refresh shares this request.
+// Ask for the session list before the first render.
 void refreshSessions();
 render(<App />, document.getElementById("app")!);

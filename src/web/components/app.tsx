@@ -14,7 +14,8 @@ const LIST_REFRESH_MS = 10_000;
 export function App() {
   const key = reloadKey.value;
   useEffect(() => {
-    void refreshSessions();
+    // main.tsx asked for the first list already; a new token (key > 0) asks again.
+    if (key > 0) void refreshSessions();
     const timer = setInterval(() => document.visibilityState === "visible" && void refreshSessions(), LIST_REFRESH_MS);
     return () => clearInterval(timer);
   }, [key]);
