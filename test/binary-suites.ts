@@ -35,6 +35,10 @@ const FILES = [
   "agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",
   "agent/agent-orphans.test.ts",
+  // The client SDK is the API's first client: its REST calls and event stream against the product.
+  "client/client-rest.test.ts",
+  "client/client-subscribe.test.ts",
+  "client/example-script.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {

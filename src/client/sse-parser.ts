@@ -33,7 +33,11 @@ export class SseParser {
   /** Frames dropped for exceeding the bound since the parser began. */
   droppedFrames = 0;
 
-  constructor(private readonly maxFrameChars = MAX_FRAME_CHARS) {}
+  private readonly maxFrameChars: number;
+
+  constructor(maxFrameChars = MAX_FRAME_CHARS) {
+    this.maxFrameChars = maxFrameChars;
+  }
 
   /** Feeds decoded text; returns the frames it completed. */
   push(text: string): SseFrame[] {

@@ -56,6 +56,8 @@ export interface Subscription {
 
 export const BACKOFF_BASE_MS = 250;
 export const BACKOFF_MAX_MS = 10_000;
+/** How long frames of one read are delivered before the reader yields to the event loop. */
+export const TIME_SLICE_MS = 10;
 /** Three missed heartbeats (`HEARTBEAT_MS` is 15 s on the daemon). */
 export const STALL_MS = 45_000;
 
@@ -131,7 +133,15 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
         const { done, value } = await reader.read();
         if (done) return;
         arm();
+        let sliceStart = Date.now();
         for (const frame of parser.push(decoder.decode(value, { stream: true }))) {
+          // A big chunk (a replay) holds thousands of frames: yield now and then so the host
+          // (a page) keeps responding while they are delivered.
+          if (Date.now() - sliceStart >= TIME_SLICE_MS) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            sliceStart = Date.now();
+            if (closed) return;
+          }
           let envelope: EventEnvelope;
           try {
             envelope = JSON.parse(frame.data) as EventEnvelope;
@@ -217,6 +227,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       closed = true;
       current?.abort();
       wake?.();
+      setState("offline");
     },
     get state() {
       return state;

@@ -16,6 +16,9 @@ export const reloadKey = signal(0);
 /** The latest failure worth telling the user (role=alert). */
 export const notice = signal<string | null>(null);
 
+/** Bumped to open the selected session again (after it went offline). */
+export const reopenKey = signal(0);
+
 export const workspaceCwd = signal<string | undefined>(undefined);
 export const sessions = signal<SessionListItem[]>([]);
 export const showArchived = signal(false);
@@ -47,15 +50,49 @@ export function reportAuth(error: unknown): boolean {
   return auth;
 }
 
-/** Rows of the newest page of live and persisted sessions (plus archived ones when asked). */
-export async function refreshSessions(): Promise<void> {
-  const caps = await guard(() => client.capabilities());
-  if (!caps) return;
-  workspaceCwd.value = caps.workspaceCwd;
-  const active = await guard(() => client.listSessions());
-  if (!active) return;
-  const archived = showArchived.value ? await guard(() => client.listSessions({ archived: true })) : undefined;
-  sessions.value = [...active.sessions, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
+/** Where the page remembers the daemon's workspace, so the next load can list sessions at once. */
+const WORKSPACE_KEY = "svc.workspaceCwd";
+let refreshing: Promise<void> | null = null;
+let again: Promise<void> | null = null;
+
+/**
+ * Rows of the newest page of live and persisted sessions (plus archived ones when asked). One
+ * refresh at a time: calls during a refresh share one more refresh after it. The first one lists with the workspace
+ * remembered from an earlier load while `/capabilities` is asked, and uses that list only if the
+ * daemon's workspace is still the same.
+ */
+export function refreshSessions(): Promise<void> {
+  if (refreshing) {
+    // Something changed during this refresh (an action, the archived filter): one more follows it.
+    again ??= refreshing.then(() => {
+      again = null;
+      return refreshSessions();
+    });
+    return again;
+  }
+  refreshing = loadSessions().finally(() => (refreshing = null));
+  return refreshing;
+}
+
+async function loadSessions(): Promise<void> {
+  let workspace = workspaceCwd.value;
+  if (workspace === undefined) {
+    const remembered = localStorage.getItem(WORKSPACE_KEY) ?? undefined;
+    const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered }).catch(() => undefined);
+    const caps = await guard(() => client.capabilities());
+    if (!caps?.workspaceCwd) return;
+    workspace = workspaceCwd.value = caps.workspaceCwd;
+    localStorage.setItem(WORKSPACE_KEY, workspace);
+    const list = remembered === workspace ? await early : undefined;
+    if (list) return show(list.sessions, workspace);
+  }
+  const active = await guard(() => client.listSessions({ workspace }));
+  if (active) await show(active.sessions, workspace);
+}
+
+async function show(active: SessionListItem[], workspace: string): Promise<void> {
+  const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true })) : undefined;
+  sessions.value = [...active, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
   sessionsLoaded.value = true;
 }
 

@@ -47,8 +47,8 @@ function middle(a: string[], b: string[]): DiffLine[] {
       out.push({ sign: " ", text: a[i]! });
       i++;
       j++;
-    } else if (j < b.length && (i === a.length || lcs[i * w + j + 1]! >= lcs[(i + 1) * w + j]!)) out.push({ sign: "+", text: b[j++]! });
-    else out.push({ sign: "-", text: a[i++]! });
+    } else if (i < a.length && (j === b.length || lcs[(i + 1) * w + j]! >= lcs[i * w + j + 1]!)) out.push({ sign: "-", text: a[i++]! });
+    else out.push({ sign: "+", text: b[j++]! });
   }
   return out;
 }

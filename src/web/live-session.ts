@@ -8,7 +8,7 @@
  * animation frames) the batch is folded at once, keeping the queue bounded.
  */
 import { signal } from "@preact/signals";
-import type { ConnectionState, EventEnvelope, LoadedSession, SessionState, Subscription } from "../client/index.ts";
+import { APPROVAL_MODES, DaemonApiError, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
 import { client, report } from "./app-state.ts";
 import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
 
@@ -23,7 +23,11 @@ export class LiveSession {
   readonly snapshot = signal<TranscriptSnapshot | null>(null);
   readonly connection = signal<ConnectionState>("offline");
   readonly models = signal<ModelChoice[]>([]);
+  /** The approval modes the agent offers (all of them when it names none). */
+  readonly approvalModes = signal<readonly ApprovalMode[]>(APPROVAL_MODES);
   readonly workspaceCwd = signal<string | undefined>(undefined);
+  /** The stream ended because the session is not live any more. */
+  readonly gone = signal(false);
   private model = new TranscriptModel();
   private queue: EventEnvelope[] = [];
   private scheduled = false;
@@ -47,11 +51,17 @@ export class LiveSession {
       epoch: loaded.eventEpoch,
       onEvent: (event) => this.enqueue(event),
       onState: (state) => (this.connection.value = state),
+      // The subscription hands over the load's journal replay as events right after this.
       onResync: (again) => {
         this.queue = [];
-        this.reset(again);
+        this.reset(again, false);
       },
-      onError: (error) => report(error),
+      // A 404: the session is no longer live (closed elsewhere, or the daemon restarted); the
+      // view says so and offers to open it again, no error banner.
+      onError: (error) => {
+        if (error instanceof DaemonApiError && error.status === 404) this.gone.value = true;
+        else report(error);
+      },
     });
   }
 
@@ -61,18 +71,22 @@ export class LiveSession {
     this.connection.value = "offline";
   }
 
-  /** A fresh model from a load: its state, then its journal replay. */
-  private reset(loaded: LoadedSession): void {
+  /** A fresh model from a load: its state, then (with `replay`) its journal replay. */
+  private reset(loaded: LoadedSession, replay = true): void {
     this.workspaceCwd.value = loaded.workspaceCwd;
     this.applyState(loaded.state);
     this.model = new TranscriptModel({ modelId: currentModel(loaded.state), approvalMode: currentMode(loaded.state) });
-    for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
+    if (replay) for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
     this.snapshot.value = this.model.snapshot();
   }
 
   private applyState(state: SessionState | undefined): void {
     const available = state?.models?.availableModels ?? [];
     this.models.value = available.map((m) => ({ modelId: m.modelId, name: m.name || m.modelId }));
+    // An agent that lists its modes offers only those (the daemon refuses others with 409).
+    const offered = new Set((state?.modes?.availableModes ?? []).map((m) => m.id));
+    const modes = APPROVAL_MODES.filter((m) => offered.has(m));
+    this.approvalModes.value = modes.length > 0 ? modes : APPROVAL_MODES;
   }
 
   private enqueue(event: EventEnvelope): void {

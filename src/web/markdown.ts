@@ -19,3 +19,4 @@ export function renderMarkdown(text: string): string {
   const html = marked.parse(text) as string;
   return DOMPurify.sanitize(html, { FORBID_ATTR: ["style"], FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select"] });
 }
+

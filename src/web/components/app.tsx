@@ -1,6 +1,6 @@
 /** The shell: main navigation, the sessions list beside the routed view, the token prompt and the notice banner. */
 import { useEffect } from "preact/hooks";
-import { needsToken, notice, refreshSessions, reloadKey } from "../app-state.ts";
+import { needsToken, notice, refreshSessions, reloadKey, reopenKey } from "../app-state.ts";
 import { go, route } from "../route.ts";
 import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
@@ -14,7 +14,8 @@ const LIST_REFRESH_MS = 10_000;
 export function App() {
   const key = reloadKey.value;
   useEffect(() => {
-    void refreshSessions();
+    // main.tsx asked for the first list already; a new token (key > 0) asks again.
+    if (key > 0) void refreshSessions();
     const timer = setInterval(() => document.visibilityState === "visible" && void refreshSessions(), LIST_REFRESH_MS);
     return () => clearInterval(timer);
   }, [key]);
@@ -49,7 +50,7 @@ export function App() {
         <SessionList />
         <main class="main" key={`${key}`}>
           {r.view === "session" ? (
-            <ChatView key={r.id} id={r.id} />
+            <ChatView key={`${r.id}:${reopenKey.value}`} id={r.id} />
           ) : r.view === "workspace" ? (
             <WorkspacePanel />
           ) : r.view === "files" ? (

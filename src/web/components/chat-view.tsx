@@ -1,7 +1,7 @@
 /** The chat view of one session: header (name, pickers, session actions, connection), transcript, permission dialog, composer. */
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { APPROVAL_MODES, type ApprovalMode } from "../../client/index.ts";
-import { client, displayName, guard, refreshSessions, sessions } from "../app-state.ts";
+import { client, displayName, guard, refreshSessions, reopenKey, sessions } from "../app-state.ts";
 import { LiveSession } from "../live-session.ts";
 import { go } from "../route.ts";
 import { Composer } from "./composer.tsx";
@@ -55,6 +55,11 @@ export function ChatView({ id }: { id: string }) {
           <button type="button" onClick={archive}>
             Archive
           </button>
+          {(live.gone.value || snap?.ended) && (
+            <button type="button" class="primary" onClick={() => reopenKey.value++}>
+              Reopen
+            </button>
+          )}
         </div>
         {renaming && <RenameForm id={id} current={name} done={() => setRenaming(false)} />}
       </header>
@@ -126,6 +131,7 @@ function ModelPicker({ live }: { live: LiveSession }) {
 
 function ApprovalPicker({ live }: { live: LiveSession }) {
   const current = live.snapshot.value?.approvalMode;
+  const modes = live.approvalModes.value;
   const value = APPROVAL_MODES.includes(current as ApprovalMode) ? current : "default";
   return (
     <label class="picker">
@@ -141,7 +147,7 @@ function ApprovalPicker({ live }: { live: LiveSession }) {
           void guard(() => client.setApprovalMode(live.id, mode));
         }}
       >
-        {APPROVAL_MODES.map((m) => (
+        {(modes.includes(value as ApprovalMode) ? modes : [value as ApprovalMode, ...modes]).map((m) => (
           <option key={m} value={m}>
             {m}
           </option>

@@ -1,7 +1,10 @@
-/** The sessions aside: "New session", the list (live and persisted; archived on request). */
+/**
+ * The sessions aside: "New session", the list (live and persisted; archived on request). Choosing
+ * the session already open opens it again (a load: a closed one comes back from its history).
+ */
 import { useState } from "preact/hooks";
 import type { SessionListItem } from "../../client/index.ts";
-import { client, displayName, guard, refreshSessions, sessions, sessionsLoaded, showArchived, workspaceCwd } from "../app-state.ts";
+import { client, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived, workspaceCwd } from "../app-state.ts";
 import { go, route, sessionHash } from "../route.ts";
 
 export function SessionList() {
@@ -51,7 +54,7 @@ function SessionRow({ session, selected }: { session: SessionListItem; selected:
   const name = displayName(session);
   return (
     <li class={selected ? "session selected" : "session"}>
-      <button type="button" class="session-open" aria-current={selected ? "true" : undefined} onClick={() => go(sessionHash(session.sessionId))}>
+      <button type="button" class="session-open" aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
         <span class="session-name">{name}</span>{" "}
         <span class={`badge ${state}`}>{state}</span>
         {session.isArchived && <span class="badge archived">archived</span>}
