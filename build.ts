@@ -8,6 +8,8 @@
  * `.env` or `bunfig.toml` in the directory it runs from: the daemon's configuration comes from its
  * flags, environment and settings files, never from a stray project file.
  * Beside it goes `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads against.
+ * The web UI (`src/web/`, an HTML import of the server) is bundled into the binary by the same
+ * build; the size a browser downloads is printed last (`web ui N KB gzipped`, target ≤ 150 KB).
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -82,6 +84,19 @@ const hash = createHash("sha256");
 for await (const chunk of createReadStream(outfile)) hash.update(chunk);
 await Bun.write(`${outfile}.sha256`, `${hash.digest("hex")}  ${basename(outfile)}\n`);
 
+/**
+ * The web UI's JS + CSS as a browser receives them gzipped, in bytes: the UI bundled again on its
+ * own with the binary's minification (the compile step does not report its embedded outputs).
+ */
+async function webUiGzippedBytes(): Promise<number> {
+  const build = await Bun.build({ entrypoints: [join(ROOT, "src", "web", "index.html")], minify: MINIFY });
+  if (!build.success) throw new AggregateError(build.logs, "bundling the web UI failed");
+  let total = 0;
+  for (const output of build.outputs) if (/\.(js|css)$/.test(output.path)) total += Bun.gzipSync(new Uint8Array(await output.arrayBuffer())).byteLength;
+  return total;
+}
+
 const size = Bun.file(outfile).size;
 console.log(`built ${outfile} (svc ${version}${values.target ? `, ${values.target}` : ""})`);
 console.log(`size ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB); checksum in ${outfile}.sha256`);
+console.log(`web ui ${((await webUiGzippedBytes()) / 1000).toFixed(1)} KB gzipped (JS + CSS)`);

@@ -5,6 +5,7 @@
 import { renderEvents, type EventsResult } from "./events.ts";
 import { renderFilesReport, type FilesBenchSummary } from "./files.ts";
 import { renderJournal, type JournalResult } from "./journal.ts";
+import { renderWeb, type WebResult } from "./web.ts";
 import { BARE_NAME, SVC_BINARY } from "./lib/servers.ts";
 import { fmt, table } from "./lib/table.ts";
 import { REFERENCE, type Verdict } from "./lib/targets.ts";
@@ -43,6 +44,7 @@ export interface BenchSummary {
   readonly events: EventsResult | null;
   readonly files: FilesBenchSummary | null;
   readonly journal: JournalResult | null;
+  readonly web: WebResult | null;
   readonly verdicts: readonly Verdict[];
 }
 
@@ -156,6 +158,7 @@ export function renderReport(s: BenchSummary): string {
   if (s.events !== null) parts.push(renderEvents(s.events));
   if (s.files !== null) parts.push(renderFilesReport(s.files).trimEnd());
   if (s.journal !== null) parts.push(renderJournal(s.journal));
+  if (s.web !== null) parts.push(renderWeb(s.web));
   parts.push(verdictSection(s.verdicts));
   return `${parts.join("\n\n")}\n`;
 }

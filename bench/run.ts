@@ -1,11 +1,12 @@
 /**
- * `bun run bench [--quick] [--only startup|rss|throughput|sessions|events|files] [--binary <path>] [--baseline <path>] [--fallback-load]`
+ * `bun run bench [--quick] [--only startup|rss|throughput|sessions|events|files|journal|web] [--binary <path>] [--baseline <path>] [--fallback-load]`
  *
  * Measures svc's figures against the issues' targets: the foundation against a bare `Bun.serve`
  * baseline measured in the same run (binary size, cold start, idle RSS, throughput/latency of
- * /health and /capabilities), sessions and events with the fake ACP agent as the agent child, and
- * the workspace file routes. Prints tables on stdout (progress on stderr) and writes the JSON
- * summary to `.bench/last.json`. Timing never fails it: it exits non-zero only when something broke.
+ * /health and /capabilities), sessions and events with the fake ACP agent as the agent child, the
+ * workspace file routes, and the web UI (bundle size, idle RSS with and without it, and in chromium
+ * the session list's first render and 5,000 streamed chunks). Prints tables on stdout (progress on
+ * stderr) and writes the JSON summary to `.bench/last.json`. Timing never fails it: it exits non-zero only when something broke.
  * `--baseline <binary>` (e.g. a build of an earlier commit) adds that binary to the size, cold
  * start, idle RSS and throughput sections, interleaved with the one under test: a before/after
  * comparison from one run on one machine state.
@@ -28,8 +29,9 @@ import { measureRss } from "./rss.ts";
 import { measureSessions } from "./sessions.ts";
 import { measureStartup } from "./startup.ts";
 import { measureThroughput, type LoadPlan } from "./throughput.ts";
+import { measureWeb } from "./web.ts";
 
-const SECTIONS = ["startup", "rss", "throughput", "sessions", "events", "files", "journal"] as const;
+const SECTIONS = ["startup", "rss", "throughput", "sessions", "events", "files", "journal", "web"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const SETTINGS = {
@@ -181,6 +183,9 @@ async function main(): Promise<void> {
   let files: BenchSummary["files"] = null;
   if (options.sections.includes("files")) files = await runFilesBench({ quick: options.mode === "quick", binary: binary.path, progress: (text) => progress(`files: ${text}`) });
 
+  let web: BenchSummary["web"] = null;
+  if (options.sections.includes("web")) web = await measureWeb({ binary: binary.path, quick: options.mode === "quick", rssRuns: settings.rssRuns, settleMs: settings.rssSettleMs, progress });
+
 
   const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
   const health = rowOf(SVC_BINARY, "/health");
@@ -199,6 +204,7 @@ async function main(): Promise<void> {
     events,
     files,
     journal,
+    web,
     verdicts: verdicts({
       startupMs: startup?.results.find((r) => r.name === SVC_BINARY)?.medianMs ?? null,
       idleRssMb: rss?.results.find((r) => r.name === SVC_BINARY)?.medianMb ?? null,

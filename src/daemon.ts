@@ -99,7 +99,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   }
   const listener = server;
   const port = listener.port!;
-  frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, rateLimiter: deps.rateLimiter, transport, port, socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS });
+  frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, isPublicGet: built.isPublicGet, rateLimiter: deps.rateLimiter, transport, port, socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS });
   deps.daemon.listenerReadyAt = Date.now();
   sessions.startReaper();
 

@@ -5,8 +5,8 @@
  *   SVC_TEST_BINARY=/path/to/svc npm run test:binary [-- <bun test flags>]
  *
  * Every suite that drives the daemon over HTTP belongs here (request validation, the security
- * chain, file routes, error bodies, sessions, events, the hostile probe, parity): whatever guards
- * the API surface is tested against the product. A new test file under a listed folder runs here
+ * chain, file routes, error bodies, sessions, events, the hostile probe, parity, the web UI in a
+ * browser): whatever guards the API surface is tested against the product. A new test file under a listed folder runs here
  * by default; one that cannot (it reaches into `d.daemon` or checks what only the sources report)
  * goes into IN_PROCESS_ONLY with the reason.
  */
@@ -16,7 +16,7 @@ import { join, relative } from "node:path";
 const TEST_ROOT = import.meta.dir;
 
 /** Folders whose every test file runs against the binary, except IN_PROCESS_ONLY. */
-const FOLDERS = ["http", "integration"];
+const FOLDERS = ["http", "integration", "browser"];
 /** Single files from other folders. */
 const FILES = [
   "e2e/hostile-probe.test.ts",
@@ -38,6 +38,10 @@ const FILES = [
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",
+  // The client SDK is the API's first client: its REST calls and event stream against the product.
+  "client/client-rest.test.ts",
+  "client/client-subscribe.test.ts",
+  "client/example-script.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
 const IN_PROCESS_ONLY: Record<string, string> = {

@@ -22,13 +22,13 @@ import { fileRoutes } from "./routes/files.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes, shallowHealth } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
-import { landingRoutes } from "./routes/landing.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
@@ -45,6 +45,8 @@ export interface BuiltApp {
    * them without entering the router, the hottest paths of a daemon that launchers poll.
    */
   readonly constantGets: ReadonlyMap<string, () => Response>;
+  /** GET/HEAD paths served without a bearer: the web UI's shell and assets (routes/web.ts), when mounted. */
+  readonly isPublicGet: (path: string) => boolean;
 }
 
 export function createApp(deps: AppDeps): BuiltApp {
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(workspaceStatusRoutes(snapshots))
     .use(controlRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
-  if (deps.config.web) app.use(landingRoutes(deps.config.version));
+  if (deps.config.web) app.use(webRoutes());
 
   root = app as unknown as Elysia;
   const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail; body?: unknown; query?: unknown; params?: unknown; headers?: unknown; response?: unknown } }[];
@@ -92,6 +94,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     fetch: app.fetch,
     features,
     isStrictRoute: (method, path) => strict.find(method, path) !== null,
+    isPublicGet: deps.config.web ? isWebPath : () => false,
     constantGets: new Map([
       ["/health", shallowHealth],
       ["/capabilities", capabilities],

@@ -33,6 +33,8 @@ export interface FrontDoorDeps {
   readonly constantGets: ReadonlyMap<string, () => Response>;
   /** True for `METHOD path` pairs of strict mutation routes. */
   readonly isStrictRoute: (method: string, path: string) => boolean;
+  /** GET/HEAD paths that need no bearer (the web UI's static files, see BuiltApp). */
+  readonly isPublicGet: (path: string) => boolean;
   readonly rateLimiter: RateLimiter | null;
   readonly transport: TransportStats;
   /** The port actually bound (differs from config.port for --port 0). */
@@ -114,8 +116,9 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     }
 
     // 4. Bearer.
-    const isHealth = path === "/health" && (method === "GET" || method === "HEAD");
-    if (checkBearer !== null && !(isHealth && healthExempt) && !checkBearer(headers.get("authorization")))
+    const isRead = method === "GET" || method === "HEAD";
+    const exempt = isRead && ((path === "/health" && healthExempt) || deps.isPublicGet(path));
+    if (checkBearer !== null && !exempt && !checkBearer(headers.get("authorization")))
       return [new Response(UNAUTHORIZED, { status: 401, headers: UNAUTHORIZED_HEADERS }), cors];
 
     // 5. Rate limit, keyed by the socket's address (all loopback addresses are one client).

@@ -66,6 +66,12 @@ function mask(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, VOLATILE_KEYS.test(k) && v !== null ? `<${typeof v}>` : mask(v)]));
 }
 
+/**
+ * The web UI's asset names: content-hashed by two different bundler runs (`bun build --compile` for
+ * the binary, `Bun.build` on first request for the sources), so named differently by construction.
+ */
+const HASHED_ASSET = /\/assets\/[\w.-]+-[a-z0-9]{8}\.(js|css)/g;
+
 /** What differs between the two daemons by construction, and what stands for it in both. */
 type Replacements = readonly (readonly [string, string])[];
 
@@ -85,7 +91,7 @@ async function answer(d: TestDaemon, replacements: Replacements, request: Matrix
     await response.body?.cancel();
     return { status: response.status, type, body: "(event stream)" };
   }
-  const text = replacements.reduce((t, [value, stand]) => t.replaceAll(value, stand), await response.text());
+  const text = replacements.reduce((t, [value, stand]) => t.replaceAll(value, stand), await response.text()).replace(HASHED_ASSET, "/assets/<hashed>.$1");
   return { status: response.status, type, body: type?.startsWith("application/json") && text !== "" ? parsed(text) : text };
 }
 

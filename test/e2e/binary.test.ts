@@ -37,7 +37,7 @@ describe("compiled binary", () => {
     expect(stdout).toBe(`${expectedVersion()}\n`);
   });
 
-  test("serves health, the landing page, docs and OpenAPI from its embedded assets", async () => {
+  test("serves health, the web UI, docs and OpenAPI from its embedded assets", async () => {
     await using cwd = tempDir();
     await using ws = tempDir("svc-ws-");
     await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path], { cmd: [binary.path], cwd: cwd.path });
@@ -47,10 +47,12 @@ describe("compiled binary", () => {
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok" });
 
-    const landing = await d.fetch("/");
-    expect(landing.status).toBe(200);
-    expect(landing.headers.get("content-type")).toContain("text/html");
-    expect(await landing.text()).toContain(version);
+    const shell = await d.fetch("/");
+    expect(shell.status).toBe(200);
+    expect(shell.headers.get("content-type")).toContain("text/html");
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(await shell.text())?.[1];
+    expect(script).toBeDefined();
+    expect((await d.fetch(script!)).headers.get("content-type")).toStartWith("text/javascript");
 
     const docs = await d.fetch("/docs");
     expect(docs.status).toBe(200);

@@ -113,6 +113,7 @@ export async function startFrontDoor(args: string[] = [], options: FrontDoorOpti
     app: app.fetch,
     constantGets: new Map(),
     isStrictRoute: (method, path) => strict.find(method, path) !== null,
+    isPublicGet: () => false,
     rateLimiter,
     transport,
     port,

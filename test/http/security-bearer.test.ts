@@ -8,8 +8,8 @@ import { startFrontDoor } from "../helpers/front-door.ts";
 import { expectUnauthorized } from "../helpers/http-expect.ts";
 
 const TOKEN = "s3cr3t-Token_value.42";
-/** Every route this build mounts, besides /health. */
-const GATED_ROUTES = ["/", "/capabilities", "/daemon/status", "/daemon/status?detail=full", "/docs", "/docs/docs.js", "/docs/docs.css", "/openapi.json"];
+/** Every route this build mounts, besides /health and the web UI's static files (public: web-serving.test.ts). */
+const GATED_ROUTES = ["/capabilities", "/daemon/status", "/daemon/status?detail=full", "/docs", "/docs/docs.js", "/docs/docs.css", "/openapi.json"];
 
 describe("with a token configured", () => {
   const refused: [string, Record<string, string>][] = [

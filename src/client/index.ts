@@ -1,0 +1,6 @@
+/** The daemon client SDK: typed REST calls and a resuming event stream (no DOM dependency). */
+export { createClient, type ClientOptions, type DaemonClient } from "./client.ts";
+export { DaemonApiError } from "./errors.ts";
+export { SseParser, MAX_FRAME_CHARS, type SseFrame } from "./sse-parser.ts";
+export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, STALL_MS, type ConnectionState, type EventContext, type SubscribeOptions, type Subscription } from "./subscription.ts";
+export * from "./types.ts";

@@ -1,0 +1,239 @@
+/**
+ * `subscribe`: a session's event stream over fetch (not EventSource, which cannot send the bearer).
+ *
+ * - Resume: every (re)connect sends `Last-Event-ID` (the newest id delivered; `0` on a first
+ *   connect, which replays the whole ring) and `X-Svc-Event-Epoch` (the epoch the ids count in,
+ *   once the daemon named one). Events with an id at or below the newest delivered one in the same
+ *   epoch are dropped, so a reconnect never delivers an event twice.
+ * - Reconnect: a dropped connection, a network error or a 5xx is retried with exponential backoff
+ *   and full jitter (`BACKOFF_BASE_MS` doubling to `BACKOFF_MAX_MS`, forever, until `close()`);
+ *   a 4xx (401 token, 404 closed session, …) ends the subscription as `offline` with the error.
+ *   A stream that brings nothing, not even the daemon's 15 s heartbeat comment, for `STALL_MS` is
+ *   treated as dropped.
+ * - Resync: on `state_resync_required`, an epoch change or a frame dropped by the parser's bound,
+ *   it reloads the session through `POST /session/:id/load`, hands the consumer `onResync` (reset
+ *   your view) and then the load's bounded journal replay as events, and resumes the stream after
+ *   the load's `lastEventId` in its epoch.
+ * - State: `offline` (not connected yet, or ended), `live`, `reconnecting` (between attempts),
+ *   `resynced` (live again after a resync, until the next drop).
+ */
+import { DaemonApiError, errorFromResponse } from "./errors.ts";
+import { MAX_FRAME_CHARS, SseParser } from "./sse-parser.ts";
+import type { EventEnvelope, LoadedSession } from "./types.ts";
+
+export type ConnectionState = "live" | "reconnecting" | "resynced" | "offline";
+
+export interface EventContext {
+  /** `stream` for frames off the SSE stream, `resync` for the load journal's replay. */
+  source: "stream" | "resync";
+}
+
+export interface SubscribeOptions {
+  onEvent(event: EventEnvelope, context: EventContext): void;
+  onState?(state: ConnectionState): void;
+  /** The view must reset: the journal replay (as `onEvent` calls) follows. */
+  onResync?(loaded: LoadedSession): void;
+  /** Why the subscription ended for good (`offline`): a 4xx on the stream or on the resync's load. */
+  onError?(error: unknown): void;
+  /** The newest id the caller already has (e.g. from a load it did itself); default: replay the ring. */
+  lastEventId?: number;
+  /** The epoch `lastEventId` counts in. */
+  epoch?: string;
+  /** Frame bound handed to the parser (default `MAX_FRAME_CHARS`). */
+  maxFrameChars?: number;
+  /** Backoff bounds (tests shorten them). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  stallMs?: number;
+}
+
+export interface Subscription {
+  close(): void;
+  readonly state: ConnectionState;
+  /** The newest event id delivered and its epoch. */
+  readonly position: { lastEventId: number; epoch: string | undefined };
+}
+
+export const BACKOFF_BASE_MS = 250;
+export const BACKOFF_MAX_MS = 10_000;
+/** How long frames of one read are delivered before the reader yields to the event loop. */
+export const TIME_SLICE_MS = 10;
+/** Three missed heartbeats (`HEARTBEAT_MS` is 15 s on the daemon). */
+export const STALL_MS = 45_000;
+
+/** What a subscription needs from a client. */
+export interface SubscribeHost {
+  url(path: string): string;
+  fetch: (input: string, init?: RequestInit) => Promise<Response>;
+  headersFor(sessionId?: string): Record<string, string>;
+  loadSession(id: string): Promise<LoadedSession>;
+}
+
+/** A 4xx the same request cannot outgrow (408 and 429 are worth retrying). */
+const isFinal = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+
+/** Thrown inside the read loop when the stream must be replaced by a resync. */
+class ResyncNeeded extends Error {}
+
+export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOptions): Subscription {
+  const baseMs = o.backoffBaseMs ?? BACKOFF_BASE_MS;
+  const maxMs = o.backoffMaxMs ?? BACKOFF_MAX_MS;
+  const stallMs = o.stallMs ?? STALL_MS;
+  let lastEventId = o.lastEventId ?? 0;
+  let epoch = o.epoch;
+  let state: ConnectionState = "offline";
+  let closed = false;
+  let resynced = false;
+  let attempt = 0;
+  let current: AbortController | null = null;
+  let wake: (() => void) | null = null;
+
+  const setState = (next: ConnectionState) => {
+    if (next === state) return;
+    state = next;
+    o.onState?.(next);
+  };
+
+  const deliver = (event: EventEnvelope, source: EventContext["source"]) => {
+    if (typeof event.id === "number") {
+      if (event.id <= lastEventId) return;
+      lastEventId = event.id;
+      attempt = 0;
+    }
+    o.onEvent(event, { source });
+  };
+
+  /** One connection: resolves when it ends normally, throws ResyncNeeded or the failure. */
+  async function connect(): Promise<void> {
+    const ctl = new AbortController();
+    current = ctl;
+    const headers: Record<string, string> = { ...host.headersFor(sessionId), accept: "text/event-stream", "last-event-id": String(lastEventId) };
+    if (epoch !== undefined) headers["x-svc-event-epoch"] = epoch;
+    const res = await host.fetch(host.url(`/session/${encodeURIComponent(sessionId)}/events`), { headers, signal: ctl.signal });
+    if (!res.ok) throw await errorFromResponse(res);
+    const served = res.headers.get("x-svc-event-epoch") ?? undefined;
+    if (epoch !== undefined && served !== undefined && served !== epoch) {
+      ctl.abort();
+      throw new ResyncNeeded();
+    }
+    if (served !== undefined) epoch = served;
+    if (!res.body) throw new Error("event stream without a body");
+    setState(resynced ? "resynced" : "live");
+    const parser = new SseParser(o.maxFrameChars ?? MAX_FRAME_CHARS);
+    const decoder = new TextDecoder();
+    const reader = res.body.getReader();
+    let stall: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(stall);
+      stall = setTimeout(() => ctl.abort(), stallMs);
+    };
+    try {
+      arm();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        arm();
+        let sliceStart = Date.now();
+        for (const frame of parser.push(decoder.decode(value, { stream: true }))) {
+          // A big chunk (a replay) holds thousands of frames: yield now and then so the host
+          // (a page) keeps responding while they are delivered.
+          if (Date.now() - sliceStart >= TIME_SLICE_MS) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            sliceStart = Date.now();
+            if (closed) return;
+          }
+          let envelope: EventEnvelope;
+          try {
+            envelope = JSON.parse(frame.data) as EventEnvelope;
+          } catch {
+            throw new ResyncNeeded();
+          }
+          if (envelope.type === "state_resync_required") throw new ResyncNeeded();
+          deliver(envelope, "stream");
+          if (closed) return;
+        }
+        if (parser.droppedFrames > 0) throw new ResyncNeeded();
+      }
+    } finally {
+      clearTimeout(stall);
+      ctl.abort();
+      try {
+        reader.releaseLock();
+      } catch {
+        // the aborted body may already have released it
+      }
+    }
+  }
+
+  async function resync(): Promise<void> {
+    const loaded = await host.loadSession(sessionId);
+    if (closed) return;
+    o.onResync?.(loaded);
+    lastEventId = 0;
+    epoch = loaded.eventEpoch;
+    for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) {
+      o.onEvent(event, { source: "resync" });
+      const inEpoch = event._meta?.eventEpoch === undefined || event._meta.eventEpoch === loaded.eventEpoch;
+      if (typeof event.id === "number" && inEpoch && event.id > lastEventId) lastEventId = event.id;
+    }
+    lastEventId = Math.max(lastEventId, loaded.lastEventId);
+    resynced = true;
+  }
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+
+  async function run(): Promise<void> {
+    let needResync = false;
+    while (!closed) {
+      try {
+        if (needResync) {
+          await resync();
+          needResync = false;
+        }
+        if (!closed) await connect();
+      } catch (error) {
+        if (closed) break;
+        if (error instanceof ResyncNeeded) needResync = true;
+        else if (error instanceof DaemonApiError && isFinal(error.status)) {
+          closed = true;
+          setState("offline");
+          o.onError?.(error);
+          break;
+        }
+      }
+      if (closed) break;
+      // Six failed attempts in a row (about 8 s of backoff): say so honestly, and keep trying.
+      setState(attempt >= 6 ? "offline" : "reconnecting");
+      const delay = Math.min(maxMs, baseMs * 2 ** attempt);
+      attempt++;
+      await pause(delay / 2 + Math.random() * (delay / 2));
+    }
+    setState("offline");
+  }
+
+  void run();
+
+  return {
+    close() {
+      closed = true;
+      current?.abort();
+      wake?.();
+      setState("offline");
+    },
+    get state() {
+      return state;
+    },
+    get position() {
+      return { lastEventId, epoch };
+    },
+  };
+}

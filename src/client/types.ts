@@ -1,0 +1,210 @@
+/**
+ * The wire types the client SDK reads and sends, written by hand from the daemon's served
+ * `/openapi.json` (the server's TypeBox schemas pull in server runtime code, so they are mirrored,
+ * not imported). Only the members a client acts on are typed; bodies are additive, so every object
+ * may carry more.
+ */
+
+/** The error body every daemon error answers with (filesystem errors add `errorKind` and `status`). */
+export interface ErrorBody {
+  error: string;
+  code?: string | number;
+  errorKind?: string;
+  retryable?: boolean;
+  hint?: string;
+  [more: string]: unknown;
+}
+
+export interface Capabilities {
+  v: number;
+  mode: string;
+  features: string[];
+  workspaceCwd?: string;
+  protocolVersions?: { current: string; supported: string[] };
+  policy?: { permission?: string };
+}
+
+export interface Health {
+  status: string;
+  sessions?: number;
+  pendingPermissions?: number;
+}
+
+export interface CreateSessionRequest {
+  cwd?: string;
+  sessionScope?: "single" | "thread";
+  modelServiceId?: string;
+}
+
+export interface CreatedSession {
+  sessionId: string;
+  workspaceCwd: string;
+  attached: boolean;
+  clientId: string;
+  createdAt: string;
+  hasActivePrompt?: boolean;
+  modelApplied?: boolean;
+}
+
+/** One row of the session list: a live session (`live: true`) or a persisted one. */
+export interface SessionListItem {
+  sessionId: string;
+  live: boolean;
+  isArchived?: boolean;
+  displayName?: string;
+  titleSource?: "manual" | "agent";
+  createdAt?: string;
+  updatedAt?: string;
+  hasActivePrompt?: boolean;
+  isWaitingForPermission?: boolean;
+  workspaceCwd?: string;
+  [more: string]: unknown;
+}
+
+export interface SessionListPage {
+  sessions: SessionListItem[];
+  nextCursor?: string;
+}
+
+export interface ListSessionsOptions {
+  /** Workspace id or absolute path; defaults to the daemon's workspace (from `/capabilities`). */
+  workspace?: string;
+  archived?: boolean;
+  size?: number;
+  cursor?: string;
+}
+
+export interface BulkOutcome {
+  results: { sessionId: string; outcome: "archived" | "unarchived" | "deleted" | "not_found" | "live" }[];
+}
+
+export interface SessionMetadata {
+  sessionId: string;
+  displayName?: string;
+}
+
+/** An ACP content block of a prompt; the UI sends text blocks. */
+export type PromptBlock = { type: "text"; text: string } | { type: string; [more: string]: unknown };
+
+export interface PromptAdmission {
+  promptId: string;
+  lastEventId: number;
+  eventEpoch: string;
+}
+
+export interface PendingPrompt {
+  promptId: string;
+  text: string;
+  queuedAt: number | string;
+  state: string;
+}
+
+export type PermissionOutcome = { outcome: "selected"; optionId: string } | { outcome: "cancelled" };
+
+export const APPROVAL_MODES = ["plan", "default", "auto-edit", "auto", "yolo"] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+export interface ApprovalModeResult {
+  sessionId: string;
+  mode: ApprovalMode;
+  previous: string | null;
+  persisted: boolean;
+}
+
+/** The agent's live state as `GET /session/:id/context` and `load` report it (ACP shapes). */
+export interface SessionState {
+  models?: { currentModelId?: string; availableModels?: { modelId: string; name?: string }[] } | null;
+  modes?: { currentModeId?: string; availableModes?: { id: string; name?: string }[] } | null;
+  configOptions?: unknown;
+  [more: string]: unknown;
+}
+
+export interface SessionContext {
+  v: number;
+  sessionId: string;
+  workspaceCwd: string;
+  state?: SessionState;
+}
+
+/** One SSE envelope (the JSON on a frame's `data:` line, or one journal record). */
+export interface EventEnvelope {
+  /** Per-session monotonic id; absent on synthetic frames. */
+  id?: number;
+  v: number;
+  type: string;
+  data: any;
+  promptId?: string;
+  originatorClientId?: string;
+  _meta: { serverTimestamp: number; eventEpoch?: string; [more: string]: unknown };
+}
+
+export interface LoadedSession {
+  sessionId: string;
+  workspaceCwd: string;
+  attached: boolean;
+  clientId: string;
+  createdAt: string;
+  state: SessionState;
+  hasActivePrompt: boolean;
+  lastEventId: number;
+  eventEpoch: string;
+  restoredBy: string;
+  /** The newest journaled envelopes, oldest first (load only). */
+  compactedReplay?: EventEnvelope[];
+  /** Envelopes published while the replay was read (load only). */
+  liveJournal?: EventEnvelope[];
+}
+
+export interface TranscriptPage {
+  v: number;
+  sessionId: string;
+  events: EventEnvelope[];
+  hasMore: boolean;
+  nextCursor?: string;
+}
+
+export interface DirectoryEntry {
+  name: string;
+  kind: "file" | "directory" | "symlink" | "other";
+  ignored: boolean;
+}
+
+export interface DirectoryListing {
+  kind: "list";
+  path: string;
+  entries: DirectoryEntry[];
+  truncated: boolean;
+}
+
+export interface FileText {
+  kind: "file";
+  path: string;
+  content: string;
+  encoding: string;
+  sizeBytes: number;
+  returnedBytes: number;
+  truncated: boolean;
+  hash: string;
+}
+
+/** A status cell of a workspace status route. */
+export interface StatusCell {
+  kind: string;
+  status: "ok" | "warning" | "error" | "disabled" | "not_started" | "unknown" | string;
+  name?: string;
+  error?: string;
+  errorKind?: string;
+  hint?: string;
+  [more: string]: unknown;
+}
+
+/** A workspace status envelope (preflight, env, mcp, tools, skills, providers): its cell lists vary by route. */
+export interface WorkspaceStatus {
+  v: number;
+  workspaceCwd: string;
+  initialized: boolean;
+  errors?: StatusCell[];
+  [more: string]: unknown;
+}
+
+export type WorkspaceSection = "preflight" | "env" | "mcp" | "tools" | "skills" | "providers";

@@ -1,0 +1,99 @@
+/**
+ * The page's shared state: one SDK client on the page's own origin, the session list, and the
+ * auth state. `guard` runs an API call and turns a bearer 401 into the token prompt, any other
+ * failure into the `notice` banner.
+ */
+import { signal } from "@preact/signals";
+import { createClient, DaemonApiError, type SessionListItem } from "../client/index.ts";
+import { adoptToken } from "./token.ts";
+
+export const client = createClient({ baseUrl: location.origin, token: adoptToken() });
+
+/** The daemon answered a plain 401: the token prompt shows until a token is entered. */
+export const needsToken = signal(false);
+/** Bumped after a token is entered: views refetch. */
+export const reloadKey = signal(0);
+/** The latest failure worth telling the user (role=alert). */
+export const notice = signal<string | null>(null);
+
+/** Bumped to open the selected session again (after it went offline). */
+export const reopenKey = signal(0);
+
+export const workspaceCwd = signal<string | undefined>(undefined);
+export const sessions = signal<SessionListItem[]>([]);
+export const showArchived = signal(false);
+export const sessionsLoaded = signal(false);
+
+export function describe(error: unknown): string {
+  if (error instanceof DaemonApiError) return error.hint ? `${error.message} (${error.hint})` : error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs `fn`; a bearer 401 opens the token prompt, another failure becomes the notice. Returns undefined on failure. */
+export async function guard<T>(fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (error) {
+    report(error);
+    return undefined;
+  }
+}
+
+export function report(error: unknown): void {
+  if (!reportAuth(error)) notice.value = describe(error);
+}
+
+/** Opens the token prompt for a bearer 401 (for views that show their other failures inline); true if it did. */
+export function reportAuth(error: unknown): boolean {
+  const auth = error instanceof DaemonApiError && error.status === 401 && error.code !== "token_required";
+  if (auth) needsToken.value = true;
+  return auth;
+}
+
+/** Where the page remembers the daemon's workspace, so the next load can list sessions at once. */
+const WORKSPACE_KEY = "svc.workspaceCwd";
+let refreshing: Promise<void> | null = null;
+let again: Promise<void> | null = null;
+
+/**
+ * Rows of the newest page of live and persisted sessions (plus archived ones when asked). One
+ * refresh at a time: calls during a refresh share one more refresh after it. The first one lists with the workspace
+ * remembered from an earlier load while `/capabilities` is asked, and uses that list only if the
+ * daemon's workspace is still the same.
+ */
+export function refreshSessions(): Promise<void> {
+  if (refreshing) {
+    // Something changed during this refresh (an action, the archived filter): one more follows it.
+    again ??= refreshing.then(() => {
+      again = null;
+      return refreshSessions();
+    });
+    return again;
+  }
+  refreshing = loadSessions().finally(() => (refreshing = null));
+  return refreshing;
+}
+
+async function loadSessions(): Promise<void> {
+  let workspace = workspaceCwd.value;
+  if (workspace === undefined) {
+    const remembered = localStorage.getItem(WORKSPACE_KEY) ?? undefined;
+    const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered }).catch(() => undefined);
+    const caps = await guard(() => client.capabilities());
+    if (!caps?.workspaceCwd) return;
+    workspace = workspaceCwd.value = caps.workspaceCwd;
+    localStorage.setItem(WORKSPACE_KEY, workspace);
+    const list = remembered === workspace ? await early : undefined;
+    if (list) return show(list.sessions, workspace);
+  }
+  const active = await guard(() => client.listSessions({ workspace }));
+  if (active) await show(active.sessions, workspace);
+}
+
+async function show(active: SessionListItem[], workspace: string): Promise<void> {
+  const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true })) : undefined;
+  sessions.value = [...active, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
+  sessionsLoaded.value = true;
+}
+
+export const displayName = (s: { sessionId: string; displayName?: string | undefined }) => s.displayName || `Session ${s.sessionId.slice(0, 8)}`;

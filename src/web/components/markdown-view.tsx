@@ -1,0 +1,77 @@
+/**
+ * Sanitized markdown, block by block (`splitBlocks`): finished blocks render once; the last block
+ * of a text that is still growing (a streaming agent message) re-renders at most every
+ * `STREAM_RENDER_MS`. A block over `MAX_MARKDOWN_BLOCK_CHARS` shows as plain text.
+ */
+import { memo } from "preact/compat";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { renderMarkdown } from "../markdown.ts";
+import { MAX_MARKDOWN_BLOCK_CHARS, splitBlocks, splitPieces } from "../text-blocks.ts";
+
+const STREAM_RENDER_MS = 200;
+
+/**
+ * `split(text)` for a text that usually grows by appending: the parts before the last are kept
+ * from the previous call and only the last part onwards is split again. `split` must split a
+ * suffix that starts at a part boundary exactly as it splits the whole (both splitters here do).
+ */
+function useIncrementalSplit(text: string, split: (s: string) => string[]): string[] {
+  const cache = useRef<{ text: string; parts: string[] } | null>(null);
+  const prev = cache.current;
+  let parts: string[];
+  if (prev && prev.parts.length > 0 && text.startsWith(prev.text)) {
+    const offset = prev.text.length - prev.parts[prev.parts.length - 1]!.length;
+    parts = prev.parts.slice(0, -1).concat(split(text.slice(offset)));
+  } else parts = split(text);
+  cache.current = { text, parts };
+  return parts;
+}
+
+export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
+  const blocks = useIncrementalSplit(text, splitBlocks);
+  const last = blocks.length - 1;
+  return (
+    <div class="md">
+      {blocks.map((b, i) => (
+        <Block key={i} text={b} streaming={streaming && i === last} />
+      ))}
+    </div>
+  );
+}
+
+const Block = memo(function Block({ text, streaming }: { text: string; streaming: boolean }) {
+  if (text.length > MAX_MARKDOWN_BLOCK_CHARS) return <PlainText text={text} />;
+  return <HtmlBlock text={text} streaming={streaming} />;
+});
+
+function PlainText({ text }: { text: string }) {
+  const pieces = useIncrementalSplit(text, splitPieces);
+  return (
+    <div class="plain">
+      {pieces.map((p, i) => (
+        <PlainPiece key={i} text={p} />
+      ))}
+    </div>
+  );
+}
+
+const PlainPiece = memo(function PlainPiece({ text }: { text: string }) {
+  return <pre class="plain-piece">{text}</pre>;
+});
+
+function HtmlBlock({ text, streaming }: { text: string; streaming: boolean }) {
+  const [html, setHtml] = useState(() => renderMarkdown(text));
+  const last = useRef({ at: 0, text });
+  useEffect(() => {
+    if (last.current.text === text) return;
+    const wait = streaming ? last.current.at + STREAM_RENDER_MS - Date.now() : 0;
+    const run = () => {
+      last.current = { at: Date.now(), text };
+      setHtml(renderMarkdown(text));
+    };
+    if (wait <= 0) return run();
+    const timer = setTimeout(run, wait);
+    return () => clearTimeout(timer);
+  }, [text, streaming]);
+  return <div class="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+}

@@ -1,0 +1,53 @@
+/** One tool call: title, status, diffs of edits and text output. */
+import { diffLines } from "../diff-lines.ts";
+import type { DiffContent, Item } from "../transcript-model.ts";
+
+type ToolItem = Extract<Item, { kind: "tool" }>;
+
+const STATUS_TEXT = { pending: "pending", in_progress: "in progress", completed: "completed", failed: "failed" } as const;
+
+/** A path relative to the workspace when it lies inside it. */
+export function shownPath(path: string, workspaceCwd: string | undefined): string {
+  if (workspaceCwd && path.startsWith(`${workspaceCwd}/`)) return path.slice(workspaceCwd.length + 1);
+  return path;
+}
+
+export function ToolCallView({ item, workspaceCwd }: { item: ToolItem; workspaceCwd: string | undefined }) {
+  return (
+    <div role="group" aria-label={`Tool call: ${item.title}`} class={`tool tool-${item.status}`}>
+      <div class="tool-head">
+        <span class="tool-title">{item.title}</span>
+        <span class={`tool-status ${item.status}`}>{STATUS_TEXT[item.status]}</span>
+      </div>
+      {item.content.map((c, i) =>
+        c.type === "diff" ? (
+          <DiffView key={i} diff={c} path={shownPath(c.path, workspaceCwd)} />
+        ) : c.type === "text" ? (
+          <pre key={i} class="output" aria-label="Output">
+            {c.text}
+          </pre>
+        ) : (
+          <p key={i} class="notice-line">
+            Terminal {c.terminalId}
+          </p>
+        ),
+      )}
+    </div>
+  );
+}
+
+function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
+  const lines = diffLines(diff.oldText, diff.newText);
+  return (
+    <figure class="diff" aria-label={`Diff ${path}`}>
+      <figcaption>{path}</figcaption>
+      <pre>
+        {lines.map((l, i) => (
+          <span key={i} class={l.sign === "+" ? "add" : l.sign === "-" ? "del" : "ctx"}>
+            {`${l.sign}${l.text}\n`}
+          </span>
+        ))}
+      </pre>
+    </figure>
+  );
+}

@@ -1,0 +1,110 @@
+/**
+ * One open chat view's connection: loads the session (restoring a closed one, attaching to a live
+ * one) with its journal replay, then follows its event stream. Events are folded into the
+ * transcript model in batches, once per animation frame, so a fast stream (thousands of chunks)
+ * costs one render per frame, not one per chunk.
+ *
+ * Bound: `MAX_QUEUED_EVENTS` events wait for a frame at most; past that (a hidden tab gets no
+ * animation frames) the batch is folded at once, keeping the queue bounded.
+ */
+import { signal } from "@preact/signals";
+import { APPROVAL_MODES, DaemonApiError, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
+import { client, report } from "./app-state.ts";
+import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
+
+const MAX_QUEUED_EVENTS = 5000;
+
+export interface ModelChoice {
+  modelId: string;
+  name: string;
+}
+
+export class LiveSession {
+  readonly snapshot = signal<TranscriptSnapshot | null>(null);
+  readonly connection = signal<ConnectionState>("offline");
+  readonly models = signal<ModelChoice[]>([]);
+  /** The approval modes the agent offers (all of them when it names none). */
+  readonly approvalModes = signal<readonly ApprovalMode[]>(APPROVAL_MODES);
+  readonly workspaceCwd = signal<string | undefined>(undefined);
+  /** The stream ended because the session is not live any more. */
+  readonly gone = signal(false);
+  private model = new TranscriptModel();
+  private queue: EventEnvelope[] = [];
+  private scheduled = false;
+  private subscription: Subscription | null = null;
+  private stopped = false;
+
+  constructor(readonly id: string) {}
+
+  async start(): Promise<void> {
+    let loaded: LoadedSession;
+    try {
+      loaded = await client.loadSession(this.id);
+    } catch (error) {
+      report(error);
+      return;
+    }
+    if (this.stopped) return;
+    this.reset(loaded);
+    this.subscription = client.subscribe(this.id, {
+      lastEventId: loaded.lastEventId,
+      epoch: loaded.eventEpoch,
+      onEvent: (event) => this.enqueue(event),
+      onState: (state) => (this.connection.value = state),
+      // The subscription hands over the load's journal replay as events right after this.
+      onResync: (again) => {
+        this.queue = [];
+        this.reset(again, false);
+      },
+      // A 404: the session is no longer live (closed elsewhere, or the daemon restarted); the
+      // view says so and offers to open it again, no error banner.
+      onError: (error) => {
+        if (error instanceof DaemonApiError && error.status === 404) this.gone.value = true;
+        else report(error);
+      },
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.subscription?.close();
+    this.connection.value = "offline";
+  }
+
+  /** A fresh model from a load: its state, then (with `replay`) its journal replay. */
+  private reset(loaded: LoadedSession, replay = true): void {
+    this.workspaceCwd.value = loaded.workspaceCwd;
+    this.applyState(loaded.state);
+    this.model = new TranscriptModel({ modelId: currentModel(loaded.state), approvalMode: currentMode(loaded.state) });
+    if (replay) for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
+    this.snapshot.value = this.model.snapshot();
+  }
+
+  private applyState(state: SessionState | undefined): void {
+    const available = state?.models?.availableModels ?? [];
+    this.models.value = available.map((m) => ({ modelId: m.modelId, name: m.name || m.modelId }));
+    // An agent that lists its modes offers only those (the daemon refuses others with 409).
+    const offered = new Set((state?.modes?.availableModes ?? []).map((m) => m.id));
+    const modes = APPROVAL_MODES.filter((m) => offered.has(m));
+    this.approvalModes.value = modes.length > 0 ? modes : APPROVAL_MODES;
+  }
+
+  private enqueue(event: EventEnvelope): void {
+    this.queue.push(event);
+    if (this.queue.length >= MAX_QUEUED_EVENTS) return this.flush();
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => this.flush());
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (this.queue.length === 0) return;
+    for (const event of this.queue) this.model.apply(event);
+    this.queue = [];
+    this.snapshot.value = this.model.snapshot();
+  }
+}
+
+const currentModel = (state: SessionState | undefined) => state?.models?.currentModelId ?? undefined;
+const currentMode = (state: SessionState | undefined) => state?.modes?.currentModeId ?? undefined;

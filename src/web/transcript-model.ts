@@ -1,0 +1,285 @@
+/**
+ * The chat view's state, folded from a session's event envelopes (the stream's and the load
+ * journal's alike). Pure: no DOM, no fetch; `apply` mutates, `snapshot` hands the view a fresh
+ * array in which only the items that changed since the last snapshot are new objects (so the view
+ * re-renders just those).
+ *
+ * Bound: at most `MAX_ITEMS` transcript items are kept; older ones are dropped and counted in
+ * `dropped` (the view says so; `/session/:id/transcript` still has them).
+ */
+import type { EventEnvelope } from "../client/types.ts";
+
+export const MAX_ITEMS = 400;
+
+export interface PlanEntry {
+  content: string;
+  status: string;
+  priority?: string;
+}
+
+export interface DiffContent {
+  type: "diff";
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
+export type ToolContent = DiffContent | { type: "text"; text: string } | { type: "terminal"; terminalId: string };
+
+export type ToolStatus = "pending" | "in_progress" | "completed" | "failed";
+
+export type Item =
+  | { kind: "user"; key: string; text: string }
+  | { kind: "agent"; key: string; text: string; promptId: string | undefined }
+  | { kind: "thought"; key: string; text: string; promptId: string | undefined }
+  | { kind: "plan"; key: string; entries: PlanEntry[] }
+  | { kind: "tool"; key: string; toolCallId: string; title: string; status: ToolStatus; toolKind: string | undefined; content: ToolContent[] }
+  | { kind: "error"; key: string; message: string }
+  | { kind: "notice"; key: string; text: string };
+
+export interface PermissionOption {
+  optionId: string;
+  name: string;
+  kind?: string;
+}
+
+export interface PendingPermission {
+  requestId: string;
+  title: string;
+  options: PermissionOption[];
+}
+
+export interface QueuedPrompt {
+  promptId: string;
+  text: string;
+}
+
+export interface TranscriptSnapshot {
+  items: Item[];
+  dropped: number;
+  permissions: PendingPermission[];
+  queued: QueuedPrompt[];
+  /** A turn is running (the Cancel button's state). */
+  running: boolean;
+  modelId: string | undefined;
+  approvalMode: string | undefined;
+  displayName: string | undefined;
+  /** The session ended (closed or died); no more events will come. */
+  ended: string | undefined;
+}
+
+const text = (block: unknown): string => {
+  const b = block as { type?: string; text?: unknown } | null;
+  return b && b.type === "text" && typeof b.text === "string" ? b.text : "";
+};
+
+function toolContent(raw: unknown): ToolContent[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ToolContent[] = [];
+  for (const c of raw as Record<string, any>[]) {
+    if (c?.type === "diff" && typeof c.path === "string" && typeof c.newText === "string") {
+      out.push({ type: "diff", path: c.path, oldText: typeof c.oldText === "string" ? c.oldText : null, newText: c.newText });
+    } else if (c?.type === "content") {
+      const t = text(c.content);
+      if (t) out.push({ type: "text", text: t });
+    } else if (c?.type === "terminal" && typeof c.terminalId === "string") out.push({ type: "terminal", terminalId: c.terminalId });
+  }
+  return out;
+}
+
+const STATUSES = new Set(["pending", "in_progress", "completed", "failed"]);
+
+export class TranscriptModel {
+  private items: Item[] = [];
+  private dropped = 0;
+  private seq = 0;
+  private readonly tools = new Map<string, number>();
+  private readonly permissions = new Map<string, PendingPermission>();
+  private readonly queued = new Map<string, QueuedPrompt>();
+  /** Prompts that started (or were queued) and have not ended. */
+  private readonly active = new Set<string>();
+  private readonly finished = new Set<string>();
+  private modelId: string | undefined;
+  private approvalMode: string | undefined;
+  private displayName: string | undefined;
+  private ended: string | undefined;
+
+  constructor(initial: { modelId?: string; approvalMode?: string; displayName?: string } = {}) {
+    this.modelId = initial.modelId;
+    this.approvalMode = initial.approvalMode;
+    this.displayName = initial.displayName;
+  }
+
+  snapshot(): TranscriptSnapshot {
+    return {
+      items: this.items.slice(),
+      dropped: this.dropped,
+      permissions: [...this.permissions.values()],
+      queued: [...this.queued.values()],
+      running: this.active.size > 0,
+      modelId: this.modelId,
+      approvalMode: this.approvalMode,
+      displayName: this.displayName,
+      ended: this.ended,
+    };
+  }
+
+  private push(item: Item): void {
+    this.items.push(item);
+    if (this.items.length > MAX_ITEMS) {
+      const cut = this.items.length - MAX_ITEMS;
+      this.items.splice(0, cut);
+      this.dropped += cut;
+      this.tools.clear();
+      this.items.forEach((it, i) => it.kind === "tool" && this.tools.set(it.toolCallId, i));
+    }
+    if (item.kind === "tool") this.tools.set(item.toolCallId, this.items.length - 1);
+  }
+
+  private key(): string {
+    return `i${++this.seq}`;
+  }
+
+  private appendText(kind: "agent" | "thought", chunk: string, promptId: string | undefined): void {
+    const last = this.items[this.items.length - 1];
+    if (last && last.kind === kind && last.promptId === promptId) {
+      this.items[this.items.length - 1] = { ...last, text: last.text + chunk };
+    } else this.push({ kind, key: this.key(), text: chunk, promptId });
+  }
+
+  private promptStarted(promptId: string | undefined): void {
+    if (promptId && !this.finished.has(promptId)) this.active.add(promptId);
+  }
+
+  private promptEnded(promptId: string | undefined): void {
+    if (!promptId) return;
+    this.active.delete(promptId);
+    this.queued.delete(promptId);
+    this.finished.add(promptId);
+  }
+
+  apply(event: EventEnvelope): void {
+    const data = (event.data ?? {}) as Record<string, any>;
+    switch (event.type) {
+      case "session_update":
+        this.promptStarted(event.promptId);
+        this.update(data.update ?? {}, event.promptId);
+        break;
+      case "turn_complete":
+        this.promptEnded(data.promptId ?? event.promptId);
+        break;
+      case "turn_error":
+        this.promptEnded(data.promptId ?? event.promptId);
+        this.push({ kind: "error", key: this.key(), message: String(data.message ?? "turn failed") });
+        break;
+      case "pending_prompt_added":
+        this.queued.set(data.promptId, { promptId: data.promptId, text: String(data.text ?? "") });
+        this.promptStarted(data.promptId);
+        break;
+      case "pending_prompt_started":
+        this.queued.delete(data.promptId);
+        this.promptStarted(data.promptId);
+        break;
+      case "pending_prompt_completed":
+        this.queued.delete(data.promptId);
+        break;
+      case "permission_request": {
+        const toolCall = (data.toolCall ?? {}) as Record<string, any>;
+        const options: PermissionOption[] = (Array.isArray(data.options) ? data.options : []).map((o: any) => ({
+          optionId: String(o.optionId),
+          name: typeof o.name === "string" ? o.name : String(o.optionId),
+          kind: typeof o.kind === "string" ? o.kind : undefined,
+        }));
+        this.permissions.set(data.requestId, { requestId: data.requestId, title: String(toolCall.title ?? "Tool call"), options });
+        if (typeof toolCall.toolCallId === "string") this.tool({ ...toolCall, sessionUpdate: "tool_call_update" });
+        break;
+      }
+      case "permission_resolved":
+      case "permission_forbidden":
+        this.permissions.delete(data.requestId);
+        break;
+      case "model_switched":
+        this.modelId = data.modelId;
+        break;
+      case "model_switch_failed":
+        this.push({ kind: "error", key: this.key(), message: `Model switch to ${data.requestedModelId} failed: ${data.error}` });
+        break;
+      case "approval_mode_changed":
+        this.approvalMode = data.next;
+        break;
+      case "session_metadata_updated":
+        if (typeof data.displayName === "string") this.displayName = data.displayName;
+        break;
+      case "session_closed":
+      case "session_died":
+        this.ended = String(data.reason ?? "closed");
+        this.active.clear();
+        this.permissions.clear();
+        this.queued.clear();
+        break;
+      case "history_truncated":
+        this.push({ kind: "notice", key: this.key(), text: `${data.truncatedEvents} earlier events are not shown.` });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private update(u: Record<string, any>, promptId: string | undefined): void {
+    switch (u.sessionUpdate) {
+      case "user_message_chunk": {
+        const t = text(u.content);
+        const last = this.items[this.items.length - 1];
+        // The daemon echoes each prompt once; a replayed agent may also send the user's text in chunks.
+        if (last && last.kind === "user" && u._meta?.source !== "bridge-echo") this.items[this.items.length - 1] = { ...last, text: last.text + t };
+        else this.push({ kind: "user", key: this.key(), text: t });
+        break;
+      }
+      case "agent_message_chunk":
+        this.appendText("agent", text(u.content), promptId);
+        break;
+      case "agent_thought_chunk":
+        this.appendText("thought", text(u.content), promptId);
+        break;
+      case "plan": {
+        const entries: PlanEntry[] = (Array.isArray(u.entries) ? u.entries : []).map((e: any) => ({
+          content: String(e?.content ?? ""),
+          status: String(e?.status ?? "pending"),
+          priority: typeof e?.priority === "string" ? e.priority : undefined,
+        }));
+        const last = this.items[this.items.length - 1];
+        if (last && last.kind === "plan") this.items[this.items.length - 1] = { ...last, entries };
+        else this.push({ kind: "plan", key: this.key(), entries });
+        break;
+      }
+      case "tool_call":
+      case "tool_call_update":
+        this.tool(u);
+        break;
+      case "current_mode_update":
+        if (typeof u.currentModeId === "string") this.approvalMode = u.currentModeId;
+        break;
+      default:
+        break;
+    }
+  }
+
+  private tool(u: Record<string, any>): void {
+    const id = String(u.toolCallId ?? "");
+    const index = this.tools.get(id);
+    const prev = index === undefined ? undefined : this.items[index];
+    const base = prev && prev.kind === "tool" ? prev : undefined;
+    const status: ToolStatus = STATUSES.has(u.status) ? u.status : (base?.status ?? "pending");
+    const next: Item = {
+      kind: "tool",
+      key: base?.key ?? this.key(),
+      toolCallId: id,
+      title: typeof u.title === "string" && u.title ? u.title : (base?.title ?? "Tool call"),
+      status,
+      toolKind: typeof u.kind === "string" ? u.kind : base?.toolKind,
+      content: Array.isArray(u.content) ? toolContent(u.content) : (base?.content ?? []),
+    };
+    if (index === undefined) this.push(next);
+    else this.items[index] = next;
+  }
+}

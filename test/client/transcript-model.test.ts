@@ -1,0 +1,105 @@
+/** The web UI's transcript model (pure): how event envelopes fold into what the chat view shows. */
+import { describe, expect, test } from "bun:test";
+import type { EventEnvelope } from "../../src/client/types.ts";
+import { diffLines } from "../../src/web/diff-lines.ts";
+import { MAX_ITEMS, TranscriptModel } from "../../src/web/transcript-model.ts";
+
+let nextId = 1;
+const ev = (type: string, data: Record<string, unknown>, promptId?: string): EventEnvelope => ({ id: nextId++, v: 1, type, data, promptId, _meta: { serverTimestamp: 0 } });
+const update = (u: Record<string, unknown>, promptId = "p1") => ev("session_update", { sessionId: "s", update: u }, promptId);
+const text = (t: string) => ({ type: "text", text: t });
+
+describe("TranscriptModel", () => {
+  test("a turn: the prompt echo, thoughts, streamed agent text merged into one message, a plan; running until turn_complete", () => {
+    const m = new TranscriptModel();
+    m.apply(update({ sessionUpdate: "user_message_chunk", content: text("do it"), _meta: { source: "bridge-echo" } }));
+    m.apply(update({ sessionUpdate: "agent_thought_chunk", content: text("hmm") }));
+    m.apply(update({ sessionUpdate: "agent_message_chunk", content: text("Hel") }));
+    m.apply(update({ sessionUpdate: "agent_message_chunk", content: text("lo") }));
+    m.apply(update({ sessionUpdate: "plan", entries: [{ content: "step", status: "pending", priority: "high" }] }));
+    m.apply(update({ sessionUpdate: "plan", entries: [{ content: "step", status: "completed", priority: "high" }] }));
+    expect(m.snapshot().running).toBe(true);
+    m.apply(ev("turn_complete", { sessionId: "s", promptId: "p1", stopReason: "end_turn" }));
+    const s = m.snapshot();
+    expect(s.running).toBe(false);
+    expect(s.items.map((i) => i.kind)).toEqual(["user", "thought", "agent", "plan"]);
+    expect(s.items[2]).toMatchObject({ kind: "agent", text: "Hello" });
+    expect(s.items[3]).toMatchObject({ kind: "plan", entries: [{ content: "step", status: "completed" }] });
+  });
+
+  test("a snapshot renews only the items that changed", () => {
+    const m = new TranscriptModel();
+    m.apply(update({ sessionUpdate: "user_message_chunk", content: text("q"), _meta: { source: "bridge-echo" } }));
+    m.apply(update({ sessionUpdate: "agent_message_chunk", content: text("a") }));
+    const before = m.snapshot();
+    m.apply(update({ sessionUpdate: "agent_message_chunk", content: text("b") }));
+    const after = m.snapshot();
+    expect(after.items[0]).toBe(before.items[0]!);
+    expect(after.items[1]).not.toBe(before.items[1]!);
+  });
+
+  test("tool calls: created, updated in place (status, content: text output and diffs), failed", () => {
+    const m = new TranscriptModel();
+    m.apply(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Edit a.txt", kind: "edit", status: "pending" }));
+    m.apply(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress" }));
+    m.apply(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "diff", path: "/w/a.txt", oldText: "x\n", newText: "y\n" }, { type: "content", content: text("ok") }] }));
+    m.apply(update({ sessionUpdate: "tool_call", toolCallId: "t2", title: "Run ls", kind: "execute", status: "in_progress" }));
+    m.apply(update({ sessionUpdate: "tool_call_update", toolCallId: "t2", status: "failed" }));
+    const tools = m.snapshot().items;
+    expect(tools).toHaveLength(2);
+    expect(tools[0]).toMatchObject({ kind: "tool", title: "Edit a.txt", status: "completed", content: [{ type: "diff", path: "/w/a.txt", oldText: "x\n", newText: "y\n" }, { type: "text", text: "ok" }] });
+    expect(tools[1]).toMatchObject({ kind: "tool", title: "Run ls", status: "failed" });
+  });
+
+  test("permission requests are pending until resolved; their options keep the agent's names", () => {
+    const m = new TranscriptModel();
+    m.apply(ev("permission_request", { requestId: "r1", sessionId: "s", toolCall: { toolCallId: "t1", title: "Write b.txt" }, options: [{ optionId: "o1", name: "Allow once", kind: "allow_once" }, { optionId: "o2", name: "Reject", kind: "reject_once" }] }));
+    expect(m.snapshot().permissions).toEqual([{ requestId: "r1", title: "Write b.txt", options: [{ optionId: "o1", name: "Allow once", kind: "allow_once" }, { optionId: "o2", name: "Reject", kind: "reject_once" }] }]);
+    expect(m.snapshot().items).toMatchObject([{ kind: "tool", title: "Write b.txt" }]);
+    m.apply(ev("permission_resolved", { requestId: "r1", sessionId: "s", outcome: { outcome: "selected", optionId: "o1" } }));
+    expect(m.snapshot().permissions).toEqual([]);
+  });
+
+  test("queued prompts, errors, model and mode changes, rename, and the session's end", () => {
+    const m = new TranscriptModel({ modelId: "a", approvalMode: "default" });
+    m.apply(ev("pending_prompt_added", { sessionId: "s", promptId: "p2", text: "later", queuedAt: 1 }));
+    expect(m.snapshot().queued).toEqual([{ promptId: "p2", text: "later" }]);
+    m.apply(ev("pending_prompt_started", { sessionId: "s", promptId: "p2", text: "later" }));
+    expect(m.snapshot().queued).toEqual([]);
+    expect(m.snapshot().running).toBe(true);
+    m.apply(ev("turn_error", { sessionId: "s", promptId: "p2", message: "boom" }));
+    expect(m.snapshot().running).toBe(false);
+    m.apply(ev("model_switched", { sessionId: "s", modelId: "b" }));
+    m.apply(ev("approval_mode_changed", { sessionId: "s", previous: "default", next: "plan", persisted: false }));
+    m.apply(ev("session_metadata_updated", { sessionId: "s", displayName: "Named" }));
+    m.apply(ev("session_closed", { sessionId: "s", reason: "client_close" }));
+    const s = m.snapshot();
+    expect(s.items).toMatchObject([{ kind: "error", message: "boom" }]);
+    expect([s.modelId, s.approvalMode, s.displayName, s.ended]).toEqual(["b", "plan", "Named", "client_close"]);
+  });
+
+  test(`keeps at most ${MAX_ITEMS} items and counts the dropped ones; tool updates still find their item`, () => {
+    const m = new TranscriptModel();
+    m.apply(update({ sessionUpdate: "tool_call", toolCallId: "late", title: "T", status: "pending" }));
+    for (let i = 0; i < MAX_ITEMS + 50; i++) {
+      m.apply(update({ sessionUpdate: "tool_call", toolCallId: `t${i}`, title: `T${i}`, status: "pending" }));
+    }
+    m.apply(update({ sessionUpdate: "tool_call_update", toolCallId: `t${MAX_ITEMS + 49}`, status: "completed" }));
+    const s = m.snapshot();
+    expect(s.items).toHaveLength(MAX_ITEMS);
+    expect(s.dropped).toBe(51);
+    expect(s.items.at(-1)).toMatchObject({ toolCallId: `t${MAX_ITEMS + 49}`, status: "completed" });
+  });
+});
+
+describe("diffLines", () => {
+  test("cuts common lines to three lines of context and marks changes", () => {
+    const old = "1\n2\n3\n4\n5\nold\n6\n7\n8\n9\n";
+    const now = "1\n2\n3\n4\n5\nnew\nmore\n6\n7\n8\n9\n";
+    expect(diffLines(old, now).map((l) => l.sign + l.text)).toEqual([" 3", " 4", " 5", "-old", "+new", "+more", " 6", " 7", " 8"]);
+  });
+
+  test("a created file is all additions", () => {
+    expect(diffLines(null, "a\nb\n").map((l) => l.sign + l.text)).toEqual(["+a", "+b"]);
+  });
+});
