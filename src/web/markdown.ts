@@ -1,11 +1,16 @@
 /**
- * Markdown for agent and user text: `marked` (GFM) to HTML, then DOMPurify, so agent output never
- * reaches the page as raw HTML. Links open in a new tab without an opener.
+ * Markdown for agent and user text: `marked` (GFM) to HTML, then DOMPurify. Raw HTML in the text is
+ * shown as text, never parsed (so agent output cannot even ask for an inline style or an image the
+ * page's CSP would then refuse); DOMPurify stays as the second line. Links open in a new tab
+ * without an opener.
  */
 import DOMPurify from "dompurify";
 import { Marked } from "marked";
 
-const marked = new Marked({ gfm: true, breaks: true, async: false });
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+
+const marked = new Marked({ gfm: true, breaks: true, async: false, renderer: { html: (token) => escapeHtml(token.text) } });
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
