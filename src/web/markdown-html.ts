@@ -8,6 +8,6 @@ import { Marked } from "marked";
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
-const marked = new Marked({ gfm: true, breaks: true, async: false, });
+const marked = new Marked({ gfm: true, breaks: true, async: false, renderer: { html: (token) => escapeHtml(token.text) } });
 
 export const markdownToHtml = (text: string): string => marked.parse(text) as string;
