@@ -69,7 +69,7 @@ describe("subscribe (scripted host)", () => {
     const { host, requests, loads } = scriptedHost([frame(1), { body: frame(1), epoch: "e2" }, frame(2), "open"], { eventEpoch: "e2", lastEventId: 1, compactedReplay: [] });
     const got = collect();
     const sub = subscribe(host, "s", { ...got, backoffBaseMs: 1, backoffMaxMs: 2 });
-    await until(() => requests.length >= 4, 5000, "the connection after the resynced one");
+    await until(() => got.states.includes("resynced") && got.states.lastIndexOf("live") > got.states.indexOf("resynced"), 5000, "the connection after the resynced one");
     sub.close();
     // The connection that began with the resync says so; the next plain reconnect is live again.
     expect(got.states.slice(-4)).toEqual(["resynced", "reconnecting", "live", "offline"]);
