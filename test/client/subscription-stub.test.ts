@@ -94,7 +94,7 @@ describe("subscribe (scripted host)", () => {
     const { host, requests } = scriptedHost(["open", "open"]);
     const got = collect();
     const sub = subscribe(host, "s", { ...got, stallMs: 30, backoffBaseMs: 1, backoffMaxMs: 2 });
-    await until(() => requests.length >= 2, 5000, "a second connection");
+    await until(() => requests.length >= 2 && got.states.length >= 3, 5000, "a second connection, live");
     sub.close();
     expect(got.states.slice(0, 3)).toEqual(["live", "reconnecting", "live"]);
   });
