@@ -14,8 +14,8 @@
  *   it reloads the session through `POST /session/:id/load`, hands the consumer `onResync` (reset
  *   your view) and then the load's bounded journal replay as events, and resumes the stream after
  *   the load's `lastEventId` in its epoch.
- * - State: `offline` (not connected yet, or ended), `live`, `reconnecting` (between attempts),
- *   `resynced` (live again after a resync, until the next drop).
+ * - State: `offline` (not connected yet, ended, or six attempts failed in a row), `live`,
+ *   `reconnecting` (between attempts), `resynced` (live on a connection that began with a resync).
  */
 import { DaemonApiError, errorFromResponse } from "./errors.ts";
 import { MAX_FRAME_CHARS, SseParser } from "./sse-parser.ts";
@@ -118,7 +118,9 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
     }
     if (served !== undefined) epoch = served;
     if (!res.body) throw new Error("event stream without a body");
+    // `resynced` names this connection only: the next one (without a resync) is plain `live`.
     setState(resynced ? "resynced" : "live");
+    resynced = false;
     const parser = new SseParser(o.maxFrameChars ?? MAX_FRAME_CHARS);
     const decoder = new TextDecoder();
     const reader = res.body.getReader();

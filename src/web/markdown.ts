@@ -1,11 +1,10 @@
 /**
- * Markdown for agent and user text: `marked` (GFM) to HTML, then DOMPurify, so agent output never
- * reaches the page as raw HTML. Links open in a new tab without an opener.
+ * Markdown for agent and user text: `markdownToHtml` (raw HTML escaped), then DOMPurify as the
+ * second line, so agent output never reaches the page as raw HTML. Links open in a new tab without
+ * an opener.
  */
 import DOMPurify from "dompurify";
-import { Marked } from "marked";
-
-const marked = new Marked({ gfm: true, breaks: true, async: false });
+import { markdownToHtml } from "./markdown-html.ts";
 
 DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   if (node.tagName === "A") {
@@ -16,7 +15,5 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
 
 /** Sanitized HTML for a markdown text (no `style` attributes: the page's CSP forbids inline styles). */
 export function renderMarkdown(text: string): string {
-  const html = marked.parse(text) as string;
-  return DOMPurify.sanitize(html, { FORBID_ATTR: ["style"], FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select"] });
+  return DOMPurify.sanitize(markdownToHtml(text), { FORBID_ATTR: ["style"], FORBID_TAGS: ["style", "form", "input", "button", "textarea", "select"] });
 }
-

@@ -66,13 +66,15 @@ describe("subscribe (scripted host)", () => {
   });
 
   test("a stream served in another epoch than the one asked for resyncs through load, even without a resync frame", async () => {
-    const { host, requests, loads } = scriptedHost([frame(1), { body: frame(1), epoch: "e2" }, "open"], { eventEpoch: "e2", lastEventId: 1, compactedReplay: [] });
+    const { host, requests, loads } = scriptedHost([frame(1), { body: frame(1), epoch: "e2" }, frame(2), "open"], { eventEpoch: "e2", lastEventId: 1, compactedReplay: [] });
     const got = collect();
     const sub = subscribe(host, "s", { ...got, backoffBaseMs: 1, backoffMaxMs: 2 });
-    await until(() => got.states.includes("resynced"), 5000, "resynced");
+    await until(() => got.states.includes("resynced") && got.states.lastIndexOf("live") > got.states.indexOf("resynced"), 5000, "the connection after the resynced one");
     sub.close();
+    // The connection that began with the resync says so; the next plain reconnect is live again.
+    expect(got.states.slice(-4)).toEqual(["resynced", "reconnecting", "live", "offline"]);
     expect(loads()).toBe(1);
-    expect(got.ids).toEqual([1]);
+    expect(got.ids).toEqual([1, 2]);
     expect(requests[2]!.get("x-svc-event-epoch")).toBe("e2");
     expect(requests[2]!.get("last-event-id")).toBe("1");
   });
@@ -92,7 +94,7 @@ describe("subscribe (scripted host)", () => {
     const { host, requests } = scriptedHost(["open", "open"]);
     const got = collect();
     const sub = subscribe(host, "s", { ...got, stallMs: 30, backoffBaseMs: 1, backoffMaxMs: 2 });
-    await until(() => requests.length >= 2, 5000, "a second connection");
+    await until(() => requests.length >= 2 && got.states.length >= 3, 5000, "a second connection, live");
     sub.close();
     expect(got.states.slice(0, 3)).toEqual(["live", "reconnecting", "live"]);
   });
