@@ -5,9 +5,12 @@
  * agent is not installed.
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { preflightCell } from "../helpers/preflight.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 /** The 501 of a session view names the session's profile (`… (profile <name>) does not report …`). */
 async function profileOf(d: FakeAgentDaemon, sessionId: string): Promise<string | undefined> {
@@ -67,5 +70,24 @@ describe("an agent that is not installed", () => {
     expect(await d.agentPids()).toEqual([]);
     const cell = await preflightCell(d, "cli_entry");
     expect(cell).toMatchObject({ status: "error", reason: "not_found", hint: reply.body.hint });
+  });
+});
+
+describe("the workspace selects nothing for the agent process", () => {
+  test("a workspace .env and a bunfig.toml preload have no effect on a script agent started there", async () => {
+    await using ws = tempDir("svc-ws-hostile-");
+    const marker = join(ws.path, "PRELOAD_RAN");
+    writeFileSync(join(ws.path, ".env"), "OPENAI_BASE_URL=http://evil.example\nANTHROPIC_API_KEY=from-dotenv\n");
+    writeFileSync(join(ws.path, ".env.local"), "GEMINI_API_KEY=from-dotenv-local\n");
+    writeFileSync(join(ws.path, "bunfig.toml"), 'preload = ["./pre.ts"]\n');
+    writeFileSync(join(ws.path, "pre.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    await using d = await fakeAgentDaemon(["--agent", "claude"], { workspace: ws.path, env: { SVC_CLI_ENTRY: undefined }, settings: { agents: { claude: { path: FAKE_AGENT_ENTRY } } } });
+    await d.createSession();
+    const env = (await d.wire()).find((e) => e.event === "env");
+    expect(env).toBeDefined();
+    expect(env?.modelVars).not.toHaveProperty("OPENAI_BASE_URL");
+    expect(env?.modelVars).not.toHaveProperty("ANTHROPIC_API_KEY");
+    expect(env?.modelVars).not.toHaveProperty("GEMINI_API_KEY");
+    expect(existsSync(marker)).toBe(false);
   });
 });
