@@ -5,7 +5,7 @@
  * agent is not installed.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
@@ -89,5 +89,33 @@ describe("the workspace selects nothing for the agent process", () => {
     expect(env?.modelVars).not.toHaveProperty("ANTHROPIC_API_KEY");
     expect(env?.modelVars).not.toHaveProperty("GEMINI_API_KEY");
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+/** A script agent that writes its environment to `file` and then runs the fake agent. */
+function envDumpingAgent(dir: string, file: string): string {
+  const entry = join(dir, "env-dump-agent.ts");
+  writeFileSync(entry, `require("node:fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.env));\nawait import(${JSON.stringify(FAKE_AGENT_ENTRY)});\n`);
+  return entry;
+}
+
+describe("a custom endpoint configured without a key", () => {
+  test.each([
+    ["claude", "ANTHROPIC_API_KEY", "https://llm-gateway.example.net"],
+    ["codex", "OPENAI_API_KEY", "https://llm-gateway.example.net/v1"],
+  ] as const)("--agent %s: the child gets a placeholder in %s, never the user's inherited key", async (agent, keyVar, baseUrl) => {
+    await using scratch = tempDir("svc-envdump-");
+    const dump = join(scratch.path, "env.json");
+    const extra = agent === "codex" ? codexLike : {};
+    await using d = await fakeAgentDaemon(["--agent", agent], {
+      env: { ...extra, SVC_CLI_ENTRY: undefined, [keyVar]: "sk-REAL-user-key-0123456789", ANTHROPIC_AUTH_TOKEN: "REAL-bearer-token-0123456789" },
+      settings: { agents: { [agent]: { path: envDumpingAgent(scratch.path, dump), model: { baseUrl } } } },
+    });
+    await d.createSession();
+    const env = JSON.parse(readFileSync(dump, "utf8")) as Record<string, string>;
+    expect(env[keyVar]).toBe("svc-no-key");
+    expect(JSON.stringify(env)).not.toContain("sk-REAL-user-key");
+    // Claude Code would send a bearer token to the same host.
+    if (agent === "claude") expect(env.ANTHROPIC_AUTH_TOKEN).toBe("");
   });
 });
