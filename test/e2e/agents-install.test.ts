@@ -122,10 +122,12 @@ describe("svc agents install", () => {
     const entry = join(fx.agentDir, "node_modules", PKG.entry(process.platform, process.arch));
     expect(result.stdout).toContain(`installed claude ${PKG.version}: ${entry}`);
     expect(readFileSync(entry, "utf8")).toContain("fake claude");
-    // node_modules is a link to the staged tree inside the agent directory; nothing else is left there.
+    // node_modules is a link to the staged tree inside the agent directory; besides it there is only
+    // the workspace guard (a package.json that stops bun's upward search for a workspace root).
     expect(lstatSync(join(fx.agentDir, "node_modules")).isSymbolicLink()).toBe(true);
-    const [staged] = readdirSync(fx.agentDir).filter((n) => n !== "node_modules");
-    expect(readdirSync(fx.agentDir).sort()).toEqual(["node_modules", staged!].sort());
+    const [staged] = readdirSync(fx.agentDir).filter((n) => n.startsWith(".install-"));
+    expect(readdirSync(fx.agentDir).sort()).toEqual(["node_modules", staged!, "package.json"].sort());
+    expect(JSON.parse(readFileSync(join(fx.agentDir, "package.json"), "utf8")).workspaces).toEqual([]);
     expect(readlinkSync(join(fx.agentDir, "node_modules"))).toBe(join(staged!, "node_modules"));
     expect(snapshot(fx.base, fx.agentDir)).toEqual([...before, "svc/agents dir"].sort());
 
@@ -133,13 +135,20 @@ describe("svc agents install", () => {
     expect(listed.exitCode).toBe(0);
     expect(listed.stdout).toMatch(/claude\s+@agentclientprotocol\/claude-agent-acp@0\.101\.0\s+installed 0\.101\.0\s+script \(svc's Bun\)\s+\S+index\.js/);
 
-    // A reinstall switches to a fresh tree and removes the old one.
+    // A reinstall switches to a fresh tree and keeps the replaced one (an agent may still run from it) as .previous.
     const again = await run(fx.home, fx.svcHome, ["install", "claude"]);
     expect(again.exitCode).toBe(0);
-    const after = readdirSync(fx.agentDir).filter((n) => n !== "node_modules");
-    expect(after).toHaveLength(1);
-    expect(after[0]).not.toBe(staged);
+    const trees = () => readdirSync(fx.agentDir).filter((n) => n.startsWith(".install-"));
+    const second = readlinkSync(join(fx.agentDir, "node_modules")).split("/")[0]!;
+    expect(second).not.toBe(staged);
+    expect(trees().sort()).toEqual([staged!, second].sort());
+    expect(readlinkSync(join(fx.agentDir, ".previous"))).toBe(staged!);
     expect(existsSync(entry)).toBe(true);
+    // The next one removes the tree two installs old.
+    expect((await run(fx.home, fx.svcHome, ["install", "claude"])).exitCode).toBe(0);
+    const third = readlinkSync(join(fx.agentDir, "node_modules")).split("/")[0]!;
+    expect(trees().sort()).toEqual([second, third].sort());
+    expect(readlinkSync(join(fx.agentDir, ".previous"))).toBe(second);
   }, 60_000);
 
   test("a tarball that does not match the packument's integrity is refused and leaves nothing behind", async () => {
