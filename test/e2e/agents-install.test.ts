@@ -5,7 +5,7 @@
  * change, and nothing may appear outside `<SVC_HOME>/agents/<name>/`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { AGENT_PACKAGES } from "../../src/config/agent-catalog.ts";
 import { MAIN_TS } from "../helpers/daemon.ts";
@@ -316,11 +316,17 @@ describe("svc agents install stays inside the agent directory", () => {
 
   test("a file system error is one line on stderr and exit 1, not a stack", async () => {
     const fx = fixture("enotdir");
-    writeFileSync(join(fx.svcHome, "agents"), "x\n");
+    // A directory where the agent directory's package.json goes: renaming the file over it fails (EISDIR).
+    mkdirSync(join(fx.agentDir, "package.json", "x"), { recursive: true });
     const result = await run(fx.home, fx.svcHome, ["install", "claude"]);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/^svc agents install claude: .*(ENOTDIR|EEXIST|not a directory).*\n$/);
-    expect(result.stderr.split("\n")).toHaveLength(2);
+    expect(result.stderr).toMatch(/^svc agents install claude: (EISDIR|ENOTEMPTY|EEXIST)[^\n]*\n$/);
+    rmSync(join(fx.svcHome, "agents"), { recursive: true });
+    // A regular file where the agents directory goes is refused the same way.
+    writeFileSync(join(fx.svcHome, "agents"), "x\n");
+    const agents = await run(fx.home, fx.svcHome, ["install", "claude"]);
+    expect(agents.exitCode).toBe(1);
+    expect(agents.stderr).toBe(`svc agents install claude: ${join(fx.svcHome, "agents")} is not a directory (another file); refusing the install\n`);
   }, 60_000);
 });
 
