@@ -11,6 +11,7 @@ import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { preflightCell } from "../helpers/preflight.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
 
 /** The 501 of a session view names the session's profile (`… (profile <name>) does not report …`). */
 async function profileOf(d: FakeAgentDaemon, sessionId: string): Promise<string | undefined> {
@@ -117,5 +118,22 @@ describe("a custom endpoint configured without a key", () => {
     expect(JSON.stringify(env)).not.toContain("sk-REAL-user-key");
     // Claude Code would send a bearer token to the same host.
     if (agent === "claude") expect(env.ANTHROPIC_AUTH_TOKEN).toBe("");
+  });
+});
+
+describe("the model endpoint's secrets in the daemon log", () => {
+  test("an agent printing its endpoint key (apiKeyEnv with any name) and the base URL's password has both redacted", async () => {
+    await using scratch = tempDir("svc-leaky-");
+    const entry = join(scratch.path, "leaky-agent.ts");
+    writeFileSync(entry, 'process.stderr.write(`Error: API key not valid: ${process.env.GEMINI_API_KEY} base=${process.env.GOOGLE_GEMINI_BASE_URL}\\n`);\nprocess.exit(1);\n');
+    await using d = await fakeAgentDaemon(["--agent", "gemini"], {
+      env: { SVC_CLI_ENTRY: undefined, GEMINI_PROD: "AIzaSuperSecretValue123" },
+      settings: { agents: { gemini: { path: entry, model: { baseUrl: "http://user:hunter2pass@127.0.0.1:9/", apiKeyEnv: "GEMINI_PROD" } } } },
+    });
+    expect((await d.json("POST", "/session", {})).status).not.toBe(200);
+    const line = await until(() => d.logs.find((l) => l.includes("API key not valid")), 10_000);
+    expect(line).toContain("API key not valid: [redacted] base=[redacted]");
+    expect(d.logs.join("\n")).not.toContain("AIzaSuperSecretValue123");
+    expect(d.logs.join("\n")).not.toContain("hunter2pass");
   });
 });
