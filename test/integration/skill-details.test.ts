@@ -35,7 +35,7 @@ test("skill details are dropped from the notification's _meta and each command's
   const { sessionId } = await d.createSession();
   const first = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "hello" }] });
   expect(first.status).toBe(202);
-  const agentSessionId = await until(async () => (await d.sentToAgent("session/prompt"))[0]?.params?.sessionId as string | undefined);
+  const agentSessionId = await until(async () => ((await d.sentToAgent("session/prompt"))[0]?.params as { sessionId?: string } | undefined)?.sessionId);
   const details = [{ name: "x", body: "y".repeat(200_000) }];
   const notification = {
     sessionId: agentSessionId,
