@@ -2,12 +2,17 @@
  * `svc agents`: lists the known agents (name, package@pin, install state, runtime, path) on stdout.
  * `svc agents install <name>`: installs the pinned package into svc's agent directory
  * (`runtime/agent-install.ts`), printing bun's output on stderr and the installed entry on stdout.
- * Bad arguments print one line on stderr and exit 2; a failed install exits 1.
+ * Bad arguments print one line on stderr and exit 2; a failed install exits 1, an interrupted one
+ * (SIGTERM, SIGINT) 128 + the signal's number, having removed what it staged.
  */
+import { constants as osConstants } from "node:os";
 import { agentRows, describeState } from "./agents/agent-inventory.ts";
 import { AGENTS_USAGE, resolveAgentsConfig, type AgentsConfig } from "./config/agents-config.ts";
 import { BootError } from "./config/boot-error.ts";
-import { AgentInstallError, installAgent } from "./runtime/agent-install.ts";
+import { installAgent } from "./runtime/agent-install.ts";
+import { AgentInstallError } from "./runtime/agent-install-error.ts";
+
+const INTERRUPTS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"];
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -33,12 +38,22 @@ export async function agentsCommand(args: readonly string[]): Promise<void> {
     process.stdout.write(table([["AGENT", "PACKAGE", "STATE", "RUNTIME", "PATH"], ...rows]));
     return;
   }
+  // SIGTERM or SIGINT ends bun add and removes the staging tree before exiting 128 + the signal's number.
+  const interrupt = new AbortController();
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled ??= signal;
+    interrupt.abort();
+  };
+  for (const signal of INTERRUPTS) process.on(signal, onSignal);
   try {
-    const done = await installAgent({ dataDir: config.dataDir, agent: command.agent, registry: config.registry, execPath: config.execPath, proxyEnv: config.proxyEnv, log: (line) => process.stderr.write(`${line}\n`) });
+    const done = await installAgent({ dataDir: config.dataDir, agent: command.agent, registry: config.registry, execPath: config.execPath, proxyEnv: config.proxyEnv, log: (line) => process.stderr.write(`${line}\n`), signal: interrupt.signal });
     process.stdout.write(`installed ${command.agent} ${done.version}: ${done.path}\n`);
   } catch (err) {
     if (!(err instanceof AgentInstallError)) throw err;
     process.stderr.write(`svc agents install ${command.agent}: ${err.message}\n`);
-    process.exit(1);
+    process.exit(signalled === null ? 1 : 128 + osConstants.signals[signalled]);
+  } finally {
+    for (const signal of INTERRUPTS) process.off(signal, onSignal);
   }
 }

@@ -59,7 +59,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // From here on a fault belongs to one request, session or child, not to the daemon: log it, keep
   // running. (A fault during boot still ends the process, as it should.)
   installFaultHandlers(process, logger, config.token === null ? [] : [config.token]);
-  routeConsoleToLogger(console, logger, stderrSecrets(config.agent.baseEnv, config.token));
+  routeConsoleToLogger(console, logger, stderrSecrets(config.agent, config.token));
   let discovery: PublishedDiscovery | null = null;
   let shuttingDown = false;
   shutdown = async (cause) => {

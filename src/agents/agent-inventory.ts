@@ -1,19 +1,23 @@
 /**
  * What `svc agents` shows of each known agent: its pinned package, runtime, the entry the daemon
  * would run (`config/agent-launch.ts` resolves it the same way) and whether it is installed: the
- * version found in the package tree, or "not installed". An entry named in settings is reported as
+ * version found in the package tree (unknown when its package.json cannot be read), or "not
+ * installed" when the entry is missing. An entry named in settings is reported as
  * configured (present or missing), since svc did not install it.
  */
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_NAMES, AGENT_PACKAGES, agentDir, installedEntry, isInstallable, type AgentName } from "../config/agent-catalog.ts";
 import type { AgentsConfig } from "../config/agents-config.ts";
+import { readSettingsText } from "../config/settings-file.ts";
 
 export type InstallState =
   | { readonly kind: "builtin" }
   | { readonly kind: "env" }
   | { readonly kind: "installed"; readonly version: string }
   | { readonly kind: "wrong_version"; readonly version: string }
+  /** The entry is there but the package's package.json cannot be read (not a regular file, too large, not JSON, no version). */
+  | { readonly kind: "unknown_version" }
   | { readonly kind: "not_installed" }
   | { readonly kind: "configured"; readonly present: boolean };
 
@@ -36,10 +40,16 @@ const isFile = (path: string, native: boolean) => {
   }
 };
 
+/**
+ * The version in the installed package's package.json, or null when it cannot be read. It is read
+ * like a settings file (`readSettingsText`): a FIFO, a device such as /dev/zero or a file over its
+ * bound is refused at once rather than waited on or read without end.
+ */
 function installedVersion(dataDir: string, pkgName: string, dirName: Parameters<typeof agentDir>[1]): string | null {
   try {
-    const manifest = JSON.parse(readFileSync(join(agentDir(dataDir, dirName), "node_modules", pkgName, "package.json"), "utf8")) as { version?: unknown };
-    return typeof manifest.version === "string" ? manifest.version : "unknown";
+    const text = readSettingsText(join(agentDir(dataDir, dirName), "node_modules", pkgName, "package.json"));
+    const manifest = text === null ? null : (JSON.parse(text) as { version?: unknown } | null);
+    return typeof manifest?.version === "string" ? manifest.version : null;
   } catch {
     return null;
   }
@@ -57,9 +67,10 @@ export function agentRows(config: AgentsConfig): AgentRow[] {
     const configured = config.settings.agentPaths[name];
     if (configured !== undefined) return { name, pkg: `${pkg.name}@${pkg.version}`, runtime, path: configured, state: { kind: "configured", present: isFile(configured, pkg.runtime === "native") } };
     const path = installedEntry(config.dataDir, name, config.platform, config.arch);
-    const version = installedVersion(config.dataDir, pkg.name, name);
+    // The entry decides whether it runs; the version is only reported.
+    const version = isFile(path, pkg.runtime === "native") ? installedVersion(config.dataDir, pkg.name, name) : undefined;
     const state: InstallState =
-      version === null || !isFile(path, pkg.runtime === "native") ? { kind: "not_installed" } : version === pkg.version ? { kind: "installed", version } : { kind: "wrong_version", version };
+      version === undefined ? { kind: "not_installed" } : version === null ? { kind: "unknown_version" } : version === pkg.version ? { kind: "installed", version } : { kind: "wrong_version", version };
     return { name, pkg: `${pkg.name}@${pkg.version}`, runtime, path, state };
   });
 }
@@ -74,6 +85,8 @@ export function describeState(state: InstallState): string {
       return `installed ${state.version}`;
     case "wrong_version":
       return `installed ${state.version} (not the pin: reinstall)`;
+    case "unknown_version":
+      return "installed, version unknown (unreadable package.json: reinstall)";
     case "not_installed":
       return "not installed";
     case "configured":

@@ -9,13 +9,19 @@
  * `--ignore-scripts` (no package's install script runs). Integrity: bun checks every tarball
  * against the registry's `dist.integrity`; then every package of the lockfile must carry a sha512
  * integrity and the installed package's package.json must name the pinned name and version, or
- * the install is refused. Only then is `node_modules` switched to the new tree, by renaming a
- * symbolic link over it (atomic); the previous tree is removed after the switch. A failed install
- * removes its staging directory and leaves the previous install as it was.
+ * the install is refused, and so it is when the profile's entry is missing from the tree. Only
+ * then is `node_modules` switched to the new tree, by renaming a symbolic link over it (atomic);
+ * the previous tree is kept for agents still running from it (`agent-install-dir.ts` says which
+ * trees live in the agent directory, and how stale ones are swept). A failed or interrupted install
+ * removes its staging directory and leaves the previous install as it was; `bun add` runs under a
+ * watchdog that ends it when this process dies, however it dies (`install-watchdog.ts`).
  */
-import { mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { AGENT_PACKAGES, agentDir, type InstallableAgent } from "../config/agent-catalog.ts";
+import { createStaging, openAgentDir, removeCreated, sweepTrees, switchTo } from "./agent-install-dir.ts";
+import { AgentInstallError } from "./agent-install-error.ts";
+import { watchedCommand } from "./install-watchdog.ts";
 
 export interface InstallOptions {
   readonly dataDir: string;
@@ -25,12 +31,10 @@ export interface InstallOptions {
   readonly proxyEnv: Readonly<Record<string, string>>;
   /** Where bun's output goes (the command's stderr). */
   readonly log: (line: string) => void;
+  /** Aborting ends the install: bun add is ended and the staging tree removed. */
+  readonly signal?: AbortSignal;
 }
 
-/** The install did not complete; the message says why, and the previous install is intact. */
-export class AgentInstallError extends Error {
-  override readonly name = "AgentInstallError";
-}
 
 /**
  * Bun's output is passed to `log` as it comes; only its last MAX_BUN_OUTPUT_CHARS characters are
@@ -72,59 +76,74 @@ async function pump(stream: ReadableStream<Uint8Array>, log: (line: string) => v
 export async function installAgent(options: InstallOptions): Promise<{ path: string; version: string }> {
   const pkg = AGENT_PACKAGES[options.agent];
   const dir = agentDir(options.dataDir, options.agent);
-  const created = mkdirSync(dir, { recursive: true, mode: 0o700 }) ?? null;
-  const staging = mkdtempSync(join(dir, ".install-"));
+  const entry = pkg.entry(process.platform, process.arch);
+  let created: string[] = [];
+  let staging: string | null = null;
   try {
+    created = openAgentDir(options.dataDir, dirname(dir), dir);
+    sweepTrees(dir);
+    staging = createStaging(dir);
     writeFileSync(join(staging, "package.json"), `${JSON.stringify({ name: `svc-agent-${options.agent}`, private: true })}\n`);
     const scratch = join(staging, ".scratch");
     for (const sub of ["home", "tmp", "cache"]) mkdirSync(join(scratch, sub), { recursive: true });
-    const proc = Bun.spawn(
-      [options.execPath, "add", "--exact", "--ignore-scripts", "--no-progress", "--registry", options.registry, "--cwd", staging, `${pkg.name}@${pkg.version}`],
-      {
-        cwd: staging,
-        env: {
-          ...options.proxyEnv,
-          BUN_BE_BUN: "1",
-          HOME: join(scratch, "home"),
-          USERPROFILE: join(scratch, "home"),
-          TMPDIR: join(scratch, "tmp"),
-          XDG_CACHE_HOME: join(scratch, "cache"),
-          XDG_CONFIG_HOME: join(scratch, "home"),
-          XDG_DATA_HOME: join(scratch, "home"),
-          BUN_INSTALL: join(scratch, "home", ".bun"),
-          BUN_INSTALL_CACHE_DIR: join(scratch, "cache", "bun"),
-          NO_COLOR: "1",
-        },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      },
-    );
-    const timer = setTimeout(() => proc.kill("SIGKILL"), INSTALL_TIMEOUT_MS);
-    const [out, err, code] = await Promise.all([pump(proc.stdout, options.log), pump(proc.stderr, options.log), proc.exited]).finally(() => clearTimeout(timer));
-    if (proc.signalCode !== null) throw new AgentInstallError(`bun add ${pkg.name}@${pkg.version} did not finish within ${INSTALL_TIMEOUT_MS / 60_000} minutes`);
-    if (code !== 0) throw new AgentInstallError(`bun add ${pkg.name}@${pkg.version} failed (exit ${code}): ${`${out}${err}`.trim().slice(-MAX_BUN_OUTPUT_CHARS)}`);
+    await bunAdd(options, `${pkg.name}@${pkg.version}`, staging, scratch);
     verifyLockfile(join(staging, "bun.lock"));
     const installed = verifyPackage(join(staging, "node_modules", pkg.name, "package.json"), pkg.name, pkg.version);
+    verifyEntry(join(staging, "node_modules", entry), entry, pkg.runtime === "native");
     rmSync(scratch, { recursive: true, force: true });
     switchTo(dir, staging);
-    return { path: join(dir, "node_modules", pkg.entry(process.platform, process.arch)), version: installed };
+    return { path: join(dir, "node_modules", entry), version: installed };
   } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    if (created !== null) removeEmptyUpTo(dir, created);
-    throw err;
+    if (staging !== null) rmSync(staging, { recursive: true, force: true });
+    removeCreated(created);
+    // A file system error (ENOSPC, ENOTDIR, EACCES…) is reported in one line like the others.
+    throw err instanceof AgentInstallError ? err : new AgentInstallError((err as Error).message);
   }
 }
 
-/** Removes `dir` and its parents up to `top` (the first folder this install created), while empty. */
-function removeEmptyUpTo(dir: string, top: string): void {
-  for (let at = dir; ; at = dirname(at)) {
-    try {
-      rmdirSync(at);
-    } catch {
-      return; // not empty: something else lives there
-    }
-    if (at === top || dirname(at) === at) return;
+/**
+ * Runs `bun add` in `staging` under the watchdog (`install-watchdog.ts`: it does not outlive this
+ * process), forwarding its output to `log`. It fails after INSTALL_TIMEOUT_MS, or when
+ * `options.signal` aborts (the command got SIGTERM or SIGINT); either way bun add is ended.
+ */
+async function bunAdd(options: InstallOptions, spec: string, staging: string, scratch: string): Promise<void> {
+  const command = watchedCommand(options.execPath, [options.execPath, "add", "--exact", "--ignore-scripts", "--no-progress", "--registry", options.registry, "--cwd", staging, spec]);
+  const proc = Bun.spawn(command.argv, {
+    cwd: staging,
+    env: {
+      ...options.proxyEnv,
+      ...command.env,
+      BUN_BE_BUN: "1",
+      HOME: join(scratch, "home"),
+      USERPROFILE: join(scratch, "home"),
+      TMPDIR: join(scratch, "tmp"),
+      XDG_CACHE_HOME: join(scratch, "cache"),
+      XDG_CONFIG_HOME: join(scratch, "home"),
+      XDG_DATA_HOME: join(scratch, "home"),
+      BUN_INSTALL: join(scratch, "home", ".bun"),
+      BUN_INSTALL_CACHE_DIR: join(scratch, "cache", "bun"),
+      NO_COLOR: "1",
+    },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let ended: string | null = null;
+  const end = (why: string) => {
+    ended ??= why;
+    proc.kill("SIGTERM"); // the watchdog SIGKILLs bun add and exits
+  };
+  const timer = setTimeout(end, INSTALL_TIMEOUT_MS, `bun add ${spec} did not finish within ${INSTALL_TIMEOUT_MS / 60_000} minutes`);
+  const abort = () => end("interrupted");
+  options.signal?.addEventListener("abort", abort);
+  if (options.signal?.aborted) abort();
+  try {
+    const [out, err, code] = await Promise.all([pump(proc.stdout, options.log), pump(proc.stderr, options.log), proc.exited]);
+    if (ended !== null) throw new AgentInstallError(ended);
+    if (code !== 0) throw new AgentInstallError(`bun add ${spec} failed (exit ${code}): ${`${out}${err}`.trim().slice(-MAX_BUN_OUTPUT_CHARS)}`);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", abort);
   }
 }
 
@@ -145,6 +164,22 @@ export function verifyLockfile(file: string): void {
   }
 }
 
+/**
+ * The profile's entry must be in the installed tree (bun takes a failed optional dependency, such
+ * as opencode's platform binary, for a warning): a regular file, executable for a native agent.
+ */
+function verifyEntry(path: string, relative: string, native: boolean): void {
+  try {
+    if (statSync(path).isFile()) {
+      if (native) accessSync(path, constants.X_OK);
+      return;
+    }
+  } catch {
+    // refused below
+  }
+  throw new AgentInstallError(`the installed tree has no ${native ? "executable " : ""}${relative}; refusing the install`);
+}
+
 /** The installed package must be the pinned one; returns its version. */
 function verifyPackage(file: string, name: string, version: string): string {
   let manifest: { name?: unknown; version?: unknown };
@@ -156,28 +191,4 @@ function verifyPackage(file: string, name: string, version: string): string {
   if (manifest.name !== name || manifest.version !== version)
     throw new AgentInstallError(`the registry served ${String(manifest.name)}@${String(manifest.version)} for ${name}@${version}; refusing the install`);
   return version;
-}
-
-/**
- * Points `<dir>/node_modules` at the staging tree: a new relative symbolic link renamed over the
- * old one (rename is atomic), then the tree the old link named is removed.
- */
-function switchTo(dir: string, staging: string): void {
-  const link = join(dir, "node_modules");
-  let previous: string | null = null;
-  try {
-    previous = readlinkSync(link);
-  } catch {
-    // first install (or a foreign node_modules, which the rename below refuses to replace)
-  }
-  const next = join(dir, `.link-${basename(staging)}`);
-  symlinkSync(join(basename(staging), "node_modules"), next);
-  try {
-    renameSync(next, link);
-  } catch (err) {
-    rmSync(next, { force: true });
-    throw new AgentInstallError(`cannot switch ${link} to the new install: ${(err as Error).message}`);
-  }
-  const old = previous?.split(/[\\/]/)[0];
-  if (old && old.startsWith(".install-") && old !== basename(staging)) rmSync(join(dir, old), { recursive: true, force: true });
 }

@@ -9,6 +9,7 @@
  * registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";
+import { devNull } from "node:os";
 import type { AgentLaunch } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
@@ -34,13 +35,23 @@ export interface ExitInfo {
   readonly signalCode: string | null;
 }
 
-/** The argv of a child: `[runtime, entry?, ...args]` (a native agent: `[entry, ...args]`) and extra environment. */
+/**
+ * Bun's flags for a script agent: bun acting as a runtime reads `.env*` and `bunfig.toml` from its
+ * cwd, which is the workspace, so an untrusted workspace could set the agent's variables (a
+ * provider's base URL, to send the key elsewhere) or preload code into it. Neither autoload is
+ * wanted: `--no-env-file` turns off the `.env*` files, and an empty config (the null device)
+ * replaces `<cwd>/bunfig.toml`.
+ */
+export const SCRIPT_RUNTIME_FLAGS: readonly string[] = ["--no-env-file", `--config=${devNull}`];
+
+/** The argv of a child: `[runtime, flags, entry?, ...args]` (a native agent: `[entry, ...args]`) and extra environment. */
 export function childCommand(launch: AgentLaunch): { argv: string[]; env: Record<string, string> } {
   if (launch.cliEntry === null) throw new MissingCliEntryError(cliEntryStatus(launch), launch.agent);
   if (launch.runtime === "native") return { argv: [launch.cliEntry.path, ...launch.cliArgs], env: {} };
-  // A compiled binary runs its own embedded entry when started bare; any other entry needs it to act as bun.
+  // A compiled binary runs its own embedded entry when started bare (built with both autoloads off);
+  // any other entry needs it to act as bun.
   if (launch.compiled && launch.cliEntry.source === "argv") return { argv: [launch.execPath, ...launch.cliArgs], env: {} };
-  return { argv: [launch.execPath, launch.cliEntry.path, ...launch.cliArgs], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };
+  return { argv: [launch.execPath, ...SCRIPT_RUNTIME_FLAGS, launch.cliEntry.path, ...launch.cliArgs], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };
 }
 
 export interface SpawnOptions {

@@ -1,6 +1,7 @@
 /**
  * The secret values an agent's stderr (and the log, and status payloads) is scrubbed of: the
- * daemon's token and the values of the daemon's environment that are credentials. Children inherit
+ * daemon's token, the values of the daemon's environment that are credentials and the agent's
+ * model endpoint credentials (stderrSecrets). Children inherit
  * most of that environment, and an agent that fails to start often prints the key it was given
  * ("invalid key sk-…").
  *
@@ -15,6 +16,8 @@
  * Values shorter than MIN_SECRET_CHARS are left alone: replacing `1` or `dummy` everywhere would
  * garble the log without protecting anything.
  */
+import type { AgentLaunch } from "../config/config.ts";
+
 export const MIN_SECRET_CHARS = 8;
 
 const CREDENTIAL_WORD = /^(?:API_?KEY|PAT|PASS|PASSWD|CREDENTIALS?|AUTH\w*|COOKIES?|PRIVATE|DSN|\w*(?:KEY|TOKEN|SECRET|PASSWORD))$/;
@@ -44,10 +47,21 @@ function secretParts(name: string, value: string): string[] {
   return parts;
 }
 
-export function stderrSecrets(env: Readonly<Record<string, string | undefined>>, token: string | null): string[] {
+/**
+ * The secrets of the daemon's token, the agent's environment (by name, above) and its configured
+ * model endpoint, whatever the names involved: the key resolved from `apiKeyEnv` (which may name a
+ * variable such as `GEMINI_PROD`) and the userinfo of the endpoint's base URL, which the child gets
+ * in its own variables.
+ */
+export function stderrSecrets(agent: Pick<AgentLaunch, "baseEnv" | "modelEndpoint">, token: string | null): string[] {
   const values = new Set<string>();
   if (token !== null) values.add(token);
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) for (const part of secretParts(name, value)) values.add(part);
+  for (const [name, value] of Object.entries(agent.baseEnv)) if (value !== undefined) for (const part of secretParts(name, value)) values.add(part);
+  const endpoint = agent.modelEndpoint;
+  if (endpoint !== null) {
+    if (endpoint.apiKey !== null) values.add(endpoint.apiKey);
+    for (const part of secretParts("", endpoint.baseUrl)) values.add(part);
+  }
   // Longest first, so a secret that contains another is replaced whole.
   return [...values].filter((v) => v.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length);
 }

@@ -67,7 +67,7 @@ const agentInitialized = (answer: unknown) => !(isObject(answer) && answer.initi
 export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   const { config } = deps;
   const primary = deps.runtimes.primary;
-  const secrets = stderrSecrets(config.agent.baseEnv, config.token);
+  const secrets = stderrSecrets(config.agent, config.token);
   const prober = new ToolProber(config.agent.baseEnv.PATH);
   const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
 

@@ -175,7 +175,7 @@ export class LiveSession implements SessionSink, QueueHost {
   onUpdate(params: acp.SessionNotification): void {
     if (this.ended) return;
     this.track(params.update as unknown as Record<string, unknown>);
-    this.bus.publish("session_update", { ...params, sessionId: this.id, update: withoutSkillDetails(withoutEchoMark(params.update)) }, this.promptFields);
+    this.bus.publish("session_update", withoutSkillDetails({ ...params, sessionId: this.id, update: withoutEchoMark(params.update) }), this.promptFields);
   }
 
   onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
@@ -247,15 +247,24 @@ function withoutEchoMark(update: acp.SessionUpdate): acp.SessionUpdate {
 }
 
 /**
- * An `available_commands_update` without `_meta.availableSkillDetails`, as the reference daemon
- * publishes it (protocol-notes, addendum): Qwen Code 0.24.4 puts ~550 KB of skill bodies there, once
- * per session, which every replay from the start and every ring and journal would otherwise carry.
- * The rest of `_meta` (`availableSkills`, …) stays.
+ * An `available_commands_update` without `availableSkillDetails` in any of its `_meta` objects
+ * (the notification's, the update's, each command's), as the reference daemon publishes it
+ * (protocol-notes, addendum): Qwen Code 0.24.4 puts ~550 KB of skill bodies in the update's, once
+ * per session, which every replay from the start and every ring and journal would otherwise carry;
+ * the other places get the same treatment so no agent can carry them there instead. The rest of
+ * each `_meta` (`availableSkills`, …) stays.
  */
-function withoutSkillDetails(update: acp.SessionUpdate): acp.SessionUpdate {
-  if (update.sessionUpdate !== "available_commands_update") return update;
-  const meta = (update as { _meta?: Record<string, unknown> | null })._meta;
-  if (!meta || !Object.hasOwn(meta, "availableSkillDetails")) return update;
-  const { availableSkillDetails: _details, ...rest } = meta;
-  return { ...update, _meta: rest } as acp.SessionUpdate;
+function withoutSkillDetails(params: acp.SessionNotification): acp.SessionNotification {
+  const { update } = params;
+  if (update.sessionUpdate !== "available_commands_update") return params;
+  const commands = Array.isArray(update.availableCommands) ? update.availableCommands.map((command) => withoutDetailsMeta(command)) : update.availableCommands;
+  return withoutDetailsMeta({ ...params, update: withoutDetailsMeta({ ...update, availableCommands: commands }) });
+}
+
+/** `holder` without `_meta.availableSkillDetails` (the same object when it has none). */
+function withoutDetailsMeta<T extends object>(holder: T): T {
+  const meta = (holder as { _meta?: unknown })._meta;
+  if (meta === null || typeof meta !== "object" || !Object.hasOwn(meta, "availableSkillDetails")) return holder;
+  const { availableSkillDetails: _details, ...rest } = meta as Record<string, unknown>;
+  return { ...holder, _meta: rest };
 }

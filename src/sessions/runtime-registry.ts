@@ -25,7 +25,7 @@ export class RuntimeRegistry {
       version: config.version,
       logger,
       reaper: this.reaper,
-      secrets: stderrSecrets(config.agent.baseEnv, config.token),
+      secrets: stderrSecrets(config.agent, config.token),
       mcpBudget: config.mcp,
     });
   }

@@ -5,9 +5,13 @@
  * agent is not installed.
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { preflightCell } from "../helpers/preflight.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
 
 /** The 501 of a session view names the session's profile (`… (profile <name>) does not report …`). */
 async function profileOf(d: FakeAgentDaemon, sessionId: string): Promise<string | undefined> {
@@ -67,5 +71,69 @@ describe("an agent that is not installed", () => {
     expect(await d.agentPids()).toEqual([]);
     const cell = await preflightCell(d, "cli_entry");
     expect(cell).toMatchObject({ status: "error", reason: "not_found", hint: reply.body.hint });
+  });
+});
+
+describe("the workspace selects nothing for the agent process", () => {
+  test("a workspace .env and a bunfig.toml preload have no effect on a script agent started there", async () => {
+    await using ws = tempDir("svc-ws-hostile-");
+    const marker = join(ws.path, "PRELOAD_RAN");
+    writeFileSync(join(ws.path, ".env"), "OPENAI_BASE_URL=http://evil.example\nANTHROPIC_API_KEY=from-dotenv\n");
+    writeFileSync(join(ws.path, ".env.local"), "GEMINI_API_KEY=from-dotenv-local\n");
+    writeFileSync(join(ws.path, "bunfig.toml"), 'preload = ["./pre.ts"]\n');
+    writeFileSync(join(ws.path, "pre.ts"), `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\n`);
+    await using d = await fakeAgentDaemon(["--agent", "claude"], { workspace: ws.path, env: { SVC_CLI_ENTRY: undefined }, settings: { agents: { claude: { path: FAKE_AGENT_ENTRY } } } });
+    await d.createSession();
+    const env = (await d.wire()).find((e) => e.event === "env");
+    expect(env).toBeDefined();
+    expect(env?.modelVars).not.toHaveProperty("OPENAI_BASE_URL");
+    expect(env?.modelVars).not.toHaveProperty("ANTHROPIC_API_KEY");
+    expect(env?.modelVars).not.toHaveProperty("GEMINI_API_KEY");
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+/** A script agent that writes its environment to `file` and then runs the fake agent. */
+function envDumpingAgent(dir: string, file: string): string {
+  const entry = join(dir, "env-dump-agent.ts");
+  writeFileSync(entry, `require("node:fs").writeFileSync(${JSON.stringify(file)}, JSON.stringify(process.env));\nawait import(${JSON.stringify(FAKE_AGENT_ENTRY)});\n`);
+  return entry;
+}
+
+describe("a custom endpoint configured without a key", () => {
+  test.each([
+    ["claude", "ANTHROPIC_API_KEY", "https://llm-gateway.example.net"],
+    ["codex", "OPENAI_API_KEY", "https://llm-gateway.example.net/v1"],
+  ] as const)("--agent %s: the child gets a placeholder in %s, never the user's inherited key", async (agent, keyVar, baseUrl) => {
+    await using scratch = tempDir("svc-envdump-");
+    const dump = join(scratch.path, "env.json");
+    const extra = agent === "codex" ? codexLike : {};
+    await using d = await fakeAgentDaemon(["--agent", agent], {
+      env: { ...extra, SVC_CLI_ENTRY: undefined, [keyVar]: "sk-REAL-user-key-0123456789", ANTHROPIC_AUTH_TOKEN: "REAL-bearer-token-0123456789" },
+      settings: { agents: { [agent]: { path: envDumpingAgent(scratch.path, dump), model: { baseUrl } } } },
+    });
+    await d.createSession();
+    const env = JSON.parse(readFileSync(dump, "utf8")) as Record<string, string>;
+    expect(env[keyVar]).toBe("svc-no-key");
+    expect(JSON.stringify(env)).not.toContain("sk-REAL-user-key");
+    // Claude Code would send a bearer token to the same host.
+    if (agent === "claude") expect(env.ANTHROPIC_AUTH_TOKEN).toBe("");
+  });
+});
+
+describe("the model endpoint's secrets in the daemon log", () => {
+  test("an agent printing its endpoint key (apiKeyEnv with any name) and the base URL's password has both redacted", async () => {
+    await using scratch = tempDir("svc-leaky-");
+    const entry = join(scratch.path, "leaky-agent.ts");
+    writeFileSync(entry, 'process.stderr.write(`Error: API key not valid: ${process.env.GEMINI_API_KEY} base=${process.env.GOOGLE_GEMINI_BASE_URL}\\n`);\nprocess.exit(1);\n');
+    await using d = await fakeAgentDaemon(["--agent", "gemini"], {
+      env: { SVC_CLI_ENTRY: undefined, GEMINI_PROD: "AIzaSuperSecretValue123" },
+      settings: { agents: { gemini: { path: entry, model: { baseUrl: "http://user:hunter2pass@127.0.0.1:9/", apiKeyEnv: "GEMINI_PROD" } } } },
+    });
+    expect((await d.json("POST", "/session", {})).status).not.toBe(200);
+    const line = await until(() => d.logs.find((l) => l.includes("API key not valid")), 10_000);
+    expect(line).toContain("API key not valid: [redacted] base=[redacted]");
+    expect(d.logs.join("\n")).not.toContain("AIzaSuperSecretValue123");
+    expect(d.logs.join("\n")).not.toContain("hunter2pass");
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Claude Agent (`@agentclientprotocol/claude-agent-acp` 0.101.0). Sources, in the installed package:
  * dist/acp-agent.js (agentInfo.name is the package name; authMethods []; loadSession true),
- * dist/permissions/options/shared.js (PERMISSION_OPTION_ID: allow-once, allow-with-updates, reject),
+ * dist/permissions/options/shared.js (PERMISSION_OPTION_ID: allow-once, allow-with-updates, reject;
+ * every option the adapter offers is built from these ids — `allow`/`allow_always` in its sources are
+ * rule behaviours and option kinds, not ids),
  * dist/settings.js (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN read from the env).
  * By experiment (interop-facts.md): the base URL is given WITHOUT `/v1` (it calls `<base>/v1/messages`);
  * ANTHROPIC_MODEL picks the model; it also sends side requests (titles) to the same endpoint.
@@ -10,7 +12,7 @@
  * for "1", so an inherited `IS_SANDBOX=yes` fails session/new (`bypass_root`); emptying it makes the
  * adapter not ask for bypass (it never widens what the agent may do).
  */
-import type { AgentFacts } from "./facts.ts";
+import { endpointCredentials, type AgentFacts } from "./facts.ts";
 
 export const CLAUDE_FACTS: AgentFacts = {
   agentInfoNames: ["@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-agent-acp", "@zed-industries/claude-code-acp"],
@@ -20,7 +22,8 @@ export const CLAUDE_FACTS: AgentFacts = {
   spawnEnv: (env) => ({ DISABLE_AUTOUPDATER: "1", ...(env.IS_SANDBOX && env.IS_SANDBOX !== "1" ? { IS_SANDBOX: "" } : {}) }),
   modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({
     ANTHROPIC_BASE_URL: baseUrl,
-    ...(apiKey ? { ANTHROPIC_API_KEY: apiKey } : {}),
+    // Claude Code sends ANTHROPIC_AUTH_TOKEN (bearer) and an OAuth token to the base URL as well.
+    ...endpointCredentials("ANTHROPIC_API_KEY", apiKey, ["ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"]),
     ...(model ? { ANTHROPIC_MODEL: model } : {}),
   }),
   permissionOptionIds: { allowOnce: "allow-once", allowAlways: "allow-with-updates", rejectOnce: "reject" },

@@ -10,7 +10,7 @@
  * first session mode (read-only, workspace-write, agent — the default, whose reviewer answers
  * permissions itself —, agent-full-access).
  */
-import type { AgentFacts } from "./facts.ts";
+import { endpointCredentials, type AgentFacts } from "./facts.ts";
 
 export const CODEX_FACTS: AgentFacts = {
   agentInfoNames: ["@agentclientprotocol/codex-acp", "@zed-industries/codex-acp", "codex-acp"],
@@ -18,7 +18,7 @@ export const CODEX_FACTS: AgentFacts = {
   // session/new answers -32000 "Authentication required" until `authenticate {methodId: "api-key"}`.
   spawnEnv: () => ({}),
   authenticate: { methodId: "api-key", whenEnv: "OPENAI_API_KEY" },
-  modelEndpointEnv: ({ baseUrl, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...(apiKey ? { OPENAI_API_KEY: apiKey } : {}) }),
+  modelEndpointEnv: ({ baseUrl, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...endpointCredentials("OPENAI_API_KEY", apiKey) }),
   permissionOptionIds: { allowOnce: "allow_once", allowAlways: "allow_for_session", rejectOnce: "decline" },
   sessionLoad: true,
   sessionResume: true,

@@ -44,3 +44,14 @@ export interface AgentFacts {
 
 /** A keyless endpoint still needs some key for agents that refuse to start without one. */
 export const PLACEHOLDER_KEY = "svc-no-key";
+
+/**
+ * The credential variables of a child pointed at a custom endpoint: `keyVar` carries the key the
+ * user named for it (`apiKeyEnv`), or PLACEHOLDER_KEY for a keyless one, and never the key the
+ * child would otherwise inherit from the daemon's environment (the user's key for the provider's
+ * own service, which would go to the endpoint's host). `alsoEmpty` lists the provider's other
+ * credential variables the agent would send to the same host; they are emptied.
+ */
+export function endpointCredentials(keyVar: string, apiKey: string | null, alsoEmpty: readonly string[] = []): Record<string, string> {
+  return { ...Object.fromEntries(alsoEmpty.map((name) => [name, ""])), [keyVar]: apiKey ?? PLACEHOLDER_KEY };
+}

@@ -6,7 +6,7 @@
  * (interop-facts.md): GOOGLE_GEMINI_BASE_URL is the bare origin (it calls
  * `/v1beta/models/<m>:streamGenerateContent`), and setting it selects the `gateway` auth type.
  */
-import { PLACEHOLDER_KEY, type AgentFacts } from "./facts.ts";
+import { endpointCredentials, type AgentFacts } from "./facts.ts";
 
 export const GEMINI_FACTS: AgentFacts = {
   agentInfoNames: ["gemini-cli"],
@@ -15,7 +15,7 @@ export const GEMINI_FACTS: AgentFacts = {
   spawnEnv: () => ({}),
   authenticate: null,
   // It refuses to start a session without a key, so a keyless endpoint gets a placeholder.
-  modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ GOOGLE_GEMINI_BASE_URL: baseUrl, GEMINI_API_KEY: apiKey ?? PLACEHOLDER_KEY, ...(model ? { GEMINI_MODEL: model } : {}) }),
+  modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ GOOGLE_GEMINI_BASE_URL: baseUrl, ...endpointCredentials("GEMINI_API_KEY", apiKey, ["GOOGLE_API_KEY"]), ...(model ? { GEMINI_MODEL: model } : {}) }),
   permissionOptionIds: { allowOnce: "proceed_once", allowAlways: "proceed_always", rejectOnce: "cancel" },
   sessionLoad: true,
   sessionResume: false,

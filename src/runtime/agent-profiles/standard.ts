@@ -1,5 +1,5 @@
 /** Facts for an agent svc knows nothing about (`generic`), and for the built-in agent (`svc --acp`). */
-import type { AgentFacts } from "./facts.ts";
+import { endpointCredentials, type AgentFacts } from "./facts.ts";
 
 export const GENERIC_FACTS: AgentFacts = {
   agentInfoNames: [],
@@ -25,7 +25,7 @@ export const SVC_FACTS: AgentFacts = {
   authEnv: ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY", "DASHSCOPE_API_KEY"],
   authenticate: null,
   spawnEnv: () => ({}),
-  modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...(apiKey ? { OPENAI_API_KEY: apiKey } : {}), ...(model ? { OPENAI_MODEL: model } : {}) }),
+  modelEndpointEnv: ({ baseUrl, model, apiKey }) => ({ OPENAI_BASE_URL: baseUrl, ...endpointCredentials("OPENAI_API_KEY", apiKey), ...(model ? { OPENAI_MODEL: model } : {}) }),
   permissionOptionIds: { allowOnce: "proceed_once", allowAlways: "proceed_always", rejectOnce: "cancel" },
   sessionLoad: true,
   sessionResume: true,

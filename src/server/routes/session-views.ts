@@ -47,7 +47,7 @@ const ROUTES: readonly { path: string; view: SessionView; tag: string; summary: 
 const errors = errorResponses({ also: [404, 501, 502, 503, 504] });
 
 export const sessionViewRoutes = (deps: AppDeps) => {
-  const secrets = stderrSecrets(deps.config.agent.baseEnv, deps.config.token);
+  const secrets = stderrSecrets(deps.config.agent, deps.config.token);
 
   async function answer(id: string, view: SessionView) {
     const session = deps.sessions.get(id);

@@ -56,15 +56,18 @@ describe("custom model endpoint", () => {
     expect(launchProfile("qwen-code").facts.modelEndpointEnv(endpoint)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "sk-mock", OPENAI_MODEL: "mock-model" });
     expect(launchProfile("qwen-code").facts.modelEndpointEnv(keyless)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "svc-no-key" });
   });
-  test("claude: ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY / ANTHROPIC_MODEL", () => {
-    expect(launchProfile("claude").facts.modelEndpointEnv(endpoint)).toEqual({ ANTHROPIC_BASE_URL: endpoint.baseUrl, ANTHROPIC_API_KEY: "sk-mock", ANTHROPIC_MODEL: "mock-model" });
+  test("claude: ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY / ANTHROPIC_MODEL; the other tokens emptied; a keyless endpoint gets a placeholder key", () => {
+    const tokens = { ANTHROPIC_AUTH_TOKEN: "", CLAUDE_CODE_OAUTH_TOKEN: "" };
+    expect(launchProfile("claude").facts.modelEndpointEnv(endpoint)).toEqual({ ANTHROPIC_BASE_URL: endpoint.baseUrl, ANTHROPIC_API_KEY: "sk-mock", ANTHROPIC_MODEL: "mock-model", ...tokens });
+    expect(launchProfile("claude").facts.modelEndpointEnv(keyless)).toEqual({ ANTHROPIC_BASE_URL: endpoint.baseUrl, ANTHROPIC_API_KEY: "svc-no-key", ...tokens });
   });
   test("gemini: GOOGLE_GEMINI_BASE_URL / GEMINI_API_KEY (a placeholder when keyless: it refuses to start without) / GEMINI_MODEL", () => {
-    expect(launchProfile("gemini").facts.modelEndpointEnv(endpoint)).toEqual({ GOOGLE_GEMINI_BASE_URL: endpoint.baseUrl, GEMINI_API_KEY: "sk-mock", GEMINI_MODEL: "mock-model" });
+    expect(launchProfile("gemini").facts.modelEndpointEnv(endpoint)).toEqual({ GOOGLE_GEMINI_BASE_URL: endpoint.baseUrl, GEMINI_API_KEY: "sk-mock", GOOGLE_API_KEY: "", GEMINI_MODEL: "mock-model" });
     expect(launchProfile("gemini").facts.modelEndpointEnv(keyless).GEMINI_API_KEY).toBe("svc-no-key");
   });
-  test("codex: OPENAI_BASE_URL / OPENAI_API_KEY", () => {
+  test("codex: OPENAI_BASE_URL / OPENAI_API_KEY; a keyless endpoint gets a placeholder key, not the inherited one", () => {
     expect(launchProfile("codex").facts.modelEndpointEnv(endpoint)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "sk-mock" });
+    expect(launchProfile("codex").facts.modelEndpointEnv(keyless)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "svc-no-key" });
   });
   test("opencode: an inline OPENCODE_CONFIG_CONTENT with an OpenAI-compatible provider selected as the model", () => {
     const env = launchProfile("opencode").facts.modelEndpointEnv(endpoint);
@@ -77,6 +80,7 @@ describe("custom model endpoint", () => {
   });
   test("builtin: the built-in agent's OPENAI_* variables; generic: nothing (its variables are unknown)", () => {
     expect(launchProfile("builtin").facts.modelEndpointEnv(endpoint)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "sk-mock", OPENAI_MODEL: "mock-model" });
+    expect(launchProfile("builtin").facts.modelEndpointEnv(keyless)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "svc-no-key" });
     expect(launchProfile("generic").facts.modelEndpointEnv(endpoint)).toEqual({});
   });
 });

@@ -2,7 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AgentInstallError, verifyLockfile } from "../../../src/runtime/agent-install.ts";
+import { verifyLockfile } from "../../../src/runtime/agent-install.ts";
+import { AgentInstallError } from "../../../src/runtime/agent-install-error.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
 const SHA = `sha512-${"A".repeat(86)}==`;

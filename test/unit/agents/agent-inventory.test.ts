@@ -1,6 +1,6 @@
 /** What `svc agents` reports per agent (agents/agent-inventory.ts). */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_NAMES, AGENT_PACKAGES } from "../../../src/config/agent-catalog.ts";
 import { resolveAgentsConfig } from "../../../src/config/agents-config.ts";
@@ -47,6 +47,26 @@ describe("svc agents rows", () => {
     chmodSync(join(dir.path, "agents", "opencode", "node_modules", AGENT_PACKAGES.opencode.entry(process.platform, process.arch)), 0o644);
     const rows = agentRows(resolveAgentsConfig({ args: [], env: { SVC_HOME: dir.path } }));
     expect(rows.find((r) => r.name === "opencode")?.state).toEqual({ kind: "not_installed" });
+  });
+
+  test("an unreadable package.json (FIFO, /dev/zero, garbage) is reported at once as version unknown; without the entry, not installed", async () => {
+    await using dir = tempDir("svc-inventory-");
+    const manifest = (name: keyof typeof AGENT_PACKAGES) => join(dir.path, "agents", name, "node_modules", AGENT_PACKAGES[name].name, "package.json");
+    install(dir.path, "gemini", AGENT_PACKAGES.gemini.version);
+    rmSync(manifest("gemini"));
+    expect(Bun.spawnSync(["mkfifo", manifest("gemini")]).exitCode).toBe(0);
+    install(dir.path, "codex", AGENT_PACKAGES.codex.version);
+    rmSync(manifest("codex"));
+    symlinkSync("/dev/zero", manifest("codex"));
+    install(dir.path, "claude", AGENT_PACKAGES.claude.version);
+    writeFileSync(manifest("claude"), "not json {");
+    install(dir.path, "qwen-code", AGENT_PACKAGES["qwen-code"].version);
+    rmSync(join(dir.path, "agents", "qwen-code", "node_modules", AGENT_PACKAGES["qwen-code"].entry(process.platform, process.arch)));
+    const rows = agentRows(resolveAgentsConfig({ args: [], env: { SVC_HOME: dir.path } }));
+    const state = Object.fromEntries(rows.map((r) => [r.name, r.state]));
+    for (const name of ["gemini", "codex", "claude"]) expect({ name, state: state[name] }).toEqual({ name, state: { kind: "unknown_version" } });
+    expect(state["qwen-code"]).toEqual({ kind: "not_installed" });
+    expect(describeState({ kind: "unknown_version" })).toContain("version unknown");
   });
 
   test.each([

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_NAMES, AGENT_PACKAGES } from "../../../src/config/agent-catalog.ts";
-import { childCommand } from "../../../src/runtime/agent-process.ts";
+import { childCommand, SCRIPT_RUNTIME_FLAGS } from "../../../src/runtime/agent-process.ts";
 import { cliEntryStatus, MissingCliEntryError, checkCliEntry } from "../../../src/runtime/cli-entry.ts";
 import { configFixture } from "../../helpers/config.ts";
 
@@ -138,6 +138,6 @@ describe("a named agent's entry before the start", () => {
     writeFileSync(entry, "");
     const launch = fx.resolve(["--agent", "claude"]).agent;
     expect(cliEntryStatus(launch)).toMatchObject({ path: entry, source: "agent directory", problem: null });
-    expect(childCommand(launch).argv).toEqual([launch.execPath, entry]);
+    expect(childCommand(launch).argv).toEqual([launch.execPath, ...SCRIPT_RUNTIME_FLAGS, entry]);
   });
 });

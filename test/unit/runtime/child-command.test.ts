@@ -1,11 +1,12 @@
 /**
  * The agent child's command line (DESIGN.md "Processes"): `[runtime, entry, ...args]`, never a PATH
  * lookup; inside the compiled binary its own entry is the binary itself, and a third-party entry
- * runs under it with `BUN_BE_BUN=1`; no entry at all is `MissingCliEntryError`.
+ * runs under it with `BUN_BE_BUN=1`; a script runs with bun's autoloads of the workspace's `.env*` and
+ * `bunfig.toml` off; no entry at all is `MissingCliEntryError`.
  */
 import { describe, expect, test } from "bun:test";
 import type { AgentLaunch } from "../../../src/config/config.ts";
-import { childCommand } from "../../../src/runtime/agent-process.ts";
+import { childCommand, SCRIPT_RUNTIME_FLAGS } from "../../../src/runtime/agent-process.ts";
 import { MissingCliEntryError } from "../../../src/runtime/cli-entry.ts";
 
 const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({
@@ -23,7 +24,7 @@ const launch = (overrides: Partial<AgentLaunch>): AgentLaunch => ({
 describe("childCommand", () => {
   test("runs SVC_CLI_ENTRY under the daemon's own runtime", () => {
     expect(childCommand(launch({ cliEntry: { path: "/agents/agent.ts", source: "env" } }))).toEqual({
-      argv: ["/opt/bun/bin/bun", "/agents/agent.ts", "--acp"],
+      argv: ["/opt/bun/bin/bun", ...SCRIPT_RUNTIME_FLAGS, "/agents/agent.ts", "--acp"],
       env: {},
     });
   });
@@ -31,6 +32,7 @@ describe("childCommand", () => {
   test("runs the daemon's own script with --acp when no entry is set", () => {
     expect(childCommand(launch({ cliEntry: { path: "/src/svc/main.ts", source: "argv" }, cliArgs: ["--acp", "--x"] })).argv).toEqual([
       "/opt/bun/bin/bun",
+      ...SCRIPT_RUNTIME_FLAGS,
       "/src/svc/main.ts",
       "--acp",
       "--x",
@@ -41,7 +43,7 @@ describe("childCommand", () => {
     const own = childCommand(launch({ compiled: true, execPath: "/usr/local/bin/svc", cliEntry: { path: "/$bunfs/root/svc", source: "argv" } }));
     expect(own).toEqual({ argv: ["/usr/local/bin/svc", "--acp"], env: {} });
     const other = childCommand(launch({ compiled: true, execPath: "/usr/local/bin/svc", cliEntry: { path: "/agents/agent.js", source: "env" } }));
-    expect(other).toEqual({ argv: ["/usr/local/bin/svc", "/agents/agent.js", "--acp"], env: { BUN_BE_BUN: "1" } });
+    expect(other).toEqual({ argv: ["/usr/local/bin/svc", ...SCRIPT_RUNTIME_FLAGS, "/agents/agent.js", "--acp"], env: { BUN_BE_BUN: "1" } });
   });
 
   test("no entry is MissingCliEntryError (503 cli_entry_missing, errorKind missing_binary, not retryable)", () => {

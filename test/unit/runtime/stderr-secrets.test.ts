@@ -24,7 +24,7 @@ describe("stderrSecrets", () => {
       PATH: "/usr/bin:/bin/long/enough",
       PWD: "/work/some/dir",
     };
-    const secrets = stderrSecrets(env, null);
+    const secrets = stderrSecrets({ baseEnv: env, modelEndpoint: null }, null);
     expect(secrets).toContain("aws-secret-0123456789");
     expect(secrets).toContain("github_pat_0123456789");
     expect(secrets).toContain("postgres://admin:dbpass-long@db.internal/x");
@@ -36,9 +36,20 @@ describe("stderrSecrets", () => {
     expect(redactSecrets("connect postgres://admin:dbpass-long@db.internal/x failed; pw dbpass-long", secrets)).toBe("connect [redacted] failed; pw [redacted]");
   });
 
+  test("the model endpoint's resolved key and its base URL's userinfo, whatever the variables are named", () => {
+    const baseEnv = { GEMINI_PROD: "AIzaSuperSecretValue123", PATH: "/usr/bin" };
+    const modelEndpoint = { baseUrl: "http://user:hunter2pass@127.0.0.1:9/", model: null, apiKey: "AIzaSuperSecretValue123" };
+    const secrets = stderrSecrets({ baseEnv, modelEndpoint }, null);
+    expect(secrets).toContain("AIzaSuperSecretValue123");
+    expect(secrets).toContain("hunter2pass");
+    expect(redactSecrets("Error: API key not valid: AIzaSuperSecretValue123 base=http://user:hunter2pass@127.0.0.1:9/", secrets)).toBe("Error: API key not valid: [redacted] base=[redacted]");
+    // The name alone would not have caught it.
+    expect(stderrSecrets({ baseEnv, modelEndpoint: null }, null)).toEqual([]);
+  });
+
   test("an agent echoing those values in a status answer shows none of them", () => {
     const env = { AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789", GH_PAT: "github_pat_0123456789", DATABASE_URL: "postgres://admin:dbpass-long@db.internal/x" };
-    const out = redactTools({ tools: [{ name: "t", description: "keys aws-secret-0123456789 github_pat_0123456789; db dbpass-long" }] }, stderrSecrets(env, null));
+    const out = redactTools({ tools: [{ name: "t", description: "keys aws-secret-0123456789 github_pat_0123456789; db dbpass-long" }] }, stderrSecrets({ baseEnv: env, modelEndpoint: null }, null));
     expect(out).toEqual({ tools: [{ name: "t", description: "keys [redacted] [redacted]; db [redacted]", enabled: true }] });
   });
 });

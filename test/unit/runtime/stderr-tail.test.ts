@@ -43,7 +43,7 @@ describe("StderrTail", () => {
 describe("stderrSecrets", () => {
   test("the token and credential-named variables, longest first; short values and other names are left alone", () => {
     const env = { OPENAI_API_KEY: "sk-aaaaaaaa", GITHUB_TOKEN: "ghp_bbbbbbbbbbbb", DB_PASSWORD: "pw-cccccccc", X_SECRET: "short", PATH: "/usr/bin:/bin/long/enough" };
-    expect(stderrSecrets(env, "daemon-token-123456789")).toEqual(["daemon-token-123456789", "ghp_bbbbbbbbbbbb", "sk-aaaaaaaa", "pw-cccccccc"]);
-    expect(stderrSecrets({}, null)).toEqual([]);
+    expect(stderrSecrets({ baseEnv: env, modelEndpoint: null }, "daemon-token-123456789")).toEqual(["daemon-token-123456789", "ghp_bbbbbbbbbbbb", "sk-aaaaaaaa", "pw-cccccccc"]);
+    expect(stderrSecrets({ baseEnv: {}, modelEndpoint: null }, null)).toEqual([]);
   });
 });
