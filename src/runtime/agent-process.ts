@@ -40,9 +40,10 @@ export interface ExitInfo {
  * cwd, which is the workspace, so an untrusted workspace could set the agent's variables (a
  * provider's base URL, to send the key elsewhere) or preload code into it. Neither autoload is
  * wanted: `--no-env-file` turns off the `.env*` files, and an empty config (the null device)
- * replaces `<cwd>/bunfig.toml`.
+ * replaces `<cwd>/bunfig.toml`. `--no-install` stops bun's auto-install: an entry with no
+ * `node_modules` above it would otherwise fetch whatever it imports from a registry at start.
  */
-export const SCRIPT_RUNTIME_FLAGS: readonly string[] = ["--no-env-file", `--config=${devNull}`];
+export const SCRIPT_RUNTIME_FLAGS: readonly string[] = ["--no-env-file", `--config=${devNull}`, "--no-install"];
 
 /** The argv of a child: `[runtime, flags, entry?, ...args]` (a native agent: `[entry, ...args]`) and extra environment. */
 export function childCommand(launch: AgentLaunch): { argv: string[]; env: Record<string, string> } {

@@ -93,6 +93,23 @@ describe("the workspace selects nothing for the agent process", () => {
   });
 });
 
+describe("a script agent cannot make bun install packages", () => {
+  test("an import bun cannot resolve fails the start; bun never asks a registry (auto-install is off)", async () => {
+    await using dir = tempDir("svc-agent-noinstall-");
+    const asked: string[] = [];
+    using registry = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: (req) => (asked.push(new URL(req.url).pathname), new Response("{}", { status: 404 })) });
+    // No node_modules above this entry: without --no-install bun auto-installs the import from the registry.
+    const entry = join(dir.path, "agent.ts");
+    writeFileSync(entry, 'import "svc-test-no-such-package-zz";\n');
+    const env = { SVC_CLI_ENTRY: entry, BUN_CONFIG_REGISTRY: `http://127.0.0.1:${registry.port}/`, NPM_CONFIG_REGISTRY: `http://127.0.0.1:${registry.port}/` };
+    await using d = await fakeAgentDaemon([], { env });
+    const reply = await d.json<{ code?: string }>("POST", "/session", { cwd: d.workspace });
+    expect(reply.status).toBe(503);
+    expect(reply.body?.code).toBe("agent_start_failed");
+    expect(asked).toEqual([]);
+  });
+});
+
 /** A script agent that writes its environment to `file` and then runs the fake agent. */
 function envDumpingAgent(dir: string, file: string): string {
   const entry = join(dir, "env-dump-agent.ts");
