@@ -45,7 +45,7 @@ export function TranscriptView({ snapshot, workspaceCwd }: { snapshot: Transcrip
 class ItemBoundary extends Component<{ children: ComponentChildren }, { failed: boolean }> {
   override state = { failed: false };
 
-  static getDerivedStateFromError() {
+  static override getDerivedStateFromError() {
     return { failed: true };
   }
 
