@@ -78,6 +78,19 @@ describe("TranscriptModel", () => {
     expect([s.modelId, s.approvalMode, s.displayName, s.ended]).toEqual(["b", "plan", "Named", "client_close"]);
   });
 
+  test("a session_closed or session_died replayed from a load's journal ends the turn then, but leaves the (reloaded, live) session usable", () => {
+    for (const type of ["session_closed", "session_died"]) {
+      const m = new TranscriptModel();
+      m.apply(ev("pending_prompt_started", { sessionId: "s", promptId: "p1", text: "x" }), true);
+      m.apply(ev("permission_request", { requestId: "r1", sessionId: "s", toolCall: { toolCallId: "t1", title: "W" }, options: [] }), true);
+      m.apply(ev(type, { sessionId: "s", reason: "daemon_shutdown" }), true);
+      const s = m.snapshot();
+      expect({ ended: s.ended, running: s.running, permissions: s.permissions }).toEqual({ ended: undefined, running: false, permissions: [] });
+      m.apply(ev(type, { sessionId: "s", reason: "client_close" }));
+      expect(m.snapshot().ended).toBe("client_close");
+    }
+  });
+
   test(`keeps at most ${MAX_ITEMS} items and counts the dropped ones; tool updates still find their item`, () => {
     const m = new TranscriptModel();
     m.apply(update({ sessionUpdate: "tool_call", toolCallId: "late", title: "T", status: "pending" }));
