@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { MAX_DIFF_LINES } from "../../src/web/diff-lines.ts";
 import type { TestDaemon } from "../helpers/daemon.ts";
 import { until } from "../helpers/until.ts";
 import { browserDescribe, clearArtifacts, expectClean, launchBrowser, openUi, screenshot, uiFixture, UI_MS, type Browser, type UiFixture, type WatchedPage } from "./harness.ts";
@@ -115,6 +116,25 @@ browserDescribe("the web UI in chromium", () => {
     await expectClean(w);
   });
 
+  test("9 a huge edit's diff renders bounded, and the transcript and composer go on after it", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    const lines = 130_000;
+    const content = Array.from({ length: lines }, (_, i) => `l${i}`).join("\n");
+    f.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: join(f.ws.path, "huge.txt"), content } }] });
+    await send(w.page, "write the huge file");
+    const dialog = w.page.getByRole("dialog", { name: "Permission request" });
+    await dialog.getByRole("button", { name: "Allow", exact: true }).click({ timeout: UI_MS });
+    const diff = w.page.getByRole("figure", { name: "Diff huge.txt" }).last();
+    await diff.getByText(`${lines - MAX_DIFF_LINES} more lines not shown.`).waitFor({ timeout: UI_MS });
+    expect(await diff.locator("pre > span").count()).toBe(MAX_DIFF_LINES);
+    await transcriptOf(w.page).getByText("tool finished").waitFor({ timeout: UI_MS });
+    await send(w.page, "still alive after the diff?");
+    await transcriptOf(w.page).getByText("mock reply: still alive after the diff?").waitFor({ timeout: UI_MS });
+    await screenshot(w.page, "ui-9-huge-diff");
+    await expectClean(w);
+  });
+
   test("5 Cancel ends a slow turn", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
     await newSession(w.page);
@@ -165,6 +185,10 @@ browserDescribe("the web UI across a daemon restart", () => {
     const transcript = transcriptOf(w.page);
     await transcript.getByText("remember the word kumquat").first().waitFor({ timeout: UI_MS });
     await transcript.getByText("mock reply: remember the word kumquat").waitFor({ timeout: UI_MS });
+    // Restored means live: the journal's session_closed (the shutdown) is history, the composer works.
+    expect(await w.page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+    await send(w.page, "and now a new question");
+    await transcript.getByText("mock reply: and now a new question").waitFor({ timeout: UI_MS });
     await screenshot(w.page, "ui-6-restored");
     await expectClean(w);
   });
