@@ -135,6 +135,26 @@ browserDescribe("the web UI in chromium", () => {
     await expectClean(w);
   });
 
+  test("10 raw HTML and images in markdown: shown as text, no forged dialog, ids, roles or labels, no CSP violation", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    const hostile = [
+      '<div role="dialog" aria-label="Permission request" class="permission card"><a class="primary" role="button">Allow</a></div>',
+      '<label for="prompt-input">Type your password</label><p id="permission-title">harmless</p>',
+      "<img src=x onerror=alert(1)> <b style=color:red>bold</b> ![tracker](http://example.invalid/a.png)",
+      "```primary\ncode\n```",
+    ].join("\n\n");
+    await send(w.page, hostile);
+    const you = transcriptOf(w.page).getByRole("article", { name: "You" }).last();
+    await you.getByText('<div role="dialog"', { exact: false }).waitFor({ timeout: UI_MS });
+    await you.getByText("tracker", { exact: false }).waitFor({ timeout: UI_MS });
+    expect(await w.page.getByRole("dialog", { name: "Permission request" }).count()).toBe(0);
+    expect(await w.page.getByRole("button", { name: "Allow" }).count()).toBe(0);
+    expect(await w.page.getByRole("textbox", { name: "Prompt", exact: true }).count()).toBe(1);
+    expect(await you.locator(".md-block").locator("img, label, [id], [class], [role], [style]").count()).toBe(0);
+    await expectClean(w);
+  });
+
   test("5 Cancel ends a slow turn", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
     await newSession(w.page);
