@@ -238,6 +238,22 @@ browserDescribe("the web UI on a bearer-protected daemon", () => {
     await expectClean(w);
   });
 
+  test("8c a malformed fragment routes home, and a malformed token fragment still leaves the address bar", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/#token=${TOKEN}`);
+    await w.page.getByRole("button", { name: "New session" }).waitFor({ timeout: UI_MS });
+    for (const hash of ["#/files/%E0%A4%A", "#/session/%"]) {
+      await w.page.evaluate((h) => (location.hash = h), hash);
+      await w.page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_MS });
+    }
+    await w.page.goto(`${d.url}/#/session/%`);
+    await w.page.getByRole("button", { name: "New session" }).waitFor({ timeout: UI_MS });
+    await expectClean(w);
+    await using fresh = await openUi(await browser.context(), `${d.url}/#token=s3cr%t&x`);
+    await fresh.page.getByLabel("Bearer token", { exact: true }).waitFor({ timeout: UI_MS });
+    expect(fresh.page.url()).toBe(`${d.url}/#/`);
+    await expectClean(fresh, { allowStatuses: [401] });
+  });
+
   test("8b the token prompt connects, and the token never reaches a URL", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
     const input = w.page.getByLabel("Bearer token", { exact: true });
