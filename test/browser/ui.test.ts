@@ -155,6 +155,22 @@ browserDescribe("the web UI in chromium", () => {
     await expectClean(w);
   });
 
+  test("11 a closed session opened again from the list is live and can be prompted", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    await send(w.page, "before the close");
+    await transcriptOf(w.page).getByText("mock reply: before the close").waitFor({ timeout: UI_MS });
+    await w.page.getByRole("button", { name: "Close session" }).click();
+    await using again = await openUi(await browser.context(), `${d.url}/`);
+    const item = sessionsOf(again.page).getByRole("listitem").filter({ hasText: "closed" }).first();
+    await item.getByRole("button").first().click({ timeout: UI_MS });
+    await transcriptOf(again.page).getByText("mock reply: before the close").waitFor({ timeout: UI_MS });
+    expect(await again.page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+    await send(again.page, "after the reopen");
+    await transcriptOf(again.page).getByText("mock reply: after the reopen").waitFor({ timeout: UI_MS });
+    await expectClean(again);
+  });
+
   test("5 Cancel ends a slow turn", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
     await newSession(w.page);
