@@ -100,10 +100,10 @@ export function createClient(options: ClientOptions) {
    * A call that registers a client on a session (create, load, resume): it asks for
    * `options.clientId` when the caller chose one and remembers the id the daemon answers with.
    */
-  async function enter<T extends { sessionId: string; clientId: string }>(path: string, body: unknown): Promise<T> {
+  async function enter<T extends { sessionId: string; clientId: string }>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
     const h = headers(undefined, { "content-type": "application/json" });
     if (options.clientId) h["x-svc-client-id"] = options.clientId;
-    const res = await doFetch(url(path), { method: "POST", headers: h, body: JSON.stringify(body) });
+    const res = await doFetch(url(path), { method: "POST", headers: h, body: JSON.stringify(body), signal });
     if (!res.ok) throw await errorFromResponse(res);
     const reply = (await res.json()) as T;
     clientIds.set(reply.sessionId, reply.clientId);
@@ -155,7 +155,7 @@ export function createClient(options: ClientOptions) {
     renameSession: (id: string, displayName: string) =>
       call<SessionMetadata>(`/session/${enc(id)}/metadata`, { method: "PATCH", body: { displayName }, session: id }),
     /** Restores a persisted session (or attaches to a live one) with a bounded replay of its journal. */
-    loadSession: (id: string) => enter<LoadedSession>(`/session/${enc(id)}/load`, {}),
+    loadSession: (id: string, o: { signal?: AbortSignal } = {}) => enter<LoadedSession>(`/session/${enc(id)}/load`, {}, o.signal),
     resumeSession: (id: string) => enter<LoadedSession>(`/session/${enc(id)}/resume`, {}),
     sessionContext: (id: string) => call<SessionContext>(`/session/${enc(id)}/context`),
     transcript: (id: string, o: { limit?: number; cursor?: string } = {}) =>

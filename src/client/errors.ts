@@ -30,11 +30,48 @@ export class DaemonApiError extends Error {
   }
 }
 
-/** Builds the error for a non-2xx response; a body that is not a JSON object keeps its status only. */
+/**
+ * Bound on the error body read: the daemon's error bodies are small JSON objects; a bigger one
+ * (not the daemon's, e.g. a proxy's page, or an endless stream) is cut here, its body cancelled,
+ * and the error keeps its status only.
+ */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/** The body's text if it ends within `MAX_ERROR_BODY_BYTES`; the body is cancelled either way. */
+async function readCapped(res: Response): Promise<string | undefined> {
+  if (!res.body) return undefined;
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > MAX_ERROR_BODY_BYTES) return undefined;
+      chunks.push(value);
+    }
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Builds the error for a non-2xx response; a body that is not a JSON object, is over
+ * `MAX_ERROR_BODY_BYTES` or fails to arrive (the request's signal aborted) keeps its status only.
+ */
 export async function errorFromResponse(res: Response): Promise<DaemonApiError> {
   let body: ErrorBody | undefined;
   try {
-    const parsed: unknown = await res.json();
+    const text = await readCapped(res);
+    const parsed: unknown = text === undefined ? undefined : JSON.parse(text);
     if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as ErrorBody;
   } catch {
     body = undefined;

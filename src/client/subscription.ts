@@ -5,11 +5,14 @@
  *   connect, which replays the whole ring) and `X-Svc-Event-Epoch` (the epoch the ids count in,
  *   once the daemon named one). Events with an id at or below the newest delivered one in the same
  *   epoch are dropped, so a reconnect never delivers an event twice.
- * - Reconnect: a dropped connection, a network error or a 5xx is retried with exponential backoff
- *   and full jitter (`BACKOFF_BASE_MS` doubling to `BACKOFF_MAX_MS`, forever, until `close()`);
- *   a 4xx (401 token, 404 closed session, …) ends the subscription as `offline` with the error.
- *   A stream that brings nothing, not even the daemon's 15 s heartbeat comment, for `STALL_MS` is
- *   treated as dropped.
+ * - Reconnect: a dropped connection, a network error, a 5xx or a 2xx that is not an event stream
+ *   is retried with exponential backoff and full jitter (`BACKOFF_BASE_MS` doubling to
+ *   `BACKOFF_MAX_MS`, forever, until `close()`); the backoff starts over only after a connection
+ *   stayed up for `HEALTHY_MS` (a stream that ends right after each event keeps backing off).
+ *   A 4xx (401 token, 404 closed session, …) ends the subscription as `offline` with the error.
+ *   A request that brings nothing for `STALL_MS` — no response headers, no error body, not even
+ *   the daemon's 15 s heartbeat comment on the stream — is treated as dropped.
+ * - `close()` aborts every request the subscription has running (the stream and a resync's load).
  * - Resync: on `state_resync_required`, an epoch change or a frame dropped by the parser's bound,
  *   it reloads the session through `POST /session/:id/load`, hands the consumer `onResync` (reset
  *   your view) and then the load's bounded journal replay as events, and resumes the stream after
@@ -45,6 +48,7 @@ export interface SubscribeOptions {
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   stallMs?: number;
+  healthyMs?: number;
 }
 
 export interface Subscription {
@@ -60,13 +64,15 @@ export const BACKOFF_MAX_MS = 10_000;
 export const TIME_SLICE_MS = 10;
 /** Three missed heartbeats (`HEARTBEAT_MS` is 15 s on the daemon). */
 export const STALL_MS = 45_000;
+/** How long a connection must stay up before the backoff starts over. */
+export const HEALTHY_MS = 10_000;
 
 /** What a subscription needs from a client. */
 export interface SubscribeHost {
   url(path: string): string;
   fetch: (input: string, init?: RequestInit) => Promise<Response>;
   headersFor(sessionId?: string): Record<string, string>;
-  loadSession(id: string): Promise<LoadedSession>;
+  loadSession(id: string, options?: { signal?: AbortSignal }): Promise<LoadedSession>;
 }
 
 /** A 4xx the same request cannot outgrow (408 and 429 are worth retrying). */
@@ -79,13 +85,17 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   const baseMs = o.backoffBaseMs ?? BACKOFF_BASE_MS;
   const maxMs = o.backoffMaxMs ?? BACKOFF_MAX_MS;
   const stallMs = o.stallMs ?? STALL_MS;
+  const healthyMs = o.healthyMs ?? HEALTHY_MS;
   let lastEventId = o.lastEventId ?? 0;
   let epoch = o.epoch;
   let state: ConnectionState = "offline";
   let closed = false;
   let resynced = false;
   let attempt = 0;
-  let current: AbortController | null = null;
+  /** Aborted by `close()`: every request of the subscription listens to it. */
+  const life = new AbortController();
+  /** When the current connection went live (undefined while not live). */
+  let liveSince: number | undefined;
   let wake: (() => void) | null = null;
 
   const setState = (next: ConnectionState) => {
@@ -98,7 +108,6 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
     if (typeof event.id === "number") {
       if (event.id <= lastEventId) return;
       lastEventId = event.id;
-      attempt = 0;
     }
     o.onEvent(event, { source });
   };
@@ -106,30 +115,34 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   /** One connection: resolves when it ends normally, throws ResyncNeeded or the failure. */
   async function connect(): Promise<void> {
     const ctl = new AbortController();
-    current = ctl;
+    const stop = () => ctl.abort();
+    life.signal.addEventListener("abort", stop);
     const headers: Record<string, string> = { ...host.headersFor(sessionId), accept: "text/event-stream", "last-event-id": String(lastEventId) };
     if (epoch !== undefined) headers["x-svc-event-epoch"] = epoch;
-    const res = await host.fetch(host.url(`/session/${encodeURIComponent(sessionId)}/events`), { headers, signal: ctl.signal });
-    if (!res.ok) throw await errorFromResponse(res);
-    const served = res.headers.get("x-svc-event-epoch") ?? undefined;
-    if (epoch !== undefined && served !== undefined && served !== epoch) {
-      ctl.abort();
-      throw new ResyncNeeded();
-    }
-    if (served !== undefined) epoch = served;
-    if (!res.body) throw new Error("event stream without a body");
-    // `resynced` names this connection only: the next one (without a resync) is plain `live`.
-    setState(resynced ? "resynced" : "live");
-    resynced = false;
-    const parser = new SseParser(o.maxFrameChars ?? MAX_FRAME_CHARS);
-    const decoder = new TextDecoder();
-    const reader = res.body.getReader();
     let stall: ReturnType<typeof setTimeout> | undefined;
     const arm = () => {
       clearTimeout(stall);
-      stall = setTimeout(() => ctl.abort(), stallMs);
+      stall = setTimeout(stop, stallMs);
     };
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     try {
+      // Armed from the start: the wait for response headers (and an error body) is bounded too.
+      arm();
+      const res = await host.fetch(host.url(`/session/${encodeURIComponent(sessionId)}/events`), { headers, signal: ctl.signal });
+      if (!res.ok) throw await errorFromResponse(res);
+      const type = res.headers.get("content-type") ?? "";
+      if (!/^text\/event-stream\b/i.test(type)) throw new Error(`the event stream answered ${res.status} with content type "${type}", not an event stream`);
+      const served = res.headers.get("x-svc-event-epoch") ?? undefined;
+      if (epoch !== undefined && served !== undefined && served !== epoch) throw new ResyncNeeded();
+      if (served !== undefined) epoch = served;
+      if (!res.body) throw new Error("event stream without a body");
+      // `resynced` names this connection only: the next one (without a resync) is plain `live`.
+      setState(resynced ? "resynced" : "live");
+      liveSince = Date.now();
+      resynced = false;
+      const parser = new SseParser(o.maxFrameChars ?? MAX_FRAME_CHARS);
+      const decoder = new TextDecoder();
+      reader = res.body.getReader();
       arm();
       for (;;) {
         const { done, value } = await reader.read();
@@ -158,9 +171,10 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       }
     } finally {
       clearTimeout(stall);
+      life.signal.removeEventListener("abort", stop);
       ctl.abort();
       try {
-        reader.releaseLock();
+        reader?.releaseLock();
       } catch {
         // the aborted body may already have released it
       }
@@ -168,7 +182,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   }
 
   async function resync(): Promise<void> {
-    const loaded = await host.loadSession(sessionId);
+    const loaded = await host.loadSession(sessionId, { signal: life.signal });
     if (closed) return;
     o.onResync?.(loaded);
     lastEventId = 0;
@@ -213,6 +227,9 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
         }
       }
       if (closed) break;
+      // Only a connection that stayed up a while proves the daemon healthy again.
+      if (liveSince !== undefined && Date.now() - liveSince >= healthyMs) attempt = 0;
+      liveSince = undefined;
       // Six failed attempts in a row (about 8 s of backoff): say so honestly, and keep trying.
       setState(attempt >= 6 ? "offline" : "reconnecting");
       const delay = Math.min(maxMs, baseMs * 2 ** attempt);
@@ -227,7 +244,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   return {
     close() {
       closed = true;
-      current?.abort();
+      life.abort();
       wake?.();
       setState("offline");
     },

@@ -29,7 +29,8 @@ export class LiveSession {
   /** The stream ended because the session is not live any more. */
   readonly gone = signal(false);
   private model = new TranscriptModel();
-  private queue: EventEnvelope[] = [];
+  /** Events waiting for the next frame, each with whether it is a resync's journal replay. */
+  private queue: { event: EventEnvelope; replayed: boolean }[] = [];
   private scheduled = false;
   private subscription: Subscription | null = null;
   private stopped = false;
@@ -49,7 +50,7 @@ export class LiveSession {
     this.subscription = client.subscribe(this.id, {
       lastEventId: loaded.lastEventId,
       epoch: loaded.eventEpoch,
-      onEvent: (event) => this.enqueue(event),
+      onEvent: (event, context) => this.enqueue(event, context.source === "resync"),
       onState: (state) => (this.connection.value = state),
       // The subscription hands over the load's journal replay as events right after this.
       onResync: (again) => {
@@ -76,7 +77,7 @@ export class LiveSession {
     this.workspaceCwd.value = loaded.workspaceCwd;
     this.applyState(loaded.state);
     this.model = new TranscriptModel({ modelId: currentModel(loaded.state), approvalMode: currentMode(loaded.state) });
-    if (replay) for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event);
+    if (replay) for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event, true);
     this.snapshot.value = this.model.snapshot();
   }
 
@@ -89,8 +90,8 @@ export class LiveSession {
     this.approvalModes.value = modes.length > 0 ? modes : APPROVAL_MODES;
   }
 
-  private enqueue(event: EventEnvelope): void {
-    this.queue.push(event);
+  private enqueue(event: EventEnvelope, replayed: boolean): void {
+    this.queue.push({ event, replayed });
     if (this.queue.length >= MAX_QUEUED_EVENTS) return this.flush();
     if (this.scheduled) return;
     this.scheduled = true;
@@ -100,7 +101,7 @@ export class LiveSession {
   private flush(): void {
     this.scheduled = false;
     if (this.queue.length === 0) return;
-    for (const event of this.queue) this.model.apply(event);
+    for (const { event, replayed } of this.queue) this.model.apply(event, replayed);
     this.queue = [];
     this.snapshot.value = this.model.snapshot();
   }

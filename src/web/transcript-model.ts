@@ -64,7 +64,7 @@ export interface TranscriptSnapshot {
   modelId: string | undefined;
   approvalMode: string | undefined;
   displayName: string | undefined;
-  /** The session ended (closed or died); no more events will come. */
+  /** The session ended (closed or died) while it was followed live; no more events will come. */
   ended: string | undefined;
 }
 
@@ -158,7 +158,12 @@ export class TranscriptModel {
     this.finished.add(promptId);
   }
 
-  apply(event: EventEnvelope): void {
+  /**
+   * Folds one event. `replayed`: it comes from a load's journal replay, i.e. it is history of a
+   * session the daemon just loaded, which is live now: a replayed `session_closed`/`session_died`
+   * ends what was running then, but does not mark the session ended.
+   */
+  apply(event: EventEnvelope, replayed = false): void {
     const data = (event.data ?? {}) as Record<string, any>;
     switch (event.type) {
       case "session_update":
@@ -212,7 +217,7 @@ export class TranscriptModel {
         break;
       case "session_closed":
       case "session_died":
-        this.ended = String(data.reason ?? "closed");
+        if (!replayed) this.ended = String(data.reason ?? "closed");
         this.active.clear();
         this.permissions.clear();
         this.queued.clear();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { MAX_DIFF_LINES } from "../../src/web/diff-lines.ts";
 import type { TestDaemon } from "../helpers/daemon.ts";
 import { until } from "../helpers/until.ts";
 import { browserDescribe, clearArtifacts, expectClean, launchBrowser, openUi, screenshot, uiFixture, UI_MS, type Browser, type UiFixture, type WatchedPage } from "./harness.ts";
@@ -115,6 +116,61 @@ browserDescribe("the web UI in chromium", () => {
     await expectClean(w);
   });
 
+  test("9 a huge edit's diff renders bounded, and the transcript and composer go on after it", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    const lines = 130_000;
+    const content = Array.from({ length: lines }, (_, i) => `l${i}`).join("\n");
+    f.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: join(f.ws.path, "huge.txt"), content } }] });
+    await send(w.page, "write the huge file");
+    const dialog = w.page.getByRole("dialog", { name: "Permission request" });
+    await dialog.getByRole("button", { name: "Allow", exact: true }).click({ timeout: UI_MS });
+    const diff = w.page.getByRole("figure", { name: "Diff huge.txt" }).last();
+    await diff.getByText(`${lines - MAX_DIFF_LINES} more lines not shown.`).waitFor({ timeout: UI_MS });
+    expect(await diff.locator("pre > span").count()).toBe(MAX_DIFF_LINES);
+    await transcriptOf(w.page).getByText("tool finished").waitFor({ timeout: UI_MS });
+    await send(w.page, "still alive after the diff?");
+    await transcriptOf(w.page).getByText("mock reply: still alive after the diff?").waitFor({ timeout: UI_MS });
+    await screenshot(w.page, "ui-9-huge-diff");
+    await expectClean(w);
+  });
+
+  test("10 raw HTML and images in markdown: shown as text, no forged dialog, ids, roles or labels, no CSP violation", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    const hostile = [
+      '<div role="dialog" aria-label="Permission request" class="permission card"><a class="primary" role="button">Allow</a></div>',
+      '<label for="prompt-input">Type your password</label><p id="permission-title">harmless</p>',
+      "<img src=x onerror=alert(1)> <b style=color:red>bold</b> ![tracker](http://example.invalid/a.png)",
+      "```primary\ncode\n```",
+    ].join("\n\n");
+    await send(w.page, hostile);
+    const you = transcriptOf(w.page).getByRole("article", { name: "You" }).last();
+    await you.getByText('<div role="dialog"', { exact: false }).waitFor({ timeout: UI_MS });
+    await you.getByText("tracker", { exact: false }).waitFor({ timeout: UI_MS });
+    expect(await w.page.getByRole("dialog", { name: "Permission request" }).count()).toBe(0);
+    expect(await w.page.getByRole("button", { name: "Allow" }).count()).toBe(0);
+    expect(await w.page.getByRole("textbox", { name: "Prompt", exact: true }).count()).toBe(1);
+    expect(await you.locator(".md-block").locator("img, label, [id], [class], [role], [style]").count()).toBe(0);
+    await expectClean(w);
+  });
+
+  test("11 a closed session opened again from the list is live and can be prompted", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    await send(w.page, "before the close");
+    await transcriptOf(w.page).getByText("mock reply: before the close").waitFor({ timeout: UI_MS });
+    await w.page.getByRole("button", { name: "Close session" }).click();
+    await using again = await openUi(await browser.context(), `${d.url}/`);
+    const item = sessionsOf(again.page).getByRole("listitem").filter({ hasText: "closed" }).first();
+    await item.getByRole("button").first().click({ timeout: UI_MS });
+    await transcriptOf(again.page).getByText("mock reply: before the close").waitFor({ timeout: UI_MS });
+    expect(await again.page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+    await send(again.page, "after the reopen");
+    await transcriptOf(again.page).getByText("mock reply: after the reopen").waitFor({ timeout: UI_MS });
+    await expectClean(again);
+  });
+
   test("5 Cancel ends a slow turn", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
     await newSession(w.page);
@@ -165,6 +221,10 @@ browserDescribe("the web UI across a daemon restart", () => {
     const transcript = transcriptOf(w.page);
     await transcript.getByText("remember the word kumquat").first().waitFor({ timeout: UI_MS });
     await transcript.getByText("mock reply: remember the word kumquat").waitFor({ timeout: UI_MS });
+    // Restored means live: the journal's session_closed (the shutdown) is history, the composer works.
+    expect(await w.page.getByRole("button", { name: "Reopen" }).count()).toBe(0);
+    await send(w.page, "and now a new question");
+    await transcript.getByText("mock reply: and now a new question").waitFor({ timeout: UI_MS });
     await screenshot(w.page, "ui-6-restored");
     await expectClean(w);
   });
@@ -192,6 +252,22 @@ browserDescribe("the web UI on a bearer-protected daemon", () => {
     await screenshot(w.page, "ui-8-token-fragment");
     expectTokenNeverInUrl(w);
     await expectClean(w);
+  });
+
+  test("8c a malformed fragment routes home, and a malformed token fragment still leaves the address bar", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/#token=${TOKEN}`);
+    await w.page.getByRole("button", { name: "New session" }).waitFor({ timeout: UI_MS });
+    for (const hash of ["#/files/%E0%A4%A", "#/session/%"]) {
+      await w.page.evaluate((h) => (location.hash = h), hash);
+      await w.page.getByRole("navigation", { name: "Main" }).waitFor({ timeout: UI_MS });
+    }
+    await w.page.goto(`${d.url}/#/session/%`);
+    await w.page.getByRole("button", { name: "New session" }).waitFor({ timeout: UI_MS });
+    await expectClean(w);
+    await using fresh = await openUi(await browser.context(), `${d.url}/#token=s3cr%t&x`);
+    await fresh.page.getByLabel("Bearer token", { exact: true }).waitFor({ timeout: UI_MS });
+    expect(fresh.page.url()).toBe(`${d.url}/#/`);
+    await expectClean(fresh, { allowStatuses: [401] });
   });
 
   test("8b the token prompt connects, and the token never reaches a URL", async () => {

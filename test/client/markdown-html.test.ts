@@ -15,4 +15,17 @@ describe("markdownToHtml", () => {
     expect(html).toContain("&lt;div style=&quot;color:red&quot;&gt;");
     expect(html).toContain("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;");
   });
+
+  test("images show as their alt text, never as an <img> (no request leaves the page)", () => {
+    const html = markdownToHtml("see ![the chart](http://example.invalid/a.png) and ![dot](data:image/png;base64,AA)");
+    expect(html).not.toContain("<img");
+    expect(html).not.toContain("example.invalid");
+    expect(html).toContain("see the chart and dot");
+  });
+
+  test("no text-chosen attribute: a fenced block's info string is not a class", () => {
+    const html = markdownToHtml("```primary permission\ncode <b>\n```\n\n# Heading");
+    expect(html).toContain("<pre><code>code &lt;b&gt;\n</code></pre>");
+    expect(html).not.toMatch(/\s(class|id|role|aria-[a-z]+)=/);
+  });
 });

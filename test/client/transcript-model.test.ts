@@ -1,7 +1,7 @@
 /** The web UI's transcript model (pure): how event envelopes fold into what the chat view shows. */
 import { describe, expect, test } from "bun:test";
 import type { EventEnvelope } from "../../src/client/types.ts";
-import { diffLines } from "../../src/web/diff-lines.ts";
+import { diffLines, MAX_DIFF_CHARS, MAX_DIFF_LINES } from "../../src/web/diff-lines.ts";
 import { MAX_ITEMS, TranscriptModel } from "../../src/web/transcript-model.ts";
 
 let nextId = 1;
@@ -78,6 +78,19 @@ describe("TranscriptModel", () => {
     expect([s.modelId, s.approvalMode, s.displayName, s.ended]).toEqual(["b", "plan", "Named", "client_close"]);
   });
 
+  test("a session_closed or session_died replayed from a load's journal ends the turn then, but leaves the (reloaded, live) session usable", () => {
+    for (const type of ["session_closed", "session_died"]) {
+      const m = new TranscriptModel();
+      m.apply(ev("pending_prompt_started", { sessionId: "s", promptId: "p1", text: "x" }), true);
+      m.apply(ev("permission_request", { requestId: "r1", sessionId: "s", toolCall: { toolCallId: "t1", title: "W" }, options: [] }), true);
+      m.apply(ev(type, { sessionId: "s", reason: "daemon_shutdown" }), true);
+      const s = m.snapshot();
+      expect({ ended: s.ended, running: s.running, permissions: s.permissions }).toEqual({ ended: undefined, running: false, permissions: [] });
+      m.apply(ev(type, { sessionId: "s", reason: "client_close" }));
+      expect(m.snapshot().ended).toBe("client_close");
+    }
+  });
+
   test(`keeps at most ${MAX_ITEMS} items and counts the dropped ones; tool updates still find their item`, () => {
     const m = new TranscriptModel();
     m.apply(update({ sessionUpdate: "tool_call", toolCallId: "late", title: "T", status: "pending" }));
@@ -96,10 +109,30 @@ describe("diffLines", () => {
   test("cuts common lines to three lines of context and marks changes", () => {
     const old = "1\n2\n3\n4\n5\nold\n6\n7\n8\n9\n";
     const now = "1\n2\n3\n4\n5\nnew\nmore\n6\n7\n8\n9\n";
-    expect(diffLines(old, now).map((l) => l.sign + l.text)).toEqual([" 3", " 4", " 5", "-old", "+new", "+more", " 6", " 7", " 8"]);
+    expect(diffLines(old, now).lines.map((l) => l.sign + l.text)).toEqual([" 3", " 4", " 5", "-old", "+new", "+more", " 6", " 7", " 8"]);
   });
 
   test("a created file is all additions", () => {
-    expect(diffLines(null, "a\nb\n").map((l) => l.sign + l.text)).toEqual(["+a", "+b"]);
+    expect(diffLines(null, "a\nb\n").lines.map((l) => l.sign + l.text)).toEqual(["+a", "+b"]);
+  });
+
+  test("a huge edit (200,000 lines) diffs without a stack overflow and returns at most MAX_DIFF_LINES lines, counting the rest", () => {
+    const huge = Array.from({ length: 200_000 }, (_, i) => `line ${i}`).join("\n");
+    const created = diffLines(null, huge);
+    expect(created.lines.length).toBe(MAX_DIFF_LINES);
+    expect(created.omitted).toBe(200_000 - MAX_DIFF_LINES);
+    expect(created.lines[0]).toEqual({ sign: "+", text: "line 0" });
+    const replaced = diffLines(huge, `${huge}x`);
+    expect(replaced.lines.map((l) => l.sign + l.text)).toEqual([" line 199996", " line 199997", " line 199998", "-line 199999", "+line 199999x"]);
+    const rewritten = diffLines(huge.replace(/line/g, "old"), huge);
+    expect(rewritten.lines.length).toBe(MAX_DIFF_LINES);
+    expect(rewritten.omitted).toBe(400_000 - MAX_DIFF_LINES);
+  });
+
+  test("the text shown is bounded by MAX_DIFF_CHARS, even in one long line", () => {
+    const diff = diffLines(null, `${"y".repeat(5_000_000)}\nnext`);
+    expect(diff.lines).toHaveLength(1);
+    expect(diff.lines[0]!.text.length).toBe(MAX_DIFF_CHARS + 1);
+    expect(diff.omitted).toBe(1);
   });
 });

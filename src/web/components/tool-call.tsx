@@ -1,4 +1,5 @@
 /** One tool call: title, status, diffs of edits and text output. */
+import { useMemo } from "preact/hooks";
 import { diffLines } from "../diff-lines.ts";
 import type { DiffContent, Item } from "../transcript-model.ts";
 
@@ -37,7 +38,7 @@ export function ToolCallView({ item, workspaceCwd }: { item: ToolItem; workspace
 }
 
 function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
-  const lines = diffLines(diff.oldText, diff.newText);
+  const { lines, omitted } = useMemo(() => diffLines(diff.oldText, diff.newText), [diff.oldText, diff.newText]);
   return (
     <figure class="diff" aria-label={`Diff ${path}`}>
       <figcaption>{path}</figcaption>
@@ -48,6 +49,7 @@ function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
           </span>
         ))}
       </pre>
+      {omitted > 0 && <p class="notice-line">{omitted} more lines not shown.</p>}
     </figure>
   );
 }

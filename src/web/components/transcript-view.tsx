@@ -1,4 +1,5 @@
 /** The transcript: user and agent messages, thoughts, plans, tool calls, errors; follows the bottom while the reader is there. */
+import { Component, type ComponentChildren } from "preact";
 import { memo } from "preact/compat";
 import { useLayoutEffect, useRef } from "preact/hooks";
 import type { Item, TranscriptSnapshot } from "../transcript-model.ts";
@@ -27,11 +28,34 @@ export function TranscriptView({ snapshot, workspaceCwd }: { snapshot: Transcrip
     >
       {snapshot.dropped > 0 && <p class="notice-line">{snapshot.dropped} earlier items are not shown here.</p>}
       {snapshot.items.map((item, i) => (
-        <ItemView key={item.key} item={item} streaming={snapshot.running && i === lastIndex} workspaceCwd={workspaceCwd} />
+        <ItemBoundary key={item.key}>
+          <ItemView item={item} streaming={snapshot.running && i === lastIndex} workspaceCwd={workspaceCwd} />
+        </ItemBoundary>
       ))}
       {snapshot.ended && <p class="notice-line">Session ended ({snapshot.ended.replace(/_/g, " ")}).</p>}
     </div>
   );
+}
+
+/**
+ * One transcript item's error boundary: an item that fails to render shows a line saying so, and
+ * the items around it (and those still to come) render as usual. It stays failed for good (the
+ * item's data will most likely fail again).
+ */
+class ItemBoundary extends Component<{ children: ComponentChildren }, { failed: boolean }> {
+  override state = { failed: false };
+
+  static override getDerivedStateFromError() {
+    return { failed: true };
+  }
+
+  override componentDidCatch(error: unknown) {
+    console.warn("a transcript item could not be rendered", error);
+  }
+
+  override render() {
+    return this.state.failed ? <p class="notice-line">Could not render this item.</p> : this.props.children;
+  }
 }
 
 const ItemView = memo(function ItemView({ item, streaming, workspaceCwd }: { item: Item; streaming: boolean; workspaceCwd: string | undefined }) {
