@@ -27,6 +27,17 @@ describe("TranscriptModel", () => {
     expect(s.items[3]).toMatchObject({ kind: "plan", entries: [{ content: "step", status: "completed" }] });
   });
 
+  test("a recording gap from a load's journal and a degraded-recording event show as notices, in place", () => {
+    const m = new TranscriptModel();
+    m.apply(update({ sessionUpdate: "agent_message_chunk", content: text("before") }), true);
+    m.apply(ev("recording_gap", { sessionId: "s", reason: "locked", notRecorded: 43, firstEventId: 5, lastEventId: 47 }), true);
+    m.apply(ev("session_recording_degraded", { sessionId: "s", reason: "unavailable", error: "database is locked", since: "x" }));
+    const notices = m.snapshot().items.filter((i) => i.kind === "notice");
+    expect(m.snapshot().items.map((i) => i.kind)).toEqual(["agent", "notice", "notice"]);
+    expect(notices[0]).toMatchObject({ text: "43 events were not recorded here (ids 5 to 47)." });
+    expect(notices[1]).toMatchObject({ text: expect.stringContaining("stopped recording") });
+  });
+
   test("a snapshot renews only the items that changed", () => {
     const m = new TranscriptModel();
     m.apply(update({ sessionUpdate: "user_message_chunk", content: text("q"), _meta: { source: "bridge-echo" } }));
