@@ -55,12 +55,15 @@ describe("stderrSecrets", () => {
     const line = `Error: key=AIzaQueryKeySecret99 raw=${modelEndpoint.baseUrl} href=http://user:p%40ss-Hunter2Secret@127.0.0.1:9/?key=AIzaQueryKeySecret99 pw=p@ss-Hunter2Secret`;
     expect(redactSecrets(line, secrets)).toBe("Error: key=[redacted] raw=[redacted] href=[redacted] pw=[redacted]");
     // A percent-encoded query value, as written and decoded; short ones (below MIN_SECRET_CHARS) stay.
-    const encoded = stderrSecrets({ baseEnv: {}, modelEndpoint: { baseUrl: "https://gw.example.net/v1?token=abc%2Fdef%2Bghi&v=1", model: null, apiKey: null } }, null);
+    // The normalised href (host lower-cased) is listed as well as the URL as written.
+    const encoded = stderrSecrets({ baseEnv: {}, modelEndpoint: { baseUrl: "https://GW.example.net/v1?token=abc%2Fdef%2Bghi&v=1", model: null, apiKey: null } }, null);
+    expect(encoded).toContain("https://gw.example.net/v1?token=abc%2Fdef%2Bghi&v=1");
     expect(encoded).toContain("abc%2Fdef%2Bghi");
     expect(encoded).toContain("abc/def+ghi");
     expect(encoded).not.toContain("1");
     // The same `@` password in an environment URL is cut at the last `@` too.
     const env = stderrSecrets({ baseEnv: { DATABASE_URL: "postgres://admin:p@ss-Hunter2Secret@db.internal/x" }, modelEndpoint: null }, null);
+    expect(env).toContain("admin:p@ss-Hunter2Secret");
     expect(env).toContain("p@ss-Hunter2Secret");
     expect(env).toContain("p%40ss-Hunter2Secret");
   });
