@@ -9,6 +9,8 @@
  * - an installable agent (`agent-catalog.ts`): settings `agents.<name>.path`, else its entry in
  *   svc's own agent directory (`<dataDir>/agents/<name>/node_modules/…`), with the catalog's arguments.
  * Whether the entry exists is checked before every start (`runtime/cli-entry.ts`), not here.
+ * Settings `agents.codex.model` fails boot when codex runs: codex-acp ignores the endpoint variables
+ * and would send the prompts and the user's key to api.openai.com (runtime/agent-profiles/codex.ts).
  */
 import { resolve } from "node:path";
 import { AGENT_PACKAGES, installedEntry, isInstallable, type AgentName, type AgentRuntime } from "./agent-catalog.ts";
@@ -61,6 +63,8 @@ export function selectAgent(inputs: AgentSelectionInputs, warnings: string[]): A
   const entryFromEnv = env.SVC_CLI_ENTRY && env.SVC_CLI_ENTRY !== "" ? resolve(inputs.cwd, env.SVC_CLI_ENTRY) : null;
   const agent: AgentName = inputs.flag ?? (entryFromEnv !== null ? "generic" : (settings.agent ?? "builtin"));
   const modelEndpoint = agent === "builtin" ? null : (settings.agentEndpoints[agent] ?? null);
+  if (agent === "codex" && modelEndpoint !== null)
+    throw new BootError("agents.codex.model is not supported: codex does not take its endpoint from svc; set it in codex's own config.toml (a model_provider in $CODEX_HOME/config.toml) and remove agents.codex.model from settings.json");
   // Parsed whatever the agent, so a malformed value fails boot as it always did.
   const envArgs = parseCliArgs(env.SVC_CLI_ARGS);
 

@@ -11,7 +11,9 @@
  * `SECRET` or `PASSWORD` (`NPMTOKEN`, `OPENAI_APIKEY`). So `AWS_SECRET_ACCESS_KEY`, `GH_PAT`,
  * `DB_PASSWD` are, while `PATH`, `PWD` (the working directory) and `KEYBOARD_LAYOUT` are not.
  * Any variable whose value is a URL with userinfo (`DATABASE_URL=postgres://u:pw@h/db`) is one too:
- * its whole value, the userinfo and the password are all replaced.
+ * its whole value, the userinfo and the password (as written, decoded, and percent-encoded as in the
+ * parsed URL's `href`) are all replaced. The model endpoint's base URL also has its query values
+ * replaced, since a key often rides there (`?key=…`).
  *
  * Values shorter than MIN_SECRET_CHARS are left alone: replacing `1` or `dummy` everywhere would
  * garble the log without protecting anything.
@@ -21,7 +23,8 @@ import type { AgentLaunch } from "../config/config.ts";
 export const MIN_SECRET_CHARS = 8;
 
 const CREDENTIAL_WORD = /^(?:API_?KEY|PAT|PASS|PASSWD|CREDENTIALS?|AUTH\w*|COOKIES?|PRIVATE|DSN|\w*(?:KEY|TOKEN|SECRET|PASSWORD))$/;
-const URL_USERINFO = /^[a-z][a-z0-9+.-]*:\/\/([^/@\s]+)@/i;
+// Userinfo runs to the LAST `@` before the host, as a URL parser reads it: a password may hold `@`.
+const URL_USERINFO = /^[a-z][a-z0-9+.-]*:\/\/([^/?#\\\s]+)@/i;
 
 export function isCredentialName(name: string): boolean {
   return name.toUpperCase().split("_").some((word) => CREDENTIAL_WORD.test(word));
@@ -34,24 +37,48 @@ function secretParts(name: string, value: string): string[] {
   if (userinfo !== undefined) {
     parts.push(value, userinfo);
     const colon = userinfo.indexOf(":");
-    if (colon >= 0) {
-      parts.push(userinfo.slice(colon + 1));
-      // As written, and as a URL parser would give it back.
-      try {
-        parts.push(decodeURIComponent(userinfo.slice(colon + 1)));
-      } catch {
-        // not percent-encoded: the raw password is already listed
-      }
-    }
+    if (colon >= 0) parts.push(...spellings(userinfo.slice(colon + 1)));
+    // As a URL parser gives it back: the password percent-encoded (`p@ss` is `p%40ss`), in `href` too.
+    const url = parseUrl(value);
+    if (url !== null) parts.push(url.href, ...spellings(url.password));
   }
+  return parts;
+}
+
+/** A value as written and percent-decoded. */
+function spellings(raw: string): string[] {
+  try {
+    return [raw, decodeURIComponent(raw)];
+  } catch {
+    return [raw]; // not valid percent-encoding: only the raw form can appear
+  }
+}
+
+function parseUrl(value: string): URL | null {
+  try {
+    return new URL(value);
+  } catch {
+    return null;
+  }
+}
+
+/** The model endpoint's base URL: its userinfo as above, and every query value (`?key=…` carries keys). */
+function endpointUrlParts(baseUrl: string): string[] {
+  const parts = secretParts("", baseUrl);
+  const url = parseUrl(baseUrl);
+  if (url === null) return parts;
+  parts.push(url.href);
+  // As written, percent-decoded, and as a form decoder reads it (`+` is a space).
+  for (const pair of url.search.slice(1).split("&")) if (pair.includes("=")) parts.push(...spellings(pair.slice(pair.indexOf("=") + 1)));
+  for (const value of url.searchParams.values()) parts.push(value);
   return parts;
 }
 
 /**
  * The secrets of the daemon's token, the agent's environment (by name, above) and its configured
  * model endpoint, whatever the names involved: the key resolved from `apiKeyEnv` (which may name a
- * variable such as `GEMINI_PROD`) and the userinfo of the endpoint's base URL, which the child gets
- * in its own variables.
+ * variable such as `GEMINI_PROD`) and the userinfo and query values of the endpoint's base URL,
+ * which the child gets in its own variables.
  */
 export function stderrSecrets(agent: Pick<AgentLaunch, "baseEnv" | "modelEndpoint">, token: string | null): string[] {
   const values = new Set<string>();
@@ -60,7 +87,7 @@ export function stderrSecrets(agent: Pick<AgentLaunch, "baseEnv" | "modelEndpoin
   const endpoint = agent.modelEndpoint;
   if (endpoint !== null) {
     if (endpoint.apiKey !== null) values.add(endpoint.apiKey);
-    for (const part of secretParts("", endpoint.baseUrl)) values.add(part);
+    for (const part of endpointUrlParts(endpoint.baseUrl)) values.add(part);
   }
   // Longest first, so a secret that contains another is replaced whole.
   return [...values].filter((v) => v.length >= MIN_SECRET_CHARS).sort((a, b) => b.length - a.length);

@@ -5,9 +5,10 @@
  * agent is not installed.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { runSvc } from "../helpers/daemon.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { preflightCell } from "../helpers/preflight.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -37,6 +38,23 @@ describe("--agent codex", () => {
     const reply = await d.json("POST", "/session", {});
     expect(reply.status).not.toBe(200);
     expect(await d.sentToAgent("authenticate")).toEqual([]);
+  });
+
+  test("settings agents.codex.model fails boot saying to set codex's endpoint in its config.toml; no agent starts, no key goes anywhere", async () => {
+    await using scratch = tempDir("svc-codex-endpoint-");
+    const home = join(scratch.path, "home");
+    const dump = join(scratch.path, "env.json");
+    mkdirSync(home);
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ agents: { codex: { path: envDumpingAgent(scratch.path, dump), model: { baseUrl: "http://127.0.0.1:9/v1", model: "gpt-x" } } } }));
+    const result = await runSvc(["--port", "0", "--workspace", scratch.path, "--agent", "codex"], {
+      env: { ...codexLike, SVC_HOME: home, CODEX_API_KEY: "sk-REAL-codex-user-key-123", OPENAI_API_KEY: "sk-REAL-openai-user-key-123" },
+      cwd: scratch.path,
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("agents.codex.model is not supported");
+    expect(result.stderr).toContain("config.toml");
+    expect(result.stderr).not.toContain("sk-REAL");
+    expect(existsSync(dump)).toBe(false);
   });
 });
 
@@ -120,13 +138,12 @@ function envDumpingAgent(dir: string, file: string): string {
 describe("a custom endpoint configured without a key", () => {
   test.each([
     ["claude", "ANTHROPIC_API_KEY", "https://llm-gateway.example.net"],
-    ["codex", "OPENAI_API_KEY", "https://llm-gateway.example.net/v1"],
+    ["qwen-code", "OPENAI_API_KEY", "https://llm-gateway.example.net/v1"],
   ] as const)("--agent %s: the child gets a placeholder in %s, never the user's inherited key", async (agent, keyVar, baseUrl) => {
     await using scratch = tempDir("svc-envdump-");
     const dump = join(scratch.path, "env.json");
-    const extra = agent === "codex" ? codexLike : {};
     await using d = await fakeAgentDaemon(["--agent", agent], {
-      env: { ...extra, SVC_CLI_ENTRY: undefined, [keyVar]: "sk-REAL-user-key-0123456789", ANTHROPIC_AUTH_TOKEN: "REAL-bearer-token-0123456789" },
+      env: { SVC_CLI_ENTRY: undefined, [keyVar]: "sk-REAL-user-key-0123456789", ANTHROPIC_AUTH_TOKEN: "REAL-bearer-token-0123456789" },
       settings: { agents: { [agent]: { path: envDumpingAgent(scratch.path, dump), model: { baseUrl } } } },
     });
     await d.createSession();
@@ -152,5 +169,23 @@ describe("the model endpoint's secrets in the daemon log", () => {
     expect(line).toContain("API key not valid: [redacted] base=[redacted]");
     expect(d.logs.join("\n")).not.toContain("AIzaSuperSecretValue123");
     expect(d.logs.join("\n")).not.toContain("hunter2pass");
+  });
+
+  test("a base-URL password holding `@` and a key in its query are redacted however the agent spells them (href, decoded password, query value)", async () => {
+    await using scratch = tempDir("svc-leaky-");
+    const entry = join(scratch.path, "leaky-agent.ts");
+    writeFileSync(
+      entry,
+      'const base = process.env.GOOGLE_GEMINI_BASE_URL; const u = new URL(base);\n' +
+        'process.stderr.write(`Error: key=${u.searchParams.get("key")} raw=${base} href=${u.href} pw=${decodeURIComponent(u.password)}\\n`);\nprocess.exit(1);\n',
+    );
+    await using d = await fakeAgentDaemon(["--agent", "gemini"], {
+      env: { SVC_CLI_ENTRY: undefined, GEMINI_PROD: "AIzaSuperSecretValue123" },
+      settings: { agents: { gemini: { path: entry, model: { baseUrl: "http://user:p@ss-Hunter2Secret@127.0.0.1:9/?key=AIzaQueryKeySecret99", apiKeyEnv: "GEMINI_PROD" } } } },
+    });
+    expect((await d.json("POST", "/session", {})).status).not.toBe(200);
+    const line = await until(() => d.logs.find((l) => l.includes("Error: key=")), 10_000);
+    expect(line).toContain("Error: key=[redacted] raw=[redacted] href=[redacted] pw=[redacted]");
+    for (const secret of ["Hunter2Secret", "AIzaQueryKeySecret99", "AIzaSuperSecretValue123"]) expect(d.logs.join("\n")).not.toContain(secret);
   });
 });

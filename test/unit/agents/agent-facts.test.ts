@@ -15,7 +15,7 @@ describe("auth", () => {
     ["qwen-code", ["OPENAI_API_KEY"], null],
     ["claude", ["ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"], null],
     ["gemini", ["GEMINI_API_KEY", "GOOGLE_API_KEY"], null],
-    ["codex", ["OPENAI_API_KEY"], { methodId: "api-key", whenEnv: "OPENAI_API_KEY" }],
+    ["codex", ["OPENAI_API_KEY", "CODEX_API_KEY"], { methodId: "api-key", whenEnv: "OPENAI_API_KEY" }],
     ["opencode", [], null],
     ["generic", [], null],
   ] as const)("%s: credentials in %j, authenticate %j", (name, env, authenticate) => {
@@ -65,9 +65,9 @@ describe("custom model endpoint", () => {
     expect(launchProfile("gemini").facts.modelEndpointEnv(endpoint)).toEqual({ GOOGLE_GEMINI_BASE_URL: endpoint.baseUrl, GEMINI_API_KEY: "sk-mock", GOOGLE_API_KEY: "", GEMINI_MODEL: "mock-model" });
     expect(launchProfile("gemini").facts.modelEndpointEnv(keyless).GEMINI_API_KEY).toBe("svc-no-key");
   });
-  test("codex: OPENAI_BASE_URL / OPENAI_API_KEY; a keyless endpoint gets a placeholder key, not the inherited one", () => {
-    expect(launchProfile("codex").facts.modelEndpointEnv(endpoint)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "sk-mock" });
-    expect(launchProfile("codex").facts.modelEndpointEnv(keyless)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "svc-no-key" });
+  test("codex: OPENAI_BASE_URL; both key variables it reads (CODEX_API_KEY first) get the endpoint's key or a placeholder, not the inherited one", () => {
+    expect(launchProfile("codex").facts.modelEndpointEnv(endpoint)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "sk-mock", CODEX_API_KEY: "sk-mock" });
+    expect(launchProfile("codex").facts.modelEndpointEnv(keyless)).toEqual({ OPENAI_BASE_URL: endpoint.baseUrl, OPENAI_API_KEY: "svc-no-key", CODEX_API_KEY: "svc-no-key" });
   });
   test("opencode: an inline OPENCODE_CONFIG_CONTENT with an OpenAI-compatible provider selected as the model", () => {
     const env = launchProfile("opencode").facts.modelEndpointEnv(endpoint);

@@ -74,6 +74,16 @@ describe("agent selection", () => {
     expect(fx.resolve(["--agent", "generic"], { SVC_CLI_ENTRY: "/env.js" }).agent.cliEntry).toEqual({ path: "/env.js", source: "env" });
   });
 
+  test("agents.codex.model is a boot error when codex runs (codex-acp ignores the endpoint: prompts and key would go to OpenAI)", async () => {
+    await using fx = configFixture();
+    fx.writeSettings({ agents: { codex: { path: "/opt/codex/dist/index.js", model: { baseUrl: "http://127.0.0.1:9/v1" } } } });
+    const message = fx.bootError(["--agent", "codex"]).message;
+    expect(message).toContain("agents.codex.model is not supported");
+    expect(message).toContain("config.toml");
+    // Another agent runs: the codex entry is not in play.
+    expect(fx.resolve(["--agent", "claude"]).agent.modelEndpoint).toBeNull();
+  });
+
   test("--agent generic with no entry anywhere is a boot error saying what to set", async () => {
     await using fx = configFixture();
     expect(fx.bootError(["--agent", "generic"]).message).toContain("SVC_CLI_ENTRY or agents.generic.path");

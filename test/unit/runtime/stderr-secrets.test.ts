@@ -47,6 +47,27 @@ describe("stderrSecrets", () => {
     expect(stderrSecrets({ baseEnv, modelEndpoint: null }, null)).toEqual([]);
   });
 
+  test("a base-URL password holding `@` (raw, decoded or percent-encoded) and a key in its query are redacted in every spelling", () => {
+    const modelEndpoint = { baseUrl: "http://user:p@ss-Hunter2Secret@127.0.0.1:9/?key=AIzaQueryKeySecret99", model: null, apiKey: "AIzaSuperSecretValue123" };
+    const secrets = stderrSecrets({ baseEnv: {}, modelEndpoint }, null);
+    for (const part of ["p@ss-Hunter2Secret", "p%40ss-Hunter2Secret", "AIzaQueryKeySecret99", "http://user:p%40ss-Hunter2Secret@127.0.0.1:9/?key=AIzaQueryKeySecret99"]) expect(secrets).toContain(part);
+    // The reviewer's line: the agent printed the query key, the raw URL, the normalised href and the decoded password.
+    const line = `Error: key=AIzaQueryKeySecret99 raw=${modelEndpoint.baseUrl} href=http://user:p%40ss-Hunter2Secret@127.0.0.1:9/?key=AIzaQueryKeySecret99 pw=p@ss-Hunter2Secret`;
+    expect(redactSecrets(line, secrets)).toBe("Error: key=[redacted] raw=[redacted] href=[redacted] pw=[redacted]");
+    // A percent-encoded query value, as written and decoded; short ones (below MIN_SECRET_CHARS) stay.
+    // The normalised href (host lower-cased) is listed as well as the URL as written.
+    const encoded = stderrSecrets({ baseEnv: {}, modelEndpoint: { baseUrl: "https://GW.example.net/v1?token=abc%2Fdef%2Bghi&v=1", model: null, apiKey: null } }, null);
+    expect(encoded).toContain("https://gw.example.net/v1?token=abc%2Fdef%2Bghi&v=1");
+    expect(encoded).toContain("abc%2Fdef%2Bghi");
+    expect(encoded).toContain("abc/def+ghi");
+    expect(encoded).not.toContain("1");
+    // The same `@` password in an environment URL is cut at the last `@` too.
+    const env = stderrSecrets({ baseEnv: { DATABASE_URL: "postgres://admin:p@ss-Hunter2Secret@db.internal/x" }, modelEndpoint: null }, null);
+    expect(env).toContain("admin:p@ss-Hunter2Secret");
+    expect(env).toContain("p@ss-Hunter2Secret");
+    expect(env).toContain("p%40ss-Hunter2Secret");
+  });
+
   test("an agent echoing those values in a status answer shows none of them", () => {
     const env = { AWS_SECRET_ACCESS_KEY: "aws-secret-0123456789", GH_PAT: "github_pat_0123456789", DATABASE_URL: "postgres://admin:dbpass-long@db.internal/x" };
     const out = redactTools({ tools: [{ name: "t", description: "keys aws-secret-0123456789 github_pat_0123456789; db dbpass-long" }] }, stderrSecrets({ baseEnv: env, modelEndpoint: null }, null));
