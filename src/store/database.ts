@@ -41,8 +41,11 @@ export function openDatabase(dataDir: string): Database {
     // Transcripts are private: owner only (SQLite gives the -wal and -shm files the same mode).
     chmodSync(path, 0o600);
     // Space freed by deleted sessions goes back to the file system (`Store.deleteSessions`). Takes
-    // effect on a new database only, which is every svc.db: it is set before the first table.
-    db.run("PRAGMA auto_vacuum = INCREMENTAL");
+    // effect on a new database only, which is every svc.db: it is set before the first table. Only
+    // then: on a database already set up it is a write, and a reopen (after an idle close) must not
+    // write, so that another process's write lock is met by the journal writer, which waits it out
+    // (or opens a gap) instead of failing the open for the daemon's life.
+    if (found === 0) db.run("PRAGMA auto_vacuum = INCREMENTAL");
     db.run("PRAGMA journal_mode = WAL");
     db.run("PRAGMA synchronous = NORMAL");
     // A checkpoint that finds no reader in the way cuts the log back to this (bytes), so a burst of
