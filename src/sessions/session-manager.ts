@@ -91,7 +91,8 @@ export class SessionManager {
       onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
     };
     deps.store?.listen((status) => {
-      deps.logger.error("recording stopped: events are no longer journaled", { reason: status.reason, error: status.error });
+      // A lock gap says in `error` that recording resumes once the lock goes; other failures last until restart.
+      deps.logger.error("recording degraded: events are not being journaled", { reason: status.reason, error: status.error });
       for (const session of this.sessions.values()) this.announceDegraded(session, status);
     });
   }
