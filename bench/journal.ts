@@ -257,14 +257,15 @@ async function measureDeleteLag(options: JournalOptions): Promise<{ maxMs: numbe
   const workspace = scratchDir("ws");
   populate(svcHome, workspace, 1, 0);
   const db = new Database(join(svcHome, "svc.db"));
-  // The journal's keys for the session id and the epoch `bench` (schema 4), then the rows.
+  // The journal's keys for the session id and the epoch `bench` (schema 4), then the rows (one-event chunks as text, schema 5).
   db.run("INSERT OR IGNORE INTO journal_sessions (id) VALUES ('bench-0')");
   db.run("INSERT OR IGNORE INTO journal_epochs (session, epoch) SELECT key, 'bench' FROM journal_sessions WHERE id = 'bench-0'");
   db.query(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $rows)
-     INSERT INTO journal (session, epoch, event_id, envelope)
-     SELECT s.key, e.key, i, printf('{"id":%d,"pad":"%s"}', i, replace(hex(zeroblob(2000)), '0', 'x'))
-     FROM n, journal_sessions s JOIN journal_epochs e ON e.session = s.key AND e.epoch = 'bench' WHERE s.id = 'bench-0'`,
+     INSERT INTO journal (session, epoch, first_event_id, count, chars, encoding, body)
+     SELECT s.key, e.key, i, 1, length(envelope), 0, envelope
+     FROM (SELECT i, printf('{"id":%d,"pad":"%s"}', i, replace(hex(zeroblob(2000)), '0', 'x')) AS envelope FROM n),
+       journal_sessions s JOIN journal_epochs e ON e.session = s.key AND e.epoch = 'bench' WHERE s.id = 'bench-0'`,
   ).run({ rows: DELETE_ROWS });
   db.close();
   const daemon = await startDaemon(options, svcHome, workspace);

@@ -82,14 +82,14 @@ export class SessionHistory {
   transcript(sessionId: string, limit = DEFAULT_TRANSCRIPT_LIMIT, cursor?: string): TranscriptPage {
     this.find(sessionId);
     const scope = `transcript:${sessionId}`;
-    const after = cursor === undefined ? 0 : decodeCursor<{ seq: number }>(cursor, scope, { seq: "number" }, "invalid_transcript_cursor").seq;
+    const after = cursor === undefined ? 0 : decodeCursor<{ at: number }>(cursor, scope, { at: "number" }, "invalid_transcript_cursor").at;
     const { records: page, hasMore } = this.store?.journalPage(sessionId, after, limit, MAX_TRANSCRIPT_PAGE_BYTES) ?? { records: [], hasMore: false };
     return {
       v: 1,
       sessionId,
       events: page.map((r) => JSON.parse(r.envelope) as unknown),
       hasMore,
-      ...(hasMore ? { nextCursor: encodeCursor(scope, { seq: page[page.length - 1]!.seq }) } : {}),
+      ...(hasMore ? { nextCursor: encodeCursor(scope, { at: page[page.length - 1]!.position }) } : {}),
     };
   }
 
@@ -142,7 +142,7 @@ function* journalPages(store: Store | null, sessionId: string): Generator<Journa
     const { records, hasMore } = store.journalPage(sessionId, after, EXPORT_PAGE, EXPORT_PAGE_BYTES);
     if (records.length > 0) yield records;
     if (!hasMore) return;
-    after = records[records.length - 1]!.seq;
+    after = records[records.length - 1]!.position;
   }
 }
 

@@ -6,8 +6,8 @@
  * journal rows are now garbage: those up to `up_to_seq`); readers skip those rows from that commit
  * on (journal-reader.ts). This runs the rest in steps, one per event-loop turn (`setImmediate`, so
  * requests are served between them):
- * 1. journal rows of a purge entry, at most `PURGE_ROWS_PER_STEP` rows and about
- *    `PURGE_BYTES_PER_STEP` bytes of envelope per step; the step that removes the last one removes
+ * 1. journal rows (chunks) of a purge entry, at most `PURGE_ROWS_PER_STEP` rows and about
+ *    `PURGE_BYTES_PER_STEP` bytes of stored body per step; the step that removes the last one removes
  *    the entry too (and the session's journal keys with it unless its id has rows again);
  * 2. `incremental_vacuum`, at most `VACUUM_PAGES_PER_STEP` pages per step, until the free list is
  *    empty (the file shrinks);
@@ -22,7 +22,7 @@ import { isBusy } from "./journal-writer.ts";
 
 /** Journal rows deleted per step, at most. */
 export const PURGE_ROWS_PER_STEP = 256;
-/** Envelope bytes deleted per step, about (a step deletes at least one row, however large). */
+/** Stored bytes deleted per step, about (a step deletes at least one row, however large). */
 export const PURGE_BYTES_PER_STEP = 2 * 1024 * 1024;
 /** Pages handed back to the file system per step (1 MiB at the default 4 KiB page). */
 export const VACUUM_PAGES_PER_STEP = 256;
@@ -49,7 +49,7 @@ export class Compactor {
   constructor(private readonly db: Database) {
     this.nextPurge = db.query("SELECT session_id, up_to_seq FROM purge LIMIT 1");
     const session = "session = (SELECT key FROM journal_sessions WHERE id = $sessionId)";
-    this.rowsToPurge = db.query(`SELECT seq, length(CAST(envelope AS BLOB)) AS n FROM journal WHERE ${session} AND seq <= $upTo ORDER BY seq LIMIT $limit`);
+    this.rowsToPurge = db.query(`SELECT seq, length(CAST(body AS BLOB)) AS n FROM journal WHERE ${session} AND seq <= $upTo ORDER BY seq LIMIT $limit`);
     this.purgeRows = db.query(`DELETE FROM journal WHERE ${session} AND seq <= $last`);
     this.purgeDone = db.query("DELETE FROM purge WHERE session_id = $sessionId AND up_to_seq = $upTo");
     // Once a session id has no journal row left (its id was not taken again meanwhile), its keys go too.

@@ -1,32 +1,45 @@
 /**
- * Reads a session's journal back: pages in `seq` order for `/transcript` and `/export`, and the
- * newest events for a restore's replay. Read-only; never touches what the writer has pending.
+ * Reads a session's journal back: pages in order for `/transcript` and `/export`, and the newest
+ * events for a restore's replay. Read-only; never touches what the writer has pending.
+ *
+ * Rows are chunks (journal-chunk.ts); records come out one per event, each with its `position`, so
+ * a page may end inside a chunk and the next one begin there. A chunk is decoded when it is reached
+ * and at most one is held at a time, so a read holds at most one chunk's envelopes beyond what it
+ * returns. A chunk that cannot be decoded (the file was changed outside svc) fails the read with
+ * `CorruptChunkError`, naming it; nothing is skipped silently.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { chunkOf, decodeChunk, position } from "./journal-chunk.ts";
 
 export interface JournalRecord {
-  /** Position in the whole journal; orders a session's events across epochs. */
-  readonly seq: number;
+  /** Place in the whole journal (journal-chunk.ts); orders a session's events across epochs. */
+  readonly position: number;
   readonly epoch: string;
   readonly eventId: number;
   /** The envelope JSON exactly as subscribers received it. */
   readonly envelope: string;
 }
 
-interface RawRecord {
+interface RawChunk {
   seq: number;
   epoch: string;
-  event_id: number;
-  envelope: string;
+  first_event_id: number;
+  count: number;
+  chars: number;
+  encoding: number;
+  body: unknown;
 }
 
-const fromRaw = (raw: RawRecord): JournalRecord => ({ seq: raw.seq, epoch: raw.epoch, eventId: raw.event_id, envelope: raw.envelope });
+/** The chunk's records, in order. */
+function records(chunk: RawChunk): JournalRecord[] {
+  const envelopes = decodeChunk(chunk.seq, chunk.encoding, chunk.body, chunk.count, chunk.chars);
+  return envelopes.map((envelope, index) => ({ position: position(chunk.seq, index), epoch: chunk.epoch, eventId: chunk.first_event_id + index, envelope }));
+}
 
 export class JournalReader {
-  private readonly page: Statement<RawRecord>;
-  private readonly count: Statement<{ n: number }>;
-  private readonly latest: Statement<RawRecord>;
-  private readonly length: Statement<{ n: number }>;
+  private readonly from: Statement<RawChunk>;
+  private readonly latest: Statement<RawChunk>;
+  private readonly totals: Statement<{ count: number; chars: number }>;
 
   constructor(db: Database) {
     // A session's rows are those of its key (migrations.ts, version 4); the rows of its id that a
@@ -34,12 +47,12 @@ export class JournalReader {
     // with an empty journal.
     const live = `session = (SELECT key FROM journal_sessions WHERE id = $sessionId)
       AND seq > (SELECT COALESCE(MAX(up_to_seq), 0) FROM purge WHERE session_id = $sessionId)`;
-    // The epoch's text by its key, one lookup per row returned (a subquery, so the plan walks the session's index).
-    const columns = "seq, (SELECT epoch FROM journal_epochs WHERE key = journal.epoch) AS epoch, event_id, envelope";
-    this.page = db.query(`SELECT ${columns} FROM journal WHERE ${live} AND seq > $afterSeq ORDER BY seq LIMIT $limit`);
-    this.count = db.query(`SELECT COUNT(*) AS n FROM journal WHERE ${live}`);
-    this.length = db.query(`SELECT COALESCE(SUM(length(envelope)), 0) AS n FROM journal WHERE ${live}`);
-    this.latest = db.query(`SELECT ${columns} FROM journal WHERE ${live} ORDER BY seq DESC LIMIT $limit`);
+    // The epoch's text by its key, one lookup per chunk returned (a subquery, so the plan walks the session's index).
+    const columns = "seq, (SELECT epoch FROM journal_epochs WHERE key = journal.epoch) AS epoch, first_event_id, count, chars, encoding, body";
+    // Stepped one chunk at a time (`iterate`) and left once the page is full: no LIMIT needed.
+    this.from = db.query(`SELECT ${columns} FROM journal WHERE ${live} AND seq >= $fromSeq ORDER BY seq`);
+    this.latest = db.query(`SELECT ${columns} FROM journal WHERE ${live} ORDER BY seq DESC`);
+    this.totals = db.query(`SELECT COALESCE(SUM(count), 0) AS count, COALESCE(SUM(chars), 0) AS chars FROM journal WHERE ${live}`);
   }
 
   /**
@@ -47,45 +60,48 @@ export class JournalReader {
    * `maxBytes` of envelope (at least the newest one), plus how many older ones were left out.
    */
   newest(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
-    const records: JournalRecord[] = [];
+    const newestFirst: JournalRecord[] = [];
     let bytes = 0;
-    for (const raw of this.latest.iterate({ sessionId, limit: maxEvents })) {
-      bytes += raw.envelope.length;
-      if (records.length > 0 && bytes > maxBytes) break;
-      records.push(fromRaw(raw));
+    scan: for (const chunk of this.latest.iterate({ sessionId })) {
+      const all = records(chunk);
+      for (let i = all.length - 1; i >= 0; i--) {
+        bytes += all[i]!.envelope.length;
+        if (newestFirst.length === maxEvents || (newestFirst.length > 0 && bytes > maxBytes)) break scan;
+        newestFirst.push(all[i]!);
+      }
     }
-    records.reverse();
-    return { records, omitted: this.size(sessionId) - records.length };
+    return { records: newestFirst.reverse(), omitted: this.size(sessionId) - newestFirst.length };
   }
 
-  /** Up to `limit` records of the session after `afterSeq` (0: from the start). */
-  after(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
-    return this.page.all({ sessionId, afterSeq, limit }).map(fromRaw);
+  /** Up to `limit` records of the session after `after` (a record's position; 0: from the start). */
+  after(sessionId: string, after: number, limit: number): JournalRecord[] {
+    return this.pageAfter(sessionId, after, limit, Number.POSITIVE_INFINITY).records;
   }
 
   /**
-   * The records after `afterSeq` (0: from the start), at most `limit` of them and as many as fit in
-   * `maxBytes` of envelope (at least one, however large), and whether more follow. Rows are read one
-   * at a time, so a page never holds more than its budget plus the one record that overflowed it.
+   * The records after `after` (a record's position; 0: from the start), at most `limit` of them and
+   * as many as fit in `maxBytes` of envelope (at least one, however large), and whether more follow.
    */
-  pageAfter(sessionId: string, afterSeq: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
-    const records: JournalRecord[] = [];
+  pageAfter(sessionId: string, after: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
+    const page: JournalRecord[] = [];
     let bytes = 0;
-    // One row past `limit` says whether another page follows.
-    for (const raw of this.page.iterate({ sessionId, afterSeq, limit: limit + 1 })) {
-      bytes += raw.envelope.length;
-      if (records.length === limit || (records.length > 0 && bytes > maxBytes)) return { records, hasMore: true };
-      records.push(fromRaw(raw));
+    for (const chunk of this.from.iterate({ sessionId, fromSeq: chunkOf(after) })) {
+      for (const record of records(chunk)) {
+        if (record.position <= after) continue;
+        bytes += record.envelope.length;
+        if (page.length === limit || (page.length > 0 && bytes > maxBytes)) return { records: page, hasMore: true };
+        page.push(record);
+      }
     }
-    return { records, hasMore: false };
+    return { records: page, hasMore: false };
   }
 
-  /** The characters of all the session's envelopes together (counted by SQLite, no row is loaded here). */
+  /** The characters of all the session's envelopes together (summed by SQLite, no chunk is decoded). */
   chars(sessionId: string): number {
-    return this.length.get({ sessionId })?.n ?? 0;
+    return this.totals.get({ sessionId })?.chars ?? 0;
   }
 
   size(sessionId: string): number {
-    return this.count.get({ sessionId })?.n ?? 0;
+    return this.totals.get({ sessionId })?.count ?? 0;
   }
 }

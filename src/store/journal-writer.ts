@@ -1,7 +1,8 @@
 /**
  * Batches journal appends: every event recorded during one turn of the event loop is written in one
  * transaction at the next `setImmediate`, then each entry's `durable` callback runs, in the order the
- * entries were recorded. The event bus holds a frame back from its subscribers until that callback,
+ * entries were recorded. Each session's events of a commit go in as few chunks as journal-chunk.ts
+ * allows (one row per run of consecutive ids of one epoch). The event bus holds a frame back from its subscribers until that callback,
  * so no client ever sees an event that a SIGKILL could take back. Catalog writes (a session started,
  * renamed, ended) go through here too, so a lock that holds the journal back holds them back in the
  * same order.
@@ -27,6 +28,7 @@
  * until the daemon restarts, so a journal never has unmarked holes in its middle).
  */
 import type { Database, Statement } from "bun:sqlite";
+import { encodeChunk, MAX_CHUNK_CHARS, MAX_CHUNK_EVENTS } from "./journal-chunk.ts";
 import { JournalGap } from "./journal-gap.ts";
 import { JournalKeys } from "./journal-keys.ts";
 
@@ -41,12 +43,19 @@ export const MAX_PENDING_ENTRIES = 4096;
 export const MAX_PENDING_BYTES = 8 * 1024 * 1024;
 
 /**
- * Most journal rows one `INSERT` statement writes. A batch's rows go in as few statements as this
- * allows (a flat-out tick is ~50 rows: one statement instead of 50 saves a fifth of the writer's CPU
- * per row, bench/journal-writer.ts); a statement per row count is prepared on first use, so at most
- * this many are kept.
+ * How often, at most, a session's `updated_at` (the list's order) follows its events: once per this
+ * much event time. Writing it with every commit cost a seventh of the writer's time at a flat-out
+ * tick (its row and its index entry, every time). So a session's `updated_at` may lag its newest
+ * event by up to this much; when the session ends it is set exactly (catalog.markEnded), so only a
+ * session a crash interrupted keeps the lag.
  */
-const MAX_ROWS_PER_INSERT = 64;
+export const TOUCH_INTERVAL_MS = 1000;
+
+/**
+ * Most sessions whose last touch is remembered. Past it all are forgotten (each is touched again
+ * on its next commit): memory stays bounded, and a forgotten session is only written more often.
+ */
+export const MAX_TOUCHED_SESSIONS = 4096;
 
 /**
  * How long a batch may wait for another connection's write lock, all retries together. Its events
@@ -90,11 +99,21 @@ export interface GapListener {
   readonly closed: () => void;
 }
 
-/** One session's keys within a batch, and the newest timestamp of its entries there. */
+/** A chunk being filled within one commit: one session epoch's events with consecutive ids. */
+interface OpenChunk {
+  readonly session: number;
+  readonly epoch: number;
+  readonly firstEventId: number;
+  readonly envelopes: string[];
+  chars: number;
+}
+
+/** One session's keys within a batch, the newest timestamp of its entries there, and its chunk being filled. */
 interface BatchKeys {
   readonly session: number;
   readonly epochs: Map<string, number>;
   newest: number;
+  chunk: OpenChunk | null;
 }
 
 /** A journal entry, or a catalog write queued behind a batch that waits for a lock. */
@@ -118,36 +137,36 @@ export class JournalWriter {
   private gap: OpenGap | null = null;
   /** Keys for catalog writes given none: each its own, never coalesced with another. */
   private anonymousChanges = 0;
-  private readonly db: Database;
-  /** `INSERT` statements by how many rows they insert (1..MAX_ROWS_PER_INSERT), prepared on first use. */
-  private readonly inserts: Statement[] = [];
+  private readonly insert: Statement;
   private readonly touch: Statement;
+  /** The `updated_at` last written for each session (see TOUCH_INTERVAL_MS), by session id. */
+  private readonly touched = new Map<string, number>();
   private readonly keys: JournalKeys;
-  private readonly commit: (batch: readonly Pending[]) => void;
+  private readonly transaction: (batch: readonly Pending[]) => void;
 
   constructor(
     db: Database,
     private readonly onFailure: (error: unknown) => void,
     private readonly onGap: GapListener = { opened: () => {}, closed: () => {} },
   ) {
-    this.db = db;
+    this.insert = db.query("INSERT INTO journal (session, epoch, first_event_id, count, chars, encoding, body) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.touch = db.query("UPDATE sessions SET updated_at = MAX(updated_at, ?1) WHERE id = ?2");
     this.keys = new JournalKeys(db);
-    this.commit = db.transaction((batch: readonly Pending[]) => {
+    this.transaction = db.transaction((batch: readonly Pending[]) => {
       // Keys are looked up inside each transaction, never cached across them: the compactor may
       // remove a deleted session's keys between two batches.
       const batchKeys = new Map<string, BatchKeys>();
-      const rows: (string | number)[] = [];
       for (const item of batch) {
         if ("change" in item) {
-          if (rows.length > 0) this.insertRows(rows); // what came before the change is written before it
+          // What came before the change is written before it.
+          for (const keys of batchKeys.values()) this.insertChunk(keys);
           item.change();
           continue;
         }
         const { entry } = item;
         let keys = batchKeys.get(entry.sessionId);
         if (keys === undefined) {
-          keys = { session: this.keys.session(entry.sessionId), epochs: new Map(), newest: 0 };
+          keys = { session: this.keys.session(entry.sessionId), epochs: new Map(), newest: 0, chunk: null };
           batchKeys.set(entry.sessionId, keys);
         }
         let epoch = keys.epochs.get(entry.epoch);
@@ -155,26 +174,63 @@ export class JournalWriter {
           epoch = this.keys.epoch(keys.session, entry.epoch);
           keys.epochs.set(entry.epoch, epoch);
         }
-        rows.push(keys.session, epoch, entry.eventId, entry.envelope);
-        if (rows.length === MAX_ROWS_PER_INSERT * 4) this.insertRows(rows);
+        this.add(keys, epoch, entry);
         keys.newest = entry.timestamp;
       }
-      if (rows.length > 0) this.insertRows(rows);
-      for (const [sessionId, keys] of batchKeys) this.touch.run(keys.newest, sessionId);
+      for (const [sessionId, keys] of batchKeys) {
+        this.insertChunk(keys);
+        this.touchSession(sessionId, keys.newest);
+      }
     }).immediate as (batch: readonly Pending[]) => void;
   }
 
-  /**
-   * Inserts `rows` (4 values a row, in journal order) with one statement, then empties it.
-   * Positional parameters: binding a row costs no object and no name lookups.
-   */
-  private insertRows(rows: (string | number)[]): void {
-    const count = rows.length / 4;
-    const statement = (this.inserts[count] ??= this.db.query(
-      `INSERT INTO journal (session, epoch, event_id, envelope) VALUES ${Array.from({ length: count }, () => "(?, ?, ?, ?)").join(", ")}`,
-    ));
-    statement.run(...rows);
-    rows.length = 0;
+  /** Adds `entry` to its session's chunk, or writes that chunk and starts another when the entry does not continue it. */
+  private add(keys: BatchKeys, epoch: number, entry: JournalEntry): void {
+    const { envelope } = entry;
+    const alone = envelope.includes("\n");
+    const chunk = keys.chunk;
+    const continues =
+      chunk !== null &&
+      !alone &&
+      chunk.epoch === epoch &&
+      entry.eventId === chunk.firstEventId + chunk.envelopes.length &&
+      chunk.envelopes.length < MAX_CHUNK_EVENTS &&
+      chunk.chars + envelope.length <= MAX_CHUNK_CHARS;
+    if (!continues) {
+      this.insertChunk(keys);
+      keys.chunk = { session: keys.session, epoch, firstEventId: entry.eventId, envelopes: [], chars: 0 };
+    }
+    keys.chunk!.envelopes.push(envelope);
+    keys.chunk!.chars += envelope.length;
+    if (alone) this.insertChunk(keys);
+  }
+
+  /** Writes the session's chunk being filled, if any, as one row. */
+  private insertChunk(keys: BatchKeys): void {
+    const chunk = keys.chunk;
+    if (chunk === null) return;
+    keys.chunk = null;
+    const { encoding, body } = encodeChunk(chunk.envelopes, chunk.chars);
+    this.insert.run(chunk.session, chunk.epoch, chunk.firstEventId, chunk.envelopes.length, chunk.chars, encoding, body);
+  }
+
+  /** Moves the session's `updated_at` to `newest` unless it was moved less than TOUCH_INTERVAL_MS of event time before. */
+  private touchSession(sessionId: string, newest: number): void {
+    const last = this.touched.get(sessionId);
+    if (last !== undefined && newest - last < TOUCH_INTERVAL_MS) return;
+    this.touch.run(newest, sessionId);
+    if (this.touched.size >= MAX_TOUCHED_SESSIONS) this.touched.clear();
+    this.touched.set(sessionId, newest);
+  }
+
+  /** Writes `batch` in one transaction; when it fails (and rolls back), the touches it noted are forgotten too. */
+  private commit(batch: readonly Pending[]): void {
+    try {
+      this.transaction(batch);
+    } catch (error) {
+      this.touched.clear();
+      throw error;
+    }
   }
 
   /** True once a write has failed: entries are then released unrecorded. */

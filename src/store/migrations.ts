@@ -101,6 +101,34 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX journal_by_session ON journal (session, seq);
     `,
   },
+  {
+    // The journal row becomes a chunk (its cost was paid in pages written, once per event, on the
+    // event loop): a run of one session epoch's events with consecutive ids, committed together
+    // (journal-chunk.ts). `first_event_id` is the id of its first event, each next one's is one more;
+    // `count` how many; `chars` the characters (UTF-16 code units) of their envelopes together, so
+    // counts and sizes need no decoding; `encoding` says how `body` holds the envelopes, in order:
+    // 0 as TEXT joined by "\n" (an envelope is one line of JSON), 1 as the zstd frame of that text's
+    // UTF-8 (a BLOB). A v4 row becomes a one-event chunk of encoding 0 and keeps its `seq`, so purge
+    // entries still hold.
+    version: 5,
+    up: `
+      CREATE TABLE journal_v5 (
+        seq INTEGER PRIMARY KEY,
+        session INTEGER NOT NULL,
+        epoch INTEGER NOT NULL,
+        first_event_id INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        chars INTEGER NOT NULL,
+        encoding INTEGER NOT NULL,
+        body NOT NULL
+      );
+      INSERT INTO journal_v5 (seq, session, epoch, first_event_id, count, chars, encoding, body)
+        SELECT seq, session, epoch, event_id, 1, length(envelope), 0, envelope FROM journal ORDER BY seq;
+      DROP TABLE journal;
+      ALTER TABLE journal_v5 RENAME TO journal;
+      CREATE INDEX journal_by_session ON journal (session, seq);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

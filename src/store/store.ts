@@ -193,8 +193,9 @@ export class Store {
     return this.readable()?.catalog.count(workspace) ?? { active: 0, archived: 0 };
   }
 
-  journal(sessionId: string, afterSeq: number, limit: number): JournalRecord[] {
-    return this.readable()?.reader.after(sessionId, afterSeq, limit) ?? [];
+  /** Up to `limit` records of a session after the position `after` (0: from the start). */
+  journal(sessionId: string, after: number, limit: number): JournalRecord[] {
+    return this.readable()?.reader.after(sessionId, after, limit) ?? [];
   }
 
   /** The characters of a session's whole journal (see `JournalReader.chars`). */
@@ -203,8 +204,8 @@ export class Store {
   }
 
   /** A page of a session's records within the bounds (see `JournalReader.pageAfter`). */
-  journalPage(sessionId: string, afterSeq: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
-    return this.readable()?.reader.pageAfter(sessionId, afterSeq, limit, maxBytes) ?? { records: [], hasMore: false };
+  journalPage(sessionId: string, after: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
+    return this.readable()?.reader.pageAfter(sessionId, after, limit, maxBytes) ?? { records: [], hasMore: false };
   }
 
   /** The newest records of a session within the bounds (see `JournalReader.newest`). */

@@ -27,14 +27,15 @@ async function closedSession(d: FakeAgentDaemon): Promise<string> {
 function growJournal(home: string, sessionId: string): void {
   const db = new Database(join(home, "svc.db"));
   db.run("PRAGMA busy_timeout = 5000");
-  // The journal's keys for the session id and the epoch `grown` (schema 4), then the rows.
+  // The journal's keys for the session id and the epoch `grown` (schema 4), then the rows (one-event chunks as text, schema 5).
   db.query("INSERT OR IGNORE INTO journal_sessions (id) VALUES ($id)").run({ id: sessionId });
   db.query("INSERT OR IGNORE INTO journal_epochs (session, epoch) SELECT key, 'grown' FROM journal_sessions WHERE id = $id").run({ id: sessionId });
   db.query(
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $rows)
-     INSERT INTO journal (session, epoch, event_id, envelope)
-     SELECT s.key, e.key, 1000 + i, printf('{"id":%d,"pad":"%s"}', 1000 + i, replace(hex(zeroblob(2000)), '0', 'x'))
-     FROM n, journal_sessions s JOIN journal_epochs e ON e.session = s.key AND e.epoch = 'grown' WHERE s.id = $id`,
+     INSERT INTO journal (session, epoch, first_event_id, count, chars, encoding, body)
+     SELECT s.key, e.key, 1000 + i, 1, length(envelope), 0, envelope
+     FROM (SELECT i, printf('{"id":%d,"pad":"%s"}', 1000 + i, replace(hex(zeroblob(2000)), '0', 'x')) AS envelope FROM n),
+       journal_sessions s JOIN journal_epochs e ON e.session = s.key AND e.epoch = 'grown' WHERE s.id = $id`,
   ).run({ rows: ROWS, id: sessionId });
   db.close();
 }

@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { journalRows } from "../helpers/journal-rows.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -115,15 +116,16 @@ describe("where recording stopped", () => {
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     await runTurn(d, sessionId, "@say recorded");
-    // Journal rows mentioning the poison word fail inside SQLite, as a full disk would; others go in.
+    // Journal chunks mentioning the poison word fail inside SQLite, as a full disk would; others go in
+    // (a compressed chunk cannot be searched, so those fail too; the degradation notice is a small text one).
     const db = new Database(join(home.path, "svc.db"));
-    db.run("CREATE TRIGGER refuse_journal BEFORE INSERT ON journal WHEN NEW.envelope LIKE '%poison-word%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    db.run("CREATE TRIGGER refuse_journal BEFORE INSERT ON journal WHEN NEW.encoding <> 0 OR NEW.body LIKE '%poison-word%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
     db.close();
 
     await runTurn(d, sessionId, "@say poison-word");
     expect(await recordingIssue(d)).toBeDefined();
     const journal = new Database(join(home.path, "svc.db"), { readonly: true });
-    const types = (journal.query("SELECT envelope ->> '$.type' AS type FROM journal WHERE session = (SELECT key FROM journal_sessions WHERE id = ?) ORDER BY seq").all(sessionId) as { type: string }[]).map((r) => r.type);
+    const types = journalRows(journal, sessionId).map((r) => (JSON.parse(r.envelope) as { type: string }).type);
     journal.close();
     expect(types.at(-1)).toBe("session_recording_degraded");
     const text = await transcriptText(d, sessionId);

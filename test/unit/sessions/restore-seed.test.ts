@@ -13,7 +13,7 @@ function journal(messages: [string, string][], omitted = 0) {
       ? { sessionUpdate: "user_message_chunk", content: { type: "text", text } }
       : { sessionUpdate: kind, content: { type: "text", text }, ...(kind === "user_message_chunk" ? { _meta: { source: "bridge-echo" } } : {}) };
   const records: JournalRecord[] = messages.map(([kind, text], i) => ({
-    seq: i + 1,
+    position: i + 1,
     epoch: "e",
     eventId: i + 1,
     type: "session_update",

@@ -12,7 +12,7 @@ const chunk = (kind: string, text: string, promptId = "p1", at = 1) => ({
   _meta: { serverTimestamp: at },
 });
 
-const records = (envelopes: unknown[]): JournalRecord[] => envelopes.map((e, i) => ({ seq: i + 1, epoch: "e", eventId: i + 1, type: (e as { type: string }).type, envelope: JSON.stringify(e) }));
+const records = (envelopes: unknown[]): JournalRecord[] => envelopes.map((e, i) => ({ position: i + 1, epoch: "e", eventId: i + 1, type: (e as { type: string }).type, envelope: JSON.stringify(e) }));
 /** The whole document, its journal read as one page. */
 const renderExport = (format: ExportFormat, s: SessionRecord, recs: JournalRecord[]) => [...exportPieces(format, s, [recs])].join("");
 const session: SessionRecord = { id: "s-1", workspace: "/w", row: null, live: null };

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../../src/store/database.ts";
 import { MAX_GAP_SESSIONS, RECORDING_GAP_TYPE } from "../../../src/store/journal-gap.ts";
 import { JournalWriter, MAX_PENDING_ENTRIES, type JournalEntry } from "../../../src/store/journal-writer.ts";
+import { journalRows } from "../../helpers/journal-rows.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 import { until } from "../../helpers/until.ts";
 
@@ -15,7 +16,7 @@ const entry = (eventId: number): JournalEntry => ({
   envelope: JSON.stringify({ id: eventId }),
   timestamp: 1000 + eventId,
 });
-const journalled = (db: Database) => (db.query("SELECT event_id FROM journal ORDER BY seq").all() as { event_id: number }[]).map((r) => r.event_id);
+const journalled = (db: Database) => journalRows(db).map((r) => r.eventId);
 const names = (db: Database) => (db.query("SELECT display_name FROM sessions WHERE id = 's1'").get() as { display_name: string } | null)?.display_name;
 
 describe("journal writer under another connection's lock", () => {
@@ -84,8 +85,8 @@ describe("journal writer under another connection's lock", () => {
     expect(writer.waiting).toBe(false);
     expect(failures).toEqual([]);
     expect(names(db)).toBe("second");
-    const rows = db.query("SELECT event_id, envelope FROM journal ORDER BY seq").all() as { event_id: number; envelope: string }[];
-    expect(rows.map((r) => r.event_id)).toEqual([1, MAX_PENDING_ENTRIES + 100]);
+    const rows = journalRows(db);
+    expect(rows.map((r) => r.eventId)).toEqual([1, MAX_PENDING_ENTRIES + 100]);
     const marker = JSON.parse(rows[1]!.envelope);
     expect(marker).toMatchObject({ v: 1, type: RECORDING_GAP_TYPE, data: { sessionId: "s1", reason: "locked", notRecorded: MAX_PENDING_ENTRIES + 99, firstEventId: 2, lastEventId: MAX_PENDING_ENTRIES + 100 } });
     // Recording goes on: the next entry is committed before it is released.

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../../src/store/database.ts";
 import { JournalWriter, MAX_PENDING_ENTRIES, type JournalEntry } from "../../../src/store/journal-writer.ts";
+import { journalRows } from "../../helpers/journal-rows.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
 const entry = (eventId: number, sessionId = "s1"): JournalEntry => ({
@@ -13,7 +14,7 @@ const entry = (eventId: number, sessionId = "s1"): JournalEntry => ({
   timestamp: 1000 + eventId,
 });
 
-const journalled = (db: Database) => (db.query("SELECT event_id FROM journal ORDER BY seq").all() as { event_id: number }[]).map((r) => r.event_id);
+const journalled = (db: Database) => journalRows(db).map((r) => r.eventId);
 const nextTick = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("journal writer", () => {

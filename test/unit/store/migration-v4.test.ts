@@ -7,6 +7,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DB_FILE } from "../../../src/store/database.ts";
+import { chunkOf } from "../../../src/store/journal-chunk.ts";
 import { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "../../../src/store/migrations.ts";
 import { Store, type JournalRecord } from "../../../src/store/store.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
@@ -18,7 +19,8 @@ const E1 = "7d1a6f0e-0000-4000-8000-000000000001";
 const E2 = "7d1a6f0e-0000-4000-8000-000000000002";
 
 const envelope = (id: number, text: string) => JSON.stringify({ id, v: 1, type: "session_update", data: { text } });
-const view = (records: readonly JournalRecord[]) => records.map((r) => ({ seq: r.seq, epoch: r.epoch, eventId: r.eventId, envelope: r.envelope }));
+// A v4 row migrates to a one-event chunk (schema 5) of the same seq: its record's position is that chunk's first.
+const view = (records: readonly JournalRecord[]) => records.map((r) => ({ seq: chunkOf(r.position), epoch: r.epoch, eventId: r.eventId, envelope: r.envelope }));
 const count = (db: Database, sql: string) => (db.query(sql).get() as { n: number }).n;
 
 /** A schema-3 database: two sessions over two epochs, rows interleaved, and a deleted session whose id came back before compaction. */
@@ -60,18 +62,6 @@ function schema3Views(path: string): Map<string, { seq: number; epoch: string; e
 }
 
 describe("journal schema 4", () => {
-  test("a journal row holds integer keys and the envelope, nothing else; its index is on the integer session key", async () => {
-    await using dir = tempDir();
-    const store = new Store(dir.path);
-    store.sessions("/", false, 1, null);
-    store.close();
-    const db = new Database(join(dir.path, DB_FILE), { readonly: true });
-    const columns = db.query("PRAGMA table_info(journal)").all() as { name: string; type: string }[];
-    expect(columns.map((c) => `${c.name} ${c.type}`)).toEqual(["seq INTEGER", "session INTEGER", "epoch INTEGER", "event_id INTEGER", "envelope TEXT"]);
-    expect((db.query("PRAGMA index_info(journal_by_session)").all() as { name: string }[]).map((c) => c.name)).toEqual(["session", "seq"]);
-    db.close();
-  });
-
   test("a schema-3 database migrates: every session reads back the same rows, seqs and epochs, and purges still hold", async () => {
     await using dir = tempDir();
     const path = join(dir.path, DB_FILE);
@@ -95,7 +85,7 @@ describe("journal schema 4", () => {
       store.flush();
       const s1 = store.journal(S1, 0, 100);
       expect(s1.slice(-2).map((r) => `${r.epoch}:${r.eventId}`)).toEqual([`${E2}:3`, "e3:1"]);
-      expect(s1.at(-2)!.seq).toBeGreaterThan(Math.max(...[...before.values()].flat().map((r) => r.seq)));
+      expect(chunkOf(s1.at(-2)!.position)).toBeGreaterThan(Math.max(...[...before.values()].flat().map((r) => r.seq)));
     } finally {
       store.close();
     }
@@ -130,7 +120,7 @@ describe("journal schema 4", () => {
     }
     const db = new Database(path, { readonly: true });
     expect(count(db, "SELECT COUNT(*) AS n FROM purge")).toBe(0);
-    expect(count(db, "SELECT COUNT(*) AS n FROM journal WHERE envelope LIKE '%gone%' OR envelope LIKE '%s2 e1%'")).toBe(0);
+    expect(count(db, "SELECT COUNT(*) AS n FROM journal WHERE body LIKE '%gone%' OR body LIKE '%s2 e1%'")).toBe(0);
     // S2's first key went with its rows; S2 now has one key and one epoch, GONE keeps its key and both epochs (its id has rows).
     expect(db.query("SELECT s.id, COUNT(e.key) AS epochs FROM journal_sessions s JOIN journal_epochs e ON e.session = s.key GROUP BY s.id ORDER BY s.id").all()).toEqual([
       { id: S1, epochs: 2 },
