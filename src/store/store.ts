@@ -34,6 +34,7 @@ import { Compactor } from "./compactor.ts";
 import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
 import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { openDatabase } from "./database.ts";
+import { CorruptChunkError } from "./journal-chunk.ts";
 import { JournalReader, type JournalRecord } from "./journal-reader.ts";
 import { JournalWriter, type JournalEntry } from "./journal-writer.ts";
 
@@ -55,6 +56,23 @@ export interface StoreOptions {
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Runs a journal read; a chunk that cannot be decoded (svc.db was changed or damaged outside svc)
+ * fails it as a 500 `journal_damaged` naming the session and the chunk, never as a bare crash.
+ */
+function damagedAs500<T>(sessionId: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof CorruptChunkError)) throw error;
+    throw new DaemonError(500, "journal_damaged", "The session's recorded history is damaged and cannot be read", {
+      sessionId,
+      chunk: error.seq,
+      hint: `${error.message}; svc.db was changed outside svc or the disk damaged it`,
+    });
+  }
+}
 
 /**
  * How long the database stays open after its last use. Reopening costs about a millisecond (open,
@@ -195,7 +213,7 @@ export class Store {
 
   /** Up to `limit` records of a session after the position `after` (0: from the start). */
   journal(sessionId: string, after: number, limit: number): JournalRecord[] {
-    return this.readable()?.reader.after(sessionId, after, limit) ?? [];
+    return damagedAs500(sessionId, () => this.readable()?.reader.after(sessionId, after, limit) ?? []);
   }
 
   /** The characters of a session's whole journal (see `JournalReader.chars`). */
@@ -205,12 +223,12 @@ export class Store {
 
   /** A page of a session's records within the bounds (see `JournalReader.pageAfter`). */
   journalPage(sessionId: string, after: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
-    return this.readable()?.reader.pageAfter(sessionId, after, limit, maxBytes) ?? { records: [], hasMore: false };
+    return damagedAs500(sessionId, () => this.readable()?.reader.pageAfter(sessionId, after, limit, maxBytes) ?? { records: [], hasMore: false });
   }
 
   /** The newest records of a session within the bounds (see `JournalReader.newest`). */
   recent(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
-    return this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 };
+    return damagedAs500(sessionId, () => this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 });
   }
 
   /** True while the database connection is open (it closes when idle; tests). */
