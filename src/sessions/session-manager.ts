@@ -90,10 +90,14 @@ export class SessionManager {
       onDied: (s, death) => this.died(s, death),
       onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
     };
-    deps.store?.listen((status) => {
-      // A lock gap says in `error` that recording resumes once the lock goes; other failures last until restart.
-      deps.logger.error("recording degraded: events are not being journaled", { reason: status.reason, error: status.error });
-      for (const session of this.sessions.values()) this.announceDegraded(session, status);
+    deps.store?.listen({
+      degraded: (status, transient) => {
+        // Another process's lock: recording resumes by itself once it goes (`error` says so). Any other failure lasts until restart.
+        if (transient) deps.logger.warn("recording paused: another process holds the database's lock; events are not being journaled", { reason: status.reason, error: status.error });
+        else deps.logger.error("recording degraded: events are not being journaled", { reason: status.reason, error: status.error });
+        for (const session of this.sessions.values()) this.announceDegraded(session, status);
+      },
+      resumed: () => deps.logger.info("recording resumed: the database's lock was released; the events missed meanwhile are marked in each journal as a recording gap"),
     });
   }
 

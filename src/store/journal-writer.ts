@@ -296,6 +296,16 @@ export class JournalWriter {
   }
 
   /**
+   * Starts with a gap opened before this writer existed (the store could not open the database for
+   * another process's lock: store.ts): what it counts and the catalog writes it kept, by key. Tries
+   * to write it at once; still locked: probes as for a gap of its own.
+   */
+  startWithGap(counts: JournalGap, changes: Map<string, () => void>): void {
+    this.gap = { counts, changes };
+    this.flush();
+  }
+
+  /**
    * Writes `entry` at once, outside the batches, even after recording has failed: the one marker
    * of where recording stopped. One try, no retry; false when it could not be written.
    */

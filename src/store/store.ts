@@ -10,8 +10,12 @@
  *
  * Another process holding the write lock for longer than events may be held back degrades
  * recording only for as long as it holds it: the writer opens a gap (journal-writer.ts), the store
- * is degraded (and tells `onDegraded`) until the gap's markers are written, then it is not any more
- * and recording goes on. A later failure of either kind degrades it again.
+ * is degraded (and tells its listener, as transient) until the gap's markers are written, then it
+ * is not any more (the listener hears `resumed`) and recording goes on. A later failure of either
+ * kind degrades it again. The same holds when the lock is met at the open itself (a migration, the
+ * switch to WAL): the open is tried again on a timer (`busyRetryDelay`), events published meanwhile
+ * are counted into a gap and catalog writes kept (as the writer keeps them, and within the same
+ * bounds), and once it opens the writer starts with that gap and writes it.
  *
  * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
  * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
@@ -36,7 +40,8 @@ import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { openDatabase } from "./database.ts";
 import { CorruptChunkError } from "./journal-chunk.ts";
 import { JournalReader, type JournalRecord } from "./journal-reader.ts";
-import { JournalWriter, type JournalEntry } from "./journal-writer.ts";
+import { JournalGap } from "./journal-gap.ts";
+import { busyRetryDelay, isBusy, JournalWriter, MAX_GAP_CHANGES, type JournalEntry } from "./journal-writer.ts";
 
 export type { CatalogKey, CatalogRow, JournalEntry, JournalRecord, PersistedState };
 
@@ -47,12 +52,29 @@ export interface RecordingDegraded {
   readonly since: number;
 }
 
+/** Who hears about recording stopping and starting again. */
+export interface RecordingListener {
+  /** Recording stopped: for the daemon's life, or (`transient`) until another process releases the database's lock. */
+  readonly degraded: (status: RecordingDegraded, transient: boolean) => void;
+  /** Recording works again after a transient stop (the gap's markers are written). */
+  readonly resumed: () => void;
+}
+
 export interface StoreOptions {
   readonly now?: () => number;
   /** How long the database stays open unused (default `STORE_IDLE_CLOSE_MS`; tests shorten it). */
   readonly idleCloseMs?: number;
-  /** Called once, when recording stops. */
-  readonly onDegraded?: (status: RecordingDegraded) => void;
+  /** Told when recording stops and starts again (see `listen`). */
+  readonly listener?: RecordingListener;
+}
+
+/** While the database could not be opened for another process's lock: what recording missed, and the next try. */
+interface OpenWait {
+  readonly gap: JournalGap;
+  /** Catalog writes kept meanwhile, by key (the latest of a key stands for all; see `JournalWriter.change`). */
+  readonly changes: Map<string, (catalog: Catalog) => void>;
+  retries: number;
+  timer: ReturnType<typeof setTimeout> | null;
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -104,9 +126,13 @@ export class Store {
   private closed = false;
   /** Set when a stop marker could not be written: the others are not tried. */
   private markerFailed = false;
+  /** While the open waits out another process's lock (null otherwise). */
+  private openWait: OpenWait | null = null;
+  /** Keys for kept catalog writes given none (their own namespace: the writer's are `#n`). */
+  private anonymousChanges = 0;
   private readonly now: () => number;
   private readonly idleCloseMs: number;
-  private onDegraded: ((status: RecordingDegraded) => void) | null;
+  private listener: RecordingListener | null;
 
   /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
   constructor(
@@ -115,7 +141,7 @@ export class Store {
   ) {
     this.now = options.now ?? Date.now;
     this.idleCloseMs = options.idleCloseMs ?? STORE_IDLE_CLOSE_MS;
-    this.onDegraded = options.onDegraded ?? null;
+    this.listener = options.listener ?? null;
   }
 
   /** Null while recording works (or has not been tried yet). */
@@ -123,16 +149,20 @@ export class Store {
     return this.degradedStatus;
   }
 
-  /** Sets who hears about degradation (the session manager, once it exists). */
-  listen(onDegraded: (status: RecordingDegraded) => void): void {
-    this.onDegraded = onDegraded;
+  /** Sets who hears about recording stopping and starting again (the session manager, once it exists). */
+  listen(listener: RecordingListener): void {
+    this.listener = listener;
   }
 
-  /** Journals `entry`; `durable` runs once it is committed, or at once while recording is degraded. */
+  /**
+   * Journals `entry`; `durable` runs once it is committed, or at once while recording is degraded
+   * (counted into the gap while the open waits out a lock).
+   */
   record(entry: JournalEntry, durable: () => void): void {
     const open = this.writable();
-    if (open === null) durable();
-    else open.writer.append(entry, durable);
+    if (open !== null) return open.writer.append(entry, durable);
+    if (this.openWait !== null && !this.openWait.gap.add(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
+    durable();
   }
 
   /**
@@ -248,6 +278,7 @@ export class Store {
     this.opened?.writer.stop();
     this.opened?.compactor.stop();
     this.closed = true;
+    this.endOpenWait();
     this.opened?.db.close(false);
     this.opened = null;
     this.lock?.release();
@@ -259,25 +290,76 @@ export class Store {
   /** The database for reading (opened on first use), or null when it cannot be. */
   private readable(): Open | null {
     if (this.closed) return null;
-    if (this.opened === null && this.degradedStatus === null) {
-      try {
-        this.lock ??= lockDataDir(this.dataDir);
-        const db = openDatabase(this.dataDir);
-        const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error), {
-          opened: (error) => this.gapOpened(error),
-          closed: () => this.gapClosed(),
-        });
-        this.opened = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
-        // Whatever a previous run left to compact (a restart mid-way) goes on now.
-        this.opened.compactor.start();
-      } catch (error) {
-        this.lock?.release();
-        this.lock = null;
-        this.degrade("unavailable", error);
-      }
-    }
+    if (this.opened === null && this.degradedStatus === null) this.open();
     if (this.opened !== null) this.used();
     return this.opened;
+  }
+
+  /**
+   * Opens the database. Another process's lock met on the way (SQLITE_BUSY) starts or continues the
+   * wait (`waitToOpen`); any other failure degrades recording for the daemon's life.
+   */
+  private open(): void {
+    let db: Database;
+    try {
+      this.lock ??= lockDataDir(this.dataDir);
+      db = openDatabase(this.dataDir);
+    } catch (error) {
+      if (isBusy(error) && this.lock !== null) return this.waitToOpen(error);
+      this.endOpenWait();
+      this.lock?.release();
+      this.lock = null;
+      this.degrade("unavailable", error);
+      return;
+    }
+    const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error), {
+      opened: (error) => this.gapOpened(error),
+      closed: () => this.gapClosed(),
+    });
+    const open: Open = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
+    this.opened = open;
+    const wait = this.openWait;
+    if (wait !== null) {
+      this.openWait = null;
+      // What was missed while the lock held the open goes in first, before anything recorded from now on.
+      writer.startWithGap(wait.gap, new Map([...wait.changes].map(([key, action]) => [key, () => action(open.catalog)])));
+    }
+    // Whatever a previous run left to compact (a restart mid-way) goes on now.
+    open.compactor.start();
+  }
+
+  /** The open met another process's lock: degraded (transient) until a later try opens; tried again on a timer. */
+  private waitToOpen(error: unknown): void {
+    if (this.openWait === null) {
+      this.openWait = { gap: new JournalGap(), changes: new Map(), retries: 0, timer: null };
+      this.gapOpen = true;
+      this.degradedStatus = {
+        reason: "unavailable",
+        error: `${describe(error)}: another process holds the database's lock; events are not recorded until it is released, then recording resumes`,
+        since: this.now(),
+      };
+      this.listener?.degraded(this.degradedStatus, true);
+    }
+    const wait = this.openWait;
+    wait.timer = setTimeout(() => {
+      wait.timer = null;
+      if (!this.closed && this.openWait === wait) this.open();
+    }, busyRetryDelay(wait.retries++));
+    // Never what keeps the process alive.
+    wait.timer.unref();
+  }
+
+  /** The wait to open passed its bounds: recording stops for the daemon's life. */
+  private giveUpOpen(error: unknown): void {
+    this.endOpenWait();
+    this.lock?.release();
+    this.lock = null;
+    this.degrade("unavailable", error);
+  }
+
+  private endOpenWait(): void {
+    if (this.openWait?.timer) clearTimeout(this.openWait.timer);
+    this.openWait = null;
   }
 
   /** Notes a use of the open database and makes sure the idle close is armed. */
@@ -340,7 +422,11 @@ export class Store {
    */
   private write(action: (catalog: Catalog) => void, key?: string): void {
     const open = this.writable();
-    if (open !== null) open.writer.change(() => action(open.catalog), key);
+    if (open !== null) return open.writer.change(() => action(open.catalog), key);
+    const wait = this.openWait;
+    if (wait === null) return;
+    wait.changes.set(key ?? `open#${this.anonymousChanges++}`, action);
+    if (wait.changes.size > MAX_GAP_CHANGES) this.giveUpOpen(new Error("too many session changes while the database was locked"));
   }
 
   private degrade(reason: RecordingDegraded["reason"], error: unknown): void {
@@ -352,7 +438,7 @@ export class Store {
     // Events still pending are tried once more and released; nothing is recorded after them.
     this.opened?.writer.stop();
     // A gap was announced already: sessions were told recording stopped, and now it does not resume.
-    if (!announced) this.onDegraded?.(this.degradedStatus);
+    if (!announced) this.listener?.degraded(this.degradedStatus, false);
   }
 
   /** The writer gave up holding events back for another process's lock: degraded until its gap is written. */
@@ -364,7 +450,7 @@ export class Store {
       error: `${describe(error)}: another process holds the database's write lock; events are not recorded until it is released, then recording resumes`,
       since: this.now(),
     };
-    this.onDegraded?.(this.degradedStatus);
+    this.listener?.degraded(this.degradedStatus, true);
   }
 
   /** The gap's markers are written: recording works again (the daemon-status issue goes). */
@@ -372,5 +458,6 @@ export class Store {
     if (!this.gapOpen) return;
     this.gapOpen = false;
     this.degradedStatus = null;
+    this.listener?.resumed();
   }
 }

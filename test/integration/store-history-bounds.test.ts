@@ -4,6 +4,7 @@
  * daemon runs.
  */
 import { describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Socket } from "bun";
@@ -15,6 +16,8 @@ import { until } from "../helpers/until.ts";
 
 /** A prompt whose text and the agent's echo of it are each 3/4 of a transcript page's byte budget. */
 const LARGE = `@say ${"x".repeat((MAX_TRANSCRIPT_PAGE_BYTES * 3) / 4)}`;
+/** As large, but text that does not compress (the journal compresses its chunks: src/store/journal-chunk.ts). */
+const LARGE_DENSE = `@say ${randomBytes((MAX_TRANSCRIPT_PAGE_BYTES * 9) / 16).toString("base64")}`;
 
 /** Runs `text` on a new session and closes it; returns its id. */
 async function closedSession(d: FakeAgentDaemon, text: string): Promise<string> {
@@ -104,7 +107,7 @@ describe("history bounds", () => {
   test("deleting sessions gives the write-ahead log's disk space back while the daemon runs", async () => {
     await using home = tempDir("svc-home-");
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
-    const sessionId = await closedSession(d, LARGE);
+    const sessionId = await closedSession(d, LARGE_DENSE);
     // The session's events went through the log.
     expect(walBytes(home.path)).toBeGreaterThan(1024 * 1024);
 

@@ -7,36 +7,16 @@
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { holdLock } from "../helpers/db-lock.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
-const LOCK_HOLDER = join(import.meta.dir, "../fixtures/db-lock-holder.ts");
 /**
  * A responsiveness bound, not a speed target: before the fix one write sat 2 s in SQLite's busy
  * wait (x4 retries), so a request queued behind it took seconds; now no wait exceeds 50 ms.
  */
 const STALL_MS = 1000;
-
-/** Another process holding `BEGIN EXCLUSIVE` on `db` until disposed. */
-async function holdLock(db: string): Promise<AsyncDisposable & { proc: Bun.Subprocess<"pipe", "pipe", "inherit"> }> {
-  const proc = Bun.spawn([process.execPath, LOCK_HOLDER, db], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.getReader();
-  let out = "";
-  while (!out.includes("locked\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the lock holder exited early: ${out}`);
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return {
-    proc,
-    async [Symbol.asyncDispose]() {
-      proc.stdin.end();
-      await proc.exited;
-    },
-  };
-}
 
 const recordingIssue = async (d: FakeAgentDaemon) =>
   ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).find((i) => i.code === "recording_degraded");

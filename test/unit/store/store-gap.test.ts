@@ -21,7 +21,7 @@ describe("a gap in recording", () => {
   test("degraded while open, then recording again; what the catalog was told meanwhile lands, and the gap is marked in each journal", async () => {
     await using dir = tempDir();
     const told: RecordingDegraded[] = [];
-    const store = new Store(dir.path, { idleCloseMs: IDLE_MS, onDegraded: (status) => told.push(status) });
+    const store = new Store(dir.path, { idleCloseMs: IDLE_MS, listener: { degraded: (status) => told.push(status), resumed: () => {} } });
     store.sessionStarted(newSession("s1"));
     store.record(entry("s1", 1), () => {});
     store.flush();

@@ -1,0 +1,27 @@
+/**
+ * Another process holding an SQLite database's write lock, as a backup tool or a sqlite3 shell
+ * would (test/fixtures/db-lock-holder.ts: `BEGIN EXCLUSIVE`), until disposed.
+ */
+import { join } from "node:path";
+
+const LOCK_HOLDER = join(import.meta.dir, "../fixtures/db-lock-holder.ts");
+
+/** Resolves once the lock is held; disposing releases it and waits for the holder to exit. */
+export async function holdLock(db: string): Promise<AsyncDisposable & { proc: Bun.Subprocess<"pipe", "pipe", "inherit"> }> {
+  const proc = Bun.spawn([process.execPath, LOCK_HOLDER, db], { stdin: "pipe", stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!out.includes("locked\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the lock holder exited early: ${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  return {
+    proc,
+    async [Symbol.asyncDispose]() {
+      proc.stdin.end();
+      await proc.exited;
+    },
+  };
+}
