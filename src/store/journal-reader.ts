@@ -20,7 +20,8 @@ export interface JournalRecord {
   readonly envelope: string;
 }
 
-interface RawChunk {
+/** A chunk's row as the reader selects it (the epoch's text in place of its key). */
+export interface ChunkRow {
   seq: number;
   epoch: string;
   first_event_id: number;
@@ -31,14 +32,14 @@ interface RawChunk {
 }
 
 /** The chunk's records, in order. */
-function records(chunk: RawChunk): JournalRecord[] {
+export function chunkRecords(chunk: ChunkRow): JournalRecord[] {
   const envelopes = decodeChunk(chunk.seq, chunk.encoding, chunk.body, chunk.count, chunk.chars);
   return envelopes.map((envelope, index) => ({ position: position(chunk.seq, index), epoch: chunk.epoch, eventId: chunk.first_event_id + index, envelope }));
 }
 
 export class JournalReader {
-  private readonly from: Statement<RawChunk>;
-  private readonly latest: Statement<RawChunk>;
+  private readonly from: Statement<ChunkRow>;
+  private readonly latest: Statement<ChunkRow>;
   private readonly totals: Statement<{ count: number; chars: number }>;
 
   constructor(db: Database) {
@@ -63,7 +64,7 @@ export class JournalReader {
     const newestFirst: JournalRecord[] = [];
     let bytes = 0;
     scan: for (const chunk of this.latest.iterate({ sessionId })) {
-      const all = records(chunk);
+      const all = chunkRecords(chunk);
       for (let i = all.length - 1; i >= 0; i--) {
         bytes += all[i]!.envelope.length;
         if (newestFirst.length === maxEvents || (newestFirst.length > 0 && bytes > maxBytes)) break scan;
@@ -86,7 +87,7 @@ export class JournalReader {
     const page: JournalRecord[] = [];
     let bytes = 0;
     for (const chunk of this.from.iterate({ sessionId, fromSeq: chunkOf(after) })) {
-      for (const record of records(chunk)) {
+      for (const record of chunkRecords(chunk)) {
         if (record.position <= after) continue;
         bytes += record.envelope.length;
         if (page.length === limit || (page.length > 0 && bytes > maxBytes)) return { records: page, hasMore: true };
