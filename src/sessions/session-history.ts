@@ -71,7 +71,11 @@ export class SessionHistory {
   find(sessionId: string): SessionRecord {
     const live = this.sessions.peek(sessionId);
     const row = this.store?.session(sessionId) ?? null;
-    if (live === null && row === null) throw sessionNotFound(sessionId);
+    if (live === null && row === null) {
+      // Not in the catalog, or the catalog is not readable yet (503 then, not a false 404).
+      this.store?.assertReadable();
+      throw sessionNotFound(sessionId);
+    }
     return { id: sessionId, workspace: live?.workspaceCwd ?? row!.workspace, row, live };
   }
 

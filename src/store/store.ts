@@ -15,7 +15,9 @@
  * kind degrades it again. The same holds when the lock is met at the open itself (a migration, the
  * switch to WAL): the open is tried again on a timer (`busyRetryDelay`), events published meanwhile
  * are counted into a gap and catalog writes kept (as the writer keeps them, and within the same
- * bounds), and once it opens the writer starts with that gap and writes it.
+ * bounds), and once it opens the writer starts with that gap and writes it. Reads and client changes
+ * meanwhile answer 503 `store_unavailable` (`reason: "locked"`, retryable, `Retry-After`): the catalog
+ * and journal are there, only not readable yet, and an empty list or a 404 would be a lie.
  *
  * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
  * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
@@ -96,12 +98,20 @@ function damagedAs500<T>(sessionId: string, read: () => T): T {
   }
 }
 
+/** 503 `store_unavailable` while the open waits for another process's lock: retryable, soon. */
+function lockedError(message: string, hint: string): DaemonError {
+  return new DaemonError(503, "store_unavailable", message, { reason: "locked", retryable: true, hint }, STORE_LOCKED_RETRY_AFTER_SECONDS);
+}
+
 /**
  * How long the database stays open after its last use. Reopening costs about a millisecond (open,
  * pragmas, schema check, statements); an open connection keeps its page cache, prepared statements
  * and parsed schema resident.
  */
 export const STORE_IDLE_CLOSE_MS = 10_000;
+
+/** `Retry-After` (seconds) of a 503 answered while the open waits for another process's lock (it is tried again at least this often). */
+export const STORE_LOCKED_RETRY_AFTER_SECONDS = 1;
 
 /** The open database and what works on it. */
 interface Open {
@@ -147,6 +157,15 @@ export class Store {
   /** Null while recording works (or has not been tried yet). */
   get degraded(): RecordingDegraded | null {
     return this.degradedStatus;
+  }
+
+  /**
+   * Whether recording's own catalog writes (a rename, a session started or ended) are stored: now,
+   * or once another process's lock goes. False while recording is degraded for the daemon's life (or
+   * the store is closed): a live change stands, but nothing of it reaches the catalog.
+   */
+  get storesCatalogChanges(): boolean {
+    return !this.closed && (this.degradedStatus === null || this.gapOpen);
   }
 
   /** Sets who hears about recording stopping and starting again (the session manager, once it exists). */
@@ -228,37 +247,43 @@ export class Store {
     this.readable()?.compactor.finish();
   }
 
+  /** The catalog row, or null (also while the open waits for a lock: `assertReadable` before concluding it does not exist). */
   session(id: string): CatalogRow | null {
     return this.readable()?.catalog.get(id) ?? null;
   }
 
   sessions(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
-    return this.readable()?.catalog.list(workspace, archived, limit, after) ?? [];
+    return this.forReading()?.catalog.list(workspace, archived, limit, after) ?? [];
   }
 
   /** Catalog counts of a workspace's sessions (zeros when the database cannot be read). */
   sessionCounts(workspace: string): { active: number; archived: number } {
-    return this.readable()?.catalog.count(workspace) ?? { active: 0, archived: 0 };
+    return this.forReading()?.catalog.count(workspace) ?? { active: 0, archived: 0 };
   }
 
   /** Up to `limit` records of a session after the position `after` (0: from the start). */
   journal(sessionId: string, after: number, limit: number): JournalRecord[] {
-    return damagedAs500(sessionId, () => this.readable()?.reader.after(sessionId, after, limit) ?? []);
+    return damagedAs500(sessionId, () => this.forReading()?.reader.after(sessionId, after, limit) ?? []);
   }
 
   /** The characters of a session's whole journal (see `JournalReader.chars`). */
   journalChars(sessionId: string): number {
-    return this.readable()?.reader.chars(sessionId) ?? 0;
+    return this.forReading()?.reader.chars(sessionId) ?? 0;
   }
 
   /** A page of a session's records within the bounds (see `JournalReader.pageAfter`). */
   journalPage(sessionId: string, after: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
-    return damagedAs500(sessionId, () => this.readable()?.reader.pageAfter(sessionId, after, limit, maxBytes) ?? { records: [], hasMore: false });
+    return damagedAs500(sessionId, () => this.forReading()?.reader.pageAfter(sessionId, after, limit, maxBytes) ?? { records: [], hasMore: false });
   }
 
   /** The newest records of a session within the bounds (see `JournalReader.newest`). */
   recent(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
-    return damagedAs500(sessionId, () => this.readable()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 });
+    return damagedAs500(sessionId, () => this.forReading()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 });
+  }
+
+  /** 503 `store_unavailable` (`locked`, retryable) while the open waits for another process's lock. */
+  assertReadable(): void {
+    this.forReading();
   }
 
   /** True while the database connection is open (it closes when idle; tests). */
@@ -287,7 +312,17 @@ export class Store {
     this.idleTimer = null;
   }
 
-  /** The database for reading (opened on first use), or null when it cannot be. */
+  /**
+   * The database for a read: as `readable`, but 503 `store_unavailable` (retryable) while the open
+   * waits for another process's lock.
+   */
+  private forReading(): Open | null {
+    const open = this.readable();
+    if (this.openWait !== null) throw lockedError("Session history cannot be read yet: the database is locked by another process", "the daemon opens it as soon as the lock goes; retry in a moment");
+    return open;
+  }
+
+  /** The database for reading (opened on first use), or null when it cannot be (or not yet: a lock). */
   private readable(): Open | null {
     if (this.closed) return null;
     if (this.opened === null && this.degradedStatus === null) this.open();
@@ -401,6 +436,7 @@ export class Store {
    */
   private change<T>(action: (open: Open) => T): T {
     const open = this.readable();
+    if (this.openWait !== null) throw lockedError("Session history cannot be changed: the database is locked by another process", "nothing was changed; retry in a moment");
     if (open === null)
       throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database could not be opened", {
         reason: this.degradedStatus?.reason ?? "closed",

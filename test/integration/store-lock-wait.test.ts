@@ -92,6 +92,10 @@ describe("a write lock held by another process", () => {
     }
     // The lock is gone: the gap is written, the issue clears, and what follows is journaled again.
     await until(async () => (await recordingIssue(d)) === undefined, 20_000, "the recording issue cleared");
+    // Transient, so a warning (not an error) when it opens, and a line when recording resumes.
+    expect(d.logs.some((l) => l.includes("WARN recording paused"))).toBe(true);
+    expect(d.logs.some((l) => l.includes("ERROR recording degraded"))).toBe(false);
+    expect(d.logs.some((l) => l.includes("INFO recording resumed"))).toBe(true);
     const after = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say after the lock" }] });
     expect(after.status).toBe(202);
     await events.waitFor("turn_complete", (f) => f.data.promptId === after.body.promptId, 20_000);

@@ -3,7 +3,8 @@
  * pending (an upgraded svc meets a backup or a sqlite3 shell). Recording pauses, it does not end:
  * the open is tried again on a timer; the live turn goes on; what was published meanwhile is marked
  * as a gap in the journal, the sessions started meanwhile are in the catalog; recording resumes and
- * the daemon says so in its status and log.
+ * the daemon says so in its status and log. Meanwhile history reads and catalog changes answer 503
+ * `store_unavailable` (locked, Retry-After), never an empty list or a false 404.
  */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
@@ -47,6 +48,14 @@ describe("a lock held at the database's first open", () => {
       // The live turn is not held back by the paused recording.
       await runTurn(d, sessionId, "@say while the open waits");
       expect(await recordingIssue(d)).toBeDefined();
+      // The history is there, only not readable yet: 503 locked, retryable soon; never an empty list or a false 404.
+      for (const path of [`/workspace/${workspaceId(workspace.path)}/sessions`, "/session/old-1/transcript", "/session/old-1/export"]) {
+        const reply = await d.json("GET", path);
+        expect(reply.status).toBe(503);
+        expect(reply.body).toMatchObject({ code: "store_unavailable", reason: "locked", retryable: true });
+        expect(reply.headers.get("retry-after")).toBe("1");
+      }
+      expect((await d.json("POST", "/sessions/archive", { sessionIds: ["old-1"] })).status).toBe(503);
     }
     await until(async () => (await recordingIssue(d)) === undefined, 20_000, "recording resumed");
     await runTurn(d, sessionId, "@say after the lock");

@@ -107,7 +107,17 @@ const CreateResponse = t.Object({
 
 const HeartbeatAnswer = t.Object({ sessionId: t.String(), clientId: t.Optional(t.String()), lastSeenAt: t.Number({ description: "epoch milliseconds" }) });
 
-const MetadataAnswer = t.Object({ sessionId: t.String(), displayName: t.Optional(t.String()), prs: t.Optional(t.Array(PullRequest)) });
+const MetadataAnswer = t.Object({
+  sessionId: t.String(),
+  displayName: t.Optional(t.String()),
+  prs: t.Optional(t.Array(PullRequest)),
+  persisted: t.Optional(
+    t.Literal(false, {
+      description:
+        "Present when the change holds for the live session only: recording is degraded for the daemon's life (see `/daemon/status`) or the daemon keeps no history, so the session catalog does not have it",
+    }),
+  ),
+});
 
 /** The agent's answer to the switch (e.g. `configOptions`), with the session and model. */
 const ModelAnswer = openObject({ sessionId: t.String(), modelId: t.String() });
@@ -188,6 +198,8 @@ export const sessionRoutes = (deps: AppDeps) =>
           sessionId: session.id,
           ...(session.metadata.displayName !== undefined ? { displayName: session.metadata.displayName } : {}),
           ...(session.metadata.prs ? { prs: session.metadata.prs } : {}),
+          // The live change stands either way; the answer does not claim a catalog write that did not happen.
+          ...((deps.sessions.store?.storesCatalogChanges ?? false) ? {} : { persisted: false as const }),
         };
       },
       {
