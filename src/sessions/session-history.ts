@@ -102,7 +102,11 @@ export class SessionHistory {
     const session = this.find(sessionId);
     if ((this.store?.journalChars(sessionId) ?? 0) > MAX_EXPORT_BYTES)
       throw new DaemonError(413, "transcript_too_large", "The session is too long to export in one piece; page its transcript instead", { sessionId, maxBytes: MAX_EXPORT_BYTES });
-    return { session, pages: journalPages(this.store, sessionId) };
+    // The first page is read now: a journal that cannot be read at all (503 locked, 500 damaged)
+    // answers that error instead of a stream that breaks at its start. A page damaged further on can
+    // only cut the stream short.
+    const first = this.store?.journalPage(sessionId, 0, EXPORT_PAGE, EXPORT_PAGE_BYTES) ?? { records: [], hasMore: false };
+    return { session, pages: journalPages(this.store, sessionId, first) };
   }
 
   /**
@@ -140,13 +144,12 @@ export class SessionHistory {
   }
 }
 
-/** A session's journal in pages of EXPORT_PAGE records and EXPORT_PAGE_BYTES, each read when it is asked for. */
-function* journalPages(store: Store | null, sessionId: string): Generator<JournalRecord[], void, undefined> {
-  for (let after = 0; store !== null; ) {
-    const { records, hasMore } = store.journalPage(sessionId, after, EXPORT_PAGE, EXPORT_PAGE_BYTES);
-    if (records.length > 0) yield records;
-    if (!hasMore) return;
-    after = records[records.length - 1]!.position;
+/** A session's journal in pages of EXPORT_PAGE records and EXPORT_PAGE_BYTES: `first`, then each next one read when it is asked for. */
+function* journalPages(store: Store | null, sessionId: string, first: { records: JournalRecord[]; hasMore: boolean }): Generator<JournalRecord[], void, undefined> {
+  for (let page = first; ; ) {
+    if (page.records.length > 0) yield page.records;
+    if (!page.hasMore || store === null) return;
+    page = store.journalPage(sessionId, page.records[page.records.length - 1]!.position, EXPORT_PAGE, EXPORT_PAGE_BYTES);
   }
 }
 
