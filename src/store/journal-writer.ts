@@ -2,10 +2,10 @@
  * Batches journal appends: every event recorded during one turn of the event loop is written in one
  * transaction at the next `setImmediate`, then each entry's `durable` callback runs, in the order the
  * entries were recorded. Each session's events of a commit go in as few chunks as journal-chunk.ts
- * allows (one row per run of consecutive ids of one epoch). The event bus holds a frame back from its subscribers until that callback,
- * so no client ever sees an event that a SIGKILL could take back. Catalog writes (a session started,
- * renamed, ended) go through here too, so a lock that holds the journal back holds them back in the
- * same order.
+ * allows (one row per run of consecutive ids of one epoch). The event bus holds a frame back from
+ * its subscribers until that callback, so no client ever sees an event that a SIGKILL could take
+ * back. Catalog writes (a session started, renamed, ended) go through here too, so a lock that holds
+ * the journal back holds them back in the same order.
  *
  * A write that finds the database locked (SQLITE_BUSY: another connection holds the write lock past
  * the short busy timeout) is transient: the batch stays pending, unreleased, and is tried again on a
