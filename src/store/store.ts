@@ -469,12 +469,11 @@ export class Store {
     const wasGap = this.gapOpen;
     this.gapOpen = false;
     if (this.degradedStatus !== null && !wasGap) return;
-    const announced = this.degradedStatus !== null;
     this.degradedStatus = { reason, error: describe(error), since: this.degradedStatus?.since ?? this.now() };
     // Events still pending are tried once more and released; nothing is recorded after them.
     this.opened?.writer.stop();
-    // A gap was announced already: sessions were told recording stopped, and now it does not resume.
-    if (!announced) this.listener?.degraded(this.degradedStatus, false);
+    // Told even after a transient stop was announced (a gap, an open waiting for a lock): now it does not resume.
+    this.listener?.degraded(this.degradedStatus, false);
   }
 
   /** The writer gave up holding events back for another process's lock: degraded until its gap is written. */

@@ -6,7 +6,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { RECORDING_GAP_TYPE } from "../../../src/store/journal-gap.ts";
+import { MAX_GAP_SESSIONS, RECORDING_GAP_TYPE } from "../../../src/store/journal-gap.ts";
 import { MAX_PENDING_ENTRIES } from "../../../src/store/journal-writer.ts";
 import { Store, type JournalEntry, type RecordingDegraded } from "../../../src/store/store.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
@@ -66,6 +66,25 @@ describe("a gap in recording", () => {
     again.close();
     await until(() => store.degraded === null, 5000, "the second gap written");
     expect(types(store, "s2")).toEqual([RECORDING_GAP_TYPE, 6, RECORDING_GAP_TYPE]);
+    store.close();
+  });
+
+  test("a gap that passes its bounds is told again, as lasting: recording does not resume", async () => {
+    await using dir = tempDir();
+    const told: [RecordingDegraded, boolean][] = [];
+    const store = new Store(dir.path, { listener: { degraded: (status, transient) => told.push([status, transient]), resumed: () => {} } });
+    store.sessionStarted(newSession("s1"));
+    store.flush();
+    const blocker = new Database(join(dir.path, "svc.db"));
+    blocker.run("BEGIN EXCLUSIVE");
+    for (let id = 1; id <= MAX_PENDING_ENTRIES; id++) store.record(entry("s1", id), () => {});
+    expect(told.map(([, transient]) => transient)).toEqual([true]);
+    // More sessions publish than a gap can describe.
+    for (let n = 0; n <= MAX_GAP_SESSIONS; n++) store.record(entry(`other-${n}`, 1), () => {});
+    expect(told.map(([, transient]) => transient)).toEqual([true, false]);
+    expect(told[1]![0].error).toContain("too many sessions");
+    blocker.run("ROLLBACK");
+    blocker.close();
     store.close();
   });
 });
