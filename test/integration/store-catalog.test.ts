@@ -6,19 +6,10 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
-import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { closedSession } from "../helpers/session-turns.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
-
-/** Runs `text` on a new session and closes it; returns its id. */
-async function closedSession(d: FakeAgentDaemon, text = "@say kept"): Promise<string> {
-  const { sessionId } = await d.createSession({ sessionScope: "thread" });
-  await using events = await d.events(sessionId);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
-  expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
-  return sessionId;
-}
 
 const pages = (home: string) => {
   const db = new Database(join(home, "svc.db"), { readonly: true });

@@ -8,20 +8,12 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { closedSession } from "../helpers/session-turns.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
 /** Journal rows added to the session, ~4 KB each: a 100 MB journal. */
 const ROWS = 25_000;
-
-async function closedSession(d: FakeAgentDaemon): Promise<string> {
-  const { sessionId } = await d.createSession({ sessionScope: "thread" });
-  await using events = await d.events(sessionId);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say kept" }] });
-  await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
-  expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
-  return sessionId;
-}
 
 /** Grows the session's journal to ~100 MB from another connection (the daemon is idle meanwhile). */
 function growJournal(home: string, sessionId: string): void {

@@ -6,18 +6,9 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { closedSession } from "../helpers/session-turns.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
-
-async function closedSession(d: FakeAgentDaemon, text: string): Promise<string> {
-  const { sessionId } = await d.createSession({ sessionScope: "thread" });
-  await using events = await d.events(sessionId);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  expect(prompt.status).toBe(202);
-  await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
-  expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
-  return sessionId;
-}
 
 describe("a damaged journal row", () => {
   test("transcript, export and load answer 500 journal_damaged; another session's history still reads", async () => {

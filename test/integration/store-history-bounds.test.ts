@@ -10,7 +10,8 @@ import { join } from "node:path";
 import type { Socket } from "bun";
 import { MAX_CONCURRENT_EXPORTS } from "../../src/server/routes/history.ts";
 import { MAX_TRANSCRIPT_PAGE_BYTES } from "../../src/sessions/session-history.ts";
-import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { closedSession } from "../helpers/session-turns.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -18,17 +19,6 @@ import { until } from "../helpers/until.ts";
 const LARGE = `@say ${"x".repeat((MAX_TRANSCRIPT_PAGE_BYTES * 3) / 4)}`;
 /** As large, but text that does not compress (the journal compresses its chunks: src/store/journal-chunk.ts). */
 const LARGE_DENSE = `@say ${randomBytes((MAX_TRANSCRIPT_PAGE_BYTES * 9) / 16).toString("base64")}`;
-
-/** Runs `text` on a new session and closes it; returns its id. */
-async function closedSession(d: FakeAgentDaemon, text: string): Promise<string> {
-  const { sessionId } = await d.createSession({ sessionScope: "thread" });
-  await using events = await d.events(sessionId);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  expect(prompt.status).toBe(202);
-  await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
-  expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
-  return sessionId;
-}
 
 /**
  * A download over a raw socket that stops reading once the response head has come, so TCP

@@ -14,18 +14,12 @@ import { DB_FILE } from "../../src/store/database.ts";
 import { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "../../src/store/migrations.ts";
 import { holdLock } from "../helpers/db-lock.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { runTurn } from "../helpers/session-turns.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
 const recordingIssue = async (d: FakeAgentDaemon) =>
   ((await d.json("GET", "/daemon/status")).body.issues as { code: string }[]).find((i) => i.code === "recording_degraded");
-
-async function runTurn(d: FakeAgentDaemon, sessionId: string, text: string): Promise<void> {
-  await using events = await d.events(sessionId);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  expect(prompt.status).toBe(202);
-  await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
-}
 
 describe("a lock held at the database's first open", () => {
   test("recording pauses while it is held (a pending migration waits), then resumes with the missed events marked as a gap", async () => {

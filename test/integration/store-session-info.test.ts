@@ -9,17 +9,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { closedSession } from "../helpers/session-turns.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
-
-/** Runs a turn on a new session and closes it; returns its id. */
-async function closedSession(d: FakeAgentDaemon): Promise<string> {
-  const { sessionId } = await d.createSession({ sessionScope: "thread" });
-  await using events = await d.events(sessionId);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say kept" }] });
-  await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
-  expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
-  return sessionId;
-}
 
 /** The session-info document by every route and selector form; asserts they agree and returns it. */
 async function sessionInfo(d: FakeAgentDaemon): Promise<unknown> {
