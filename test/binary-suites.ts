@@ -41,6 +41,7 @@ const FILES = [
   // The client SDK is the API's first client: its REST calls and event stream against the product.
   "client/client-rest.test.ts",
   "client/client-subscribe.test.ts",
+  "client/subscription-restore.test.ts",
   "client/example-script.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */
