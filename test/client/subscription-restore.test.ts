@@ -188,9 +188,10 @@ const restorable404 = () => new Response(JSON.stringify({ error: "No session", c
 
 /**
  * A host (no daemon) whose n-th events request is answered by `script[n]`: a 404 `restorable`, or
- * frames in an epoch (then the stream stays open when `open`). Every load answers `loaded`.
+ * frames in an epoch (then the stream stays open when `open`). A load throws the next of
+ * `loadFailures`, once they are used up it answers `loaded`.
  */
-function scriptedHost(script: ("404" | { epoch: string; ids: number[]; open?: boolean })[], loaded: Partial<LoadedSession>) {
+function scriptedHost(script: ("404" | { epoch: string; ids: number[]; open?: boolean })[], loaded: Partial<LoadedSession>, loadFailures: Error[] = []) {
   const requests: { at: number; headers: Headers }[] = [];
   const loads: number[] = [];
   const host: SubscribeHost = {
@@ -213,6 +214,8 @@ function scriptedHost(script: ("404" | { epoch: string; ids: number[]; open?: bo
       loads.push(performance.now());
       // A turn of the event loop, as a real load takes: a subscription that restores without pause spins visibly instead of starving the test.
       await new Promise((resolve) => setTimeout(resolve, 0));
+      const failure = loadFailures.shift();
+      if (failure) throw failure;
       return { sessionId: "s", eventEpoch: "e2", lastEventId: 0, compactedReplay: [], liveJournal: [], state: {}, restoredBy: "session/load", ...loaded } as LoadedSession;
     },
   };
@@ -251,5 +254,21 @@ describe("subscribe restores (scripted host)", () => {
     const waits = loads.slice(1).map((at, i) => at - requests[i + 1]!.at);
     [200, 400, 800, 800].forEach((bound, i) => expect(waits[i]!).toBeGreaterThanOrEqual(bound / 2 - 1));
     expect(states).not.toContain("live");
+  });
+
+  test("a load refused with 409 restore_in_progress (another client restoring it by resume) is retried, not the end", async () => {
+    const busy = new DaemonApiError(409, { error: "being restored", code: "restore_in_progress", retryable: true }, 5);
+    const { host, loads } = scriptedHost(["404", { epoch: "e2", ids: [1], open: true }], { eventEpoch: "e2", lastEventId: 0 }, [busy]);
+    const errors: unknown[] = [];
+    const ids: (number | undefined)[] = [];
+    const sub = subscribe(host, "s", { onEvent: (e) => void ids.push(e.id), onError: (e) => void errors.push(e), backoffBaseMs: 1, backoffMaxMs: 2 });
+    try {
+      await until(() => sub.state === "resynced" || errors.length > 0, 5000, "resynced or given up");
+    } finally {
+      sub.close();
+    }
+    expect(errors).toEqual([]);
+    expect(loads).toHaveLength(2);
+    expect(ids).toEqual([1]);
   });
 });
