@@ -9,7 +9,7 @@
  */
 import { signal } from "@preact/signals";
 import { APPROVAL_MODES, DaemonApiError, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
-import { client, refreshSessions, report } from "./app-state.ts";
+import { client, report } from "./app-state.ts";
 import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
 
 const MAX_QUEUED_EVENTS = 5000;
@@ -52,12 +52,11 @@ export class LiveSession {
       epoch: loaded.eventEpoch,
       onEvent: (event, context) => this.enqueue(event, context.source === "resync"),
       onState: (state) => (this.connection.value = state),
-      // The subscription hands over the load's journal replay as events right after this. A load
-      // that restored the session (the daemon restarted, the agent died) makes it live again in the list.
+      // The subscription hands over the load's journal replay as events right after this; a
+      // restore (the daemon restarted, the agent died) comes this way too.
       onResync: (again) => {
         this.queue = [];
         this.reset(again, false);
-        if (again.restoredBy !== "live") void refreshSessions();
       },
       // A 404 the subscription did not restore: the session was closed elsewhere or deleted; the
       // view says so and offers to open it again, no error banner.
