@@ -35,12 +35,16 @@ const FILES = [
   "agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",
   "agent/agent-orphans.test.ts",
+  // A shell command deaf to SIGTERM is still killed; an option id the agent never offered runs nothing.
+  "agent/agent-shell-term.test.ts",
+  "agent/agent-permission-options.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",
   // The client SDK is the API's first client: its REST calls and event stream against the product.
   "client/client-rest.test.ts",
   "client/client-subscribe.test.ts",
+  "client/subscription-restore.test.ts",
   "client/example-script.test.ts",
 ];
 /** Test files under FOLDERS that only the in-process daemon can run, and why. */

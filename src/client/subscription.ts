@@ -9,14 +9,23 @@
  *   is retried with exponential backoff and full jitter (`BACKOFF_BASE_MS` doubling to
  *   `BACKOFF_MAX_MS`, forever, until `close()`); the backoff starts over only after a connection
  *   stayed up for `HEALTHY_MS` (a stream that ends right after each event keeps backing off).
- *   A 4xx (401 token, 404 closed session, …) ends the subscription as `offline` with the error.
+ *   A 4xx (401 token, 404 deleted session, …) ends the subscription as `offline` with the error;
+ *   one the daemon calls retryable (409 `restore_in_progress`) is retried like a 5xx.
  *   A request that brings nothing for `STALL_MS` — no response headers, no error body, not even
  *   the daemon's 15 s heartbeat comment on the stream — is treated as dropped.
  * - `close()` aborts every request the subscription has running (the stream and a resync's load).
  * - Resync: on `state_resync_required`, an epoch change or a frame dropped by the parser's bound,
  *   it reloads the session through `POST /session/:id/load`, hands the consumer `onResync` (reset
  *   your view) and then the load's bounded journal replay as events, and resumes the stream after
- *   the load's `lastEventId` in its epoch.
+ *   the load's `lastEventId` in its epoch (the dedupe starts over: a new epoch counts from 1).
+ * - Restore: a 404 with `restorable: true` (the daemon restarted, the agent died, or the session
+ *   was closed before this subscription began) is a resync too: the load brings the session back
+ *   and the stream goes on. The first restore since the last healthy connection goes at once (the
+ *   daemon answered, so it is up); a session that 404s again after it waits out the backoff like a
+ *   failed reconnect, so a session that cannot stay live is not restored in a hot loop. Not
+ *   restored: a 404 without `restorable` (deleted), any 404 after this stream carried
+ *   `session_closed` (a client closed it on purpose: bringing it back would undo that), and every
+ *   404 with `restore: false`.
  * - State: `offline` (not connected yet, ended, or six attempts failed in a row), `live`,
  *   `reconnecting` (between attempts), `resynced` (live on a connection that began with a resync).
  */
@@ -38,6 +47,8 @@ export interface SubscribeOptions {
   onResync?(loaded: LoadedSession): void;
   /** Why the subscription ended for good (`offline`): a 4xx on the stream or on the resync's load. */
   onError?(error: unknown): void;
+  /** Bring the session back through a load when the stream answers 404 `restorable` (default true); false: that 404 ends the subscription. */
+  restore?: boolean;
   /** The newest id the caller already has (e.g. from a load it did itself); default: replay the ring. */
   lastEventId?: number;
   /** The epoch `lastEventId` counts in. */
@@ -75,8 +86,11 @@ export interface SubscribeHost {
   loadSession(id: string, options?: { signal?: AbortSignal }): Promise<LoadedSession>;
 }
 
-/** A 4xx the same request cannot outgrow (408 and 429 are worth retrying). */
-const isFinal = (status: number) => status >= 400 && status < 500 && status !== 408 && status !== 429;
+/** A 4xx the same request cannot outgrow (408, 429 and the ones the daemon calls retryable are worth retrying). */
+const isFinal = (error: DaemonApiError) => error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429 && !error.retryable;
+
+/** The stream's 404 for a session that is persisted but not live: a load brings it back. */
+const isRestorable = (error: unknown) => error instanceof DaemonApiError && error.status === 404 && error.body?.restorable === true;
 
 /** Thrown inside the read loop when the stream must be replaced by a resync. */
 class ResyncNeeded extends Error {}
@@ -92,6 +106,10 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   let closed = false;
   let resynced = false;
   let attempt = 0;
+  /** A `session_closed` came on the stream since the last load: the session's 404 is final. */
+  let closedOnPurpose = false;
+  /** A restore was made since the last healthy connection: the next one waits out the backoff. */
+  let restoredSinceHealthy = false;
   /** Aborted by `close()`: every request of the subscription listens to it. */
   const life = new AbortController();
   /** When the current connection went live (undefined while not live). */
@@ -109,6 +127,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       if (event.id <= lastEventId) return;
       lastEventId = event.id;
     }
+    if (event.type === "session_closed") closedOnPurpose = true;
     o.onEvent(event, { source });
   };
 
@@ -184,6 +203,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   async function resync(): Promise<void> {
     const loaded = await host.loadSession(sessionId, { signal: life.signal });
     if (closed) return;
+    closedOnPurpose = false;
     o.onResync?.(loaded);
     lastEventId = 0;
     epoch = loaded.eventEpoch;
@@ -210,6 +230,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   async function run(): Promise<void> {
     let needResync = false;
     while (!closed) {
+      let restoreNow = false;
       try {
         if (needResync) {
           await resync();
@@ -219,7 +240,11 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       } catch (error) {
         if (closed) break;
         if (error instanceof ResyncNeeded) needResync = true;
-        else if (error instanceof DaemonApiError && isFinal(error.status)) {
+        else if (o.restore !== false && !closedOnPurpose && isRestorable(error)) {
+          needResync = true;
+          restoreNow = !restoredSinceHealthy;
+          restoredSinceHealthy = true;
+        } else if (error instanceof DaemonApiError && isFinal(error)) {
           closed = true;
           setState("offline");
           o.onError?.(error);
@@ -228,8 +253,12 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       }
       if (closed) break;
       // Only a connection that stayed up a while proves the daemon healthy again.
-      if (liveSince !== undefined && Date.now() - liveSince >= healthyMs) attempt = 0;
+      if (liveSince !== undefined && Date.now() - liveSince >= healthyMs) {
+        attempt = 0;
+        restoredSinceHealthy = false;
+      }
       liveSince = undefined;
+      if (restoreNow) continue;
       // Six failed attempts in a row (about 8 s of backoff): say so honestly, and keep trying.
       setState(attempt >= 6 ? "offline" : "reconnecting");
       const delay = Math.min(maxMs, baseMs * 2 ** attempt);

@@ -66,7 +66,9 @@ const agentRestoreFailed = (sessionId: string, method: string, err: AgentRequest
 
 const restoreConflict = (sessionId: string) => new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
 
-export const sessionNotFound = (sessionId: string) => new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, { sessionId });
+/** 404 `session_not_found`; `restorable: true` says the session is persisted and `POST /session/:id/load` brings it back. */
+export const sessionNotFound = (sessionId: string, restorable = false) =>
+  new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, restorable ? { sessionId, restorable: true } : { sessionId });
 
 export class SessionManager {
   private readonly sessions = new Map<string, LiveSession>();
@@ -119,11 +121,26 @@ export class SessionManager {
     return this.sessions.get(sessionId) ?? null;
   }
 
-  /** The live session, or 404 `session_not_found`. */
+  /** The live session, or 404 `session_not_found` (`restorable: true` when a load would bring it back, see `restorable`). */
   get(sessionId: string): LiveSession {
     const session = this.sessions.get(sessionId);
-    if (!session) throw sessionNotFound(sessionId);
+    if (!session) throw sessionNotFound(sessionId, this.restorable(sessionId));
     return session;
+  }
+
+  /**
+   * Whether a session that is not live can be restored by a load: the catalog holds it (a deleted
+   * one is gone from it) and it is not archived (a load refuses that with 409 until it is
+   * unarchived). A catalog that cannot be read (degraded, locked, another daemon's data dir, a
+   * failing read) says nothing: false, so a 404 never promises what a load could not keep.
+   */
+  private restorable(sessionId: string): boolean {
+    try {
+      const row = this.deps.store?.session(sessionId) ?? null;
+      return row !== null && !row.archived;
+    } catch {
+      return false;
+    }
   }
 
   async create(request: CreateRequest, clientHeader: string | null): Promise<CreateResult> {

@@ -52,12 +52,13 @@ export class LiveSession {
       epoch: loaded.eventEpoch,
       onEvent: (event, context) => this.enqueue(event, context.source === "resync"),
       onState: (state) => (this.connection.value = state),
-      // The subscription hands over the load's journal replay as events right after this.
+      // The subscription hands over the load's journal replay as events right after this; a
+      // restore (the daemon restarted, the agent died) comes this way too.
       onResync: (again) => {
         this.queue = [];
         this.reset(again, false);
       },
-      // A 404: the session is no longer live (closed elsewhere, or the daemon restarted); the
+      // A 404 the subscription did not restore: the session was closed elsewhere or deleted; the
       // view says so and offers to open it again, no error banner.
       onError: (error) => {
         if (error instanceof DaemonApiError && error.status === 404) this.gone.value = true;

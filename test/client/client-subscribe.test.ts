@@ -1,7 +1,8 @@
 /**
  * The client SDK's event stream against a real daemon (fake agent child): the bearer, client id
  * and Last-Event-ID it sends, reconnecting after a dropped connection without losing or repeating
- * an event, and the resync through `POST /session/:id/load` (epoch change, evicted ring).
+ * an event, and the resync through `POST /session/:id/load` (epoch change, evicted ring). Restores
+ * after a restart or a crash: subscription-restore.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { createClient, DaemonApiError, type ConnectionState, type EventEnvelope, type LoadedSession } from "../../src/client/index.ts";
@@ -176,13 +177,13 @@ describe("client SDK subscribe", () => {
     }
   });
 
-  test("a closed session ends the subscription offline with the 404; close() stops delivery", async () => {
+  test("with restore: false a closed session ends the subscription offline with the 404; close() stops delivery", async () => {
     await using d = await fakeAgentDaemon();
     const c = createClient({ baseUrl: d.url, fetch: contractFetch });
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
     await c.closeSession(sessionId);
     const r = recorder();
-    const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
+    const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST, restore: false });
     await until(() => r.errors.length > 0, 5000, "the error");
     expect(r.errors[0]).toBeInstanceOf(DaemonApiError);
     expect((r.errors[0] as DaemonApiError).status).toBe(404);

@@ -86,7 +86,7 @@ const EVENTS_RESPONSES = {
   400: json("`maxQueued` out of range (`invalid_max_queued`), an invalid session id or malformed URL (`invalid_request`), or a bad Host header"),
   401: json("Missing or wrong bearer token"),
   403: json("Refused by the Host or CORS allowlist"),
-  404: json("No live session with this id (`session_not_found`)"),
+  404: json("No live session with this id (`session_not_found`; with `restorable: true` it is persisted and `POST /session/:id/load` brings it back)"),
   413: json("A `Content-Length` over the cap (the front door answers before any route)"),
   429: json("The session has its maximum of event subscribers (`subscriber_limit_exceeded`), or the rate limit", retryAfter),
   500: json("Internal failure"),

@@ -15,6 +15,11 @@ export const ErrorBody = t.Object(
     ),
     retryable: t.Optional(t.Boolean({ description: "whether retrying the same request can help" })),
     hint: t.Optional(t.String({ description: "what to do about it" })),
+    restorable: t.Optional(
+      t.Literal(true, {
+        description: "on 404 `session_not_found` from a route that needs a live session: the session is persisted but not live, and `POST /session/:id/load` brings it back (absent: deleted, unknown, archived, or the catalog cannot be read)",
+      }),
+    ),
   },
   { additionalProperties: true, description: "A daemon error; further members depend on the code" },
 );
