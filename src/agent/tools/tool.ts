@@ -15,7 +15,7 @@ export const TOOL_RESULT_CAP_CHARS = 32 * 1024;
 export interface ToolContext {
   readonly files: WorkspaceFiles;
   readonly shell: ShellRunner;
-  /** ripgrep's path when `rg` is on the shell environment's PATH, else null (grep's built-in engine). */
+  /** ripgrep's path when the shell environment's PATH has one outside the workspace (`host-executable.ts`), else null (grep's built-in engine). */
   readonly ripgrep: string | null;
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal;
