@@ -37,6 +37,12 @@ export interface PreparedCall {
    * tool). run_shell_command narrows it to the exact command line.
    */
   readonly alwaysScope?: AlwaysScope;
+  /**
+   * The protected path (`workspace/protected-paths.ts`) this call writes, as the user is shown it.
+   * Set, the call asks in every mode but yolo (plan refuses) and no `proceed_always` is offered or
+   * honoured for it.
+   */
+  readonly protectedPath?: string;
   run(context: ToolContext): Promise<ToolOutcome>;
 }
 
