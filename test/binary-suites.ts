@@ -38,6 +38,8 @@ const FILES = [
   // Issue 22: protected paths always ask; the agent's programs are the user's, never the workspace's.
   "agent/agent-protected-paths.test.ts",
   "agent/agent-host-programs.test.ts",
+  "agent/agent-device-names.test.ts",
+  "e2e/agent-protected-daemon.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",
