@@ -10,9 +10,9 @@
  * | `auto`      | run        | ask        | run             | ask         | ask            |
  * | `yolo`      | run        | run        | run             | run         | run            |
  *
- * A protected path (`workspace/protected-paths.ts`: `.git/`, `.svc/`, other agents' folders,
- * editor and CI config, `.env*`) is an edit or command that writes there; its ask is never spared
- * by a remembered `proceed_always` (see tool-call.ts).
+ * The last column is an edit, or a command, that writes a protected path
+ * (`workspace/protected-paths.ts`: `.git/`, `.svc/`, other agents' folders, editor and CI config,
+ * `.env*`); its ask is never spared by a remembered `proceed_always` (see tool-call.ts).
  *
  * `auto` (the default) approves the one class of read-only shell commands (`isReadOnlyCommand`:
  * a command from a fixed table whose every flag and operand its spec accounts for, paths resolving

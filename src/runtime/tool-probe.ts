@@ -9,7 +9,8 @@
  * `env node` must not find a workspace `node`), and is bounded by PROBE_TIMEOUT_MS as a whole: it is
  * SIGKILLed if it has not exited by then, and its output is read while it runs, until it exits
  * (plus PROBE_DRAIN_MS for the last bytes), and at most MAX_PROBE_OUTPUT_BYTES. A process the tool
- * left behind holding its stdout therefore cannot hang a status route; the probe stays in the daemon's session and such a leftover is not chased.
+ * left behind holding its stdout therefore cannot hang a status route; the probe stays in the
+ * daemon's session and such a leftover is not chased.
  */
 import { findHostExecutable, hostSearchPath } from "../workspace/host-executable.ts";
 

@@ -8,10 +8,10 @@
  */
 import { FsError } from "../../errors/daemon-error.ts";
 import { TEXT_READ_CAP_BYTES, WRITE_CAP_BYTES } from "../../workspace/file-limits.ts";
-import { applySingleEdit } from "../../workspace/text-edit.ts";
-import { detectLineEnding } from "../../workspace/text-codec.ts";
 import { normalizeRequestPath } from "../../workspace/paths.ts";
 import { protectedTarget } from "../../workspace/protected-target.ts";
+import { applySingleEdit } from "../../workspace/text-edit.ts";
+import { detectLineEnding } from "../../workspace/text-codec.ts";
 import type { WorkspaceFiles } from "../../workspace/workspace-files.ts";
 import { locate, stringArg, ToolInputError, type AgentTool } from "./tool.ts";
 
