@@ -38,6 +38,11 @@ const FILES = [
   // A shell command deaf to SIGTERM is still killed; an option id the agent never offered runs nothing.
   "agent/agent-shell-term.test.ts",
   "agent/agent-permission-options.test.ts",
+  // Issue 22: protected paths always ask; the agent's programs are the user's, never the workspace's.
+  "agent/agent-protected-paths.test.ts",
+  "agent/agent-host-programs.test.ts",
+  "agent/agent-device-names.test.ts",
+  "e2e/agent-protected-daemon.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",

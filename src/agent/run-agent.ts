@@ -9,6 +9,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";
 import { Writable } from "node:stream";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
+import { findHostExecutable } from "../workspace/host-executable.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
 import { ConversationStore } from "./conversation-store.ts";
@@ -32,8 +33,11 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
   const shell = new ShellRunner(workspace, config.shellEnv);
   const files = new WorkspaceFiles(workspace, config.trusted);
-  // grep's engine: ripgrep when the commands' PATH has it (resolved once; the agent does not watch PATH).
-  const ripgrep = Bun.which("rg", { PATH: config.shellEnv.PATH ?? "" });
+  // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace
+  // (resolved once; the agent does not watch PATH), else the built-in engine.
+  const rg = findHostExecutable("rg", config.shellEnv.PATH ?? "", workspace);
+  if (rg.kind === "inside_workspace") process.stderr.write(`svc --acp: rg on PATH (${rg.path}) lies inside the workspace and is not run; grep uses its built-in engine\n`);
+  const ripgrep = rg.kind === "found" ? rg.path : null;
 
   const exit = (code: number): never => {
     shell.killAll();

@@ -12,7 +12,7 @@ import type { ToolCallRequest } from "./model/model-round.ts";
 import { askPermission } from "./permission.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
 import type { ToolDecision } from "./session-stats.ts";
-import { capForModel, ToolInputError, type ToolContext } from "./tools/tool.ts";
+import { capForModel, textContent, ToolInputError, type ToolContext } from "./tools/tool.ts";
 
 export interface ToolCallResult {
   readonly text: string;
@@ -33,6 +33,12 @@ function parseArgs(input: string): Record<string, unknown> {
   }
   if (args === null || typeof args !== "object" || Array.isArray(args)) throw new ToolInputError("the arguments must be a JSON object");
   return args as Record<string, unknown>;
+}
+
+/** What the permission ask for a call on a protected path shows: "Protected path" first in the title, and the path first in the content. */
+function protectedAsk(shown: { title: string; content?: acp.ToolCallContent[] }, path: string) {
+  const notice = textContent(`Protected path: ${path}. This call asks every time; an "always" answer does not cover it.`);
+  return { ...shown, title: boundTitle(`Protected path: ${shown.title}`), content: boundContent([notice, ...(shown.content ?? [])]) };
 }
 
 export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ToolSet): Promise<ToolCallResult> {
@@ -76,16 +82,19 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: boundContent(prepared.preview) } : {}) };
   await update(shown);
 
-  // `proceed_always` only spares a question: it never overrides a mode that refuses (plan).
-  const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true);
-  const always = prepared.alwaysScope ?? { key: tool.name, label: `Always allow ${tool.name}` };
-  const decision = asked === "ask" && session.alwaysAllowed.has(always.key) ? "run" : asked;
+  // `proceed_always` only spares a question: it never overrides a mode that refuses (plan), and a
+  // protected path has no "always" (each such call asks).
+  const protectedPath = prepared.protectedPath;
+  const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true, protectedPath !== undefined);
+  const always = protectedPath === undefined ? (prepared.alwaysScope ?? { key: tool.name, label: `Always allow ${tool.name}` }) : null;
+  const decision = asked === "ask" && always !== null && session.alwaysAllowed.has(always.key) ? "run" : asked;
   if (decision === "refuse") {
     decided = "reject";
     return counted(await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`));
   }
   if (decision === "ask") {
-    const verdict = await askPermission(client, session, always, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...shown, _meta: { toolName: call.name } }, context.signal);
+    const asking = protectedPath === undefined ? shown : protectedAsk(shown, protectedPath);
+    const verdict = await askPermission(client, session, always, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...asking, _meta: { toolName: call.name, ...(protectedPath === undefined ? {} : { protectedPath }) } }, context.signal);
     decided = verdict === "approved" ? "accept" : "reject";
     if (verdict === "cancelled") return counted(await fail("cancelled", true));
     if (verdict === "declined") return counted(await fail(`the user declined this ${call.name} call`));

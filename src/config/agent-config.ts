@@ -33,6 +33,7 @@ import { isAbsolute, join } from "node:path";
 import { BootError } from "./boot-error.ts";
 import { dataDirFor } from "./config.ts";
 import { isWorkspaceTrusted } from "./folder-trust.ts";
+import { withAbsoluteSearchPath } from "./search-path.ts";
 import { readSettingsText } from "./settings-file.ts";
 import { loadDaemonSettings } from "./settings.ts";
 
@@ -338,7 +339,8 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     mcpBudget: mcpBudgetOf(env, warnings),
     streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),
-    shellEnv,
+    // Commands and the tools' helper programs search PATH's absolute entries only, never the workspace.
+    shellEnv: withAbsoluteSearchPath(shellEnv),
     warnings,
   });
 }

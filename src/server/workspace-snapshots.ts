@@ -68,7 +68,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   const { config } = deps;
   const primary = deps.runtimes.primary;
   const secrets = stderrSecrets(config.agent, config.token);
-  const prober = new ToolProber(config.agent.baseEnv.PATH);
+  const prober = new ToolProber(config.agent.baseEnv.PATH, config.workspace);
   const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
 
   const envelope = (initialized: boolean): Snapshot => ({ v: 1, workspaceCwd: config.workspace, initialized });

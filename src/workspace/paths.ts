@@ -12,7 +12,9 @@
  * - percent-escapes left after the framework's single decoding pass that decode to something
  *   dangerous (`%2e`, `%2f`, `%5c`, `%25`, control or non-ASCII bytes, `%uXXXX`): a second decoding
  *   layer somewhere would turn them into traversal, so they are refused rather than trusted;
- * - Windows device names (`con`, `nul`, `aux`, `com1`… with any extension) and NTFS stream suffixes;
+ * - on Windows only, device names (`con`, `nul`, `aux`, `com1`… with any extension), which Windows
+ *   opens as devices in any folder; elsewhere `aux.c` and `con/` are ordinary names;
+ * - NTFS stream suffixes;
  * - any of the above appearing after Unicode compatibility normalization (fullwidth `．．／`).
  * Too long (over PATH_MAX / NAME_MAX bytes) or empty paths are `parse_error`.
  */
@@ -42,11 +44,11 @@ function isWindowsDevice(segment: string): boolean {
 }
 
 /** Segment checks shared by the raw and the compatibility-normalized spelling. */
-function checkSegments(segments: readonly string[]): void {
+function checkSegments(segments: readonly string[], platform: NodeJS.Platform): void {
   for (const segment of segments) {
     if (segment === "..") throw outsideWorkspace("'..' segments are not allowed");
     if (segment.includes("\\")) throw outsideWorkspace("suspicious pattern (backslash)");
-    if (isWindowsDevice(segment)) throw outsideWorkspace("suspicious pattern (reserved device name)");
+    if (platform === "win32" && isWindowsDevice(segment)) throw outsideWorkspace("suspicious pattern (reserved device name)");
     if (NTFS_STREAM.test(segment)) throw outsideWorkspace("suspicious pattern (alternate data stream)");
   }
 }
@@ -55,9 +57,9 @@ const segmentsOf = (path: string) => path.split("/").filter((s) => s !== "" && s
 
 /**
  * The normalized workspace-relative form of `raw` ("" for the workspace root), or an FsError.
- * `root` is the workspace's canonical absolute path.
+ * `root` is the workspace's canonical absolute path; `platform` decides whether device names are refused.
  */
-export function normalizeRequestPath(root: string, raw: string): string {
+export function normalizeRequestPath(root: string, raw: string, platform: NodeJS.Platform = process.platform): string {
   if (raw === "") throw parseError("path is required");
   if (Buffer.byteLength(raw) > MAX_PATH_BYTES) throw parseError(`path is longer than ${MAX_PATH_BYTES} bytes`);
   if (CONTROL_CHARS.test(raw)) throw outsideWorkspace("suspicious pattern (NUL or control character)");
@@ -65,11 +67,11 @@ export function normalizeRequestPath(root: string, raw: string): string {
   if (DRIVE_PREFIX.test(raw)) throw outsideWorkspace("suspicious pattern (drive letter)");
 
   let segments = segmentsOf(raw);
-  checkSegments(segments);
+  checkSegments(segments, platform);
   const compat = raw.normalize("NFKC");
   if (compat !== raw) {
     if (compat.startsWith("/") && !raw.startsWith("/")) throw outsideWorkspace("suspicious pattern (Unicode lookalike of '/')");
-    checkSegments(segmentsOf(compat));
+    checkSegments(segmentsOf(compat), platform);
   }
 
   if (raw.startsWith("/")) {

@@ -5,6 +5,7 @@
  * routes never start one).
  */
 import { statSync } from "node:fs";
+import { relative } from "node:path";
 import type { StatusCell } from "./status-cell.ts";
 
 export const REQUIRED_BUN = ">=1.4";
@@ -15,6 +16,28 @@ export interface ToolStatus {
   readonly path: string | null;
   readonly version: string | null;
   readonly error?: string;
+  /** Found first on PATH at `path`, really at `real` inside the workspace: not run (see workspace/host-executable.ts). */
+  readonly refused?: { readonly reason: "inside_workspace"; readonly path: string; readonly real: string };
+  /** Not found, and PATH had empty or relative entries, which are not searched. */
+  readonly skippedRelative?: boolean;
+}
+
+/** The cell of a tool that is not run: missing from PATH's absolute entries, or found inside the workspace. */
+function absentToolCell(tool: ToolStatus, workspace: string): StatusCell {
+  if (tool.refused) {
+    const where = relative(workspace, tool.refused.real);
+    return {
+      kind: tool.name,
+      locality: "daemon",
+      status: "warning",
+      errorKind: "missing_binary",
+      reason: "inside_workspace",
+      error: `the ${tool.name} found first on PATH (${tool.refused.path}) lies inside the workspace (${where}); svc does not run the workspace's own programs`,
+      hint: `install ${tool.name} outside the workspace, or remove the workspace's folder from PATH`,
+    };
+  }
+  const skipped = tool.skippedRelative ? " (empty and relative PATH entries, such as node_modules/.bin, are not searched)" : "";
+  return { kind: tool.name, locality: "daemon", status: "warning", errorKind: "missing_binary", hint: `${tool.name} was not found on PATH${skipped}; agents that use it will be limited` };
 }
 
 /** What was found of the agent entry script (see runtime/cli-entry.ts). */
@@ -95,7 +118,7 @@ export function preflightCells(input: PreflightInput): StatusCell[] {
   if (input.startFailure !== null) cells.push(agentStartCell(input.startFailure));
   for (const tool of input.tools) {
     const detail = tool.version === null ? {} : { version: tool.version };
-    if (tool.path === null) cells.push({ kind: tool.name, locality: "daemon", status: "warning", errorKind: "missing_binary", hint: `${tool.name} was not found on PATH; agents that use it will be limited` });
+    if (tool.path === null) cells.push(absentToolCell(tool, input.workspace));
     else if (tool.error) cells.push({ kind: tool.name, locality: "daemon", status: "warning", errorKind: "missing_file", error: tool.error, detail });
     else cells.push({ kind: tool.name, locality: "daemon", status: "ok", detail });
   }

@@ -2,10 +2,14 @@
  * The file-changing tools: write_file (create or replace) and edit (one exact-match replacement).
  * Both compute their diff before asking, and apply it only if the file still has the content the
  * diff was computed from (the expected-hash check of the file routes), so an approval never lands
- * on a file that changed meanwhile.
+ * on a file that changed meanwhile. A target on a protected path (by its name or through a
+ * symlink, `workspace/protected-target.ts`) is marked so the call always asks; one that became
+ * protected between that check and the write (a folder swapped for a link) is not written.
  */
 import { FsError } from "../../errors/daemon-error.ts";
 import { TEXT_READ_CAP_BYTES, WRITE_CAP_BYTES } from "../../workspace/file-limits.ts";
+import { normalizeRequestPath } from "../../workspace/paths.ts";
+import { protectedTarget } from "../../workspace/protected-target.ts";
 import { applySingleEdit } from "../../workspace/text-edit.ts";
 import { detectLineEnding } from "../../workspace/text-codec.ts";
 import type { WorkspaceFiles } from "../../workspace/workspace-files.ts";
@@ -28,6 +32,19 @@ async function current(files: WorkspaceFiles, path: string): Promise<Current | n
   }
 }
 
+/** The protected path a write to `path` changes, as the user is shown it (`notes -> .git/config` through a link), or undefined. */
+async function protectedOf(files: WorkspaceFiles, path: string): Promise<string | undefined> {
+  const rel = normalizeRequestPath(files.root, path);
+  const target = await protectedTarget(files.root, rel);
+  if (target === null) return undefined;
+  return target.rel === rel ? rel : `${rel} -> ${target.rel}`;
+}
+
+/** Refuses a write whose target became protected after a check that found it was not. */
+async function stillUnprotected(files: WorkspaceFiles, path: string, checked: string | undefined): Promise<void> {
+  if (checked === undefined && (await protectedOf(files, path)) !== undefined) throw new Error(`${path} became a protected path after it was checked; nothing was written`);
+}
+
 export const writeFileTool: AgentTool = {
   name: "write_file",
   description: "Write a whole text file in the workspace, creating it (and its directories must exist) or replacing it.",
@@ -42,11 +59,14 @@ export const writeFileTool: AgentTool = {
     const abs = locate(files, path);
     const before = await current(files, path);
     const diff = { type: "diff" as const, path: abs, oldText: before?.text ?? null, newText: content };
+    const protectedPath = await protectedOf(files, path);
     return {
       title: `${before ? "Overwrite" : "Create"} ${path}`,
       locations: [{ path: abs }],
       preview: [diff],
+      ...(protectedPath === undefined ? {} : { protectedPath }),
       async run() {
+        await stillUnprotected(files, path, protectedPath);
         const written = before
           ? await files.write(path, { content, mode: "replace", expectedHash: before.hash })
           : await files.write(path, { content, mode: "create" });
@@ -74,11 +94,14 @@ export const editTool: AgentTool = {
     if (outcome.kind === "not_found") throw new ToolInputError(`old_string was not found in ${path}; read the file and copy the text exactly`);
     if (outcome.kind === "ambiguous") throw new ToolInputError(`old_string occurs ${outcome.occurrences} times in ${path}; include more context so it matches once`);
     const diff = { type: "diff" as const, path: abs, oldText: before.text, newText: outcome.text };
+    const protectedPath = await protectedOf(files, path);
     return {
       title: `Edit ${path}`,
       locations: [{ path: abs }],
       preview: [diff],
+      ...(protectedPath === undefined ? {} : { protectedPath }),
       async run() {
+        await stillUnprotected(files, path, protectedPath);
         const edited = await files.edit(path, { oldText, newText, expectedHash: before.hash });
         return { text: `Edited ${edited.path}`, content: [diff], rawOutput: { path: edited.path, sizeBytes: edited.sizeBytes } };
       },

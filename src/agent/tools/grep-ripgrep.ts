@@ -1,5 +1,5 @@
 /**
- * The ripgrep grep engine (used when `rg` is on the shell environment's PATH): its regex engine
+ * The ripgrep grep engine (used when the user's `rg` is on the shell PATH): its regex engine
  * runs in linear time, in its own process. It searches only the files the caller names (found by
  * the workspace's own walk, so ignore rules, links and confinement are the built-in search's),
  * never walks by itself, reads no config file (`--no-config`), and is killed on cancel or when the

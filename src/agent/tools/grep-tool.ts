@@ -2,8 +2,9 @@
  * grep: lines matching a regular expression in the workspace's text files. The files are found by
  * the workspace's glob walk (so ignored, linked and outside files are never searched, whichever
  * engine matches); the matching runs off the agent's event loop, so no pattern can stall the other
- * sessions: ripgrep when `rg` is on the shell PATH (linear-time regex, see `grep-ripgrep.ts`), else
- * a Worker with a time budget (JavaScript regex, see `grep-worker.ts`). Bounded by the caps below.
+ * sessions: the user's ripgrep when the shell PATH has one outside the workspace (linear-time
+ * regex, see `grep-ripgrep.ts`), else a Worker with a time budget (JavaScript regex, see
+ * `grep-worker.ts`). Bounded by the caps below.
  */
 import { TEXT_READ_CAP_BYTES } from "../../workspace/file-limits.ts";
 import { ripgrepPatternError, ripgrepSearch, type GrepHit } from "./grep-ripgrep.ts";

@@ -26,9 +26,10 @@
  *   `.git/index` on a status); `df` and `which` (they describe the host outside the workspace).
  * (A hard link inside the workspace to an outside file is not seen here.)
  */
-import { constants } from "node:fs";
-import { access, lstat, realpath, stat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
+import { absoluteSearchPath } from "../../config/search-path.ts";
+import { findHostExecutable } from "../../workspace/host-executable.ts";
 import { isInside } from "../../workspace/paths.ts";
 
 /** Anything but letters, digits and `_ - . / , : + @ %` makes the line ask. */
@@ -145,29 +146,19 @@ function plainRelativePath(word: string): boolean {
 export async function isReadOnlyCommand(command: string, root: string, searchPath: string): Promise<boolean> {
   const paths = readOnlyPathOperands(command);
   if (paths === null) return false;
-  if (!(await programOutside(command.trim().split(/[ \t]+/)[0]!, root, searchPath))) return false;
+  if (!programOutside(command.trim().split(/[ \t]+/)[0]!, root, searchPath)) return false;
   for (const path of paths) if (!(await resolvesInside(root, path))) return false;
   return true;
 }
 
 /**
  * Whether the shell's search of `searchPath` for `name` can only land outside the workspace: every
- * entry absolute (an empty or relative one means the workspace, the shell's cwd), and the first
- * executable found not inside `root` once resolved.
+ * entry absolute (an empty or relative one means the workspace, the shell's cwd), and the program
+ * found not inside `root` once resolved (`host-executable.ts`).
  */
-async function programOutside(name: string, root: string, searchPath: string): Promise<boolean> {
-  const entries = searchPath.split(":");
-  if (entries.some((entry) => !isAbsolute(entry))) return false;
-  for (const entry of entries) {
-    const real = await realpath(resolve(entry, name)).catch(() => null);
-    if (real === null) continue;
-    const runnable = await access(real, constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    if (runnable) return !isInside(root, real);
-  }
-  return false;
+function programOutside(name: string, root: string, searchPath: string): boolean {
+  if (absoluteSearchPath(searchPath) !== searchPath) return false;
+  return findHostExecutable(name, searchPath, root).kind === "found";
 }
 
 async function resolvesInside(root: string, path: string): Promise<boolean> {

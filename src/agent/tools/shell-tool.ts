@@ -1,5 +1,6 @@
 /** run_shell_command: one shell command in the workspace, with a timeout and an output cap. */
 import { isReadOnlyCommand } from "./read-only-command.ts";
+import { shellProtectedPath } from "./shell-protected.ts";
 import { DEFAULT_SHELL_TIMEOUT_MS, MAX_SHELL_TIMEOUT_MS, SHELL_OUTPUT_CAP_BYTES } from "./shell-runner.ts";
 import { capForModel, intArg, stringArg, textContent, ToolInputError, type AgentTool } from "./tool.ts";
 
@@ -21,10 +22,14 @@ export const shellTool: AgentTool = {
     if (command.trim() === "") throw new ToolInputError("command must not be empty");
     if (command.length > MAX_COMMAND_CHARS) throw new ToolInputError(`command is longer than ${MAX_COMMAND_CHARS} characters`);
     const timeoutMs = intArg(args, "timeout_ms", 1, MAX_SHELL_TIMEOUT_MS) ?? DEFAULT_SHELL_TIMEOUT_MS;
+    const readOnlyCommand = await isReadOnlyCommand(command, context.files.root, context.shell.env.PATH ?? "");
+    // The read-only class writes nothing; any other command that names a protected path asks every time.
+    const protectedPath = readOnlyCommand ? null : shellProtectedPath(command, context.files.root);
     return {
       title: command.length > 80 ? `${command.slice(0, 80)}…` : command,
       preview: [textContent(`$ ${command}`)],
-      readOnlyCommand: await isReadOnlyCommand(command, context.files.root, context.shell.env.PATH ?? ""),
+      readOnlyCommand,
+      ...(protectedPath === null ? {} : { protectedPath }),
       // `proceed_always` on a command approves that exact command again, not every command.
       alwaysScope: { key: `run_shell_command\0${command}`, label: "Always allow this exact command" },
       async run({ shell, signal }) {

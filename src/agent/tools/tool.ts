@@ -15,7 +15,7 @@ export const TOOL_RESULT_CAP_CHARS = 32 * 1024;
 export interface ToolContext {
   readonly files: WorkspaceFiles;
   readonly shell: ShellRunner;
-  /** ripgrep's path when `rg` is on the shell environment's PATH, else null (grep's built-in engine). */
+  /** ripgrep's path when the shell environment's PATH has one outside the workspace (`host-executable.ts`), else null (grep's built-in engine). */
   readonly ripgrep: string | null;
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal;
@@ -37,6 +37,12 @@ export interface PreparedCall {
    * tool). run_shell_command narrows it to the exact command line.
    */
   readonly alwaysScope?: AlwaysScope;
+  /**
+   * The protected path (`workspace/protected-paths.ts`) this call writes, as the user is shown it.
+   * Set, the call asks in every mode but yolo (plan refuses) and no `proceed_always` is offered or
+   * honoured for it.
+   */
+  readonly protectedPath?: string;
   run(context: ToolContext): Promise<ToolOutcome>;
 }
 

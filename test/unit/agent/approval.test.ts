@@ -4,14 +4,22 @@ import { readOnlyPathOperands } from "../../../src/agent/tools/read-only-command
 
 describe("decide", () => {
   test("read tools run in every mode", () => {
-    for (const mode of ["plan", "default", "auto-edit", "auto", "yolo"] as const) expect(decide(mode, "read", false)).toBe("run");
+    for (const mode of ["plan", "default", "auto-edit", "auto", "yolo"] as const) expect(decide(mode, "read", false, false)).toBe("run");
   });
   test("the mode table for edits, read-only shell and other shell", () => {
-    const row = (mode: Parameters<typeof decide>[0]) => [decide(mode, "edit", false), decide(mode, "execute", true), decide(mode, "execute", false)];
+    const row = (mode: Parameters<typeof decide>[0]) => [decide(mode, "edit", false, false), decide(mode, "execute", true, false), decide(mode, "execute", false, false)];
     expect(row("plan")).toEqual(["refuse", "refuse", "refuse"]);
     expect(row("default")).toEqual(["ask", "ask", "ask"]);
     expect(row("auto-edit")).toEqual(["run", "ask", "ask"]);
     expect(row("auto")).toEqual(["ask", "run", "ask"]);
+    expect(row("yolo")).toEqual(["run", "run", "run"]);
+  });
+  test("a protected path asks in every mode but yolo, and plan still refuses", () => {
+    const row = (mode: Parameters<typeof decide>[0]) => [decide(mode, "edit", false, true), decide(mode, "execute", true, true), decide(mode, "execute", false, true)];
+    expect(row("plan")).toEqual(["refuse", "refuse", "refuse"]);
+    expect(row("default")).toEqual(["ask", "ask", "ask"]);
+    expect(row("auto-edit")).toEqual(["ask", "ask", "ask"]);
+    expect(row("auto")).toEqual(["ask", "ask", "ask"]);
     expect(row("yolo")).toEqual(["run", "run", "run"]);
   });
 });

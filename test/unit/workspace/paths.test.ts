@@ -5,9 +5,9 @@ import { isInside, normalizeRequestPath } from "../../../src/workspace/paths.ts"
 
 const ROOT = "/home/dev/project";
 
-function refusal(raw: string): FsError {
+function refusal(raw: string, platform: NodeJS.Platform = "linux"): FsError {
   try {
-    normalizeRequestPath(ROOT, raw);
+    normalizeRequestPath(ROOT, raw, platform);
   } catch (err) {
     if (err instanceof FsError) return err;
     throw err;
@@ -59,12 +59,6 @@ describe("normalizeRequestPath refuses", () => {
     ["drive letter", "C:/Windows/win.ini", "path_outside_workspace"],
     ["fullwidth dots and slash", "\uff0e\uff0e\uff0fetc", "path_outside_workspace"],
     ["fullwidth solidus to absolute", "\uff0fetc/passwd", "path_outside_workspace"],
-    ["reserved name", "nul", "path_outside_workspace"],
-    ["reserved name with extension", "src/NUL.txt", "path_outside_workspace"],
-    ["reserved con", "con.tar.gz", "path_outside_workspace"],
-    ["reserved aux with trailing space", "aux .md", "path_outside_workspace"],
-    ["reserved com port", "COM1", "path_outside_workspace"],
-    ["reserved lpt port", "lpt9.log", "path_outside_workspace"],
     ["NTFS stream", "file.txt::$DATA", "path_outside_workspace"],
     ["empty", "", "parse_error"],
     ["path over PATH_MAX", "a/".repeat(2100), "parse_error"],
@@ -74,6 +68,31 @@ describe("normalizeRequestPath refuses", () => {
     expect(err.errorKind).toBe(errorKind);
     expect(err.status).toBe(400);
     expect(JSON.stringify(err.body())).not.toContain("/etc");
+  });
+});
+
+const DEVICE_NAMES: [string, string][] = [
+  ["nul", "nul"],
+  ["src/NUL.txt", "src/NUL.txt"],
+  ["con.tar.gz", "con.tar.gz"],
+  ["aux .md", "aux .md"],
+  ["aux.c", "aux.c"],
+  ["con/", "con"],
+  ["con/x.ts", "con/x.ts"],
+  ["COM1", "COM1"],
+  ["lpt9.log", "lpt9.log"],
+  ["\uff43\uff4f\uff4e", "\uff43\uff4f\uff4e"],
+];
+
+describe("Windows device names", () => {
+  test.each(DEVICE_NAMES)("%j is refused on Windows", (raw) => {
+    const err = refusal(raw, "win32");
+    expect(err.errorKind).toBe("path_outside_workspace");
+    expect(err.message).toContain("reserved device name");
+  });
+  test.each(DEVICE_NAMES)("%j is an ordinary name on Linux and macOS", (raw, rel) => {
+    expect(normalizeRequestPath(ROOT, raw, "linux")).toBe(rel);
+    expect(normalizeRequestPath(ROOT, raw, "darwin")).toBe(rel);
   });
 });
 

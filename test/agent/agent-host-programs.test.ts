@@ -1,0 +1,63 @@
+/**
+ * The programs the built-in agent runs are the user's, not the repository's (issue 22, deliverable
+ * 3): with a relative PATH entry (`bin`, as `node_modules/.bin` would be) or an absolute one inside
+ * the workspace, a fake `rg` there that leaves a marker when run is never run, neither by grep (in
+ * any mode, plan included) nor by a shell command; grep falls back to its built-in engine.
+ */
+import { describe, expect, test } from "bun:test";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { startAgent, type AgentHandle } from "./agent-client.ts";
+
+/** A fake `rg` in `<workspace>/<dir>` that touches `<workspace>/<marker>` when run. */
+function plantRg(workspace: string, dir: string, marker: string): void {
+  mkdirSync(join(workspace, dir), { recursive: true });
+  writeFileSync(join(workspace, dir, "rg"), `#!/bin/sh\ntouch '${join(workspace, marker)}'\nexit 0\n`);
+  chmodSync(join(workspace, dir, "rg"), 0o755);
+}
+
+const grep = { name: "grep", args: { pattern: "needle" } };
+const grepEngine = (a: AgentHandle, sessionId: string) =>
+  a.updatesOf(sessionId).flatMap((u) => (u.sessionUpdate === "tool_call_update" && u.rawOutput ? [(u.rawOutput as { engine?: string }).engine] : []));
+const toolResults = (a: AgentHandle) =>
+  (a.model.requests.at(-1) as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.role === "tool").map((m) => m.content);
+
+describe("a repository's own rg on PATH", () => {
+  for (const [what, entry] of [
+    ["a relative PATH entry", () => "bin"],
+    ["an absolute PATH entry inside the workspace", (ws: string) => join(ws, "bin")],
+  ] as const) {
+    test(`through ${what}: grep never runs it, in plan or auto, and uses its built-in engine`, async () => {
+      await using ws = tempDir("svc-agent-rg-");
+      plantRg(ws.path, "bin", "rg-ran");
+      writeFileSync(join(ws.path, "notes.txt"), "a needle here\n");
+      await using a = await startAgent({ workspace: ws.path, extraEnv: { PATH: `${entry(ws.path)}:${process.env.PATH}` } });
+      for (const mode of ["plan", "auto"]) {
+        const { sessionId } = await a.newSession();
+        await a.agent.request("session/set_mode", { sessionId, modeId: mode });
+        a.model.enqueue({ kind: "tools", calls: [grep] }, { kind: "text", text: "ok" });
+        await a.turn(sessionId, "search");
+        expect(toolResults(a)).toEqual(["notes.txt:1: a needle here"]);
+        expect(grepEngine(a, sessionId)).toEqual(["builtin"]);
+      }
+      expect(existsSync(join(ws.path, "rg-ran"))).toBe(false);
+      if (entry(ws.path) !== "bin") expect(a.stderr()).toContain("lies inside the workspace and is not run");
+    });
+  }
+
+  test("a shell command naming rg does not find the repository's: auto asks for it, and approved it runs no workspace file", async () => {
+    await using ws = tempDir("svc-agent-rg-");
+    plantRg(ws.path, "bin", "rg-ran");
+    writeFileSync(join(ws.path, "notes.txt"), "a needle here\n");
+    // Only the relative entry and a folder without rg: the repository's rg is the only one there is.
+    await using a = await startAgent({ workspace: ws.path, extraEnv: { PATH: "bin:/nonexistent-svc-dir" } });
+    const { sessionId } = await a.newSession();
+    await a.agent.request("session/set_mode", { sessionId, modeId: "auto" });
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "rg needle notes.txt" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "search");
+    expect(a.permissionRequests.map((r) => r.toolCall.title)).toEqual(["rg needle notes.txt"]);
+    expect(toolResults(a)[0]).toMatch(/not found[\s\S]*\[exit code 127\]$/);
+    expect(existsSync(join(ws.path, "rg-ran"))).toBe(false);
+  });
+});
