@@ -60,14 +60,10 @@ function commandOf(rawInput: unknown): string | null {
   return null;
 }
 
+/** `rawInput` (parsed from the event's JSON, so always serialisable) as pretty JSON. */
 function inputJson(rawInput: unknown): string | null {
   if (rawInput === undefined || rawInput === null) return null;
-  if (typeof rawInput === "string") return rawInput;
-  try {
-    return JSON.stringify(rawInput, null, 2) ?? null;
-  } catch {
-    return null;
-  }
+  return typeof rawInput === "string" ? rawInput : JSON.stringify(rawInput, null, 2);
 }
 
 export function permissionDetails(p: PendingPermission): PermissionDetails {
