@@ -164,6 +164,10 @@ browserDescribe("the permission dialog in chromium", () => {
     expect(overflow.page).toBeLessThanOrEqual(0);
     const box = await dialog.boundingBox();
     expect(box!.x + box!.width).toBeLessThanOrEqual(overflow.width);
+    // Wrapped, not scrolled sideways: no part of the command hides past the right edge.
+    const sideways = (el: Element) => el.scrollWidth - el.clientWidth;
+    expect(await shown.evaluate(sideways)).toBeLessThanOrEqual(0);
+    expect(await dialog.evaluate(sideways)).toBeLessThanOrEqual(0);
     await screenshot(w.page, "dialog-command-bidi");
     await dialog.getByRole("button", { name: "Reject", exact: true }).click();
     await dialog.waitFor({ state: "hidden", timeout: UI_MS });
@@ -294,6 +298,19 @@ browserDescribe("the folder trust notice", () => {
     await notice.getByRole("button", { name: "Trust this folder" }).click({ timeout: UI_MS });
     await notice.waitFor({ state: "detached", timeout: UI_MS });
     expect(posted).toEqual([{ authorization: `Bearer ${TOKEN}`, body: { desiredState: "trusted" } }]);
+    await expectClean(w);
+  });
+
+  test("a trusted folder: the page does not ask, and shows no notice", async () => {
+    await using f = uiFixture();
+    await using d = await f.start();
+    const context = await browser.context();
+    await stubTrust(context, d.workspace);
+    await using w = await openUi(context, `${d.url}/`);
+    await newSession(w.page);
+    expect(w.requests.filter((url) => url.includes("/capabilities")).length).toBeGreaterThan(0);
+    expect(w.requests.filter((url) => url.includes("/workspace/trust"))).toEqual([]);
+    expect(await trustNotice(w.page).count()).toBe(0);
     await expectClean(w);
   });
 
