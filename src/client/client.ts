@@ -28,8 +28,11 @@ import type {
   SessionListPage,
   SessionMetadata,
   TranscriptPage,
+  TrustChangeAnswer,
+  TrustState,
   WorkspaceSection,
   WorkspaceStatus,
+  WorkspaceTrust,
 } from "./types.ts";
 
 export interface ClientOptions {
@@ -183,6 +186,10 @@ export function createClient(options: ClientOptions) {
 
     /** A workspace status route: preflight, env, mcp, tools, skills or providers. */
     workspaceStatus: (section: WorkspaceSection) => call<WorkspaceStatus>(`/workspace/${section}`),
+    /** The bound workspace's folder trust (404 from a daemon without folder trust routes). */
+    workspaceTrust: () => call<WorkspaceTrust>("/workspace/trust"),
+    /** Asks the daemon to trust (or stop trusting) its workspace; needs the daemon's bearer token. */
+    requestWorkspaceTrust: (desiredState: TrustState) => call<TrustChangeAnswer>("/workspace/trust/request", { method: "POST", body: { desiredState } }),
 
     /** Streams a session's events with resume, reconnect and resync (see subscription.ts). */
     subscribe(sessionId: string, o: SubscribeOptions): Subscription {

@@ -22,6 +22,8 @@ export interface Capabilities {
   workspaceCwd?: string;
   protocolVersions?: { current: string; supported: string[] };
   policy?: { permission?: string };
+  /** The daemon's workspaces; `trusted` is its folder trust decision for each. */
+  workspaces?: { id: string; cwd: string; primary: boolean; trusted: boolean }[];
 }
 
 export interface Health {
@@ -208,3 +210,24 @@ export interface WorkspaceStatus {
 }
 
 export type WorkspaceSection = "preflight" | "env" | "mcp" | "tools" | "skills" | "providers";
+
+export type TrustState = "trusted" | "untrusted";
+
+/** `GET /workspace/trust`: the bound workspace's folder trust. */
+export interface WorkspaceTrust {
+  v: number;
+  workspaceCwd: string;
+  folderTrustEnabled: boolean;
+  effective: { state: TrustState; source?: string };
+  /** Workspace settings ignored because the folder is not trusted (e.g. `tools.approvalMode`). */
+  ignoredSettings?: string[];
+  [more: string]: unknown;
+}
+
+/** `POST /workspace/trust/request`'s 202 answer. */
+export interface TrustChangeAnswer {
+  accepted: boolean;
+  desiredState: TrustState;
+  requiresOperatorAction?: boolean;
+  [more: string]: unknown;
+}

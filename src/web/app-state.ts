@@ -20,6 +20,8 @@ export const notice = signal<string | null>(null);
 export const reopenKey = signal(0);
 
 export const workspaceCwd = signal<string | undefined>(undefined);
+/** The daemon's folder trust decision for its workspace (`/capabilities`), once known. */
+export const workspaceTrusted = signal<boolean | undefined>(undefined);
 export const sessions = signal<SessionListItem[]>([]);
 export const showArchived = signal(false);
 export const sessionsLoaded = signal(false);
@@ -81,6 +83,7 @@ async function loadSessions(): Promise<void> {
     const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered }).catch(() => undefined);
     const caps = await guard(() => client.capabilities());
     if (!caps?.workspaceCwd) return;
+    workspaceTrusted.value = caps.workspaces?.find((w) => w.primary)?.trusted;
     workspace = workspaceCwd.value = caps.workspaceCwd;
     localStorage.setItem(WORKSPACE_KEY, workspace);
     const list = remembered === workspace ? await early : undefined;

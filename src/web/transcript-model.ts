@@ -28,14 +28,35 @@ export type ToolContent = DiffContent | { type: "text"; text: string } | { type:
 
 export type ToolStatus = "pending" | "in_progress" | "completed" | "failed";
 
+/** A file a tool call touches (ACP `locations`). */
+export interface ToolLocation {
+  path: string;
+  line?: number;
+}
+
 export type Item =
   | { kind: "user"; key: string; text: string }
   | { kind: "agent"; key: string; text: string; promptId: string | undefined }
   | { kind: "thought"; key: string; text: string; promptId: string | undefined }
   | { kind: "plan"; key: string; entries: PlanEntry[] }
-  | { kind: "tool"; key: string; toolCallId: string; title: string; status: ToolStatus; toolKind: string | undefined; content: ToolContent[] }
+  | {
+      kind: "tool";
+      key: string;
+      toolCallId: string;
+      title: string;
+      status: ToolStatus;
+      toolKind: string | undefined;
+      content: ToolContent[];
+      /** The call's input as the agent reported it (`rawInput`), for the permission dialog. */
+      rawInput: unknown;
+      locations: ToolLocation[];
+      /** The agent's name for the tool, when it says (`_meta.toolName`). */
+      toolName: string | undefined;
+    }
   | { kind: "error"; key: string; message: string }
   | { kind: "notice"; key: string; text: string };
+
+export type ToolItem = Extract<Item, { kind: "tool" }>;
 
 export interface PermissionOption {
   optionId: string;
@@ -43,10 +64,19 @@ export interface PermissionOption {
   kind?: string;
 }
 
+/**
+ * A permission request with what it would run: the request's tool call merged over the call's
+ * earlier updates (an agent may send the details once, on `tool_call`, and only the id here).
+ */
 export interface PendingPermission {
   requestId: string;
   title: string;
   options: PermissionOption[];
+  toolKind: string | undefined;
+  toolName: string | undefined;
+  rawInput: unknown;
+  locations: ToolLocation[];
+  content: ToolContent[];
 }
 
 export interface QueuedPrompt {
@@ -83,6 +113,16 @@ function toolContent(raw: unknown): ToolContent[] {
       const t = text(c.content);
       if (t) out.push({ type: "text", text: t });
     } else if (c?.type === "terminal" && typeof c.terminalId === "string") out.push({ type: "terminal", terminalId: c.terminalId });
+  }
+  return out;
+}
+
+function toolLocations(raw: unknown): ToolLocation[] {
+  if (!Array.isArray(raw)) return [];
+  const out: ToolLocation[] = [];
+  for (const l of raw as Record<string, unknown>[]) {
+    if (typeof l?.path !== "string") continue;
+    out.push(typeof l.line === "number" ? { path: l.path, line: l.line } : { path: l.path });
   }
   return out;
 }
@@ -195,8 +235,9 @@ export class TranscriptModel {
           name: typeof o.name === "string" ? o.name : String(o.optionId),
           kind: typeof o.kind === "string" ? o.kind : undefined,
         }));
-        this.permissions.set(data.requestId, { requestId: data.requestId, title: String(toolCall.title ?? "Tool call"), options });
-        if (typeof toolCall.toolCallId === "string") this.tool({ ...toolCall, sessionUpdate: "tool_call_update" });
+        const merged = typeof toolCall.toolCallId === "string" ? this.tool({ ...toolCall, sessionUpdate: "tool_call_update" }) : this.tool({ ...toolCall, toolCallId: "" }, false);
+        const { title, toolKind, toolName, rawInput, locations, content } = merged;
+        this.permissions.set(data.requestId, { requestId: data.requestId, title, options, toolKind, toolName, rawInput, locations, content });
         break;
       }
       case "permission_resolved":
@@ -276,22 +317,31 @@ export class TranscriptModel {
     }
   }
 
-  private tool(u: Record<string, any>): void {
+  /**
+   * Folds a `tool_call`/`tool_call_update` into its item (fields the update leaves out keep their
+   * value) and returns the merged item; with `record` false it only returns what the update says.
+   */
+  private tool(u: Record<string, any>, record = true): ToolItem {
     const id = String(u.toolCallId ?? "");
-    const index = this.tools.get(id);
+    const index = record ? this.tools.get(id) : undefined;
     const prev = index === undefined ? undefined : this.items[index];
     const base = prev && prev.kind === "tool" ? prev : undefined;
     const status: ToolStatus = STATUSES.has(u.status) ? u.status : (base?.status ?? "pending");
-    const next: Item = {
+    const next: ToolItem = {
       kind: "tool",
-      key: base?.key ?? this.key(),
+      key: base?.key ?? (record ? this.key() : ""),
       toolCallId: id,
       title: typeof u.title === "string" && u.title ? u.title : (base?.title ?? "Tool call"),
       status,
       toolKind: typeof u.kind === "string" ? u.kind : base?.toolKind,
       content: Array.isArray(u.content) ? toolContent(u.content) : (base?.content ?? []),
+      rawInput: u.rawInput !== undefined ? u.rawInput : base?.rawInput,
+      locations: Array.isArray(u.locations) ? toolLocations(u.locations) : (base?.locations ?? []),
+      toolName: typeof u._meta?.toolName === "string" ? u._meta.toolName : base?.toolName,
     };
+    if (!record) return next;
     if (index === undefined) this.push(next);
     else this.items[index] = next;
+    return next;
   }
 }

@@ -8,8 +8,9 @@
  * - `launchBrowser()`: a headless chromium with a fresh temp profile; `context()` for each test.
  * - `openUi(context, url)`: a page (closed with its context on dispose) watched for console errors, CSP violations and the URLs it
  *   requested; `expectClean(watched)` asserts there was no console error and no CSP violation.
- * - `uiFixture()`: a workspace, a data dir and the mock model; `start()` starts a daemon on them
- *   (call it again after stopping one to restart on the same data).
+ * - `uiFixture(options)`: a workspace, a data dir (with `hostSettings` as its settings.json, if given)
+ *   and the mock model; `start()` starts a daemon on them (call it again after stopping one to
+ *   restart on the same data).
  * - `screenshot(page, name)`: kept under `test-artifacts/browser/` (gitignored).
  */
 import { describe, expect, test } from "bun:test";
@@ -126,11 +127,17 @@ export interface UiFixture extends AsyncDisposable {
   start(args?: string[]): Promise<TestDaemon>;
 }
 
+export interface UiFixtureOptions {
+  /** Written as the data dir's `settings.json` (the host settings). */
+  hostSettings?: Record<string, unknown>;
+}
+
 /** A workspace, a data dir of its own and the mock model behind the built-in agent. */
-export function uiFixture(): UiFixture {
+export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
   const model = startMockModel();
   const ws = tempDir("svc-browser-ws-");
   const home = tempDir("svc-browser-home-");
+  if (options.hostSettings) writeFileSync(join(home.path, "settings.json"), JSON.stringify(options.hostSettings));
   mkdirSync(join(ws.path, ".svc"));
   writeFileSync(join(ws.path, ".svc", "settings.json"), "{}");
   const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };

@@ -140,4 +140,24 @@ describe("client SDK REST", () => {
     expect(sent.length).toBeGreaterThan(3);
     for (const r of sent) expect(r.headers.get("authorization")).toBe(`Bearer ${TOKEN}`);
   });
+
+  test("folder trust calls: GET /workspace/trust, and POST /workspace/trust/request with the desired state and the bearer", async () => {
+    // A stub daemon: the routes belong to the folder-trust part, the client's side of them is tested here.
+    const sent: { method: string; url: string; auth: string | null; body: unknown }[] = [];
+    const fetch = async (url: string, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      sent.push({ method: init?.method ?? "GET", url, auth: headers.get("authorization"), body: init?.body === undefined ? undefined : JSON.parse(String(init.body)) });
+      if (url.endsWith("/workspace/trust/request")) return Response.json({ accepted: true, desiredState: "trusted", requiresOperatorAction: false }, { status: 202 });
+      return Response.json({ v: 1, workspaceCwd: "/w", folderTrustEnabled: true, effective: { state: "untrusted", source: "default" }, ignoredSettings: ["tools.approvalMode"] });
+    };
+    const c = createClient({ baseUrl: "http://127.0.0.1:9", token: TOKEN, fetch });
+    expect(await c.workspaceTrust()).toMatchObject({ effective: { state: "untrusted" }, ignoredSettings: ["tools.approvalMode"] });
+    expect(await c.requestWorkspaceTrust("trusted")).toEqual({ accepted: true, desiredState: "trusted", requiresOperatorAction: false });
+    expect(sent).toEqual([
+      { method: "GET", url: "http://127.0.0.1:9/workspace/trust", auth: `Bearer ${TOKEN}`, body: undefined },
+      { method: "POST", url: "http://127.0.0.1:9/workspace/trust/request", auth: `Bearer ${TOKEN}`, body: { desiredState: "trusted" } },
+    ]);
+    const older = createClient({ baseUrl: "http://127.0.0.1:9", fetch: async () => Response.json({ error: "Not found" }, { status: 404 }) });
+    expect((await failure(older.workspaceTrust())).status).toBe(404);
+  });
 });

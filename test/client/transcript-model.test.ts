@@ -65,10 +65,43 @@ describe("TranscriptModel", () => {
   test("permission requests are pending until resolved; their options keep the agent's names", () => {
     const m = new TranscriptModel();
     m.apply(ev("permission_request", { requestId: "r1", sessionId: "s", toolCall: { toolCallId: "t1", title: "Write b.txt" }, options: [{ optionId: "o1", name: "Allow once", kind: "allow_once" }, { optionId: "o2", name: "Reject", kind: "reject_once" }] }));
-    expect(m.snapshot().permissions).toEqual([{ requestId: "r1", title: "Write b.txt", options: [{ optionId: "o1", name: "Allow once", kind: "allow_once" }, { optionId: "o2", name: "Reject", kind: "reject_once" }] }]);
+    expect(m.snapshot().permissions).toEqual([
+      {
+        requestId: "r1",
+        title: "Write b.txt",
+        options: [{ optionId: "o1", name: "Allow once", kind: "allow_once" }, { optionId: "o2", name: "Reject", kind: "reject_once" }],
+        toolKind: undefined,
+        toolName: undefined,
+        rawInput: undefined,
+        locations: [],
+        content: [],
+      },
+    ]);
     expect(m.snapshot().items).toMatchObject([{ kind: "tool", title: "Write b.txt" }]);
     m.apply(ev("permission_resolved", { requestId: "r1", sessionId: "s", outcome: { outcome: "selected", optionId: "o1" } }));
     expect(m.snapshot().permissions).toEqual([]);
+  });
+
+  test("a permission request carries what the call would do: its own fields over the call's earlier updates", () => {
+    const m = new TranscriptModel();
+    m.apply(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Shell", kind: "execute", status: "pending", rawInput: { command: "rm -rf build" }, _meta: { toolName: "run_shell_command" } }));
+    m.apply(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", locations: [{ path: "/w/build", line: 3 }, { nope: 1 }], content: [{ type: "content", content: text("$ rm -rf build") }] }));
+    // The request itself names only the call and a new title (ACP lets it send only what changed).
+    m.apply(ev("permission_request", { requestId: "r1", sessionId: "s", toolCall: { toolCallId: "t1", title: "rm -rf build" }, options: [] }));
+    expect(m.snapshot().permissions[0]).toEqual({
+      requestId: "r1",
+      title: "rm -rf build",
+      options: [],
+      toolKind: "execute",
+      toolName: "run_shell_command",
+      rawInput: { command: "rm -rf build" },
+      locations: [{ path: "/w/build", line: 3 }],
+      content: [{ type: "text", text: "$ rm -rf build" }],
+    });
+    // A request without a call id shows its own fields and adds no tool card.
+    m.apply(ev("permission_request", { requestId: "r2", sessionId: "s", toolCall: { title: "Fetch", kind: "fetch", rawInput: { url: "http://x" } }, options: [] }));
+    expect(m.snapshot().permissions[1]).toMatchObject({ requestId: "r2", title: "Fetch", toolKind: "fetch", rawInput: { url: "http://x" }, locations: [], content: [] });
+    expect(m.snapshot().items.filter((i) => i.kind === "tool")).toHaveLength(1);
   });
 
   test("queued prompts, errors, model and mode changes, rename, and the session's end", () => {

@@ -6,6 +6,7 @@ import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
 import { SessionList } from "./session-list.tsx";
 import { TokenPrompt } from "./token-prompt.tsx";
+import { TrustNotice } from "./trust-notice.tsx";
 import { WorkspacePanel } from "./workspace-panel.tsx";
 
 /** How often the sessions list refreshes while the page is visible (live states change under us). */
@@ -46,6 +47,7 @@ export function App() {
           </button>
         </div>
       )}
+      <TrustNotice />
       <div class="layout">
         <SessionList />
         <main class="main" key={`${key}`}>

@@ -66,7 +66,7 @@ export function ChatView({ id }: { id: string }) {
       {snap ? (
         <>
           <TranscriptView snapshot={snap} workspaceCwd={live.workspaceCwd.value} />
-          {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} />}
+          {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} workspaceCwd={live.workspaceCwd.value} />}
           <Composer sessionId={id} snapshot={snap} />
         </>
       ) : (
