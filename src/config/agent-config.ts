@@ -33,6 +33,7 @@ import { isAbsolute, join } from "node:path";
 import { BootError } from "./boot-error.ts";
 import { dataDirFor } from "./config.ts";
 import { isWorkspaceTrusted } from "./folder-trust.ts";
+import { isSecretName } from "./secret-names.ts";
 import { readSettingsText } from "./settings-file.ts";
 import { loadDaemonSettings } from "./settings.ts";
 
@@ -89,9 +90,10 @@ export interface AgentConfig {
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
   readonly conversationsDir: string;
   /**
-   * The environment shell commands run with: the agent's own, as the daemon built it, minus the
-   * model keys (any `*_API_KEY`, `*_TOKEN`, `*_SECRET` and every `apiKeyEnv` named in settings), so
-   * a command the model writes cannot read them.
+   * The environment shell commands (and MCP stdio servers) run with: the agent's own minus the
+   * scrub list (`secret-names.ts`) and every `apiKeyEnv` named in settings, so that a command the
+   * model writes does not inherit them. It can still look elsewhere: see the README's "What a
+   * command can reach".
    */
   readonly shellEnv: Readonly<Record<string, string>>;
   /** Problems with settings files, printed to stderr at start. */
@@ -118,8 +120,6 @@ export const MISSING_MODEL_HINT =
   "No model is configured for the built-in agent: set OPENAI_MODEL with OPENAI_API_KEY (hosted) or OPENAI_BASE_URL (a local server such as Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1), " +
   "or OPENROUTER_API_KEY with OPENROUTER_MODEL, or DASHSCOPE_API_KEY with DASHSCOPE_MODEL, or ANTHROPIC_API_KEY with ANTHROPIC_MODEL, or GEMINI_API_KEY with GEMINI_MODEL, or declare model.providers in $SVC_HOME/settings.json, then restart the daemon";
 
-/** Variable names kept from shell commands' environment. */
-const SECRET_NAME = /(_API_KEY|_TOKEN|_SECRET)$/i;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const nonEmpty = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
 
@@ -325,7 +325,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const mode = approvalModeOf(workspaceFile, local, warnings) ?? approvalModeOf(hostFile, host, warnings) ?? DEFAULT_APPROVAL_MODE;
   const keyNames = new Set(objectAtList(host).map((p) => p.apiKeyEnv).filter((n): n is string => typeof n === "string"));
   const shellEnv = Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !SECRET_NAME.test(e[0]) && !keyNames.has(e[0])),
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !isSecretName(e[0]) && !keyNames.has(e[0])),
   );
   return Object.freeze({
     models: unique,
