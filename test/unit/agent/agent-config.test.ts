@@ -96,4 +96,18 @@ describe("resolveAgentConfig", () => {
     const config = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home, PATH: "/bin", ...secrets } });
     expect(config.shellEnv).toEqual({ SVC_HOME: s.home, PATH: "/bin" });
   });
+
+  test("keys handed over outside the environment feed the models, never the commands' environment", () => {
+    const s = setup({ model: { providers: [{ id: "extra", baseUrl: "http://127.0.0.1:1/v1", apiKeyEnv: "MY_CRED", models: ["m2"] }] } });
+    const config = resolveAgentConfig({
+      workspace: s.workspace,
+      env: { SVC_HOME: s.home, PATH: "/bin", OPENAI_MODEL: "m", SVC_AGENT_KEYS_FD: "3" },
+      keys: { OPENAI_API_KEY: "handed", MY_CRED: "cred" },
+    });
+    expect(config.models.map((m) => [m.id, m.apiKey])).toEqual([
+      ["openai/m", "handed"],
+      ["extra/m2", "cred"],
+    ]);
+    expect(config.shellEnv).toEqual({ SVC_HOME: s.home, PATH: "/bin", OPENAI_MODEL: "m" });
+  });
 });

@@ -1,0 +1,123 @@
+/**
+ * What a command the built-in agent runs can read of the keys (issue 22, deliverable 5): `svc
+ * serve` (the sources, or the binary under `test:binary`) with the built-in agent and the mock
+ * model scripting a shell tool call. The keys reach the agent on an inherited descriptor, not its
+ * environment, so the command finds them neither in `/proc/$PPID/environ` (the agent's) nor in the
+ * daemon's, nor in its own environment, which also lacks every name on the scrub list; yet the
+ * model calls carry them. A third-party agent still gets its key variable in its environment.
+ */
+import { describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startMockModel } from "../fixtures/mock-model.ts";
+import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
+import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
+import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
+import { jsonRequest } from "../helpers/json-request.ts";
+import { childrenOf } from "../helpers/pids.ts";
+import { openSse, type SseClient } from "../helpers/sse-client.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
+
+const TURN_MS = 20_000;
+const secret = () => `s3cr3t-${randomBytes(12).toString("hex")}`;
+
+/** Variables on the scrub list, set in the daemon's environment, each with a value of its own. */
+const SCRUBBED = [
+  "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS", "AZURE_CLIENT_SECRET",
+  "GH_TOKEN", "GITHUB_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "DB_PASSWORD", "SMTP_PASS", "REGISTRY_CREDENTIALS",
+];
+
+/** Runs one turn whose model reply is `command` as a shell tool call, approving whatever the agent asks. */
+async function shellTurn(d: SpawnedDaemon, sessionId: string, events: SseClient, command: string, enqueue: () => void): Promise<void> {
+  enqueue();
+  const reply = await jsonRequest(d.url, "POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "run it" }] });
+  expect(reply.status).toBe(202);
+  const promptId = reply.body.promptId as string;
+  const voted = new Set<string>();
+  await until(async () => {
+    for (const ask of events.frames.filter((f) => f.event === "permission_request" && !voted.has(f.data.requestId))) {
+      voted.add(ask.data.requestId);
+      await jsonRequest(d.url, "POST", `/session/${sessionId}/permission/${ask.data.requestId}`, { outcome: { outcome: "selected", optionId: "proceed_once" } });
+    }
+    const end = events.frames.find((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId);
+    if (end?.event === "turn_error") throw new Error(`the turn failed: ${JSON.stringify(end.data)}`);
+    return end;
+  }, TURN_MS, `the turn running ${command}`);
+}
+
+/** The environment block of `pid` as NAME=value lines, or null when this process may not read it. */
+function environOf(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").join("\n");
+  } catch {
+    return null;
+  }
+}
+
+describe("the built-in agent's keys, out of its commands' reach", () => {
+  test("a command finds no key in its parent's, the daemon's or its own environment, while the model calls carry the keys", async () => {
+    await using model = startMockModel();
+    await using home = tempDir("svc-secrets-home-");
+    await using ws = tempDir("svc-secrets-ws-");
+    const openaiKey = secret();
+    const providerKey = secret();
+    const scrubbed = Object.fromEntries(SCRUBBED.map((name) => [name, secret()]));
+    // A second model whose key variable is named in the host settings (not on the scrub list).
+    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ model: { providers: [{ id: "extra", baseUrl: model.baseUrl, apiKeyEnv: "MY_PROVIDER_CRED", models: ["m2"] }] } }));
+    await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path, "--log-level", "debug"], {
+      cwd: ws.path,
+      env: { SVC_CLI_ENTRY: undefined, SVC_CLI_ARGS: undefined, SVC_HOME: home.path, OPENAI_API_KEY: openaiKey, OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model", MY_PROVIDER_CRED: providerKey, ...scrubbed },
+    });
+    const created = await jsonRequest(d.url, "POST", "/session", {});
+    expect(created.status).toBe(200);
+    const sessionId = created.body.sessionId as string;
+    await using events = await openSse(`${d.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0" } });
+
+    const command = [
+      "tr '\\0' '\\n' < /proc/$PPID/environ > parent.env",
+      "daemon=$(cut -d' ' -f4 /proc/$PPID/stat)",
+      "tr '\\0' '\\n' < /proc/$daemon/environ > daemon.env 2>/dev/null || echo unreadable > daemon.env",
+      "env > own.env",
+      "echo $PPID > parent.pid",
+    ].join("; ");
+    const call = { kind: "tools" as const, calls: [{ name: "run_shell_command", args: { command } }] };
+    await shellTurn(d, sessionId, events, command, () => model.enqueue(call, { kind: "text", text: "done" }));
+    expect(model.authorizations[0]).toBe(`Bearer ${openaiKey}`);
+
+    // The model named by `apiKeyEnv` gets its key too.
+    const switched = await jsonRequest(d.url, "POST", `/session/${sessionId}/model`, { modelId: "extra/m2" }, { "X-Svc-Client-Id": created.body.clientId });
+    expect(switched.status).toBe(200);
+    await shellTurn(d, sessionId, events, "true", () => model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "true" } }] }, { kind: "text", text: "done" }));
+    expect(model.authorizations.at(-1)).toBe(`Bearer ${providerKey}`);
+
+    const agentPid = Number(readFileSync(join(ws.path, "parent.pid"), "utf8"));
+    expect(childrenOf(d.proc.pid)).toContain(agentPid);
+    const values = [openaiKey, providerKey, ...Object.values(scrubbed)];
+    const seen = { parent: readFileSync(join(ws.path, "parent.env"), "utf8"), daemon: readFileSync(join(ws.path, "daemon.env"), "utf8"), own: readFileSync(join(ws.path, "own.env"), "utf8") };
+    expect(seen.parent).toContain("OPENAI_MODEL=mock-model"); // the command did read the agent's environment
+    for (const [where, text] of Object.entries(seen)) expect({ where, found: values.filter((v) => text.includes(v)) }).toEqual({ where, found: [] });
+    // The names are gone from the command's environment, and from the agent's (which the test process, as root, reads directly).
+    const names = ["OPENAI_API_KEY", "MY_PROVIDER_CRED", ...SCRUBBED];
+    const agentEnviron = environOf(agentPid);
+    for (const [where, text] of [["own", seen.own], ["parent", seen.parent], ["agent via /proc", agentEnviron ?? ""]] as const)
+      expect({ where, names: names.filter((n) => text.split("\n").some((line) => line.startsWith(`${n}=`))) }).toEqual({ where, names: [] });
+    if (agentEnviron !== null) expect(values.filter((v) => agentEnviron.includes(v))).toEqual([]);
+  }, 60_000);
+
+  test("a third-party agent still gets its key variable in its environment", async () => {
+    await using dir = tempDir("svc-secrets-");
+    const ws = join(dir.path, "ws");
+    mkdirSync(ws);
+    const logPath = join(dir.path, "wire.jsonl");
+    await using d = await spawnDaemon(["--port", "0", "--workspace", ws], {
+      cwd: dir.path,
+      env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, OPENAI_API_KEY: secret(), AWS_SECRET_ACCESS_KEY: secret() },
+    });
+    expect((await jsonRequest(d.url, "POST", "/session", {})).status).toBe(200);
+    const env = await until(async () => (await readWireLog(logPath)).find((e) => e.event === "env"), 10_000, "the fake agent's environment report");
+    expect((env.modelVars as Record<string, string>).OPENAI_API_KEY).toBe("<set>");
+    expect(env.svcVars as string[]).not.toContain("SVC_AGENT_KEYS_FD");
+  }, 60_000);
+});
