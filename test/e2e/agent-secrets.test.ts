@@ -10,9 +10,10 @@ import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel } from "../fixtures/mock-model.ts";
+import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
+import { approveAsks } from "../helpers/approve-asks.ts";
 import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
 import { childrenOf } from "../helpers/pids.ts";
@@ -30,21 +31,14 @@ const SCRUBBED = [
 ];
 
 /** Runs one turn whose model reply is `command` as a shell tool call, approving whatever the agent asks. */
-async function shellTurn(d: SpawnedDaemon, sessionId: string, events: SseClient, command: string, enqueue: () => void): Promise<void> {
-  enqueue();
+async function shellTurn(d: SpawnedDaemon, model: MockModel, sessionId: string, events: SseClient, command: string): Promise<void> {
+  // The tool call only: after its result the mock model answers with text by itself.
+  model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command } }] });
+  await using _ = approveAsks(d.url, sessionId, events);
   const reply = await jsonRequest(d.url, "POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "run it" }] });
   expect(reply.status).toBe(202);
-  const promptId = reply.body.promptId as string;
-  const voted = new Set<string>();
-  await until(async () => {
-    for (const ask of events.frames.filter((f) => f.event === "permission_request" && !voted.has(f.data.requestId))) {
-      voted.add(ask.data.requestId);
-      await jsonRequest(d.url, "POST", `/session/${sessionId}/permission/${ask.data.requestId}`, { outcome: { outcome: "selected", optionId: "proceed_once" } });
-    }
-    const end = events.frames.find((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId);
-    if (end?.event === "turn_error") throw new Error(`the turn failed: ${JSON.stringify(end.data)}`);
-    return end;
-  }, TURN_MS, `the turn running ${command}`);
+  const end = await events.waitFor("turn_complete", (f) => f.data.promptId === reply.body.promptId, TURN_MS);
+  expect(end.data.stopReason).toBe("end_turn");
 }
 
 /** The environment block of `pid` as NAME=value lines, or null when this process may not read it. */
@@ -82,14 +76,13 @@ describe("the built-in agent's keys, out of its commands' reach", () => {
       "env > own.env",
       "echo $PPID > parent.pid",
     ].join("; ");
-    const call = { kind: "tools" as const, calls: [{ name: "run_shell_command", args: { command } }] };
-    await shellTurn(d, sessionId, events, command, () => model.enqueue(call, { kind: "text", text: "done" }));
+    await shellTurn(d, model, sessionId, events, command);
     expect(model.authorizations[0]).toBe(`Bearer ${openaiKey}`);
 
     // The model named by `apiKeyEnv` gets its key too.
     const switched = await jsonRequest(d.url, "POST", `/session/${sessionId}/model`, { modelId: "extra/m2" }, { "X-Svc-Client-Id": created.body.clientId });
     expect(switched.status).toBe(200);
-    await shellTurn(d, sessionId, events, "true", () => model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "true" } }] }, { kind: "text", text: "done" }));
+    await shellTurn(d, model, sessionId, events, "true");
     expect(model.authorizations.at(-1)).toBe(`Bearer ${providerKey}`);
 
     const agentPid = Number(readFileSync(join(ws.path, "parent.pid"), "utf8"));
