@@ -4,24 +4,35 @@
  * model scripting a shell tool call. The keys reach the agent on an inherited descriptor, not its
  * environment, so the command finds them neither in `/proc/$PPID/environ` (the agent's) nor in the
  * daemon's, nor in its own environment, which also lacks every name on the scrub list; yet the
- * model calls carry them. A third-party agent still gets its key variable in its environment.
+ * model calls carry them. Run as an ordinary user (where root can switch to one), the command
+ * cannot even open the agent's environ or memory (the agent is not dumpable), and the agent's
+ * tools still work. A third-party agent still gets its key variable in its environment.
  */
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { readWireLog } from "../fixtures/fake-agent/wire-log.ts";
 import { approveAsks } from "../helpers/approve-asks.ts";
-import { spawnDaemon, type SpawnedDaemon } from "../helpers/daemon.ts";
+import { MAIN_TS, spawnDaemon, svcCommand, type SpawnedDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
-import { childrenOf } from "../helpers/pids.ts";
+import { childrenOf, expectPidsGone } from "../helpers/pids.ts";
 import { openSse, type SseClient } from "../helpers/sse-client.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
 const TURN_MS = 20_000;
+const SETPRIV = "/usr/bin/setpriv";
+/** `nobody`: an ordinary user, for the run where the agent is not root. */
+const NOBODY = 65534;
+const AS_NOBODY = [SETPRIV, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--"];
+/** Root can switch to `nobody`, and `nobody` can run the target's svc (a checkout in a private directory is out of its reach). */
+const canRunAsNobody =
+  process.getuid?.() === 0 &&
+  existsSync(SETPRIV) &&
+  [svcCommand().at(-1)!, MAIN_TS].every((path) => Bun.spawnSync([...AS_NOBODY, "/usr/bin/test", "-r", path]).exitCode === 0);
 const secret = () => `s3cr3t-${randomBytes(12).toString("hex")}`;
 
 /** Variables on the scrub list, set in the daemon's environment, each with a value of its own. */
@@ -97,6 +108,46 @@ describe("the built-in agent's keys, out of its commands' reach", () => {
     for (const [where, text] of [["own", seen.own], ["parent", seen.parent], ["agent via /proc", agentEnviron ?? ""]] as const)
       expect({ where, names: names.filter((n) => text.split("\n").some((line) => line.startsWith(`${n}=`))) }).toEqual({ where, names: [] });
     if (agentEnviron !== null) expect(values.filter((v) => agentEnviron.includes(v))).toEqual([]);
+  }, 60_000);
+
+  test.skipIf(!canRunAsNobody)("as an ordinary user, a command can open neither the agent's environ nor its memory, and grep and detached processes still work", async () => {
+    await using model = startMockModel();
+    await using dir = tempDir("svc-secrets-");
+    const home = join(dir.path, "home");
+    const ws = join(dir.path, "ws");
+    for (const path of [dir.path, home, ws]) {
+      mkdirSync(path, { recursive: true });
+      chmodSync(path, 0o777);
+    }
+    writeFileSync(join(ws, "notes.txt"), "a needle in the notes\n");
+    const key = secret();
+    const env = { SVC_CLI_ENTRY: undefined, SVC_CLI_ARGS: undefined, SVC_HOME: home, HOME: home, XDG_CACHE_HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home, XDG_STATE_HOME: home };
+    // No PATH: grep runs its built-in engine, a Worker of the non-dumpable agent.
+    await using d = await spawnDaemon(["--port", "0", "--workspace", ws], {
+      cmd: [...AS_NOBODY, ...svcCommand()],
+      cwd: ws,
+      env: { ...env, PATH: undefined, OPENAI_API_KEY: key, OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" },
+    });
+    const created = await jsonRequest(d.url, "POST", "/session", {});
+    expect(created.status).toBe(200);
+    const sessionId = created.body.sessionId as string;
+    await using events = await openSse(`${d.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0" } });
+    const command = [
+      "/usr/bin/id -u > uid.txt",
+      "/bin/cat /proc/$PPID/environ > environ.txt 2>&1",
+      "/usr/bin/head -c 1 /proc/$PPID/mem > mem.txt 2>&1",
+      "/usr/bin/env -i /usr/bin/setsid /bin/sh -c '/bin/sleep 600 & echo $! > forked.pid' </dev/null >/dev/null 2>&1",
+    ].join("; ");
+    await shellTurn(d, model, sessionId, events, command);
+    expect(readFileSync(join(ws, "uid.txt"), "utf8").trim()).toBe(String(NOBODY));
+    for (const file of ["environ.txt", "mem.txt"]) expect(readFileSync(join(ws, file), "utf8")).toContain("Permission denied");
+    await expectPidsGone([Number(readFileSync(join(ws, "forked.pid"), "utf8"))], 5000, "the detached process");
+    model.enqueue({ kind: "tools", calls: [{ name: "grep", args: { pattern: "needle" } }] });
+    const reply = await jsonRequest(d.url, "POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "search" }] });
+    const grep = await events.waitFor("session_update", (f) => f.data.update?.sessionUpdate === "tool_call_update" && f.data.update?.status === "completed" && f.data.update?.rawOutput?.engine !== undefined, TURN_MS);
+    expect(grep.data.update.rawOutput).toMatchObject({ matches: 1, engine: "builtin" });
+    await events.waitFor("turn_complete", (f) => f.data.promptId === reply.body.promptId, TURN_MS);
+    expect(model.authorizations.every((a) => a === `Bearer ${key}`)).toBe(true);
   }, 60_000);
 
   test("a third-party agent still gets its key variable in its environment", async () => {
