@@ -27,6 +27,8 @@ const CLEARED = [
   "env -i setsid sh -c 'sleep 600 & echo $! > forked.pid' </dev/null >/dev/null 2>&1 &",
   "while [ ! -s cleared.pid ] || [ ! -s forked.pid ]; do sleep 0.05; done",
 ].join("\n");
+/** A process's kernel start time, in clock ticks since boot (`/proc/<pid>/stat` field 22). */
+const startTicks = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]!.split(" ")[19]);
 const clearedPids = (workspace: string) => ["cleared.pid", "forked.pid"].map((f) => pidIn(join(workspace, f)));
 
 describe("no orphans", () => {
@@ -81,6 +83,11 @@ describe("no orphans", () => {
     const files = ["cleared.pid", "forked.pid"].map((f) => join(a.workspace, f));
     await until(() => files.every((f) => existsSync(f) && readFileSync(f, "utf8").trim() !== ""), 10_000, "both detached processes to start");
     const pids = clearedPids(a.workspace);
+    // An orphan is told apart by its start time, in clock ticks (USER_HZ, 100 a second): one started
+    // in the same tick as a command could be that command's. The second command starts a tick later.
+    const started = Math.max(...pids.map(startTicks));
+    const nowTicks = () => Number(Bun.spawnSync(["/usr/bin/cut", "-d", " ", "-f22", "/proc/self/stat"]).stdout.toString());
+    await until(() => nowTicks() > started, 5000, "the next clock tick");
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo quick > quick.txt" } }] });
     await a.turn(second, "quick");
     expect(readFileSync(join(a.workspace, "quick.txt"), "utf8")).toBe("quick\n");
