@@ -9,9 +9,10 @@
  * `sweepCommand` finds its processes:
  * - those in the group or session its shell led, or carrying its marker (`marked-processes.ts`);
  * - the orphans the agent adopted (its children outside its session that are not a running
- *   command's shell) that started after the command did. An orphan that left its session and
- *   cleared its environment carries nothing else that says whose it is: one that started while
- *   several commands ran is ended with the first of them to end;
+ *   command's shell) that carry no other command's or MCP server's marker and started after the
+ *   command did. An orphan that left its session and cleared its environment carries nothing else
+ *   that says whose it is: one that started while several commands ran is ended with the first of
+ *   them to end;
  * - everything linked to those by parent, group or session (`process-table.ts`).
  * Each is stopped (SIGSTOP) as it is found, and the scan repeats until it finds nothing new: a
  * stopped process can neither fork nor die, so none escapes meanwhile. Then all are SIGKILLed, and
@@ -19,13 +20,16 @@
  *
  * What stays out of reach: a process that runs as another user (a setuid program) and cannot be
  * signalled, and one re-parented to a subreaper of its own below the agent (a container runtime)
- * that its command's processes no longer link to.
+ * that its command's processes no longer link to. Orphans in the agent's own session (an MCP
+ * server's helper whose parent died) are never swept or reaped here: they cannot be told apart from
+ * the children the runtime reaps itself (ripgrep, MCP servers). Their server's marker ends them
+ * with it; dead, they wait as zombies until the agent exits.
  */
 import { readFileSync } from "node:fs";
 import { libc } from "../runtime/libc.ts";
 import { identify } from "../runtime/process-identity.ts";
 import { adoptedOrphans, familyOf, readProcessTable, type ProcessEntry } from "../runtime/process-table.ts";
-import { markedPids } from "./marked-processes.ts";
+import { markedPids, markerOf } from "./marked-processes.ts";
 
 /** A running command, as the sweep needs it. */
 export interface CommandRecord {
@@ -84,9 +88,11 @@ export function sweepCommand(command: CommandRecord | null, shells: ReadonlySet<
     if (table === null) break;
     const marked = command === null ? [] : markedPids(command.marker);
     const orphans = orphansNow(table, shells).filter((o) => {
-      if (command === null || command.startTime === null) return true;
+      if (command === null) return true;
+      const marker = markerOf(o.pid);
+      if (marker !== null) return marker === command.marker;
       const started = startTimeOf(o.pid);
-      return started === null || started >= command.startTime;
+      return command.startTime === null || started === null || started >= command.startTime;
     });
     const roots = new Set([...marked, ...orphans.map((o) => o.pid), ...stopped]);
     const links = command === null ? roots : new Set([command.pid, ...roots]);

@@ -66,3 +66,20 @@ export function markedPids(marker: string): number[] {
   }
   return pids;
 }
+
+/** The marker `pid` carries (the value of its MARKER_VAR entry), or null: none, or its environment cannot be read. */
+export function markerOf(pid: number): string | null {
+  let environ: string;
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`, "latin1");
+  } catch {
+    return null;
+  }
+  // Entries are NUL-separated: the marker entry is the first one or follows a NUL.
+  const name = `${MARKER_VAR}=`;
+  const inner = environ.indexOf(`\0${name}`);
+  const at = environ.startsWith(name) ? 0 : inner === -1 ? -1 : inner + 1;
+  if (at === -1) return null;
+  const end = environ.indexOf("\0", at);
+  return environ.slice(at + name.length, end === -1 ? undefined : end);
+}

@@ -97,6 +97,28 @@ describe("no orphans", () => {
     await expectPidsGone(pids, 5000, "the env -i processes");
   });
 
+  test("a command's end leaves alone a detached process that carries another command's marker", async () => {
+    const spawn = "setsid sh -c 'sleep 600 & echo $! > marked.pid' </dev/null >/dev/null 2>&1\nsleep 600\n";
+    await using a = await startAgent({ files: { "spawn.sh": spawn }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const early = (await a.newSession()).sessionId;
+    const late = (await a.newSession()).sessionId;
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo > early.txt; sleep 600" } }] });
+    const earlyTurn = a.prompt(early, "wait");
+    await until(() => existsSync(join(a.workspace, "early.txt")), 10_000, "the early command to start");
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] });
+    const lateTurn = a.prompt(late, "spawn");
+    const file = join(a.workspace, "marked.pid");
+    await until(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 10_000, "the detached process to start");
+    const pid = pidIn(file);
+    // It started after the early command, but its marker says it is the late one's.
+    await a.agent.notify("session/cancel", { sessionId: early });
+    expect((await earlyTurn).stopReason).toBe("cancelled");
+    expect(pidAlive(pid)).toBe(true);
+    await a.agent.notify("session/cancel", { sessionId: late });
+    expect((await lateTurn).stopReason).toBe("cancelled");
+    await expectPidsGone([pid], 5000, "the detached process");
+  });
+
   test.each(["cancel", "close"] as const)("env -i setsid processes of a running command are gone after a session/%s, and the agent stays up", async (how) => {
     await using a = await startAgent({ files: { "spawn.sh": `${CLEARED}\nsleep 600\n` }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
     const { sessionId } = await a.newSession();
