@@ -1,8 +1,9 @@
 /**
  * One agent child process: spawned as the leader of its own session and process group in the
- * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
- * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group (each
- * signal also to the members of its family outside the group). On the daemon's shutdown the
+ * workspace directory (the built-in agent with its model keys on an inherited descriptor rather
+ * than in its environment, `config/agent-keys.ts`), stderr pumped into the log with a bounded tail,
+ * exit observed, and a bounded stop sequence: close stdin → grace → SIGTERM to the group → grace →
+ * SIGKILL to the group (each signal also to the members of its family outside the group). On the daemon's shutdown the
  * sequence is hurried so the whole shutdown fits its 2 s promise: stdin closed and SIGTERM at once,
  * SIGKILL SHUTDOWN_TERM_GRACE_MS later (a stop already under way jumps ahead the same way). Once it has exited, on any path,
  * whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
