@@ -34,8 +34,8 @@ import { isAbsolute, join } from "node:path";
 import { AGENT_KEYS_FD_VAR, keyVariableNames } from "./agent-keys.ts";
 import { BootError } from "./boot-error.ts";
 import { dataDirFor } from "./config.ts";
-import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { ENV_PROVIDERS } from "./env-providers.ts";
+import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { isSecretName } from "./secret-names.ts";
 import { readSettingsText } from "./settings-file.ts";
 import { loadDaemonSettings } from "./settings.ts";
@@ -111,7 +111,6 @@ export interface AgentConfigInputs {
   readonly workspace: string;
   readonly platform?: NodeJS.Platform;
 }
-
 
 export const MISSING_MODEL_HINT =
   "No model is configured for the built-in agent: set OPENAI_MODEL with OPENAI_API_KEY (hosted) or OPENAI_BASE_URL (a local server such as Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1), " +
