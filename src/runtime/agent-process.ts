@@ -3,10 +3,10 @@
  * workspace directory (the built-in agent with its model keys on an inherited descriptor rather
  * than in its environment, `config/agent-keys.ts`), stderr pumped into the log with a bounded tail,
  * exit observed, and a bounded stop sequence: close stdin → grace → SIGTERM to the group → grace →
- * SIGKILL to the group (each signal also to the members of its family outside the group). On the daemon's shutdown the
- * sequence is hurried so the whole shutdown fits its 2 s promise: stdin closed and SIGTERM at once,
- * SIGKILL SHUTDOWN_TERM_GRACE_MS later (a stop already under way jumps ahead the same way). Once it has exited, on any path,
- * whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
+ * SIGKILL to the group (each signal also to the members of its family outside the group). On the
+ * daemon's shutdown the sequence is hurried so the whole shutdown fits its 2 s promise: stdin closed
+ * and SIGTERM at once, SIGKILL SHUTDOWN_TERM_GRACE_MS later (a stop already under way jumps ahead the
+ * same way). Once it has exited, on any path, whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
  * registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";

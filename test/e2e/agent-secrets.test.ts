@@ -150,6 +150,18 @@ describe("the built-in agent's keys, out of its commands' reach", () => {
     expect(model.authorizations.every((a) => a === `Bearer ${key}`)).toBe(true);
   }, 60_000);
 
+  test("keys too large to hand over refuse the start: 503 agent_start_failed, reason keys_not_delivered, no value in the answer", async () => {
+    await using ws = tempDir("svc-secrets-ws-");
+    const key = `sk-${"k".repeat(70 * 1024)}`;
+    await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path], { cwd: ws.path, env: { SVC_CLI_ENTRY: undefined, SVC_CLI_ARGS: undefined, OPENAI_API_KEY: key, OPENAI_MODEL: "m" } });
+    const reply = await jsonRequest(d.url, "POST", "/session", {});
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({ code: "agent_start_failed", reason: "keys_not_delivered", retryable: false });
+    expect(reply.body.error).toContain("65536");
+    expect(JSON.stringify(reply.body)).not.toContain("kkkkkkkk");
+    expect(d.stderr()).not.toContain("agent spawned");
+  }, 60_000);
+
   test("a third-party agent still gets its key variable in its environment", async () => {
     await using dir = tempDir("svc-secrets-");
     const ws = join(dir.path, "ws");

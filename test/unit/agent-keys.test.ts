@@ -89,6 +89,12 @@ describe("svc --acp reading its keys", () => {
     expect(stderr).toContain("svc --acp: the key document is not a JSON object");
   }, 20_000);
 
+  test("a document past the bound ends the agent at start with exit code 2", async () => {
+    const { code, stderr } = await agentWith(JSON.stringify({ OPENAI_API_KEY: "k".repeat(MAX_AGENT_KEYS_BYTES) }));
+    expect(code).toBe(2);
+    expect(stderr).toContain(`svc --acp: the key document is larger than ${MAX_AGENT_KEYS_BYTES} bytes`);
+  }, 20_000);
+
   test("a well-formed document is read and the agent serves until stdin closes", async () => {
     const { code, stderr } = await agentWith(JSON.stringify({ OPENAI_API_KEY: "k" }));
     expect(code).toBe(0);
