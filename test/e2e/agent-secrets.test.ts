@@ -137,11 +137,15 @@ describe("the built-in agent's keys, out of its commands' reach", () => {
       "/bin/cat /proc/$PPID/environ > environ.txt 2>&1",
       "/usr/bin/head -c 1 /proc/$PPID/mem > mem.txt 2>&1",
       "/usr/bin/env -i /usr/bin/setsid /bin/sh -c '/bin/sleep 600 & echo $! > forked.pid' </dev/null >/dev/null 2>&1",
+      // Not the last command: the shell waits for it (and so for forked.pid) instead of exec'ing it.
+      "echo done > done.txt",
     ].join("; ");
     await shellTurn(d, model, sessionId, events, command);
     expect(readFileSync(join(ws, "uid.txt"), "utf8").trim()).toBe(String(NOBODY));
     for (const file of ["environ.txt", "mem.txt"]) expect(readFileSync(join(ws, file), "utf8")).toContain("Permission denied");
-    await expectPidsGone([Number(readFileSync(join(ws, "forked.pid"), "utf8"))], 5000, "the detached process");
+    const forked = Number(readFileSync(join(ws, "forked.pid"), "utf8"));
+    expect(forked).toBeGreaterThan(1);
+    await expectPidsGone([forked], 5000, "the detached process");
     model.enqueue({ kind: "tools", calls: [{ name: "grep", args: { pattern: "needle" } }] });
     const reply = await jsonRequest(d.url, "POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "search" }] });
     const grep = await events.waitFor("session_update", (f) => f.data.update?.sessionUpdate === "tool_call_update" && f.data.update?.status === "completed" && f.data.update?.rawOutput?.engine !== undefined, TURN_MS);
