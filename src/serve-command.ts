@@ -5,6 +5,7 @@
  * cleanly on SIGINT/SIGTERM or when the `--parent-pid` process ends. Boot problems print one line on
  * stderr and exit 2; a clean stop exits 0.
  */
+import { hostKeyVariableNames } from "./config/agent-keys.ts";
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
 import { flagHelp, helpRequested } from "./config/flags.ts";
@@ -16,7 +17,7 @@ import { adoptOrphans } from "./runtime/agent-family.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
 import { watchParent, type ParentWatch } from "./runtime/parent-watch.ts";
 import { identify, isThisProcess } from "./runtime/process-identity.ts";
-import { shieldSecrets } from "./runtime/secret-shield.ts";
+import { environmentSecrets, shieldSecrets } from "./runtime/secret-shield.ts";
 import { stderrSecrets } from "./runtime/stderr-secrets.ts";
 import { VERSION } from "./version.ts";
 
@@ -122,7 +123,8 @@ function publish(config: Config, record: DiscoveryRecord, logger: Logger): Publi
 
 /** Before anything is spawned: what children inherit is settled at their spawn. */
 function shieldProcess(config: Config, logger: Logger): void {
-  const shield = shieldSecrets(config.token === null ? [] : [config.token]);
+  const credentials = environmentSecrets(config.agent.baseEnv, hostKeyVariableNames(config.dataDir));
+  const shield = shieldSecrets([...(config.token === null ? [] : [config.token]), ...credentials]);
   logger.debug("secrets shielded", { layers: shield.applied.join(", ") || "none" });
   if (config.token !== null) for (const gap of shield.gaps) logger.warn(`token exposure: ${gap}`);
   if (!adoptOrphans()) logger.debug("not a child subreaper: orphaned tool processes of agents go to init");

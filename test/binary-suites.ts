@@ -43,6 +43,9 @@ const FILES = [
   "agent/agent-host-programs.test.ts",
   "agent/agent-device-names.test.ts",
   "e2e/agent-protected-daemon.test.ts",
+  // Commands cannot read the built-in agent's keys, and what they detach ends with their session and survives no daemon SIGKILL.
+  "e2e/agent-secrets.test.ts",
+  "e2e/agent-detached.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",

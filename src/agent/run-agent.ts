@@ -1,18 +1,22 @@
 /**
  * `svc --acp`: the built-in agent on stdin/stdout (NDJSON JSON-RPC through the SDK), serving the
- * workspace it was started in. Exits when stdin closes or on SIGTERM/SIGINT, killing every shell
- * command still running (each runs in its own process group, which the daemon's group kill would
- * not reach). MCP stdio servers stay in the agent's group and see their stdin close with it.
- * Diagnostics go to stderr only.
+ * workspace it was started in. At start it reads the model keys the daemon handed it
+ * (`config/agent-keys.ts`; a document that cannot be read ends it with exit code 2), then makes
+ * itself non-dumpable and a child subreaper (`process-guard.ts`). Exits when stdin closes or on
+ * SIGTERM/SIGINT, killing every shell command still running and what it started (each runs in its
+ * own process group, which the daemon's group kill would not reach). MCP stdio servers stay in the
+ * agent's group and see their stdin close with it. Diagnostics go to stderr only.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";
 import { Writable } from "node:stream";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
+import { readHandedKeys } from "../config/agent-keys.ts";
 import { findHostExecutable } from "../workspace/host-executable.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
 import { ConversationStore } from "./conversation-store.ts";
+import { guardAgentProcess } from "./process-guard.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 
 export interface AgentInputs {
@@ -29,8 +33,15 @@ function reread(env: AgentInputs["env"], workspace: string) {
 
 export async function runAgent(inputs: AgentInputs): Promise<never> {
   const workspace = realpathSync(inputs.cwd);
-  const config = resolveAgentConfig({ env: inputs.env, workspace });
-  for (const warning of config.warnings) process.stderr.write(`svc --acp: ${warning}\n`);
+  let keys: Record<string, string>;
+  try {
+    keys = readHandedKeys(inputs.env);
+  } catch (err) {
+    process.stderr.write(`svc --acp: ${(err as Error).message}\n`);
+    process.exit(2);
+  }
+  const config = resolveAgentConfig({ env: inputs.env, keys, workspace });
+  for (const warning of [...config.warnings, ...guardAgentProcess()]) process.stderr.write(`svc --acp: ${warning}\n`);
   const shell = new ShellRunner(workspace, config.shellEnv);
   const files = new WorkspaceFiles(workspace, config.trusted);
   // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace

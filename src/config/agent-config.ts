@@ -6,7 +6,8 @@
  * Models: one per provider whose variables are set (OpenAI-compatible, OpenRouter, DashScope,
  * Anthropic, Google), plus
  * the named models of `model.providers` in the daemon host's settings. Keys are referenced by
- * environment-variable name and resolved here, never written anywhere. A workspace's own
+ * environment-variable name and resolved here, never written anywhere; under the daemon they
+ * arrive on an inherited descriptor instead of the environment (`agent-keys.ts`). A workspace's own
  * `.svc/settings.json` may not declare providers: an untrusted checkout could otherwise point a
  * key at a host of its choosing.
  *
@@ -30,10 +31,13 @@
  * reported as a warning and ignored (folder trust then fails closed: untrusted).
  */
 import { isAbsolute, join } from "node:path";
+import { AGENT_KEYS_FD_VAR, keyVariableNames } from "./agent-keys.ts";
 import { BootError } from "./boot-error.ts";
 import { dataDirFor } from "./config.ts";
+import { ENV_PROVIDERS } from "./env-providers.ts";
 import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { withAbsoluteSearchPath } from "./search-path.ts";
+import { isSecretName } from "./secret-names.ts";
 import { readSettingsText } from "./settings-file.ts";
 import { loadDaemonSettings } from "./settings.ts";
 
@@ -90,9 +94,10 @@ export interface AgentConfig {
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
   readonly conversationsDir: string;
   /**
-   * The environment shell commands run with: the agent's own, as the daemon built it, minus the
-   * model keys (any `*_API_KEY`, `*_TOKEN`, `*_SECRET` and every `apiKeyEnv` named in settings), so
-   * a command the model writes cannot read them.
+   * The environment shell commands (and MCP stdio servers) run with: the agent's own minus the
+   * scrub list (`secret-names.ts`) and every `apiKeyEnv` named in settings, so that a command the
+   * model writes does not inherit them. It can still look elsewhere: see the README's "What a
+   * command can reach".
    */
   readonly shellEnv: Readonly<Record<string, string>>;
   /** Problems with settings files, printed to stderr at start. */
@@ -101,26 +106,17 @@ export interface AgentConfig {
 
 export interface AgentConfigInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Model keys the daemon handed over outside the environment (`agent-keys.ts`); they win over `env`. */
+  readonly keys?: Readonly<Record<string, string>>;
   /** The workspace (the agent's cwd), canonical. */
   readonly workspace: string;
   readonly platform?: NodeJS.Platform;
 }
 
-/** Providers configured by environment variables alone: `<KEY>` + `<MODEL>` (+ base URL). */
-const ENV_PROVIDERS = [
-  { id: "openai", kind: "openai-compatible", keyEnv: "OPENAI_API_KEY", modelEnv: "OPENAI_MODEL", baseUrlEnv: "OPENAI_BASE_URL", baseUrl: "https://api.openai.com/v1" },
-  { id: "openrouter", kind: "openai-compatible", keyEnv: "OPENROUTER_API_KEY", modelEnv: "OPENROUTER_MODEL", baseUrlEnv: null, baseUrl: "https://openrouter.ai/api/v1" },
-  { id: "dashscope", kind: "openai-compatible", keyEnv: "DASHSCOPE_API_KEY", modelEnv: "DASHSCOPE_MODEL", baseUrlEnv: null, baseUrl: "https://dashscope.aliyuncs.com/compatible-mode/v1" },
-  { id: "anthropic", kind: "anthropic", keyEnv: "ANTHROPIC_API_KEY", modelEnv: "ANTHROPIC_MODEL", baseUrlEnv: "ANTHROPIC_BASE_URL", baseUrl: "https://api.anthropic.com/v1" },
-  { id: "google", kind: "google", keyEnv: "GEMINI_API_KEY", modelEnv: "GEMINI_MODEL", baseUrlEnv: "GEMINI_BASE_URL", baseUrl: "https://generativelanguage.googleapis.com/v1beta" },
-] as const;
-
 export const MISSING_MODEL_HINT =
   "No model is configured for the built-in agent: set OPENAI_MODEL with OPENAI_API_KEY (hosted) or OPENAI_BASE_URL (a local server such as Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1), " +
   "or OPENROUTER_API_KEY with OPENROUTER_MODEL, or DASHSCOPE_API_KEY with DASHSCOPE_MODEL, or ANTHROPIC_API_KEY with ANTHROPIC_MODEL, or GEMINI_API_KEY with GEMINI_MODEL, or declare model.providers in $SVC_HOME/settings.json, then restart the daemon";
 
-/** Variable names kept from shell commands' environment. */
-const SECRET_NAME = /(_API_KEY|_TOKEN|_SECRET)$/i;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const nonEmpty = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
 
@@ -167,11 +163,6 @@ function readJson(file: string, warnings: string[]): Record<string, unknown> {
 const objectAt = (doc: Record<string, unknown>, key: string): Record<string, unknown> => {
   const value = doc[key];
   return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-};
-
-const objectAtList = (doc: Record<string, unknown>): Array<Record<string, unknown>> => {
-  const providers = objectAt(doc, "model").providers;
-  return Array.isArray(providers) ? providers.filter((p): p is Record<string, unknown> => p !== null && typeof p === "object") : [];
 };
 
 /** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
@@ -307,6 +298,7 @@ function trustOf(file: string, workspace: string, warnings: string[]): boolean {
 
 export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const { env, workspace } = inputs;
+  const withKeys = { ...env, ...inputs.keys };
   const warnings: string[] = [];
   const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
   const hostFile = join(dataDir, "settings.json");
@@ -315,7 +307,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const local = readJson(workspaceFile, warnings);
   const trusted = trustOf(hostFile, workspace, warnings);
 
-  const models = [...envModels(env), ...settingsModels(hostFile, host, env, warnings)];
+  const models = [...envModels(withKeys), ...settingsModels(hostFile, host, withKeys, warnings)];
   const unique = models.filter((m, i) => models.findIndex((o) => o.id === m.id) === i);
   const preferred = objectAt(host, "model").name;
   const defaultModelId = unique.find((m) => m.id === preferred || m.model === preferred)?.id ?? unique[0]?.id ?? null;
@@ -324,9 +316,9 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const localDisabled = disabledToolsOf(workspaceFile, local, warnings);
   const disabledTools = localDisabled === undefined ? hostDisabled : trusted ? localDisabled : [...hostDisabled, ...localDisabled];
   const mode = approvalModeOf(workspaceFile, local, warnings) ?? approvalModeOf(hostFile, host, warnings) ?? DEFAULT_APPROVAL_MODE;
-  const keyNames = new Set(objectAtList(host).map((p) => p.apiKeyEnv).filter((n): n is string => typeof n === "string"));
+  const keyNames = keyVariableNames(host);
   const shellEnv = Object.fromEntries(
-    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && !SECRET_NAME.test(e[0]) && !keyNames.has(e[0])),
+    Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== AGENT_KEYS_FD_VAR && !isSecretName(e[0]) && !keyNames.has(e[0])),
   );
   return Object.freeze({
     models: unique,

@@ -19,8 +19,9 @@
  * keep the process alive, so a daemon shutting down finishes the sweep rather than exiting mid-grace.
  *
  * When the daemon is a child subreaper (`svc serve`, see `adoptOrphans`), tools that lose their
- * parent are re-parented to the daemon instead of init; the family takes those adopted orphans and
- * reaps them once dead (the runtime only reaps children it started). This build runs one agent at a
+ * parent are re-parented to the daemon instead of init (the built-in agent's, only once the agent is
+ * gone: it is a subreaper itself and ends them with their command); the family takes those adopted
+ * orphans and reaps them once dead (the runtime only reaps children it started). This build runs one agent at a
  * time per daemon, so every adopted orphan is the current agent's; with several agents at once, a
  * sweep would also end the other agents' orphaned helpers.
  */

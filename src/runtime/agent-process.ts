@@ -1,21 +1,25 @@
 /**
  * One agent child process: spawned as the leader of its own session and process group in the
- * workspace directory, stderr pumped into the log with a bounded tail, exit observed, and a bounded
- * stop sequence: close stdin → grace → SIGTERM to the group → grace → SIGKILL to the group (each
- * signal also to the members of its family outside the group). On the daemon's shutdown the
- * sequence is hurried so the whole shutdown fits its 2 s promise: stdin closed and SIGTERM at once,
- * SIGKILL SHUTDOWN_TERM_GRACE_MS later (a stop already under way jumps ahead the same way). Once it has exited, on any path,
- * whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
+ * workspace directory (the built-in agent with its model keys on an inherited descriptor rather
+ * than in its environment, `config/agent-keys.ts`), stderr pumped into the log with a bounded tail,
+ * exit observed, and a bounded stop sequence: close stdin → grace → SIGTERM to the group → grace →
+ * SIGKILL to the group (each signal also to the members of its family outside the group). On the
+ * daemon's shutdown the sequence is hurried so the whole shutdown fits its 2 s promise: stdin closed
+ * and SIGTERM at once, SIGKILL SHUTDOWN_TERM_GRACE_MS later (a stop already under way jumps ahead the
+ * same way). Once it has exited, on any path, whatever it started is swept (`agent-family.ts`), and the orphan watcher keeps the family
  * registered until the sweep finds it empty.
  */
 import type { Subprocess } from "bun";
+import { closeSync, writeSync } from "node:fs";
 import { devNull } from "node:os";
+import { AGENT_KEYS_FD, AGENT_KEYS_FD_VAR, encodeHandedKeys, splitAgentEnv } from "../config/agent-keys.ts";
 import type { AgentLaunch } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
 import { cliEntryStatus, MissingCliEntryError } from "./cli-entry.ts";
 import { AgentFamily } from "./agent-family.ts";
 import { FAMILY_MARKER_VAR, type OrphanReaper } from "./orphan-reaper.ts";
+import { AgentStartError } from "./start-failure.ts";
 import { StderrTail, pumpStderr } from "./stderr-tail.ts";
 
 /** Stop sequence budgets. */
@@ -64,6 +68,34 @@ export interface SpawnOptions {
   readonly reaper: OrphanReaper;
   /** Values replaced in the child's stderr before it is logged (`stderr-secrets.ts`). */
   readonly secrets: readonly string[];
+  /**
+   * The built-in agent's key variables: given, they reach the child as a key document on an
+   * inherited descriptor instead of its environment, which also loses the scrub list's other names
+   * (`config/agent-keys.ts`). Not where extra descriptors cannot be inherited (Windows).
+   */
+  readonly keyNames?: ReadonlySet<string>;
+}
+
+/** The child's environment, and the key document to hand it when it takes one. */
+function spawnEnv(options: SpawnOptions, commandEnv: Readonly<Record<string, string>>): { env: Record<string, string>; keys: Uint8Array | null } {
+  // The family marker comes first, where the orphan watcher looks for it.
+  const env = { [FAMILY_MARKER_VAR]: options.reaper.marker, ...childEnv(options.launch.baseEnv, { ...commandEnv, ...options.extraEnv }) };
+  if (options.keyNames === undefined || process.platform === "win32") return { env, keys: null };
+  const split = splitAgentEnv(env, options.keyNames);
+  try {
+    return { env: { ...split.env, [AGENT_KEYS_FD_VAR]: String(AGENT_KEYS_FD) }, keys: encodeHandedKeys(split.keys) };
+  } catch (err) {
+    throw AgentStartError.keysNotDelivered((err as Error).message);
+  }
+}
+
+/** Writes the whole key document to the parent's end of the child's key descriptor, then closes it. */
+function handKeys(fd: number, keys: Uint8Array): void {
+  try {
+    for (let written = 0; written < keys.length; ) written += writeSync(fd, keys, written);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class AgentProcess {
@@ -82,17 +114,23 @@ export class AgentProcess {
   private readonly hurried = new Promise<void>((resolve) => (this.hurry = resolve));
 
   constructor(options: SpawnOptions) {
-    const { argv, env } = childCommand(options.launch);
+    const command = childCommand(options.launch);
     const log = options.logger;
-    this.proc = Bun.spawn(argv, {
+    const { env, keys } = spawnEnv(options, command.env);
+    this.proc = Bun.spawn(command.argv, {
       cwd: options.cwd,
-      // The family marker comes first, where the orphan watcher looks for it.
-      env: { [FAMILY_MARKER_VAR]: options.reaper.marker, ...childEnv(options.launch.baseEnv, { ...env, ...options.extraEnv }) },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
+      env,
+      // The key document's descriptor is the child's fd 3 (AGENT_KEYS_FD).
+      stdio: keys === null ? ["pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
     });
+    if (keys !== null)
+      try {
+        handKeys(this.proc.stdio[AGENT_KEYS_FD] as number, keys);
+      } catch (err) {
+        this.proc.kill("SIGKILL");
+        throw AgentStartError.keysNotDelivered(`writing them failed (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      }
     this.pid = this.proc.pid;
     options.reaper.track(this.pid);
     this.stderr = new StderrTail((line) => log.debug("agent stderr", { pid: this.pid, line }), options.secrets);

@@ -24,7 +24,9 @@
  * watcher stops every process whose /proc/<pid>/environ holds the marker and takes it as a root. It
  * reads the environment only up to its first newline (NUL separators are dropped as it reads), so a
  * tool that cleared or reordered its environment, with a multi-line variable ahead of the marker,
- * is not found that way. Processes of other users cannot be read, and are not the daemon's anyway.
+ * is not found that way. Processes of other users cannot be read, and are not the daemon's anyway;
+ * nor, unless the daemon runs as root, can the built-in agent's own (it is not dumpable), which is
+ * a registered root already, while the tools it runs are dumpable again and readable.
  *
  * The script uses shell builtins only and runs with an empty environment. The kill is spelled
  * `kill -s KILL -- -<pgid>`: dash (Debian's /bin/sh) rejects `kill -9 -- -<pgid>`.

@@ -6,7 +6,8 @@
  *   (`cli-entry.ts`; a spawn that fails with ENOENT says the same).
  * - `agent_start_failed` (503, not retryable): the child exited or closed its output before its
  *   first session opened, answered `initialize` with an error or with something that is not an
- *   initialize result, or was cut off by the daemon for flooding its stdout (`reason` says which).
+ *   initialize result, was cut off by the daemon for flooding its stdout, or could not be handed
+ *   its model keys (`reason` says which).
  *   The same configuration fails the same way, so a client must not loop on it; the message gives
  *   the exit code or signal, or the agent's own message (known secrets replaced, cut at
  *   MAX_AGENT_MESSAGE_CHARS); the child's stderr is in the daemon log (redacted), never in the answer.
@@ -27,7 +28,7 @@ export const MAX_AGENT_MESSAGE_CHARS = 500;
 export type StartPhase = "channel.initialize" | "session/new";
 
 /** How the start failed, as the `reason` field of `agent_start_failed` says it. */
-export type StartFailureReason = "exited" | "output_rejected" | "initialize_error" | "invalid_initialize_result";
+export type StartFailureReason = "exited" | "output_rejected" | "initialize_error" | "invalid_initialize_result" | "keys_not_delivered";
 
 /** Agent-written text as an answer may repeat it: known secrets replaced, then cut to size. */
 export function agentText(text: string, secrets: readonly string[]): string {
@@ -61,6 +62,11 @@ export class AgentStartError extends DaemonError {
   /** The agent answered `initialize` with a JSON-RPC error; its message is repeated redacted and bounded, its `data` never. */
   static refused(rpcCode: number, message: string, secrets: readonly string[]): AgentStartError {
     return new AgentStartError(`The agent refused initialize: ${agentText(message, secrets)}`, "initialize_error", "channel.initialize", { agentCode: rpcCode });
+  }
+
+  /** The built-in agent's model keys could not be handed to it (`config/agent-keys.ts`); `why` names no value. */
+  static keysNotDelivered(why: string): AgentStartError {
+    return new AgentStartError(`The daemon could not hand the agent its model keys: ${why}`, "keys_not_delivered", "channel.initialize");
   }
 
   /** The agent answered `initialize` with something that is not an initialize result. */

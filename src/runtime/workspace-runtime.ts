@@ -46,6 +46,8 @@ export interface RuntimeDeps {
   readonly secrets: readonly string[];
   /** The MCP client budget the child is started under (`child-env.ts`); absent: none. */
   readonly mcpBudget?: McpBudget;
+  /** For the built-in agent: its key variables as of each start, handed over outside its environment (`agent-process.ts`). */
+  readonly keyNames?: () => ReadonlySet<string>;
 }
 
 export interface Live {
@@ -230,7 +232,7 @@ export class WorkspaceRuntime {
     };
     let child: AgentProcess;
     try {
-      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets });
+      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets, keyNames: deps.keyNames?.() });
     } catch (err) {
       throw spawnFailure(deps.launch, err);
     }

@@ -4,6 +4,7 @@
  */
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { hostKeyVariableNames } from "../config/agent-keys.ts";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -27,6 +28,7 @@ export class RuntimeRegistry {
       reaper: this.reaper,
       secrets: stderrSecrets(config.agent, config.token),
       mcpBudget: config.mcp,
+      ...(config.agent.agent === "builtin" ? { keyNames: () => hostKeyVariableNames(config.dataDir) } : {}),
     });
   }
 

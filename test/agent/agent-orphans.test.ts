@@ -1,7 +1,8 @@
 /**
  * No orphans (hostile review finding 7): what a shell command detached (setsid, nohup, double
- * forks) ends with the command, after a finished turn and after a cancel; so does what a hung MCP
- * server started, when its discovery times out.
+ * forks, and with a cleared environment `env -i setsid`, which carries no marker) ends with the
+ * command, after a finished turn, after a cancel and when its session is closed; so does what a
+ * hung MCP server started, when its discovery times out.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +16,20 @@ const hostSettings = join(process.env.SVC_HOME!, "settings.json");
 afterEach(() => rmSync(hostSettings, { force: true }));
 
 const pidIn = (file: string) => Number(readFileSync(file, "utf8").trim());
+
+/**
+ * Processes that leave the command's session with a cleared environment: one whose parent (the
+ * command's shell) exits, and one whose parent exits at once (a double fork), so that nothing but
+ * the agent's subreaping ties either to the command. Each writes its pid to `<name>.pid`.
+ */
+const CLEARED = [
+  "env -i setsid sh -c 'echo $$ > cleared.pid; exec sleep 600' </dev/null >/dev/null 2>&1 &",
+  "env -i setsid sh -c 'sleep 600 & echo $! > forked.pid' </dev/null >/dev/null 2>&1 &",
+  "while [ ! -s cleared.pid ] || [ ! -s forked.pid ]; do sleep 0.05; done",
+].join("\n");
+/** A process's kernel start time, in clock ticks since boot (`/proc/<pid>/stat` field 22). */
+const startTicks = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]!.split(" ")[19]);
+const clearedPids = (workspace: string) => ["cleared.pid", "forked.pid"].map((f) => pidIn(join(workspace, f)));
 
 describe("no orphans", () => {
   test("a setsid process started by a command is gone once the turn ends", async () => {
@@ -45,6 +60,79 @@ describe("no orphans", () => {
     await a.agent.notify("session/cancel", { sessionId });
     expect((await turn).stopReason).toBe("cancelled");
     await expectPidsGone(pids, 5000, "the detached sleeps");
+  });
+
+  test("env -i setsid processes, with their parent alive or gone, are gone once the turn ends, reaped by the agent that adopted them", async () => {
+    await using a = await startAgent({ files: { "spawn.sh": `${CLEARED}\necho bye\n` }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "spawn");
+    const pids = clearedPids(a.workspace);
+    await expectPidsGone(pids, 5000, "the env -i processes");
+    // Not left as zombies of the agent either.
+    await until(() => pids.every((pid) => !existsSync(`/proc/${pid}`)), 5000, "the agent to reap them");
+  });
+
+  test("another session's command ending leaves alone a detached process of a command that started before it and still runs", async () => {
+    await using a = await startAgent({ files: { "spawn.sh": `${CLEARED}\nsleep 600\n` }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const first = (await a.newSession()).sessionId;
+    const second = (await a.newSession()).sessionId;
+    // Tool calls only: after a tool result the mock model answers with text by itself.
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] });
+    const turn = a.prompt(first, "spawn");
+    const files = ["cleared.pid", "forked.pid"].map((f) => join(a.workspace, f));
+    await until(() => files.every((f) => existsSync(f) && readFileSync(f, "utf8").trim() !== ""), 10_000, "both detached processes to start");
+    const pids = clearedPids(a.workspace);
+    // An orphan is told apart by its start time, in clock ticks (USER_HZ, 100 a second): one started
+    // in the same tick as a command could be that command's. The second command starts a tick later.
+    const started = Math.max(...pids.map(startTicks));
+    const nowTicks = () => Number(Bun.spawnSync(["/usr/bin/cut", "-d", " ", "-f22", "/proc/self/stat"]).stdout.toString());
+    await until(() => nowTicks() > started, 5000, "the next clock tick");
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo quick > quick.txt" } }] });
+    await a.turn(second, "quick");
+    expect(readFileSync(join(a.workspace, "quick.txt"), "utf8")).toBe("quick\n");
+    expect(pids.filter(pidAlive)).toEqual(pids);
+    await a.agent.notify("session/cancel", { sessionId: first });
+    expect((await turn).stopReason).toBe("cancelled");
+    await expectPidsGone(pids, 5000, "the env -i processes");
+  });
+
+  test("a command's end leaves alone a detached process that carries another command's marker", async () => {
+    const spawn = "setsid sh -c 'sleep 600 & echo $! > marked.pid' </dev/null >/dev/null 2>&1\nsleep 600\n";
+    await using a = await startAgent({ files: { "spawn.sh": spawn }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const early = (await a.newSession()).sessionId;
+    const late = (await a.newSession()).sessionId;
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo > early.txt; sleep 600" } }] });
+    const earlyTurn = a.prompt(early, "wait");
+    await until(() => existsSync(join(a.workspace, "early.txt")), 10_000, "the early command to start");
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] });
+    const lateTurn = a.prompt(late, "spawn");
+    const file = join(a.workspace, "marked.pid");
+    await until(() => existsSync(file) && readFileSync(file, "utf8").trim() !== "", 10_000, "the detached process to start");
+    const pid = pidIn(file);
+    // It started after the early command, but its marker says it is the late one's.
+    await a.agent.notify("session/cancel", { sessionId: early });
+    expect((await earlyTurn).stopReason).toBe("cancelled");
+    expect(pidAlive(pid)).toBe(true);
+    await a.agent.notify("session/cancel", { sessionId: late });
+    expect((await lateTurn).stopReason).toBe("cancelled");
+    await expectPidsGone([pid], 5000, "the detached process");
+  });
+
+  test.each(["cancel", "close"] as const)("env -i setsid processes of a running command are gone after a session/%s, and the agent stays up", async (how) => {
+    await using a = await startAgent({ files: { "spawn.sh": `${CLEARED}\nsleep 600\n` }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] }, { kind: "text", text: "ok" });
+    const turn = a.prompt(sessionId, "spawn");
+    const files = ["cleared.pid", "forked.pid"].map((f) => join(a.workspace, f));
+    await until(() => files.every((f) => existsSync(f) && readFileSync(f, "utf8").trim() !== ""), 10_000, "both detached processes to start");
+    const pids = clearedPids(a.workspace);
+    expect(pids.every(pidAlive)).toBe(true);
+    if (how === "cancel") await a.agent.notify("session/cancel", { sessionId });
+    else await a.agent.request("session/close", { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    await expectPidsGone(pids, 5000, "the env -i processes");
+    expect(pidAlive(a.proc.pid)).toBe(true);
   });
 
   test("an MCP server that ignores SIGTERM and hangs at startup leaves nothing behind when its discovery times out", async () => {

@@ -80,7 +80,7 @@ export class McpServers {
 
   constructor(
     servers: readonly McpServerConfig[],
-    /** The environment stdio servers start with (the agent's, minus model keys), under each server's own `env`. */
+    /** The environment stdio servers start with (the agent's, minus the scrub list: `config/secret-names.ts`), under each server's own `env`. */
     private readonly env: Readonly<Record<string, string>>,
     readonly budget: McpBudget,
     /** Told of every budget warning and refused batch. */

@@ -1,13 +1,15 @@
 /**
- * Runs the model's shell commands: `/bin/sh -c <command>` in the workspace, in its own process
- * group, with the agent's environment minus model keys plus a per-command marker. When the
- * command's shell exits, or on timeout or cancel, the whole group is killed and then every process
- * carrying the command's marker (see `marked-processes.ts`), so nothing a command started
- * (`sleep 60 &`, `setsid …`, `nohup …`, double forks) outlives it; `killAll` does the same for every
- * running command when the agent stops.
+ * Runs the model's shell commands: `/bin/sh -c <command>` in the workspace, in its own session and
+ * process group, with the agent's environment minus the scrub list plus a per-command marker. When
+ * the command's shell exits, or on timeout or cancel (a cancelled turn, a closed session), the whole
+ * group is killed and then everything else the command started (`command-sweep.ts`: its marked
+ * processes, and the orphans the agent adopted, which covers `setsid`, `nohup`, double forks and
+ * `env -i`), so nothing a command started outlives it; the result is returned once those are gone.
+ * `killAll` does the same for every running command, and every adopted orphan, when the agent stops.
  */
 import type { Subprocess } from "bun";
-import { killMarked, markerEnv, newMarker } from "../marked-processes.ts";
+import { awaitGone, startTimeOf, sweepCommand, type CommandRecord } from "../command-sweep.ts";
+import { markerEnv, newMarker } from "../marked-processes.ts";
 
 /** Bytes of combined stdout+stderr kept per command (under the model cap of one tool result, so the note on a cut is always seen); past it output is drained and counted, not kept. */
 export const SHELL_OUTPUT_CAP_BYTES = 16 * 1024;
@@ -38,8 +40,8 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 export class ShellRunner {
-  /** Running commands, each with its marker. */
-  private readonly running = new Map<Subprocess, string>();
+  /** Running commands, each with what its sweep needs. */
+  private readonly running = new Map<Subprocess, CommandRecord>();
 
   constructor(
     private readonly cwd: string,
@@ -50,7 +52,8 @@ export class ShellRunner {
   async run(command: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<ShellResult> {
     const marker = newMarker();
     const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: this.cwd, env: { ...this.env, ...markerEnv(marker) }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
-    this.running.set(proc, marker);
+    const record: CommandRecord = { pid: proc.pid, marker, startTime: startTimeOf(proc.pid) };
+    this.running.set(proc, record);
     const kept: Uint8Array[] = [];
     let keptBytes = 0;
     let totalBytes = 0;
@@ -81,6 +84,7 @@ export class ShellRunner {
     const onAbort = () => stop("cancel");
     if (options.signal.aborted) onAbort();
     else options.signal.addEventListener("abort", onAbort, { once: true });
+    let swept: number[];
     try {
       await proc.exited;
     } finally {
@@ -89,10 +93,10 @@ export class ShellRunner {
       options.signal.removeEventListener("abort", onAbort);
       // Whatever the command left running goes with it: its group, then anything that left the group.
       killGroup(proc.pid, "SIGKILL");
-      killMarked(marker);
       this.running.delete(proc);
+      swept = sweepCommand(record, this.shells());
     }
-    await Promise.race([pumped, Bun.sleep(DRAIN_AFTER_EXIT_MS)]);
+    await Promise.all([awaitGone(swept, this.shells()), Promise.race([pumped, Bun.sleep(DRAIN_AFTER_EXIT_MS)])]);
     return {
       exitCode: proc.exitCode,
       signal: proc.signalCode === null ? null : String(proc.signalCode),
@@ -104,11 +108,21 @@ export class ShellRunner {
     };
   }
 
-  /** SIGKILLs every running command's group (the agent is stopping). Synchronous, for exit handlers. */
+  /**
+   * SIGKILLs every running command's group and what it started, then every orphan the agent
+   * adopted (the agent is stopping). Synchronous, for exit handlers.
+   */
   killAll(): void {
-    for (const [proc, marker] of this.running) {
+    const shells = this.shells();
+    for (const [proc, record] of this.running) {
       killGroup(proc.pid, "SIGKILL");
-      killMarked(marker);
+      sweepCommand(record, shells);
     }
+    sweepCommand(null, shells);
+  }
+
+  /** The pids of the running commands' shells (children of the agent that are no orphans). */
+  private shells(): Set<number> {
+    return new Set([...this.running.values()].map((r) => r.pid));
   }
 }

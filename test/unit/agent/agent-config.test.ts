@@ -90,9 +90,24 @@ describe("resolveAgentConfig", () => {
     expect(config.warnings.length).toBeGreaterThan(0);
   });
 
-  test("shell commands get the environment without keys, tokens and secrets", () => {
+  test("shell commands get the environment without the scrub list's names (keys, tokens, secrets, cloud credentials, passwords)", () => {
     const s = setup();
-    const config = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home, PATH: "/bin", OPENAI_API_KEY: "k", GITHUB_TOKEN: "t", MY_SECRET: "s" } });
+    const secrets = { OPENAI_API_KEY: "k", GITHUB_TOKEN: "t", MY_SECRET: "s", AWS_SECRET_ACCESS_KEY: "a", AWS_ACCESS_KEY_ID: "i", GOOGLE_APPLICATION_CREDENTIALS: "/c.json", DB_PASSWORD: "p" };
+    const config = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home, PATH: "/bin", ...secrets } });
     expect(config.shellEnv).toEqual({ SVC_HOME: s.home, PATH: "/bin" });
+  });
+
+  test("keys handed over outside the environment feed the models, never the commands' environment", () => {
+    const s = setup({ model: { providers: [{ id: "extra", baseUrl: "http://127.0.0.1:1/v1", apiKeyEnv: "MY_CRED", models: ["m2"] }] } });
+    const config = resolveAgentConfig({
+      workspace: s.workspace,
+      env: { SVC_HOME: s.home, PATH: "/bin", OPENAI_MODEL: "m", SVC_AGENT_KEYS_FD: "3" },
+      keys: { OPENAI_API_KEY: "handed", MY_CRED: "cred" },
+    });
+    expect(config.models.map((m) => [m.id, m.apiKey])).toEqual([
+      ["openai/m", "handed"],
+      ["extra/m2", "cred"],
+    ]);
+    expect(config.shellEnv).toEqual({ SVC_HOME: s.home, PATH: "/bin", OPENAI_MODEL: "m" });
   });
 });
