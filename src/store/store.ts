@@ -24,11 +24,7 @@
  * bounds), and once it opens the writer starts with that gap and writes it. Reads and client changes
  * meanwhile answer 503 `store_unavailable` (`reason: "locked"`, retryable, `Retry-After`).
  *
- * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
- * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
- * pending (no journal batch, no lock wait, no compaction), the connection is closed (SQLite's page
- * cache, statements and schema go with it) and the next use opens it again. The data-dir lock is
- * kept across that, for the daemon's life.
+ * The database is opened on first use, not at boot, and closed again when idle (connection.ts).
  *
  * One daemon owns a data dir (`data-dir-lock.ts`): the first to open the database. A second daemon
  * on the same data dir keeps serving its own live sessions, but its store is degraded
@@ -40,18 +36,16 @@
  * `store_unavailable`); it never stops recording, and it is still tried while journaling is
  * degraded, so deleting sessions can free a full disk.
  */
-import type { Database } from "bun:sqlite";
 import { DaemonError } from "../errors/daemon-error.ts";
-import { Compactor } from "./compactor.ts";
-import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
-import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
-import { openDatabase, openForReading, readOnlyBecause } from "./database.ts";
-import { JournalReader, type JournalRecord } from "./journal-reader.ts";
-import { JournalGap } from "./journal-gap.ts";
-import { busyRetryDelay, isBusy, JournalWriter, MAX_GAP_CHANGES, type JournalEntry } from "./journal-writer.ts";
+import type { Catalog, CatalogKey, CatalogRow, NewSession, PersistedState } from "./catalog.ts";
+import { Connection, STORE_IDLE_CLOSE_MS, type Open } from "./connection.ts";
+import type { JournalRecord } from "./journal-reader.ts";
+import { isBusy, type JournalEntry } from "./journal-writer.ts";
+import { OpenWait } from "./open-wait.ts";
 import { damagedAs500, describe, historyUnavailable, openFailure, readFailure, type HistoryUnavailable } from "./store-errors.ts";
 
 export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState };
+export { STORE_IDLE_CLOSE_MS } from "./connection.ts";
 export { STORE_LOCKED_RETRY_AFTER_SECONDS } from "./store-errors.ts";
 
 export interface RecordingDegraded {
@@ -79,65 +73,31 @@ export interface StoreOptions {
   readonly listener?: RecordingListener;
 }
 
-/** While the database could not be opened for another process's lock: what recording missed, and the next try. */
-interface OpenWait {
-  readonly gap: JournalGap;
-  /** Catalog writes kept meanwhile, by key (the latest of a key stands for all; see `JournalWriter.change`). */
-  readonly changes: Map<string, (catalog: Catalog) => void>;
-  retries: number;
-  timer: ReturnType<typeof setTimeout> | null;
-}
-
-/**
- * How long the database stays open after its last use. Reopening costs about a millisecond (open,
- * pragmas, schema check, statements); an open connection keeps its page cache, prepared statements
- * and parsed schema resident.
- */
-export const STORE_IDLE_CLOSE_MS = 10_000;
-
-/** The open database and what works on it. */
-interface Open {
-  readonly db: Database;
-  readonly catalog: Catalog;
-  readonly reader: JournalReader;
-  readonly writer: JournalWriter;
-  readonly compactor: Compactor;
-  /** Why the database is open for reading only (recording is degraded `read_only`), or null. */
-  readonly readOnly: string | null;
-}
-
 export class Store {
   private degradedStatus: RecordingDegraded | null = null;
   /** True while `degradedStatus` stands for a gap the writer will write once the lock goes (recording goes on, counting). */
   private gapOpen = false;
   /** Set for the daemon's life once the database could not be opened or SQLite found it damaged: history answers 503. */
   private unreadable: HistoryUnavailable | null = null;
-  /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
-  private opened: Open | null = null;
-  /** Taken at the first open, held across idle closes, released by `close`. */
-  private lock: DataDirLock | null = null;
-  /** `performance.now()` of the database's last use, and the timer that closes it once idle. */
-  private lastUsed = 0;
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Opened when first needed: an idle daemon never opens the database (no boot time, no memory). */
+  private readonly connection: Connection;
   private closed = false;
   /** Set when a stop marker could not be written: the others are not tried. */
   private markerFailed = false;
   /** While the open waits out another process's lock (null otherwise). */
   private openWait: OpenWait | null = null;
-  /** Keys for kept catalog writes given none (their own namespace: the writer's are `#n`). */
-  private anonymousChanges = 0;
   private readonly now: () => number;
-  private readonly idleCloseMs: number;
   private listener: RecordingListener | null;
 
   /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
-  constructor(
-    private readonly dataDir: string,
-    options: StoreOptions = {},
-  ) {
+  constructor(dataDir: string, options: StoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.idleCloseMs = options.idleCloseMs ?? STORE_IDLE_CLOSE_MS;
     this.listener = options.listener ?? null;
+    this.connection = new Connection(dataDir, options.idleCloseMs ?? STORE_IDLE_CLOSE_MS, {
+      failed: (error) => this.degrade("write_failed", error),
+      opened: (error) => this.gapOpened(error),
+      closed: () => this.gapClosed(),
+    });
   }
 
   /** Null while recording works (or has not been tried yet). */
@@ -173,7 +133,7 @@ export class Store {
   record(entry: JournalEntry, done: (recorded: boolean) => void): void {
     const open = this.writable();
     if (open !== null) return open.writer.append(entry, done);
-    if (this.openWait !== null && !this.openWait.gap.add(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
+    if (this.openWait !== null && !this.openWait.count(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
     done(false);
   }
 
@@ -188,11 +148,11 @@ export class Store {
   recordNotice(entry: JournalEntry): void {
     if (this.closed) return;
     if (this.openWait !== null) {
-      if (!this.openWait.gap.addAhead(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
+      if (!this.openWait.countAhead(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
       return;
     }
     if (this.degradedStatus === null) return this.record(entry, () => {});
-    if (this.gapOpen) return this.opened?.writer.appendAhead(entry);
+    if (this.gapOpen) return this.connection.current?.writer.appendAhead(entry);
     // Only into a journal the catalog knows (a session started after the failure has no row), and
     // not again once a marker failed: each try may wait out the busy timeout.
     const open = this.markerFailed ? null : this.readable();
@@ -239,9 +199,9 @@ export class Store {
     // A session closed a moment ago may still have its last events pending: they go first (and
     // while they wait for another connection's lock, nothing is deleted, so none lands after).
     this.flush();
-    if (this.opened?.writer.waiting) throw historyUnavailable({ reason: "locked", error: "another process holds the database's write lock", since: this.now() }, "changed");
+    if (this.connection.current?.writer.waiting) throw historyUnavailable({ reason: "locked", error: "another process holds the database's write lock", since: this.now() }, "changed");
     const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
-    if (removed.size > 0) this.opened?.compactor.start();
+    if (removed.size > 0) this.connection.current?.compactor.start();
     return removed;
   }
 
@@ -291,28 +251,22 @@ export class Store {
 
   /** True while the database connection is open (it closes when idle; tests). */
   get isOpen(): boolean {
-    return this.opened !== null;
+    return this.connection.current !== null;
   }
 
   /** Commits whatever is pending now (shutdown; tests). */
   flush(): void {
-    this.opened?.writer.flush();
+    this.connection.current?.writer.flush();
   }
 
   /** Flushes and closes the database; recording stops (events are then released at once). Idempotent. */
   close(): void {
     if (this.closed) return;
     // Last commit, without waiting out a lock: then recording stops.
-    this.opened?.writer.stop();
-    this.opened?.compactor.stop();
+    this.connection.current?.writer.stop();
     this.closed = true;
     this.endOpenWait();
-    this.opened?.db.close(false);
-    this.opened = null;
-    this.lock?.release();
-    this.lock = null;
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    this.connection.shut(true);
   }
 
   /** Runs a read on the open database; 503 `store_unavailable` when it cannot be had or SQLite fails the read. */
@@ -344,10 +298,7 @@ export class Store {
   private foundDamaged(why: HistoryUnavailable): void {
     this.unreadable ??= why;
     this.degrade("unavailable", new Error(why.error));
-    const open = this.opened;
-    this.opened = null;
-    open?.compactor.stop();
-    open?.db.close(false);
+    this.connection.shut(false);
   }
 
   /**
@@ -356,9 +307,10 @@ export class Store {
    */
   private readable(): Open | null {
     if (this.closed || this.unreadable !== null) return null;
-    if (this.opened === null && this.openWait === null) this.open();
-    if (this.opened !== null) this.used();
-    return this.opened;
+    if (this.connection.current === null && this.openWait === null) this.open();
+    const open = this.connection.current;
+    if (open !== null) this.connection.used();
+    return open;
   }
 
   /**
@@ -368,41 +320,33 @@ export class Store {
    * failure leaves history unreadable and recording degraded, for the daemon's life.
    */
   private open(): void {
-    let db: Database;
-    let readOnly: string | null;
+    let open: Open;
     try {
-      readOnly = readOnlyBecause(this.dataDir);
-      this.lock ??= lockDataDir(this.dataDir, readOnly !== null);
-      db = readOnly === null ? openDatabase(this.dataDir) : openForReading(this.dataDir, readOnly);
+      open = this.connection.open();
     } catch (error) {
-      if (isBusy(error) && this.lock !== null) {
+      if (isBusy(error) && this.connection.locked) {
         if (this.degradedStatus === null || this.gapOpen) this.waitToOpen(error);
         return;
       }
       this.endOpenWait();
-      this.lock?.release();
-      this.lock = null;
+      this.connection.shut(true);
       this.unreadable = { reason: openFailure(error), error: describe(error), since: this.now() };
       this.degrade("unavailable", error);
       return;
     }
-    const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error), {
-      opened: (error) => this.gapOpened(error),
-      closed: () => this.gapClosed(),
-    });
-    const open: Open = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db), readOnly };
-    this.opened = open;
-    if (readOnly !== null) {
+    if (open.readOnly !== null) {
       // Read, never written: what a wait for a lock kept cannot be written either.
       this.endOpenWait();
-      this.degrade("read_only", `${readOnly}: its history is served, nothing new is recorded`);
+      this.degrade("read_only", `${open.readOnly}: its history is served, nothing new is recorded`);
       return;
     }
+    const writer = open.writer;
     const wait = this.openWait;
     if (wait !== null) {
       this.openWait = null;
       // What was missed while the lock held the open goes in first, before anything recorded from now on.
-      writer.startWithGap(wait.gap, new Map([...wait.changes].map(([key, action]) => [key, () => action(open.catalog)])));
+      const { gap, changes } = wait.handOver(open.catalog);
+      writer.startWithGap(gap, changes);
     }
     // Whatever a previous run left to compact (a restart mid-way) goes on now.
     open.compactor.start();
@@ -411,7 +355,7 @@ export class Store {
   /** The open met another process's lock: degraded (transient) until a later try opens; tried again on a timer. */
   private waitToOpen(error: unknown): void {
     if (this.openWait === null) {
-      this.openWait = { gap: new JournalGap(), changes: new Map(), retries: 0, timer: null };
+      this.openWait = new OpenWait();
       this.gapOpen = true;
       this.degradedStatus = {
         reason: "unavailable",
@@ -422,52 +366,21 @@ export class Store {
       this.listener?.degraded(this.degradedStatus, true);
     }
     const wait = this.openWait;
-    wait.timer = setTimeout(() => {
-      wait.timer = null;
+    wait.retry(() => {
       if (!this.closed && this.openWait === wait) this.open();
-    }, busyRetryDelay(wait.retries++));
-    // Never what keeps the process alive.
-    wait.timer.unref();
+    });
   }
 
   /** The wait to open passed its bounds: recording stops for the daemon's life. */
   private giveUpOpen(error: unknown): void {
     this.endOpenWait();
-    this.lock?.release();
-    this.lock = null;
+    this.connection.shut(true);
     this.degrade("unavailable", error);
   }
 
   private endOpenWait(): void {
-    if (this.openWait?.timer) clearTimeout(this.openWait.timer);
+    this.openWait?.end();
     this.openWait = null;
-  }
-
-  /** Notes a use of the open database and makes sure the idle close is armed. */
-  private used(): void {
-    this.lastUsed = performance.now();
-    this.idleTimer ??= this.armIdleClose(this.idleCloseMs);
-  }
-
-  private armIdleClose(delayMs: number): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => this.closeIfIdle(), delayMs);
-    // Never what keeps the process alive.
-    timer.unref();
-    return timer;
-  }
-
-  /** Closes the connection when it went unused for `idleCloseMs` and nothing is pending on it; else looks again later. */
-  private closeIfIdle(): void {
-    this.idleTimer = null;
-    const open = this.opened;
-    if (open === null) return;
-    const idleFor = performance.now() - this.lastUsed;
-    if (idleFor < this.idleCloseMs || open.writer.pendingCount > 0 || open.writer.waiting || open.compactor.running) {
-      this.idleTimer = this.armIdleClose(Math.max(this.idleCloseMs - idleFor, 10));
-      return;
-    }
-    this.opened = null;
-    open.db.close(false);
   }
 
   /** The database for writing, or null while recording is degraded (then it is not even opened for it). */
@@ -508,10 +421,7 @@ export class Store {
   private write(action: (catalog: Catalog) => void, key?: string): void {
     const open = this.writable();
     if (open !== null) return open.writer.change(() => action(open.catalog), key);
-    const wait = this.openWait;
-    if (wait === null) return;
-    wait.changes.set(key ?? `open#${this.anonymousChanges++}`, action);
-    if (wait.changes.size > MAX_GAP_CHANGES) this.giveUpOpen(new Error("too many session changes while the database was locked"));
+    if (this.openWait !== null && !this.openWait.keep(action, key)) this.giveUpOpen(new Error("too many session changes while the database was locked"));
   }
 
   private degrade(reason: RecordingDegraded["reason"], error: unknown): void {
@@ -520,7 +430,7 @@ export class Store {
     if (this.degradedStatus !== null && !wasGap) return;
     this.degradedStatus = { reason, error: describe(error), since: this.degradedStatus?.since ?? this.now(), transient: false };
     // Events still pending are tried once more and released; nothing is recorded after them.
-    this.opened?.writer.stop();
+    this.connection.current?.writer.stop();
     // Told even after a transient stop was announced (a gap, an open waiting for a lock): now it does not resume.
     this.listener?.degraded(this.degradedStatus, false);
   }

@@ -117,5 +117,18 @@ describe("a write lock held by another process", () => {
     expect(journal.indexOf(gaps[0]!)).toBeLessThan(journal.findIndex((e) => JSON.stringify(e).includes("after the lock")));
     const md = await d.fetch(`/session/${sessionId}/export?format=md`);
     expect(await md.text()).toContain(`${gap.notRecorded} events not recorded between id ${gap.firstEventId} and ${gap.lastEventId}`);
+
+    // What the client was shown agrees: the notice came before every event the journal lacks, in the
+    // first one's place, and once recording resumed it was told how many went out unrecorded.
+    const frames = events.frames.filter((f) => f.id !== undefined);
+    expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => i + 1));
+    const notice = frames.find((f) => f.event === "session_recording_degraded")!;
+    const resumed = frames.find((f) => f.event === "session_recording_resumed")!;
+    expect(notice.data).toMatchObject({ transient: true, firstUnrecordedEventId: notice.id! + 1 });
+    expect(resumed.data).toEqual({ sessionId, noticeEventId: notice.id, firstUnrecordedEventId: notice.id! + 1, unrecordedEvents: resumed.id! - notice.id! - 1 });
+    // The gap is the notice and the events it stood before; everything else the client saw is journaled.
+    expect([gap.firstEventId, gap.lastEventId, gap.notRecorded]).toEqual([notice.id!, resumed.id! - 1, resumed.id! - notice.id!]);
+    const journaledIds = new Set(journal.map((e) => (e as { id?: number }).id));
+    expect(frames.filter((f) => !journaledIds.has(f.id)).map((f) => f.id)).toEqual(frames.filter((f) => f.id! >= notice.id! && f.id! < resumed.id!).map((f) => f.id));
   }, 90_000);
 });
