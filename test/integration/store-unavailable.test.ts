@@ -6,6 +6,7 @@
  * sessions go on, and `/daemon/status` names it. A svc.db that can be read but not written (its
  * mode, a read-only file system) serves its history, and says that recording is off.
  */
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { chmodSync, closeSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -75,6 +76,16 @@ describe("a damaged svc.db", () => {
       },
     ],
     ["cut short", (path) => truncateSync(path, 4096)],
+    [
+      // Opens (its first page, the schema, is intact): the damage is met by the first read of a table.
+      "garbage over every page but the first",
+      (path) => {
+        const size = statSync(path).size;
+        const fd = openSync(path, "r+");
+        writeSync(fd, Buffer.alloc(size - 4096, "Z"), 0, size - 4096, 4096);
+        closeSync(fd);
+      },
+    ],
   ];
   for (const [name, damage] of damages)
     test(`${name}: history answers 503 damaged (no Retry-After), never empty or 404; the live session goes on; status says so`, async () => {
@@ -94,6 +105,33 @@ describe("a damaged svc.db", () => {
       expect({ status: live.status, reason: live.body.reason }).toEqual({ status: 503, reason: "damaged" });
       expect(await issues(d)).toContainEqual(expect.objectContaining({ code: "store_unavailable", severity: "error" }));
     }, 60_000);
+});
+
+describe("a svc.db found damaged by a read", () => {
+  test("the read that meets the damage answers 503 damaged, and so does all history from then on (the file is damaged); status says so", async () => {
+    await using home = tempDir("svc-home-");
+    await using workspace = tempDir("svc-ws-");
+    const kept = await seededHome(home.path, workspace.path);
+    // Garbage over the journal's pages only: the schema and the catalog open and read as before.
+    const path = join(home.path, DB_FILE);
+    const db = new Database(path);
+    const pageSize = (db.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    const pages = (db.query("SELECT pageno FROM dbstat WHERE name = 'journal'").all() as { pageno: number }[]).map((p) => p.pageno);
+    db.close();
+    const fd = openSync(path, "r+");
+    for (const page of pages) writeSync(fd, Buffer.alloc(pageSize, "Z"), 0, pageSize, (page - 1) * pageSize);
+    closeSync(fd);
+
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path }, workspace: workspace.path });
+    expect((await d.json("GET", `/workspace/${workspaceId(d.workspace)}/sessions`)).status).toBe(200);
+    const transcript = await d.json("GET", `/session/${kept}/transcript`);
+    expect({ status: transcript.status, reason: transcript.body.reason }).toEqual({ status: 503, reason: "damaged" });
+    expectAllUnavailable(await historyAnswers(d, kept), "damaged", null);
+    expect(await issues(d)).toContainEqual(expect.objectContaining({ code: "store_unavailable", severity: "error" }));
+    // The live side goes on.
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    expect((await runTurn(d, sessionId, "@say still live")).data.stopReason).toBe("end_turn");
+  }, 60_000);
 });
 
 describe("a lock another process takes while the daemon runs", () => {
