@@ -140,6 +140,8 @@ describe("a write lock held by another process", () => {
     await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
     // The gap's marker will fail inside SQLite (not for a lock), as a full disk would.
     const db = new Database(join(home.path, "svc.db"));
+    // The daemon may be committing the session's first events: wait for its lock.
+    db.run("PRAGMA busy_timeout = 5000");
     db.run("CREATE TRIGGER refuse_gap BEFORE INSERT ON journal WHEN NEW.encoding = 0 AND NEW.body LIKE '%recording_gap%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
     db.close();
     {
