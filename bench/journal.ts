@@ -219,8 +219,8 @@ async function idleRss(options: JournalOptions, svcHome: string, workspace: stri
   try {
     const client = await KeepAliveClient.connect(daemon.url);
     for (let i = 0; i < 20; i++) for (const path of ["/health", "/capabilities"]) await request(client, "GET", path);
-    await request(client, "GET", `/workspace/${workspaceId(workspace)}/sessions?size=${PAGE}`);
-    // 404 where the session does not exist: the route's code runs all the same.
+    // 503 where another daemon owns the data dir, 404 where the session does not exist: the routes' code runs all the same.
+    await client.request("GET", `/workspace/${workspaceId(workspace)}/sessions?size=${PAGE}`);
     await client.request("GET", "/session/bench-0/transcript?limit=100");
     client.close();
     await Bun.sleep(STORE_IDLE_CLOSE_MS + 1000);

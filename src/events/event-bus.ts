@@ -9,9 +9,18 @@
  * With a journal, a published frame is held back until the journal says it is durable: only then
  * does it join the ring and reach subscribers (so a client never sees an event a crash could take
  * back), and `lastId` is the newest frame released. Frames are released in publish order.
+ *
+ * When recording gives up on a frame (a full disk, a lock held too long), that frame still goes out,
+ * but never before the session's clients were told: the first such frame since the last recorded
+ * one makes the bus release the journal's stop notice ahead of it. The notice takes that frame's
+ * id and every frame still held moves up by one (none has reached the ring or a subscriber yet),
+ * so ids stay in order with no hole, the journal holds everything before the notice, and every
+ * frame a client receives is either journaled or behind a notice that names the first id the
+ * journal lacks. The notice says how many published frames it stands before; `recordingResumed`
+ * says how many went out unrecorded in all.
  */
 import type { EventData } from "./event-schemas.ts";
-import { encodeFrame, type EnvelopeFields, type Frame } from "./frame.ts";
+import { encodeFrame, renumberFrame, type EnvelopeFields, type Frame } from "./frame.ts";
 import { ReplayCursor, type ReplayRequest } from "./replay-cursor.ts";
 import { ReplayRing } from "./replay-ring.ts";
 import { SubscriberQueue } from "./subscriber-queue.ts";
@@ -32,13 +41,30 @@ export const REPLAY_BYTE_BUDGET = 8 * 1024 * 1024;
 export const RING_MAX_BYTES = 2 * REPLAY_BYTE_BUDGET;
 
 /**
- * Where a bus records its frames before releasing them. `record` calls `durable` once the frame is
- * safe (or once recording has given up on it: delivery never waits on a broken disk), and calls it
- * for one bus's frames in the order they were recorded. Its pending queue is its bound on the
- * frames a bus holds.
+ * Where a bus records its frames before releasing them. `record` calls `done(true)` once the frame
+ * is safe, or `done(false)` once recording has given up on it (delivery never waits on a broken
+ * disk), and calls it for one bus's frames in the order they were recorded. Its pending queue is
+ * its bound on the frames a bus holds.
  */
 export interface EventJournal {
-  record(epoch: string, frame: Frame, durable: () => void): void;
+  record(epoch: string, frame: Frame, done: (recorded: boolean) => void): void;
+  /**
+   * The notice that recording stopped, released ahead of the frames it gave up on:
+   * `firstUnrecordedId` is the id of the first of them (the notice's own is one less), `unrecorded`
+   * how many of them are published so far (they follow the notice).
+   */
+  stopNotice(firstUnrecordedId: number, unrecorded: number): { readonly type: string; readonly data: unknown };
+  /** Records a released notice: it took the id of the first frame recording gave up on, and those frames moved up by one. Never waits. */
+  recordNotice(epoch: string, notice: Frame): void;
+}
+
+/** While recording is stopped, as this bus's clients were told: its notice, and the frames released unrecorded since. */
+export interface RecordingStop {
+  readonly noticeId: number;
+  /** The first id after the notice: frames from it on went out unrecorded. */
+  readonly firstUnrecordedId: number;
+  /** How many frames went out unrecorded after the notice so far. */
+  unrecorded: number;
 }
 
 export interface BusOptions {
@@ -206,6 +232,8 @@ export class EventBus {
   private releasedId = 0;
   /** Frames published but not yet durable, oldest first (bounded by the journal's pending queue). */
   private readonly held: Frame[] = [];
+  /** Set from the stop notice until a frame is recorded again (or `recordingResumed`). */
+  private stop: RecordingStop | null = null;
   private isClosed = false;
 
   constructor(private readonly options: BusOptions) {
@@ -242,8 +270,52 @@ export class EventBus {
       return frame;
     }
     this.held.push(frame);
-    journal.record(this.epoch, frame, () => this.release(this.held.shift()!));
+    journal.record(this.epoch, frame, (recorded) => this.settled(recorded));
     return frame;
+  }
+
+  /**
+   * Tells this bus's clients now that recording stopped, unless they were told already (`again`:
+   * even so, when what they were told changed). While frames are held it waits for the first that
+   * comes back unrecorded, so the notice names it (those still held may yet be recorded), unless
+   * `again`: then it goes ahead of them.
+   */
+  recordingStopped(again = false): void {
+    if (this.options.journal === undefined) return;
+    if (!again && (this.stop !== null || this.held.length > 0)) return;
+    this.tellStopped();
+  }
+
+  /** Recording works again: what the stop cost (null when no stop was told), and the next unrecorded frame is told anew. */
+  recordingResumed(): RecordingStop | null {
+    const stop = this.stop;
+    this.stop = null;
+    return stop;
+  }
+
+  /** The journal's answer for the oldest held frame (answers come in order): released, behind a stop notice if it went unrecorded. */
+  private settled(recorded: boolean): void {
+    if (recorded) this.stop = null;
+    else if (this.stop === null) this.tellStopped();
+    const frame = this.held.shift()!;
+    if (!recorded) this.stop!.unrecorded++;
+    this.release(frame);
+  }
+
+  /**
+   * Releases the journal's stop notice ahead of every held frame: it takes the oldest held frame's
+   * id (or the next one), and the held frames move up by one.
+   */
+  private tellStopped(): void {
+    const journal = this.options.journal!;
+    const id = this.held[0]?.id ?? this.nextId;
+    for (let i = 0; i < this.held.length; i++) this.held[i] = renumberFrame(this.held[i]!, id + 1 + i);
+    this.nextId++;
+    const { type, data } = journal.stopNotice(id + 1, this.held.length);
+    const notice = encodeFrame(id, type, data, {}, this.now());
+    journal.recordNotice(this.epoch, notice);
+    this.stop = { noticeId: id, firstUnrecordedId: id + 1, unrecorded: 0 };
+    this.release(notice);
   }
 
   /** An id-less frame (never stored, never consumes an id). */

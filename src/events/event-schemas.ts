@@ -217,11 +217,29 @@ export const ReplayCompleteEvent = closed(
 export const SessionRecordingDegradedEvent = closed(
   {
     sessionId,
-    reason: literals(["unavailable", "write_failed"] as const, "`unavailable`: the database could not be opened; `write_failed`: a write failed"),
+    reason: literals(
+      ["unavailable", "read_only", "write_failed"] as const,
+      "`unavailable`: the database could not be opened (or another process's lock keeps it from opening); `read_only`: it can only be read; `write_failed`: a write failed (or another process's lock outlasted the wait)",
+    ),
     error: Type.String({ description: "What the store reported" }),
     since: Type.String({ format: "date-time", description: "When recording stopped" }),
+    transient: Type.Boolean({ description: "Recording resumes by itself once another process releases the database's lock (`session_recording_resumed` then follows); false: not before the daemon restarts" }),
+    firstUnrecordedEventId: eventId(
+      "The id of the first event the journal lacks: the one right after this notice (which is journaled when at all possible). Every earlier event is journaled, or follows an earlier notice; every later one is unrecorded too, until a `session_recording_resumed`",
+    ),
+    unrecordedEvents: count("How many events from `firstUnrecordedEventId` on were already published, unrecorded, when this was told (they follow it); `session_recording_resumed` gives the whole count"),
   },
-  "The session's events are no longer recorded (the live session goes on; transcript and load will miss them)",
+  "The session's events are no longer recorded (the live session goes on; transcript and load will miss them). Always delivered before the first event it did not record",
+);
+
+export const SessionRecordingResumedEvent = closed(
+  {
+    sessionId,
+    noticeEventId: eventId("The id of the `session_recording_degraded` notice this ends"),
+    firstUnrecordedEventId: eventId("As the notice said: the first id the journal lacks"),
+    unrecordedEvents: count("How many events were delivered unrecorded, ids `firstUnrecordedEventId` on, up to this one (the journal marks them as a `recording_gap`, which counts the notice too)"),
+  },
+  "Recording works again after a stop that was to pass (another process held the database's lock); this event and what follows are journaled",
 );
 
 /** Not a stream frame: the first entry of a `load` reply's `compactedReplay` when older events were left out. */
@@ -333,6 +351,7 @@ export const EVENT_DATA = {
   state_resync_required: StateResyncRequiredEvent,
   replay_complete: ReplayCompleteEvent,
   session_recording_degraded: SessionRecordingDegradedEvent,
+  session_recording_resumed: SessionRecordingResumedEvent,
   mcp_budget_warning: McpBudgetWarningEvent,
   mcp_child_refused_batch: McpChildRefusedBatchEvent,
   approval_mode_changed: ApprovalModeChangedEvent,

@@ -96,3 +96,13 @@ export function encodeFrame(id: number | undefined, type: string, data: unknown,
     },
   };
 }
+
+/**
+ * `frame` under another id, for a frame nobody has received yet (the bus makes room ahead of the
+ * frames it still holds): same type, data, fields and timestamp.
+ */
+export function renumberFrame(frame: Frame, id: number): Frame {
+  const { type, data, promptId, originatorClientId, _meta } = frame.envelope;
+  const fields: EnvelopeFields = { ...(promptId === undefined ? {} : { promptId }), ...(originatorClientId === undefined ? {} : { originatorClientId }) };
+  return encodeFrame(id, type, data, fields, _meta.serverTimestamp);
+}

@@ -7,7 +7,7 @@
  * missing; the snapshot then says so, it never fails.
  */
 import type { Config } from "../config/config.ts";
-import type { RecordingDegraded } from "../store/store.ts";
+import type { HistoryUnavailable, RecordingDegraded } from "../store/store.ts";
 import type { ActivitySnapshot, DaemonIdentity } from "./app-deps.ts";
 import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { ProcessMemory } from "./memory-sampler.ts";
@@ -29,6 +29,8 @@ export interface StatusInputs {
   readonly memory: ProcessMemory | null;
   /** Null while session recording works (or the daemon has no store). */
   readonly recording?: RecordingDegraded | null;
+  /** Null while session history can be read (or the daemon has no store). */
+  readonly history?: HistoryUnavailable | null;
   /** Null: the daemon knows nothing of an MCP budget. */
   readonly mcpBudget: McpBudgetState | null;
 }
@@ -50,6 +52,7 @@ export function daemonStatus(s: StatusInputs, full: FullInputs | null) {
     rateLimitRejected: s.rateLimitRejected,
     mcpBudget: s.mcpBudget,
     recording: s.recording ?? null,
+    history: s.history ?? null,
     memoryReadable: s.memory !== null,
   });
   if (full) issues.push(...sectionIssues(full.sections));

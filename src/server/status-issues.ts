@@ -14,9 +14,11 @@
  *   workspace_status_unavailable warning  (`full`) a workspace section timed out or threw
  *   preflight_error              error    (`full`) a preflight cell is in error
  *   recording_degraded           warning  session history is not being recorded
+ *   store_unavailable            error    session history cannot be read (history routes answer 503); a warning while another
+ *                                         process's lock holds it or another daemon owns the data dir
  *   process_memory_unavailable   warning  the daemon's memory use could not be read
  */
-import type { RecordingDegraded } from "../store/store.ts";
+import type { HistoryUnavailable, RecordingDegraded } from "../store/store.ts";
 import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { RateTier } from "./security/rate-limiter.ts";
 import type { SectionReport } from "./status-sections.ts";
@@ -52,6 +54,7 @@ export interface IssueInputs {
   readonly rateLimitRejected: Readonly<Record<RateTier, number>> | null;
   readonly mcpBudget: McpBudgetState | null;
   readonly recording: RecordingDegraded | null;
+  readonly history: HistoryUnavailable | null;
   readonly memoryReadable: boolean;
 }
 
@@ -131,7 +134,16 @@ export function statusIssues(s: IssueInputs): StatusIssue[] {
       message:
         s.recording.reason === "unavailable"
           ? `session history is not being recorded: the database could not be opened (${s.recording.error})`
-          : `session history is not being recorded since ${new Date(s.recording.since).toISOString()}: a write failed (${s.recording.error})`,
+          : s.recording.reason === "read_only"
+            ? `session history is not being recorded: the database is read-only (${s.recording.error})`
+            : `session history is not being recorded since ${new Date(s.recording.since).toISOString()}: a write failed (${s.recording.error})`,
+    });
+  if (s.history)
+    issues.push({
+      code: "store_unavailable",
+      // A lock goes by itself, and a second daemon on a data dir is allowed (it serves its own sessions): warnings. A damaged or unreadable file is an error.
+      severity: s.history.reason === "locked" || s.history.reason === "data_dir_owned" ? "warning" : "error",
+      message: `session history cannot be read (${s.history.reason}: ${s.history.error}); history and catalog routes answer 503 store_unavailable${s.history.reason === "locked" ? " until the lock goes" : ""}`,
     });
   if (!s.memoryReadable)
     issues.push({ code: "process_memory_unavailable", severity: "warning", message: "the daemon's memory use could not be read; it may be out of file descriptors" });

@@ -41,7 +41,7 @@ export class SessionCatalog {
     };
   }
 
-  /** What is known about each id: live sessions with their live state, others from the catalog. */
+  /** What is known about each id: live sessions with their live state, others from the catalog (503 while it cannot be read: never a false `missing`). */
   lookup(ids: readonly string[]) {
     const sessions: SessionListRecord[] = [];
     const missing: string[] = [];

@@ -3,8 +3,10 @@
  * session's history starts no child): which sessions a workspace has (persisted rows with the live
  * state overlaid), a session's transcript in pages, and everything an export needs.
  *
- * Events a subscriber has received are always in the journal (the bus releases a frame only once
- * it is committed), so the transcript of a live session is never behind its streams.
+ * Events a subscriber has received are in the journal (the bus releases a frame only once it is
+ * committed), or follow a `session_recording_degraded` notice that names the first one it lacks, so
+ * the transcript of a live session is never silently behind its streams. While the store cannot be
+ * read, every answer here is 503 `store_unavailable` (store.ts), never an empty list or a false 404.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { CatalogRow, JournalRecord, Store } from "../store/store.ts";
@@ -67,15 +69,14 @@ export class SessionHistory {
     private readonly store: Store | null,
   ) {}
 
-  /** The session, live or persisted, or 404 `session_not_found`. */
+  /**
+   * The session, live or persisted, or 404 `session_not_found`; 503 `store_unavailable` while the
+   * catalog cannot be read (its history could not be either; and no false 404).
+   */
   find(sessionId: string): SessionRecord {
     const live = this.sessions.peek(sessionId);
     const row = this.store?.session(sessionId) ?? null;
-    if (live === null && row === null) {
-      // Not in the catalog, or the catalog is not readable yet (503 then, not a false 404).
-      this.store?.assertReadable();
-      throw sessionNotFound(sessionId);
-    }
+    if (live === null && row === null) throw sessionNotFound(sessionId);
     return { id: sessionId, workspace: live?.workspaceCwd ?? row!.workspace, row, live };
   }
 

@@ -11,13 +11,13 @@ import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";
 import type { ChannelDeath, Live, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { CatalogRow } from "../store/catalog.ts";
-import type { RecordingDegraded, Store } from "../store/store.ts";
+import type { Store } from "../store/store.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
 import { restoreSeed } from "./restore-seed.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
-import { RECORDING_DEGRADED_EVENT, recordingDegradedData, sessionJournal } from "./session-recorder.ts";
+import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
@@ -92,14 +92,25 @@ export class SessionManager {
       onDied: (s, death) => this.died(s, death),
       onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
     };
+    // Whether the sessions were told of a stop that was to pass: told again if it turns lasting.
+    let paused = false;
     deps.store?.listen({
       degraded: (status, transient) => {
         // Another process's lock: recording resumes by itself once it goes (`error` says so). Any other failure lasts until restart.
         if (transient) deps.logger.warn("recording paused: another process holds the database's lock; events are not being journaled", { reason: status.reason, error: status.error });
         else deps.logger.error("recording degraded: events are not being journaled", { reason: status.reason, error: status.error });
-        for (const session of this.sessions.values()) this.announceDegraded(session, status);
+        const again = paused && !transient;
+        paused = transient;
+        for (const session of this.sessions.values()) session.bus.recordingStopped(again);
       },
-      resumed: () => deps.logger.info("recording resumed: the database's lock was released; the events missed meanwhile are marked in each journal as a recording gap"),
+      resumed: () => {
+        paused = false;
+        deps.logger.info("recording resumed: the database's lock was released; the events missed meanwhile are marked in each journal as a recording gap");
+        for (const session of this.sessions.values()) {
+          const stop = session.bus.recordingResumed();
+          if (stop !== null) session.publish(RECORDING_RESUMED_EVENT, recordingResumedData(session.id, stop));
+        }
+      },
     });
   }
 
@@ -420,12 +431,8 @@ export class SessionManager {
     });
     this.sessions.set(session.id, session);
     runtime.register(agentSessionId, session);
-    if (store?.degraded) this.announceDegraded(session, store.degraded);
+    if (store?.degraded) session.bus.recordingStopped();
     return session;
-  }
-
-  private announceDegraded(session: LiveSession, status: RecordingDegraded): void {
-    session.publish(RECORDING_DEGRADED_EVENT, recordingDegradedData(session.id, status));
   }
 
   private died(session: LiveSession, death: ChannelDeath): void {

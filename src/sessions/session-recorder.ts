@@ -1,28 +1,52 @@
 /**
- * What ties live sessions to the store: the journal each session's bus records into, and the event
- * that tells a session's clients its events are no longer being recorded.
+ * What ties live sessions to the store: the journal each session's bus records into, and the events
+ * that tell a session's clients its events are no longer being recorded (released by the bus ahead
+ * of the first event recording gave up on, see event-bus.ts) and, after a stop that was to pass,
+ * that they are again.
  */
-import type { EventJournal } from "../events/event-bus.ts";
+import type { EventJournal, RecordingStop } from "../events/event-bus.ts";
 import type { EventData, EventType } from "../events/event-schemas.ts";
+import type { Frame } from "../events/frame.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
 
 /**
- * Published (with an id, so it replays) to every live session when recording stops, and to each
- * session started while it is stopped. Named after the reference daemon's event.
+ * Published (with an id, so it replays) to every live session when recording stops, to each
+ * session started while it is stopped, and by a session's bus ahead of the first event recording
+ * gave up on. Named after the reference daemon's event.
  */
 export const RECORDING_DEGRADED_EVENT = "session_recording_degraded" satisfies EventType;
 
-export function recordingDegradedData(sessionId: string, status: RecordingDegraded): EventData<"session_recording_degraded"> {
-  return { sessionId, reason: status.reason, error: status.error, since: new Date(status.since).toISOString() };
+/** Published to a session that was told recording stopped for a while (a lock), once it works again. */
+export const RECORDING_RESUMED_EVENT = "session_recording_resumed" satisfies EventType;
+
+/** What a stop notice says when the store has stopped recording without a reason of its own (it closed). */
+const STORE_CLOSED: RecordingDegraded = { reason: "unavailable", error: "the store is closed", since: 0, transient: false };
+
+export function recordingDegradedData(sessionId: string, status: RecordingDegraded, firstUnrecordedEventId: number, unrecordedEvents: number): EventData<"session_recording_degraded"> {
+  return {
+    sessionId,
+    reason: status.reason,
+    error: status.error,
+    since: new Date(status.since).toISOString(),
+    transient: status.transient,
+    firstUnrecordedEventId,
+    unrecordedEvents,
+  };
 }
 
-/** The journal of one session's bus; the degradation notice is its marker of where recording stopped. */
+export function recordingResumedData(sessionId: string, stop: RecordingStop): EventData<"session_recording_resumed"> {
+  return { sessionId, noticeEventId: stop.noticeId, firstUnrecordedEventId: stop.firstUnrecordedId, unrecordedEvents: stop.unrecorded };
+}
+
+/** The journal of one session's bus. */
 export function sessionJournal(store: Store, sessionId: string, now: () => number): EventJournal {
+  const entry = (epoch: string, frame: Frame) => ({ sessionId, epoch, eventId: frame.id!, envelope: frame.json, timestamp: now() });
   return {
-    record: (epoch, frame, durable) => {
-      const entry = { sessionId, epoch, eventId: frame.id!, envelope: frame.json, timestamp: now() };
-      if (frame.type === RECORDING_DEGRADED_EVENT) store.recordStop(entry, durable);
-      else store.record(entry, durable);
-    },
+    record: (epoch, frame, done) => store.record(entry(epoch, frame), done),
+    stopNotice: (first, unrecorded) => ({
+      type: RECORDING_DEGRADED_EVENT,
+      data: recordingDegradedData(sessionId, store.degraded ?? { ...STORE_CLOSED, since: now() }, first, unrecorded),
+    }),
+    recordNotice: (epoch, notice) => store.recordNotice(entry(epoch, notice)),
   };
 }

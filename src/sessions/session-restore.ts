@@ -71,12 +71,9 @@ export class SessionRestorer {
     }
     const live = this.sessions.peek(sessionId);
     if (live) return this.reply(live, action, clientHeader, true, "live");
+    // 503 `store_unavailable` while the catalog cannot be read: not a false 404.
     const row = this.store?.session(sessionId);
-    if (!row) {
-      // Not in the catalog, or the catalog is not readable yet (503 then, not a false 404).
-      this.store?.assertReadable();
-      throw sessionNotFound(sessionId);
-    }
+    if (!row) throw sessionNotFound(sessionId);
     if (row.archived) throw new DaemonError(409, "session_archived", `Session ${sessionId} is archived; unarchive it to restore it`, { sessionId });
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry

@@ -95,9 +95,11 @@ export function transcriptEntries(envelopes: readonly unknown[], previous?: Tran
       case "session_died":
         push("session_end", `Session ${envelope.type === "session_closed" ? "closed" : "ended"}: ${str(data.reason) ?? "unknown"}`);
         break;
-      case "session_recording_degraded":
-        push("notice", "Recording stopped here: later events were not saved");
+      case "session_recording_degraded": {
+        const first = typeof data.firstUnrecordedEventId === "number" ? ` from id ${data.firstUnrecordedEventId} on` : "";
+        push("notice", `Recording stopped here: later events${first} were not saved`);
         break;
+      }
       case RECORDING_GAP_TYPE:
         push("notice", gapText(data));
         break;

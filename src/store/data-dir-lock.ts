@@ -9,6 +9,9 @@
  * owner; a lock file answers at open, at once, with the owner's pid.
  *
  * Where `flock` is not available (no Linux libc), nothing is locked: the daemon behaves as before.
+ * A daemon that only reads (`readOnly`: svc.db or its folder cannot be written) takes the lock
+ * through a read-only descriptor when it cannot open the file for writing, and goes without it
+ * when there is no lock file to open: it writes nothing to protect.
  */
 import { closeSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
@@ -30,17 +33,23 @@ export interface DataDirLock {
 }
 
 /** Takes the data dir's lock (creating the dir, owner only) or throws `DataDirLockedError`. */
-export function lockDataDir(dataDir: string): DataDirLock {
+export function lockDataDir(dataDir: string, readOnly = false): DataDirLock {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, LOCK_FILE);
-  const fd = openSync(path, "a+", 0o600);
+  const fd = readOnly ? openForReading(path) : openSync(path, "a+", 0o600);
+  if (fd === null) return { release() {} };
   const c = libc();
   if (c !== null && !c.tryLockExclusive(fd)) {
     closeSync(fd);
     throw new DataDirLockedError(ownerPid(path));
   }
-  ftruncateSync(fd, 0);
-  writeSync(fd, `${process.pid}\n`);
+  try {
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${process.pid}\n`);
+  } catch (error) {
+    // A read-only descriptor holds the lock all the same; only the pid goes unwritten.
+    if (!readOnly) throw error;
+  }
   let held = true;
   return {
     release() {
@@ -48,6 +57,19 @@ export function lockDataDir(dataDir: string): DataDirLock {
       held = false;
     },
   };
+}
+
+/** The lock file for writing when it can be, else for reading; null when it cannot be opened at all. */
+function openForReading(path: string): number | null {
+  try {
+    return openSync(path, "a+", 0o600);
+  } catch {
+    try {
+      return openSync(path, "r");
+    } catch {
+      return null;
+    }
+  }
 }
 
 /** The pid the owner wrote, or null when the file holds none (yet). */

@@ -42,13 +42,14 @@ interface Missed {
   count: number;
 }
 
+const missedKey = (entry: JournalEntry) => `${entry.sessionId}\n${entry.epoch}`;
+
 export class JournalGap {
   private readonly missed = new Map<string, Missed>();
 
   /** Counts `entry` into the gap; false when that would pass MAX_GAP_SESSIONS (nothing is counted). */
   add(entry: JournalEntry): boolean {
-    const key = `${entry.sessionId}\n${entry.epoch}`;
-    const known = this.missed.get(key);
+    const known = this.missed.get(missedKey(entry));
     if (known !== undefined) {
       known.lastEventId = entry.eventId;
       known.until = entry.timestamp;
@@ -56,7 +57,7 @@ export class JournalGap {
       return true;
     }
     if (this.missed.size >= MAX_GAP_SESSIONS) return false;
-    this.missed.set(key, {
+    this.missed.set(missedKey(entry), {
       sessionId: entry.sessionId,
       epoch: entry.epoch,
       firstEventId: entry.eventId,
@@ -65,6 +66,19 @@ export class JournalGap {
       until: entry.timestamp,
       count: 1,
     });
+    return true;
+  }
+
+  /**
+   * Counts the notice a session's bus released ahead of the events it missed (event-bus.ts): the
+   * notice took the id of the first of them and they moved up by one, so the run counted for its
+   * session epoch (from that first id on) grows by one at its end. False as `add`.
+   */
+  addAhead(notice: JournalEntry): boolean {
+    const known = this.missed.get(missedKey(notice));
+    if (known === undefined) return this.add(notice);
+    known.lastEventId++;
+    known.count++;
     return true;
   }
 

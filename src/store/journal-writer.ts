@@ -1,7 +1,7 @@
 /**
  * Batches journal appends: every event recorded during one turn of the event loop is written in one
- * transaction at the next `setImmediate`, then each entry's `durable` callback runs, in the order the
- * entries were recorded. Each session's events of a commit go in as few chunks as journal-chunk.ts
+ * transaction at the next `setImmediate`, then each entry's `done` callback runs (`done(true)`), in
+ * the order the entries were recorded. Each session's events of a commit go in as few chunks as journal-chunk.ts
  * allows (one row per run of consecutive ids of one epoch). The event bus holds a frame back from
  * its subscribers until that callback, so no client ever sees an event that a SIGKILL could take
  * back. Catalog writes (a session started, renamed, ended) go through here too, so a lock that holds
@@ -22,10 +22,12 @@
  * never a silent one, and never an end to recording.
  *
  * A write that fails otherwise (disk full, read-only database, I/O error), or a gap that passes its
- * bounds, does not lose the batch's delivery: the callbacks still run, `onFailure` hears about it
- * once (the store then publishes the degraded-recording event and the daemon-status issue), and from
- * then on the writer records nothing and releases every entry at once (recording stays degraded
- * until the daemon restarts, so a journal never has unmarked holes in its middle).
+ * bounds, does not lose the batch's delivery: the callbacks still run (`done(false)`), `onFailure`
+ * hears about it once (the store then has the degraded-recording notices published and the
+ * daemon-status issue raised), and from then on the writer records nothing and releases every entry
+ * at once (recording stays degraded until the daemon restarts, so a journal never has unmarked holes
+ * in its middle). A failure or a gap is told BEFORE the batch's callbacks run: a session's bus then
+ * puts its notice ahead of the frames this batch did not record (event-bus.ts), never behind them.
  */
 import type { Database, Statement } from "bun:sqlite";
 import { encodeChunk, MAX_CHUNK_CHARS, MAX_CHUNK_EVENTS } from "./journal-chunk.ts";
@@ -116,8 +118,11 @@ interface BatchKeys {
   chunk: OpenChunk | null;
 }
 
+/** Told whether an entry was committed (`true`) or released unrecorded (`false`). */
+export type Done = (recorded: boolean) => void;
+
 /** A journal entry, or a catalog write queued behind a batch that waits for a lock. */
-type Pending = { readonly entry: JournalEntry; readonly durable: () => void } | { readonly change: () => void; readonly key: string };
+type Pending = { readonly entry: JournalEntry; readonly done: Done } | { readonly change: () => void; readonly key: string };
 
 /** What the writer keeps while a gap is open: the gap's counts and the latest catalog write of each key. */
 interface OpenGap {
@@ -247,21 +252,30 @@ export class JournalWriter {
     return this.lockWait !== null || this.gap !== null;
   }
 
-  /** Queues `entry`; `durable` runs once it is committed (or at once while a gap is open or recording has given up). */
-  append(entry: JournalEntry, durable: () => void): void {
+  /** Queues `entry`; `done(true)` runs once it is committed, `done(false)` at once while a gap is open or recording has given up. */
+  append(entry: JournalEntry, done: Done): void {
     if (this.failed) {
-      durable();
+      done(false);
       return;
     }
     if (this.gap !== null) {
       if (!this.gap.counts.add(entry)) this.fail(new Error("too many sessions published while the database was locked"));
-      durable();
+      done(false);
       return;
     }
-    this.pending.push({ entry, durable });
+    this.pending.push({ entry, done });
     this.pendingBytes += entry.envelope.length;
     if (this.pending.length >= MAX_PENDING_ENTRIES || this.pendingBytes >= MAX_PENDING_BYTES) this.flush();
     else if (this.lockWait === null) this.scheduled ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * Counts a notice a session's bus released ahead of the entries the open gap missed (see
+   * `JournalGap.addAhead`); without a gap it is appended as any entry.
+   */
+  appendAhead(notice: JournalEntry): void {
+    if (this.gap === null) return this.append(notice, () => {});
+    if (!this.gap.counts.addAhead(notice)) this.fail(new Error("too many sessions published while the database was locked"));
   }
 
   /**
@@ -311,7 +325,7 @@ export class JournalWriter {
    */
   writeMarker(entry: JournalEntry): boolean {
     try {
-      this.commit([{ entry, durable: () => {} }]);
+      this.commit([{ entry, done: () => {} }]);
       return true;
     } catch {
       return false;
@@ -344,9 +358,11 @@ export class JournalWriter {
     const batch = this.pending;
     if (batch.length === 0) return;
     let failure: { error: unknown } | null = null;
+    let committed = false;
     if (!this.failed) {
       try {
         this.commit(batch);
+        committed = true;
       } catch (error) {
         if (isBusy(error) && !last) {
           if (this.mayWaitLonger()) {
@@ -363,9 +379,9 @@ export class JournalWriter {
     this.lockWait = null;
     this.pending = [];
     this.pendingBytes = 0;
-    for (const item of batch) if ("durable" in item) item.durable();
-    // Told after the batch went out, so what it publishes comes after the frames it concerns.
+    // Told before the batch goes out, so that the notices it has published come ahead of the frames it did not record.
     if (failure !== null) this.onFailure(failure.error);
+    for (const item of batch) if ("done" in item) item.done(committed);
   }
 
   /** Whether a locked batch may be retried later: within its time and the queue's bounds. */
@@ -386,15 +402,15 @@ export class JournalWriter {
       if ("change" in item) gap.changes.set(item.key, item.change);
       else gap.counts.add(item.entry);
     this.retryTimer = setTimeout(() => this.flush(), GAP_PROBE_MS);
-    for (const item of batch) if ("durable" in item) item.durable();
-    // Told after the batch went out, so what it publishes comes after the frames it concerns (and into the gap).
+    // Told before the batch goes out, so that the notices it has published come ahead of its frames (and into the gap).
     this.onGap.opened(error);
+    for (const item of batch) if ("done" in item) item.done(false);
   }
 
   /** One try to write the open gap (its markers, then the kept catalog writes); still locked: try again later. */
   private closeGap(): void {
     const gap = this.gap!;
-    const batch: Pending[] = gap.counts.markers().map((entry) => ({ entry, durable: () => {} }));
+    const batch: Pending[] = gap.counts.markers().map((entry) => ({ entry, done: () => {} }));
     for (const [key, change] of gap.changes) batch.push({ change, key });
     try {
       this.commit(batch);

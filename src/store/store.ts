@@ -3,10 +3,16 @@
  * this folder touches SQLite.
  *
  * Recording never stands in the way of a live session. When the database cannot be opened (the data
- * dir is unwritable, the file is not a database, it comes from a newer svc) or a write fails (disk
- * full, read-only, I/O error), the store goes degraded: it records nothing more, releases every
- * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so. Reads
- * (list, transcript) keep answering from whatever could be opened.
+ * dir is unwritable, the file is not a database, it comes from a newer svc), cannot be written (its
+ * mode, its data dir or its file system is read-only: it is then opened for reading only) or a write
+ * fails (disk full, I/O error), the store goes degraded: it records nothing more, releases every
+ * pending event to its subscribers, and tells `onDegraded` once, so sessions can say so.
+ *
+ * History never answers as if it were empty when it cannot be read: while svc.db cannot be opened,
+ * is found damaged, or waits for another process's lock, every read and client change answers 503
+ * `store_unavailable` with a reason (store-errors.ts), never an empty list or a 404 for a session it
+ * cannot see. A database that cannot be opened or is found damaged stays so for the daemon's life;
+ * one that recording gave up on for another cause is still read (reopened after an idle close).
  *
  * Another process holding the write lock for longer than events may be held back degrades
  * recording only for as long as it holds it: the writer opens a gap (journal-writer.ts), the store
@@ -16,42 +22,39 @@
  * switch to WAL): the open is tried again on a timer (`busyRetryDelay`), events published meanwhile
  * are counted into a gap and catalog writes kept (as the writer keeps them, and within the same
  * bounds), and once it opens the writer starts with that gap and writes it. Reads and client changes
- * meanwhile answer 503 `store_unavailable` (`reason: "locked"`, retryable, `Retry-After`): the catalog
- * and journal are there, only not readable yet, and an empty list or a 404 would be a lie.
+ * meanwhile answer 503 `store_unavailable` (`reason: "locked"`, retryable, `Retry-After`).
  *
- * The database is opened on first use, not at boot: an idle daemon pays nothing for it. Nor does a
- * daemon whose database has gone idle: `STORE_IDLE_CLOSE_MS` after its last use, with nothing
- * pending (no journal batch, no lock wait, no compaction), the connection is closed (SQLite's page
- * cache, statements and schema go with it) and the next use opens it again. The data-dir lock is
- * kept across that, for the daemon's life.
+ * The database is opened on first use, not at boot, and closed again when idle (connection.ts).
  *
  * One daemon owns a data dir (`data-dir-lock.ts`): the first to open the database. A second daemon
  * on the same data dir keeps serving its own live sessions, but its store is degraded
  * (`unavailable`, naming the owner's pid) and never opens the database at all: it neither records
- * nor reads, so it cannot list, restore, close, archive or delete a session the owner runs.
+ * nor reads (its history answers 503 `data_dir_owned`), so it cannot list, restore, close, archive
+ * or delete a session the owner runs.
  *
  * A client's change to the catalog (archive, delete) that fails fails that request only (503
  * `store_unavailable`); it never stops recording, and it is still tried while journaling is
  * degraded, so deleting sessions can free a full disk.
  */
-import type { Database } from "bun:sqlite";
 import { DaemonError } from "../errors/daemon-error.ts";
-import { Compactor } from "./compactor.ts";
-import { Catalog, type CatalogKey, type CatalogRow, type NewSession, type PersistedState } from "./catalog.ts";
-import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
-import { openDatabase } from "./database.ts";
-import { CorruptChunkError } from "./journal-chunk.ts";
-import { JournalReader, type JournalRecord } from "./journal-reader.ts";
-import { JournalGap } from "./journal-gap.ts";
-import { busyRetryDelay, isBusy, JournalWriter, MAX_GAP_CHANGES, type JournalEntry } from "./journal-writer.ts";
+import type { Catalog, CatalogKey, CatalogRow, NewSession, PersistedState } from "./catalog.ts";
+import { Connection, STORE_IDLE_CLOSE_MS, type Open } from "./connection.ts";
+import type { JournalRecord } from "./journal-reader.ts";
+import { isBusy, type JournalEntry } from "./journal-writer.ts";
+import { OpenWait } from "./open-wait.ts";
+import { damagedAs500, describe, historyUnavailable, openFailure, readFailure, type HistoryUnavailable } from "./store-errors.ts";
 
-export type { CatalogKey, CatalogRow, JournalEntry, JournalRecord, PersistedState };
+export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState };
+export { STORE_IDLE_CLOSE_MS } from "./connection.ts";
+export { STORE_LOCKED_RETRY_AFTER_SECONDS } from "./store-errors.ts";
 
 export interface RecordingDegraded {
-  /** `unavailable`: the database could not be opened; `write_failed`: a write failed. */
-  readonly reason: "unavailable" | "write_failed";
+  /** `unavailable`: the database could not be opened; `read_only`: it can only be read; `write_failed`: a write failed. */
+  readonly reason: "unavailable" | "read_only" | "write_failed";
   readonly error: string;
   readonly since: number;
+  /** Recording resumes by itself once another process releases the database's lock. */
+  readonly transient: boolean;
 }
 
 /** Who hears about recording stopping and starting again. */
@@ -70,93 +73,43 @@ export interface StoreOptions {
   readonly listener?: RecordingListener;
 }
 
-/** While the database could not be opened for another process's lock: what recording missed, and the next try. */
-interface OpenWait {
-  readonly gap: JournalGap;
-  /** Catalog writes kept meanwhile, by key (the latest of a key stands for all; see `JournalWriter.change`). */
-  readonly changes: Map<string, (catalog: Catalog) => void>;
-  retries: number;
-  timer: ReturnType<typeof setTimeout> | null;
-}
-
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Runs a journal read; a chunk that cannot be decoded (svc.db was changed or damaged outside svc)
- * fails it as a 500 `journal_damaged` naming the session and the chunk, never as a bare crash.
- */
-function damagedAs500<T>(sessionId: string, read: () => T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (!(error instanceof CorruptChunkError)) throw error;
-    throw new DaemonError(500, "journal_damaged", "The session's recorded history is damaged and cannot be read", {
-      sessionId,
-      chunk: error.seq,
-      hint: `${error.message}; svc.db was changed outside svc or the disk damaged it`,
-    });
-  }
-}
-
-/** 503 `store_unavailable` while the open waits for another process's lock: retryable, soon. */
-function lockedError(message: string, hint: string): DaemonError {
-  return new DaemonError(503, "store_unavailable", message, { reason: "locked", retryable: true, hint }, STORE_LOCKED_RETRY_AFTER_SECONDS);
-}
-
-/**
- * How long the database stays open after its last use. Reopening costs about a millisecond (open,
- * pragmas, schema check, statements); an open connection keeps its page cache, prepared statements
- * and parsed schema resident.
- */
-export const STORE_IDLE_CLOSE_MS = 10_000;
-
-/** `Retry-After` (seconds) of a 503 answered while the open waits for another process's lock (it is tried again at least this often). */
-export const STORE_LOCKED_RETRY_AFTER_SECONDS = 1;
-
-/** The open database and what works on it. */
-interface Open {
-  readonly db: Database;
-  readonly catalog: Catalog;
-  readonly reader: JournalReader;
-  readonly writer: JournalWriter;
-  readonly compactor: Compactor;
-}
-
 export class Store {
   private degradedStatus: RecordingDegraded | null = null;
   /** True while `degradedStatus` stands for a gap the writer will write once the lock goes (recording goes on, counting). */
   private gapOpen = false;
-  /** Null until first needed: an idle daemon never opens the database (no boot time, no memory). */
-  private opened: Open | null = null;
-  /** Taken at the first open, held across idle closes, released by `close`. */
-  private lock: DataDirLock | null = null;
-  /** `performance.now()` of the database's last use, and the timer that closes it once idle. */
-  private lastUsed = 0;
-  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Set for the daemon's life once the database could not be opened or SQLite found it damaged: history answers 503. */
+  private unreadable: HistoryUnavailable | null = null;
+  /** Opened when first needed: an idle daemon never opens the database (no boot time, no memory). */
+  private readonly connection: Connection;
   private closed = false;
   /** Set when a stop marker could not be written: the others are not tried. */
   private markerFailed = false;
   /** While the open waits out another process's lock (null otherwise). */
   private openWait: OpenWait | null = null;
-  /** Keys for kept catalog writes given none (their own namespace: the writer's are `#n`). */
-  private anonymousChanges = 0;
   private readonly now: () => number;
-  private readonly idleCloseMs: number;
   private listener: RecordingListener | null;
 
   /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
-  constructor(
-    private readonly dataDir: string,
-    options: StoreOptions = {},
-  ) {
+  constructor(dataDir: string, options: StoreOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.idleCloseMs = options.idleCloseMs ?? STORE_IDLE_CLOSE_MS;
     this.listener = options.listener ?? null;
+    this.connection = new Connection(dataDir, options.idleCloseMs ?? STORE_IDLE_CLOSE_MS, {
+      failed: (error) => this.degrade("write_failed", error),
+      opened: (error) => this.gapOpened(error),
+      closed: () => this.gapClosed(),
+    });
   }
 
   /** Null while recording works (or has not been tried yet). */
   get degraded(): RecordingDegraded | null {
     return this.degradedStatus;
+  }
+
+  /** Why history reads and catalog changes answer 503 now (not counting a moment's lock met by one read), or null. */
+  get unavailable(): HistoryUnavailable | null {
+    if (this.unreadable !== null) return this.unreadable;
+    if (this.openWait !== null && this.degradedStatus !== null) return { reason: "locked", error: this.degradedStatus.error, since: this.degradedStatus.since };
+    return null;
   }
 
   /**
@@ -174,29 +127,43 @@ export class Store {
   }
 
   /**
-   * Journals `entry`; `durable` runs once it is committed, or at once while recording is degraded
-   * (counted into the gap while the open waits out a lock).
+   * Journals `entry`; `done(true)` runs once it is committed, `done(false)` at once while recording
+   * is degraded (counted into the gap while the open waits out a lock).
    */
-  record(entry: JournalEntry, durable: () => void): void {
+  record(entry: JournalEntry, done: (recorded: boolean) => void): void {
     const open = this.writable();
-    if (open !== null) return open.writer.append(entry, durable);
-    if (this.openWait !== null && !this.openWait.gap.add(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
-    durable();
+    if (open !== null) return open.writer.append(entry, done);
+    if (this.openWait !== null && !this.openWait.count(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
+    done(false);
   }
 
   /**
-   * Journals the notice that recording stopped, so that transcript and export show where it did:
-   * while recording works it is an event like any other; once a write has failed it is tried once,
-   * directly (a failed batch or a held lock need not mean this small row fails too). When even that
-   * fails (a full disk, the data dir owned by another daemon) the journal just ends there.
+   * Journals the notice that recording stopped, which a session's bus released ahead of the events
+   * recording gave up on (it took the id of the first, and they moved up by one; event-bus.ts), so
+   * that transcript and export show where recording stopped. While recording is paused for a lock it
+   * is counted into the gap, in front of what it stands before; once recording has stopped it is
+   * tried once, directly (a failed batch or a held lock need not mean this small row fails too).
+   * When even that fails (a full disk, the data dir owned by another daemon) the journal just ends.
    */
-  recordStop(entry: JournalEntry, durable: () => void): void {
-    if (this.degradedStatus === null || this.gapOpen || this.closed) return this.record(entry, durable);
+  recordNotice(entry: JournalEntry): void {
+    if (this.closed) return;
+    if (this.openWait !== null) {
+      if (!this.openWait.countAhead(entry)) this.giveUpOpen(new Error("too many sessions published while the database was locked"));
+      return;
+    }
+    if (this.degradedStatus === null) return this.record(entry, () => {});
+    if (this.gapOpen) return this.connection.current?.writer.appendAhead(entry);
     // Only into a journal the catalog knows (a session started after the failure has no row), and
     // not again once a marker failed: each try may wait out the busy timeout.
-    const open = this.readable();
-    if (!this.markerFailed && open?.catalog.get(entry.sessionId)) this.markerFailed = !open.writer.writeMarker(entry);
-    durable();
+    const open = this.markerFailed ? null : this.readable();
+    if (open === null || open.readOnly !== null) return;
+    try {
+      if (open.catalog.get(entry.sessionId) === null) return;
+    } catch {
+      this.markerFailed = true;
+      return;
+    }
+    this.markerFailed = !open.writer.writeMarker(entry);
   }
 
   sessionStarted(row: NewSession): void {
@@ -232,13 +199,9 @@ export class Store {
     // A session closed a moment ago may still have its last events pending: they go first (and
     // while they wait for another connection's lock, nothing is deleted, so none lands after).
     this.flush();
-    if (this.opened?.writer.waiting)
-      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database is locked by another process", {
-        reason: "locked",
-        hint: "nothing was changed; retry in a moment",
-      });
+    if (this.connection.current?.writer.waiting) throw historyUnavailable({ reason: "locked", error: "another process holds the database's write lock", since: this.now() }, "changed");
     const removed = this.change((open) => new Set(ids.filter((id) => open.catalog.remove(id))));
-    if (removed.size > 0) this.opened?.compactor.start();
+    if (removed.size > 0) this.connection.current?.compactor.start();
     return removed;
   }
 
@@ -247,117 +210,143 @@ export class Store {
     this.readable()?.compactor.finish();
   }
 
-  /** The catalog row, or null (also while the open waits for a lock: `assertReadable` before concluding it does not exist). */
+  /*
+   * The reads below answer 503 `store_unavailable` (store-errors.ts) whenever the database cannot be
+   * read: never an empty answer that would pass for "no such session".
+   */
+
+  /** The catalog row, or null when the catalog has none. */
   session(id: string): CatalogRow | null {
-    return this.readable()?.catalog.get(id) ?? null;
+    return this.read((open) => open.catalog.get(id));
   }
 
   sessions(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
-    return this.forReading()?.catalog.list(workspace, archived, limit, after) ?? [];
+    return this.read((open) => open.catalog.list(workspace, archived, limit, after));
   }
 
-  /** Catalog counts of a workspace's sessions (zeros when the database cannot be read). */
+  /** Catalog counts of a workspace's sessions. */
   sessionCounts(workspace: string): { active: number; archived: number } {
-    return this.forReading()?.catalog.count(workspace) ?? { active: 0, archived: 0 };
+    return this.read((open) => open.catalog.count(workspace));
   }
 
   /** Up to `limit` records of a session after the position `after` (0: from the start). */
   journal(sessionId: string, after: number, limit: number): JournalRecord[] {
-    return damagedAs500(sessionId, () => this.forReading()?.reader.after(sessionId, after, limit) ?? []);
+    return damagedAs500(sessionId, () => this.read((open) => open.reader.after(sessionId, after, limit)));
   }
 
   /** The characters of a session's whole journal (see `JournalReader.chars`). */
   journalChars(sessionId: string): number {
-    return this.forReading()?.reader.chars(sessionId) ?? 0;
+    return this.read((open) => open.reader.chars(sessionId));
   }
 
   /** A page of a session's records within the bounds (see `JournalReader.pageAfter`). */
   journalPage(sessionId: string, after: number, limit: number, maxBytes: number): { records: JournalRecord[]; hasMore: boolean } {
-    return damagedAs500(sessionId, () => this.forReading()?.reader.pageAfter(sessionId, after, limit, maxBytes) ?? { records: [], hasMore: false });
+    return damagedAs500(sessionId, () => this.read((open) => open.reader.pageAfter(sessionId, after, limit, maxBytes)));
   }
 
   /** The newest records of a session within the bounds (see `JournalReader.newest`). */
   recent(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
-    return damagedAs500(sessionId, () => this.forReading()?.reader.newest(sessionId, maxEvents, maxBytes) ?? { records: [], omitted: 0 });
-  }
-
-  /** 503 `store_unavailable` (`locked`, retryable) while the open waits for another process's lock. */
-  assertReadable(): void {
-    this.forReading();
+    return damagedAs500(sessionId, () => this.read((open) => open.reader.newest(sessionId, maxEvents, maxBytes)));
   }
 
   /** True while the database connection is open (it closes when idle; tests). */
   get isOpen(): boolean {
-    return this.opened !== null;
+    return this.connection.current !== null;
   }
 
   /** Commits whatever is pending now (shutdown; tests). */
   flush(): void {
-    this.opened?.writer.flush();
+    this.connection.current?.writer.flush();
   }
 
   /** Flushes and closes the database; recording stops (events are then released at once). Idempotent. */
   close(): void {
     if (this.closed) return;
     // Last commit, without waiting out a lock: then recording stops.
-    this.opened?.writer.stop();
-    this.opened?.compactor.stop();
+    this.connection.current?.writer.stop();
     this.closed = true;
     this.endOpenWait();
-    this.opened?.db.close(false);
-    this.opened = null;
-    this.lock?.release();
-    this.lock = null;
-    if (this.idleTimer !== null) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
+    this.connection.shut(true);
+  }
+
+  /** Runs a read on the open database; 503 `store_unavailable` when it cannot be had or SQLite fails the read. */
+  private read<T>(read: (open: Open) => T): T {
+    const open = this.forReading("read");
+    try {
+      return read(open);
+    } catch (error) {
+      const failure = readFailure(error);
+      if (failure === null) throw error;
+      const why: HistoryUnavailable = { reason: failure, error: describe(error), since: this.now() };
+      if (failure === "damaged") this.foundDamaged(why);
+      throw historyUnavailable(why, "read");
+    }
+  }
+
+  /** The open database for a read or a client's change, or 503 `store_unavailable` saying why it cannot be had. */
+  private forReading(action: "read" | "changed"): Open {
+    const open = this.readable();
+    if (open !== null) return open;
+    const why: HistoryUnavailable = this.closed
+      ? { reason: "closed", error: "the store is closed", since: this.now() }
+      : // Not unreadable and not open: the open met another process's lock (waiting it out, or just now).
+        (this.unavailable ?? { reason: "locked", error: "another process holds the database's lock", since: this.now() });
+    throw historyUnavailable(why, action);
+  }
+
+  /** SQLite found the open database malformed: history answers 503 `damaged`, and recording stops, for the daemon's life. */
+  private foundDamaged(why: HistoryUnavailable): void {
+    this.unreadable ??= why;
+    this.degrade("unavailable", new Error(why.error));
+    this.connection.shut(false);
   }
 
   /**
-   * The database for a read: as `readable`, but 503 `store_unavailable` (retryable) while the open
-   * waits for another process's lock.
+   * The database for reading (opened on first use, and again after an idle close), or null when it
+   * cannot be (unreadable, closed) or not now (another process's lock; `openWait` while waiting).
    */
-  private forReading(): Open | null {
-    const open = this.readable();
-    if (this.openWait !== null) throw lockedError("Session history cannot be read yet: the database is locked by another process", "the daemon opens it as soon as the lock goes; retry in a moment");
+  private readable(): Open | null {
+    if (this.closed || this.unreadable !== null) return null;
+    if (this.connection.current === null && this.openWait === null) this.open();
+    const open = this.connection.current;
+    if (open !== null) this.connection.used();
     return open;
   }
 
-  /** The database for reading (opened on first use), or null when it cannot be (or not yet: a lock). */
-  private readable(): Open | null {
-    if (this.closed) return null;
-    if (this.opened === null && this.degradedStatus === null) this.open();
-    if (this.opened !== null) this.used();
-    return this.opened;
-  }
-
   /**
-   * Opens the database. Another process's lock met on the way (SQLITE_BUSY) starts or continues the
-   * wait (`waitToOpen`); any other failure degrades recording for the daemon's life.
+   * Opens the database, for reading only when it cannot be written (`readOnlyBecause`). Another
+   * process's lock met on the way (SQLITE_BUSY) starts or continues the wait (`waitToOpen`) while
+   * recording goes on; once recording has stopped for good it only fails this open. Any other
+   * failure leaves history unreadable and recording degraded, for the daemon's life.
    */
   private open(): void {
-    let db: Database;
+    let open: Open;
     try {
-      this.lock ??= lockDataDir(this.dataDir);
-      db = openDatabase(this.dataDir);
+      open = this.connection.open();
     } catch (error) {
-      if (isBusy(error) && this.lock !== null) return this.waitToOpen(error);
+      if (isBusy(error) && this.connection.locked) {
+        if (this.degradedStatus === null || this.gapOpen) this.waitToOpen(error);
+        return;
+      }
       this.endOpenWait();
-      this.lock?.release();
-      this.lock = null;
+      this.connection.shut(true);
+      this.unreadable = { reason: openFailure(error), error: describe(error), since: this.now() };
       this.degrade("unavailable", error);
       return;
     }
-    const writer = new JournalWriter(db, (error) => this.degrade("write_failed", error), {
-      opened: (error) => this.gapOpened(error),
-      closed: () => this.gapClosed(),
-    });
-    const open: Open = { db, catalog: new Catalog(db), reader: new JournalReader(db), writer, compactor: new Compactor(db) };
-    this.opened = open;
+    if (open.readOnly !== null) {
+      // Read, never written: what a wait for a lock kept cannot be written either.
+      this.endOpenWait();
+      this.degrade("read_only", `${open.readOnly}: its history is served, nothing new is recorded`);
+      return;
+    }
+    const writer = open.writer;
     const wait = this.openWait;
     if (wait !== null) {
       this.openWait = null;
       // What was missed while the lock held the open goes in first, before anything recorded from now on.
-      writer.startWithGap(wait.gap, new Map([...wait.changes].map(([key, action]) => [key, () => action(open.catalog)])));
+      const { gap, changes } = wait.handOver(open.catalog);
+      writer.startWithGap(gap, changes);
     }
     // Whatever a previous run left to compact (a restart mid-way) goes on now.
     open.compactor.start();
@@ -366,87 +355,60 @@ export class Store {
   /** The open met another process's lock: degraded (transient) until a later try opens; tried again on a timer. */
   private waitToOpen(error: unknown): void {
     if (this.openWait === null) {
-      this.openWait = { gap: new JournalGap(), changes: new Map(), retries: 0, timer: null };
+      this.openWait = new OpenWait();
       this.gapOpen = true;
       this.degradedStatus = {
         reason: "unavailable",
         error: `${describe(error)}: another process holds the database's lock; events are not recorded until it is released, then recording resumes`,
         since: this.now(),
+        transient: true,
       };
       this.listener?.degraded(this.degradedStatus, true);
     }
     const wait = this.openWait;
-    wait.timer = setTimeout(() => {
-      wait.timer = null;
+    wait.retry(() => {
       if (!this.closed && this.openWait === wait) this.open();
-    }, busyRetryDelay(wait.retries++));
-    // Never what keeps the process alive.
-    wait.timer.unref();
+    });
   }
 
   /** The wait to open passed its bounds: recording stops for the daemon's life. */
   private giveUpOpen(error: unknown): void {
     this.endOpenWait();
-    this.lock?.release();
-    this.lock = null;
+    this.connection.shut(true);
     this.degrade("unavailable", error);
   }
 
   private endOpenWait(): void {
-    if (this.openWait?.timer) clearTimeout(this.openWait.timer);
+    this.openWait?.end();
     this.openWait = null;
   }
 
-  /** Notes a use of the open database and makes sure the idle close is armed. */
-  private used(): void {
-    this.lastUsed = performance.now();
-    this.idleTimer ??= this.armIdleClose(this.idleCloseMs);
-  }
-
-  private armIdleClose(delayMs: number): ReturnType<typeof setTimeout> {
-    const timer = setTimeout(() => this.closeIfIdle(), delayMs);
-    // Never what keeps the process alive.
-    timer.unref();
-    return timer;
-  }
-
-  /** Closes the connection when it went unused for `idleCloseMs` and nothing is pending on it; else looks again later. */
-  private closeIfIdle(): void {
-    this.idleTimer = null;
-    const open = this.opened;
-    if (open === null) return;
-    const idleFor = performance.now() - this.lastUsed;
-    if (idleFor < this.idleCloseMs || open.writer.pendingCount > 0 || open.writer.waiting || open.compactor.running) {
-      this.idleTimer = this.armIdleClose(Math.max(this.idleCloseMs - idleFor, 10));
-      return;
-    }
-    this.opened = null;
-    open.db.close(false);
-  }
-
-  /** The database for writing, or null while recording is degraded. */
+  /** The database for writing, or null while recording is degraded (then it is not even opened for it). */
   private writable(): Open | null {
-    const open = this.readable();
-    return open === null || (this.degradedStatus !== null && !this.gapOpen) ? null : open;
+    if (this.degradedStatus !== null && !this.gapOpen) return null;
+    return this.readable();
   }
 
   /**
-   * A client's change to the catalog: one transaction, or 503 when the database is not open or the
-   * write fails. A failure here is that request's alone: recording goes on (or stays as it was).
+   * A client's change to the catalog: one transaction, or 503 when the database cannot be had, is
+   * read-only, or the write fails. A failure here is that request's alone: recording goes on (or
+   * stays as it was), unless SQLite finds the database damaged.
    */
   private change<T>(action: (open: Open) => T): T {
-    const open = this.readable();
-    if (this.openWait !== null) throw lockedError("Session history cannot be changed: the database is locked by another process", "nothing was changed; retry in a moment");
-    if (open === null)
-      throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the database could not be opened", {
-        reason: this.degradedStatus?.reason ?? "closed",
-        hint: this.degradedStatus?.error ?? "the daemon is shutting down",
-      });
+    const open = this.forReading("changed");
+    if (open.readOnly !== null) throw historyUnavailable({ reason: "read_only", error: open.readOnly, since: this.now() }, "changed");
     try {
       return open.db.transaction(() => action(open)).immediate();
     } catch (error) {
+      const failure = readFailure(error);
+      if (failure === "locked" || failure === "damaged") {
+        const why: HistoryUnavailable = { reason: failure, error: describe(error), since: this.now() };
+        if (failure === "damaged") this.foundDamaged(why);
+        throw historyUnavailable(why, "changed");
+      }
       throw new DaemonError(503, "store_unavailable", "Session history cannot be changed: the write failed", {
         reason: "write_failed",
+        retryable: false,
         hint: `${describe(error)}; nothing was changed, and recording goes on. Retry later (or free disk space).`,
       });
     }
@@ -459,19 +421,16 @@ export class Store {
   private write(action: (catalog: Catalog) => void, key?: string): void {
     const open = this.writable();
     if (open !== null) return open.writer.change(() => action(open.catalog), key);
-    const wait = this.openWait;
-    if (wait === null) return;
-    wait.changes.set(key ?? `open#${this.anonymousChanges++}`, action);
-    if (wait.changes.size > MAX_GAP_CHANGES) this.giveUpOpen(new Error("too many session changes while the database was locked"));
+    if (this.openWait !== null && !this.openWait.keep(action, key)) this.giveUpOpen(new Error("too many session changes while the database was locked"));
   }
 
   private degrade(reason: RecordingDegraded["reason"], error: unknown): void {
     const wasGap = this.gapOpen;
     this.gapOpen = false;
     if (this.degradedStatus !== null && !wasGap) return;
-    this.degradedStatus = { reason, error: describe(error), since: this.degradedStatus?.since ?? this.now() };
+    this.degradedStatus = { reason, error: describe(error), since: this.degradedStatus?.since ?? this.now(), transient: false };
     // Events still pending are tried once more and released; nothing is recorded after them.
-    this.opened?.writer.stop();
+    this.connection.current?.writer.stop();
     // Told even after a transient stop was announced (a gap, an open waiting for a lock): now it does not resume.
     this.listener?.degraded(this.degradedStatus, false);
   }
@@ -484,6 +443,7 @@ export class Store {
       reason: "write_failed",
       error: `${describe(error)}: another process holds the database's write lock; events are not recorded until it is released, then recording resumes`,
       since: this.now(),
+      transient: true,
     };
     this.listener?.degraded(this.degradedStatus, true);
   }

@@ -269,6 +269,9 @@ export class TranscriptModel {
       case "session_recording_degraded":
         this.push({ kind: "notice", key: this.key(), text: `The daemon stopped recording this session (${String(data.reason ?? "unknown")}): what follows may be missing from its history.` });
         break;
+      case "session_recording_resumed":
+        this.push({ kind: "notice", key: this.key(), text: `The daemon records this session again; ${Number(data.unrecordedEvents)} events before this are missing from its history.` });
+        break;
       // A journal-only marker (src/store/journal-gap.ts): a load's replay carries it where events went unrecorded.
       case "recording_gap":
         this.push({ kind: "notice", key: this.key(), text: `${Number(data.notRecorded)} events were not recorded here (ids ${Number(data.firstEventId)} to ${Number(data.lastEventId)}).` });

@@ -36,6 +36,9 @@ describe("TranscriptModel", () => {
     expect(m.snapshot().items.map((i) => i.kind)).toEqual(["agent", "notice", "notice"]);
     expect(notices[0]).toMatchObject({ text: "43 events were not recorded here (ids 5 to 47)." });
     expect(notices[1]).toMatchObject({ text: expect.stringContaining("stopped recording") });
+    // Recording that resumes after a lock says how much of the history is missing.
+    m.apply(ev("session_recording_resumed", { sessionId: "s", noticeEventId: 48, firstUnrecordedEventId: 49, unrecordedEvents: 12 }));
+    expect(m.snapshot().items.at(-1)).toMatchObject({ kind: "notice", text: expect.stringContaining("12 events before this are missing") });
   });
 
   test("a snapshot renews only the items that changed", () => {

@@ -348,7 +348,9 @@ describe("qwen-code profile", () => {
 
 describe("daemon-wide views", () => {
   test("status routes on a cold daemon answer without starting an agent child", async () => {
-    await using d = await fakeAgentDaemon();
+    // A data dir of its own: on the shared one this daemon would be the second, whose history answers 503 data_dir_owned.
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     const capabilities = await d.json("GET", "/capabilities");
     const sessionGone = (sessionId: string) => [404, { code: "session_not_found", sessionId }];
     // Not implemented yet (issue 13): the daemon's JSON 404 for an unknown route.

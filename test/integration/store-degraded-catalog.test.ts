@@ -26,7 +26,7 @@ describe("catalog changes while recording is degraded for good", () => {
     for (const action of ["archive", "unarchive", "delete"]) {
       const reply = await d.json("POST", `/sessions/${action}`, { sessionIds: ["a-persisted-session"] });
       expect(reply.status).toBe(503);
-      expect(reply.body).toMatchObject({ code: "store_unavailable", reason: "unavailable" });
+      expect(reply.body).toMatchObject({ code: "store_unavailable", reason: "unreadable" });
       expect(typeof reply.body.hint).toBe("string");
     }
   });

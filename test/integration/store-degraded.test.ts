@@ -7,6 +7,7 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { workspaceId } from "../../src/workspace/workspace-id.ts";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -23,8 +24,14 @@ describe("recording degraded", () => {
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     const status = await d.json("GET", "/daemon/status");
     expect(status.status).toBe(200);
-    expect(status.body.status).toBe("warning");
+    // Nothing is recorded, and no history can be read: the list says so instead of answering empty.
+    expect(status.body.status).toBe("error");
     expect(status.body.issues).toContainEqual(expect.objectContaining({ code: "recording_degraded", severity: "warning" }));
+    expect(status.body.issues).toContainEqual(expect.objectContaining({ code: "store_unavailable", severity: "error" }));
+    const list = await d.json("GET", `/workspace/${workspaceId(d.workspace)}/sessions`);
+    expect(list.status).toBe(503);
+    expect(list.body).toMatchObject({ code: "store_unavailable", reason: "unreadable", retryable: false });
+    expect(list.headers.get("retry-after")).toBeNull();
 
     await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
     const degraded = await events.waitFor("session_recording_degraded");

@@ -5,6 +5,7 @@
  * degrades recording (event + status issue) and the live turn goes on; once the lock goes, the
  * journal gets a marker of what it lacks and recording resumes.
  */
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { holdLock } from "../helpers/db-lock.ts";
@@ -117,5 +118,47 @@ describe("a write lock held by another process", () => {
     expect(journal.indexOf(gaps[0]!)).toBeLessThan(journal.findIndex((e) => JSON.stringify(e).includes("after the lock")));
     const md = await d.fetch(`/session/${sessionId}/export?format=md`);
     expect(await md.text()).toContain(`${gap.notRecorded} events not recorded between id ${gap.firstEventId} and ${gap.lastEventId}`);
+
+    // What the client was shown agrees: the notice came before every event the journal lacks, in the
+    // first one's place, and once recording resumed it was told how many went out unrecorded.
+    const frames = events.frames.filter((f) => f.id !== undefined);
+    expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => i + 1));
+    const notice = frames.find((f) => f.event === "session_recording_degraded")!;
+    const resumed = frames.find((f) => f.event === "session_recording_resumed")!;
+    expect(notice.data).toMatchObject({ transient: true, firstUnrecordedEventId: notice.id! + 1 });
+    expect(resumed.data).toEqual({ sessionId, noticeEventId: notice.id, firstUnrecordedEventId: notice.id! + 1, unrecordedEvents: resumed.id! - notice.id! - 1 });
+    // The gap is the notice and the events it stood before; everything else the client saw is journaled.
+    expect([gap.firstEventId, gap.lastEventId, gap.notRecorded]).toEqual([notice.id!, resumed.id! - 1, resumed.id! - notice.id!]);
+    const journaledIds = new Set(journal.map((e) => (e as { id?: number }).id));
+    expect(frames.filter((f) => !journaledIds.has(f.id)).map((f) => f.id)).toEqual(frames.filter((f) => f.id! >= notice.id! && f.id! < resumed.id!).map((f) => f.id));
+  }, 90_000);
+
+  test("a pause that turns lasting (the gap cannot be written once the lock goes) is told again, as lasting, ahead of what follows", async () => {
+    await using home = tempDir("svc-home-");
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
+    const { sessionId } = await d.createSession({ sessionScope: "thread" });
+    await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
+    // The gap's marker will fail inside SQLite (not for a lock), as a full disk would.
+    const db = new Database(join(home.path, "svc.db"));
+    // The daemon may be committing the session's first events: wait for its lock.
+    db.run("PRAGMA busy_timeout = 5000");
+    db.run("CREATE TRIGGER refuse_gap BEFORE INSERT ON journal WHEN NEW.encoding = 0 AND NEW.body LIKE '%recording_gap%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    db.close();
+    {
+      await using _lock = await holdLock(join(home.path, "svc.db"));
+      const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@stream 5000" }] });
+      await events.first("session_recording_degraded", undefined, 20_000);
+      await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 30_000);
+    }
+    const lasting = await events.first("session_recording_degraded", (f) => f.data.transient === false, 20_000);
+    const notices = events.frames.filter((f) => f.event === "session_recording_degraded");
+    expect(notices.map((f) => f.data.transient)).toEqual([true, false]);
+    expect(lasting.data).toMatchObject({ firstUnrecordedEventId: lasting.id! + 1 });
+    // It does not resume: no resumed event, and the issue stays.
+    const after = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say after" }] });
+    await events.waitFor("turn_complete", (f) => f.data.promptId === after.body.promptId, 20_000);
+    expect(events.frames.some((f) => f.event === "session_recording_resumed")).toBe(false);
+    expect(await recordingIssue(d)).toBeDefined();
+    expect(d.logs.some((l) => l.includes("ERROR recording degraded"))).toBe(true);
   }, 90_000);
 });

@@ -15,6 +15,7 @@ import { MIGRATIONS, SCHEMA_VERSION, migrate, schemaVersion } from "../../src/st
 import { holdLock } from "../helpers/db-lock.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { runTurn } from "../helpers/session-turns.ts";
+import type { SseClient } from "../helpers/sse-client.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
@@ -36,9 +37,11 @@ describe("a lock held at the database's first open", () => {
 
     await using d = await fakeAgentDaemon([], { workspace: workspace.path, env: { SVC_HOME: home.path } });
     let sessionId: string;
+    let events: SseClient;
     {
       await using _lock = await holdLock(path);
       ({ sessionId } = await d.createSession({ sessionScope: "thread" }));
+      events = await d.events(sessionId, { "Last-Event-ID": "0" });
       // The live turn is not held back by the paused recording.
       await runTurn(d, sessionId, "@say while the open waits");
       expect(await recordingIssue(d)).toBeDefined();
@@ -53,12 +56,21 @@ describe("a lock held at the database's first open", () => {
     }
     await until(async () => (await recordingIssue(d)) === undefined, 20_000, "recording resumed");
     await runTurn(d, sessionId, "@say after the lock");
+    // The session was told first thing (nothing of it was recorded yet), then, once the open went
+    // through, how many of its events went out unrecorded.
+    const notice = await events.first("session_recording_degraded");
+    const resumed = await events.first("session_recording_resumed");
+    await events[Symbol.asyncDispose]();
+    expect(notice.id).toBe(1);
+    expect(notice.data).toMatchObject({ transient: true, firstUnrecordedEventId: 2, unrecordedEvents: 0 });
+    expect(resumed.data).toEqual({ sessionId, noticeEventId: 1, firstUnrecordedEventId: 2, unrecordedEvents: resumed.id! - 2 });
 
     const transcript = (await d.json("GET", `/session/${sessionId}/transcript?limit=500`)).body as { events: { type: string; data: Record<string, unknown> }[] };
     const types = transcript.events.map((e) => e.type);
     const gap = transcript.events.find((e) => e.type === "recording_gap")!;
-    expect(gap.data).toMatchObject({ sessionId, reason: "locked" });
-    expect(gap.data.notRecorded as number).toBeGreaterThan(0);
+    // The gap is the notice and every event up to the resumption, which is journaled.
+    expect(gap.data).toMatchObject({ sessionId, reason: "locked", firstEventId: 1, lastEventId: resumed.id! - 1, notRecorded: resumed.id! - 1 });
+    expect(types[1]).toBe("session_recording_resumed");
     // The gap comes first: everything before it was published during the lock and is not kept.
     expect(types[0]).toBe("recording_gap");
     expect(JSON.stringify(transcript)).toContain("after the lock");

@@ -40,11 +40,17 @@ describe("data-dir ownership", () => {
     const issue = await recordingIssue(b);
     expect(issue).toBeDefined();
     expect(JSON.stringify(issue)).toContain(`pid ${ownerPid}`);
-    // B neither lists nor restores nor deletes nor archives the owner's session.
-    const listed = (await b.json("GET", `/workspace/${workspaceId(b.workspace)}/sessions`)).body.sessions as { sessionId: string }[];
-    expect(listed.map((s) => s.sessionId)).not.toContain(owned);
-    expect((await b.json("POST", `/session/${owned}/load`, {})).status).not.toBe(200);
-    expect((await b.json("POST", `/session/${owned}/resume`, {})).status).not.toBe(200);
+    // B neither lists nor restores nor deletes nor archives the owner's session: its history answers
+    // 503 data_dir_owned (the sessions exist, B may not read them), never an empty list or a 404.
+    for (const [method, path] of [
+      ["GET", `/workspace/${workspaceId(b.workspace)}/sessions`],
+      ["POST", `/session/${owned}/load`],
+      ["POST", `/session/${owned}/resume`],
+      ["GET", `/session/${owned}/transcript`],
+    ] as const) {
+      const reply = await b.json(method, path, method === "POST" ? {} : undefined);
+      expect({ path, status: reply.status, reason: reply.body.reason }).toEqual({ path, status: 503, reason: "data_dir_owned" });
+    }
     expect((await b.json("POST", "/sessions/delete", { sessionIds: [owned] })).status).toBe(503);
     expect((await b.json("POST", "/sessions/archive", { sessionIds: [owned] })).status).toBe(503);
     // B's session is not in the owner's database; the owner's session is intact and still recorded.
@@ -122,14 +128,27 @@ describe("where recording stopped", () => {
     db.run("CREATE TRIGGER refuse_journal BEFORE INSERT ON journal WHEN NEW.encoding <> 0 OR NEW.body LIKE '%poison-word%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
     db.close();
 
-    await runTurn(d, sessionId, "@say poison-word");
+    await using events = await d.events(sessionId, { "Last-Event-ID": "0" });
+    const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say poison-word" }] });
+    await events.first("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
     expect(await recordingIssue(d)).toBeDefined();
     const journal = new Database(join(home.path, "svc.db"), { readonly: true });
-    const types = journalRows(journal, sessionId).map((r) => (JSON.parse(r.envelope) as { type: string }).type);
+    const rows = journalRows(journal, sessionId).map((r) => JSON.parse(r.envelope) as { id: number; type: string; data: Record<string, unknown> });
     journal.close();
-    expect(types.at(-1)).toBe("session_recording_degraded");
+    const notice = rows.at(-1)!;
+    expect(notice.type).toBe("session_recording_degraded");
+    // The notice went out before any event the journal lacks: it took the first one's place, and names the next id.
+    const frames = events.frames.filter((f) => f.id !== undefined);
+    expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => i + 1));
+    expect(frames.filter((f) => f.id! < notice.id).map((f) => f.id)).toEqual(rows.slice(0, -1).map((r) => r.id));
+    expect(notice.data).toMatchObject({ reason: "write_failed", firstUnrecordedEventId: notice.id + 1 });
+    // It counts the turn's events that failed with it (the poisoned chunk and what came in its batch), which follow it.
+    const unrecorded = notice.data.unrecordedEvents as number;
+    expect(unrecorded).toBeGreaterThan(0);
+    expect(frames.slice(notice.id, notice.id + unrecorded).some((f) => JSON.stringify(f.data).includes("poison-word"))).toBe(true);
     const text = await transcriptText(d, sessionId);
     expect(text).toContain("recorded");
+    expect(text).not.toContain("poison-word");
     expect(text).toContain("session_recording_degraded");
   }, 60_000);
 });

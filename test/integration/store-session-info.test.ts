@@ -5,7 +5,7 @@
  * starting a child.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
@@ -49,14 +49,29 @@ describe("session-info", () => {
     expect(await again.agentPids()).toEqual([]);
   });
 
-  test("with recording degraded, live sessions the catalog lacks are counted as active", async () => {
+  test("with recording degraded (svc.db read-only), live sessions the catalog lacks are counted as active", async () => {
+    await using home = tempDir("svc-home-");
+    await using workspace = tempDir("svc-ws-");
+    {
+      await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path }, workspace: workspace.path });
+      await closedSession(d);
+    }
+    chmodSync(join(home.path, "svc.db"), 0o444);
+    await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path }, workspace: workspace.path });
+    await d.createSession({ sessionScope: "thread" });
+    await d.createSession({ sessionScope: "thread" });
+    expect(await sessionInfo(d)).toEqual(counts(3, 0, 2));
+  });
+
+  test("while the catalog cannot be read, the counts answer 503 store_unavailable, not zeros", async () => {
     await using home = tempDir("svc-home-");
     // svc.db is a directory: the database cannot be opened.
     mkdirSync(join(home.path, "svc.db"));
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     await d.createSession({ sessionScope: "thread" });
-    await d.createSession({ sessionScope: "thread" });
-    expect(await sessionInfo(d)).toEqual(counts(2, 0, 2));
+    const reply = await d.json("GET", `/workspace/${workspaceId(d.workspace)}/session-info`);
+    expect(reply.status).toBe(503);
+    expect(reply.body).toMatchObject({ code: "store_unavailable", reason: "unreadable" });
   });
 
   test("a selector that is neither id nor path is 400 invalid_workspace; another workspace is 404", async () => {

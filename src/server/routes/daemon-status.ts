@@ -37,6 +37,7 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
     now: Date.now(),
     memory: memory.current(),
     recording: deps.sessions.store?.degraded ?? null,
+    history: deps.sessions.store?.unavailable ?? null,
     mcpBudget: mcpBudget(),
   });
 

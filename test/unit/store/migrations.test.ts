@@ -2,15 +2,21 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DaemonError } from "../../../src/errors/daemon-error.ts";
 import { DB_FILE, PAGE_CACHE_KIB, openDatabase } from "../../../src/store/database.ts";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError, migrate, schemaVersion } from "../../../src/store/migrations.ts";
 import { Store } from "../../../src/store/store.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
-/** A store on `dataDir`, opened now (a store opens on first use). */
-function openedStore(dataDir: string): Store {
-  const store = new Store(dataDir);
-  store.sessions("/", false, 1, null);
+/** A store on `dataDir`, opened now (a store opens on first use; a read it cannot answer is a 503, kept in `refused`). */
+function openedStore(dataDir: string): Store & { refused?: DaemonError } {
+  const store: Store & { refused?: DaemonError } = new Store(dataDir);
+  try {
+    store.sessions("/", false, 1, null);
+  } catch (error) {
+    if (!(error instanceof DaemonError)) throw error;
+    store.refused = error;
+  }
   return store;
 }
 
@@ -85,6 +91,8 @@ describe("schema migrations", () => {
     const store = openedStore(dir.path);
     expect(store.degraded).toMatchObject({ reason: "unavailable" });
     expect(store.degraded!.error).toContain("newer");
+    // Its history is there, only not for this svc to read: 503, never an empty list.
+    expect(store.refused?.body()).toMatchObject({ code: "store_unavailable", reason: "schema_too_new", retryable: false });
     store.close();
     const after = new Database(join(dir.path, DB_FILE));
     expect(schemaVersion(after)).toBe(SCHEMA_VERSION + 5);
@@ -126,11 +134,12 @@ describe("schema migrations", () => {
     writeFileSync(fileInTheWay, "x");
     const store = openedStore(fileInTheWay);
     expect(store.degraded).toMatchObject({ reason: "unavailable" });
-    // Recording releases at once; reads answer empty.
-    let durable = false;
-    store.record({ sessionId: "s", epoch: "e", eventId: 1, envelope: "{}", timestamp: 1 }, () => (durable = true));
-    expect(durable).toBe(true);
-    expect(store.sessions("/ws", false, 10, null)).toEqual([]);
+    expect(store.unavailable).toMatchObject({ reason: "unreadable" });
+    // Recording releases at once, as not recorded; reads answer 503, not an empty list.
+    let recorded: boolean | undefined;
+    store.record({ sessionId: "s", epoch: "e", eventId: 1, envelope: "{}", timestamp: 1 }, (done) => (recorded = done));
+    expect(recorded).toBe(false);
+    expect(() => store.sessions("/ws", false, 10, null)).toThrow(expect.objectContaining({ status: 503, code: "store_unavailable", fields: expect.objectContaining({ reason: "unreadable" }) }));
     store.close();
 
     mkdirSync(join(dir.path, "db-is-dir", DB_FILE), { recursive: true });

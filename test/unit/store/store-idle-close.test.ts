@@ -46,4 +46,28 @@ describe("idle close", () => {
     await until(() => !store.isOpen, 5000, "the idle close");
     store.close();
   });
+
+  test("once recording has stopped for good (a failed write), a reopen still reads the history; it records nothing", async () => {
+    await using dir = tempDir();
+    const store = new Store(dir.path, { idleCloseMs: IDLE_MS });
+    store.sessionStarted(newSession);
+    store.record(entry(1), () => {});
+    store.flush();
+    // Every journal write now fails inside SQLite, as a full disk would.
+    const db = new Database(join(dir.path, "svc.db"));
+    db.run("CREATE TRIGGER refuse BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+    db.close();
+    let recorded: boolean | undefined;
+    store.record(entry(2), (done) => (recorded = done));
+    store.flush();
+    expect(recorded).toBe(false);
+    expect(store.degraded).toMatchObject({ reason: "write_failed", transient: false });
+    await until(() => !store.isOpen, 5000, "the idle close");
+    // Not an empty history: the catalog and the journal as they were.
+    expect(store.sessions("/w", false, 10, null).map((r) => r.id)).toEqual(["s1"]);
+    expect(store.journal("s1", 0, 10).map((r) => r.eventId)).toEqual([1]);
+    store.record(entry(3), (done) => (recorded = done));
+    expect(recorded).toBe(false);
+    store.close();
+  });
 });
