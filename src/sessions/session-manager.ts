@@ -142,16 +142,12 @@ export class SessionManager {
   /**
    * Whether a session that is not live can be restored by a load: the catalog holds it (a deleted
    * one is gone from it) and it is not archived (a load refuses that with 409 until it is
-   * unarchived). A catalog that cannot be read (degraded, locked, another daemon's data dir, a
-   * failing read) says nothing: false, so a 404 never promises what a load could not keep.
+   * unarchived). A catalog that cannot be read answers for itself: its 503 `store_unavailable`
+   * goes out instead of a 404 that would claim the session does not exist.
    */
   private restorable(sessionId: string): boolean {
-    try {
-      const row = this.deps.store?.session(sessionId) ?? null;
-      return row !== null && !row.archived;
-    } catch {
-      return false;
-    }
+    const row = this.deps.store?.session(sessionId) ?? null;
+    return row !== null && !row.archived;
   }
 
   async create(request: CreateRequest, clientHeader: string | null): Promise<CreateResult> {

@@ -66,7 +66,7 @@ describe("404 session_not_found says restorable", () => {
     expect(await askLiveRoutes(again, sessionId)).toEqual({ status: 404, body: notFound(sessionId, true) });
   });
 
-  test("a daemon that cannot read the catalog (another daemon owns the data dir) does not say restorable", async () => {
+  test("a daemon that cannot read the catalog (another daemon owns the data dir) answers 503 store_unavailable, never a 404 or restorable", async () => {
     await using home = tempDir("svc-home-");
     await using owner = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     const { sessionId } = await owner.createSession({ sessionScope: "thread" });
@@ -74,11 +74,15 @@ describe("404 session_not_found says restorable", () => {
     expect((await owner.json("GET", `/session/${sessionId}/events`)).body.restorable).toBe(true);
 
     await using second = await fakeAgentDaemon([], { env: { SVC_HOME: home.path }, workspace: owner.workspace });
-    // A 404 (or a 503 store_unavailable, where the daemon says it cannot read): never a promise it cannot keep.
+    // It cannot tell whether the session exists: it says so, and promises nothing.
     for (const [method, path, body] of liveRoutes(sessionId)) {
       const reply = await second.json(method, path, body);
-      expect({ route: `${method} ${path}`, restorable: reply.body.restorable }).toEqual({ route: `${method} ${path}`, restorable: undefined });
-      expect([404, 503]).toContain(reply.status);
+      expect({ route: `${method} ${path}`, status: reply.status, code: reply.body.code, restorable: reply.body.restorable }).toEqual({
+        route: `${method} ${path}`,
+        status: 503,
+        code: "store_unavailable",
+        restorable: undefined,
+      });
     }
   });
 
