@@ -35,6 +35,8 @@ const FILES = [
   "agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",
   "agent/agent-orphans.test.ts",
+  // Folder trust in the built-in agent inside the binary: its own decision from the trust store, the daemon's argument, live changes.
+  "agent/agent-trust.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",
