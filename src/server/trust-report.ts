@@ -3,8 +3,9 @@
  * report it: the reference daemon's fields (`v`, `workspaceCwd`, `folderTrustEnabled`,
  * `effective {state, source}`, `explicitTrustLevel`, `requiresDaemonRestartForChanges`) and svc's:
  * the folder whose decision counts, what the workspace's settings asked for that is ignored under
- * that decision (for the built-in agent, the one agent that reads `.svc/settings.json`), and what
- * to do about it.
+ * that decision (for the built-in agent, the one agent that reads `.svc/settings.json`): the keys
+ * in `ignoredSettings` (what a notice names), each with its reason and a sentence in
+ * `ignoredSettingDetails`; and what to do about it.
  *
  * `requiresDaemonRestartForChanges` is false: a decision made through `POST /workspace/trust/request`
  * or `svc trust` counts at once for the daemon's checks and reaches a live built-in agent at once
@@ -25,7 +26,9 @@ export interface TrustReport {
   requiresDaemonRestartForChanges: false;
   /** The folder of the trust-store entry or settings folder that decided, or null. */
   decidedBy: string | null;
-  ignoredSettings: IgnoredSetting[];
+  /** The keys of the workspace settings that are ignored, e.g. `tools.approvalMode`. */
+  ignoredSettings: string[];
+  ignoredSettingDetails: IgnoredSetting[];
   /** Why the trust store cannot be used (it then trusts nothing), when it cannot. */
   storeProblem?: string;
   /** What the user can do, when the workspace is not trusted. */
@@ -51,7 +54,8 @@ export function trustReport(config: Config, trust: WorkspaceTrust): TrustReport 
     explicitTrustLevel: decision.explicitTrustLevel,
     requiresDaemonRestartForChanges: false,
     decidedBy: decision.folder,
-    ignoredSettings: [...ignored],
+    ignoredSettings: ignored.map((i) => i.key),
+    ignoredSettingDetails: [...ignored],
     ...(problem === null ? {} : { storeProblem: problem }),
     ...(hint === undefined ? {} : { hint }),
   };
@@ -60,5 +64,5 @@ export function trustReport(config: Config, trust: WorkspaceTrust): TrustReport 
 /** The report as the preflight `workspace_trust` cell takes it. */
 export function trustFinding(report: TrustReport): TrustFinding {
   const { state, source } = report.effective;
-  return { state, source, ignoredSettings: report.ignoredSettings, ...(report.storeProblem ? { storeProblem: report.storeProblem } : {}), ...(report.hint ? { hint: report.hint } : {}) };
+  return { state, source, ignored: report.ignoredSettingDetails, ...(report.storeProblem ? { storeProblem: report.storeProblem } : {}), ...(report.hint ? { hint: report.hint } : {}) };
 }

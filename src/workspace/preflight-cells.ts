@@ -43,7 +43,8 @@ export interface StartFailureFinding {
 export interface TrustFinding {
   readonly state: "trusted" | "untrusted";
   readonly source: string;
-  readonly ignoredSettings: readonly { readonly key: string; readonly reason: string; readonly message: string }[];
+  /** What the workspace's settings ask for that is ignored. */
+  readonly ignored: readonly { readonly key: string; readonly reason: string; readonly message: string }[];
   readonly storeProblem?: string;
   readonly hint?: string;
 }
@@ -84,9 +85,9 @@ export function workspaceDirCell(path: string): StatusCell {
  * otherwise (an untrusted workspace works, asking before every change), naming what is ignored.
  */
 export function workspaceTrustCell(trust: TrustFinding): StatusCell {
-  const detail = { state: trust.state, source: trust.source, ignoredSettings: trust.ignoredSettings.map((i) => ({ ...i })) };
-  if (trust.state === "trusted" && trust.ignoredSettings.length === 0) return { kind: "workspace_trust", locality: "daemon", status: "ok", detail };
-  const ignored = trust.ignoredSettings.map((i) => i.message).join("; ");
+  const detail = { state: trust.state, source: trust.source, ignoredSettings: trust.ignored.map((i) => i.key), ignoredSettingDetails: trust.ignored.map((i) => ({ ...i })) };
+  if (trust.state === "trusted" && trust.ignored.length === 0) return { kind: "workspace_trust", locality: "daemon", status: "ok", detail };
+  const ignored = trust.ignored.map((i) => i.message).join("; ");
   const error = trust.storeProblem ?? (trust.state === "untrusted" ? `the workspace is not trusted${ignored ? `: ${ignored}` : ""}` : ignored);
   return { kind: "workspace_trust", locality: "daemon", status: "warning", ...(trust.storeProblem ? { errorKind: "parse_error" } : {}), error, ...(trust.hint ? { hint: trust.hint } : {}), detail };
 }

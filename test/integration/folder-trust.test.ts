@@ -86,7 +86,8 @@ describe("an untrusted workspace", () => {
 
     const trust = await get(d, "/workspace/trust");
     expect(trust).toMatchObject({ v: 1, workspaceCwd: f.ws.path, folderTrustEnabled: true, effective: { state: "untrusted", source: "none" }, explicitTrustLevel: null, requiresDaemonRestartForChanges: false });
-    expect(trust.ignoredSettings.map((i: { key: string; reason: string }) => [i.key, i.reason])).toEqual([
+    expect(trust.ignoredSettings).toEqual(["tools.approvalMode", "tools.disabled", "mcpServers"]);
+    expect(trust.ignoredSettingDetails.map((i: { key: string; reason: string }) => [i.key, i.reason])).toEqual([
       ["tools.approvalMode", "yolo_host_only"],
       ["tools.disabled", "untrusted_workspace"],
       ["mcpServers", "host_only"],
@@ -94,7 +95,7 @@ describe("an untrusted workspace", () => {
     expect(trust.hint).toContain(`svc trust ${f.ws.path}`);
     const cell = (await get(d, "/workspace/preflight")).cells.find((c: { kind: string }) => c.kind === "workspace_trust");
     expect(cell).toMatchObject({ locality: "daemon", status: "warning", detail: { state: "untrusted", source: "none" } });
-    expect(cell.detail.ignoredSettings).toEqual(trust.ignoredSettings);
+    expect([cell.detail.ignoredSettings, cell.detail.ignoredSettingDetails]).toEqual([trust.ignoredSettings, trust.ignoredSettingDetails]);
     expect((await get(d, "/capabilities")).workspaces[0].trusted).toBe(false);
 
     const { sessionId, events } = await openSession(d);
@@ -126,7 +127,7 @@ describe("a trusted workspace", () => {
       await using d = await f.start();
       await until(() => d.logs.some((line) => line.includes("workspace trust")), 5000, "the start's log lines");
       expect(d.logs.some((line) => line.includes("workspace settings ignored"))).toBe(false);
-      expect(await get(d, "/workspace/trust")).toMatchObject({ effective: { state: "trusted", source: "file" }, explicitTrustLevel: "TRUST_FOLDER", decidedBy: f.ws.path, ignoredSettings: [] });
+      expect(await get(d, "/workspace/trust")).toMatchObject({ effective: { state: "trusted", source: "file" }, explicitTrustLevel: "TRUST_FOLDER", decidedBy: f.ws.path, ignoredSettings: [], ignoredSettingDetails: [] });
       const { sessionId, events } = await openSession(d);
       expect(await currentMode(d, sessionId)).toBe("auto-edit");
       writeFileSync(join(f.ws.path, "a.txt"), "one\n");
@@ -144,7 +145,10 @@ describe("a trusted workspace", () => {
     await using d = await f.start();
     await until(() => d.logs.some((line) => line.includes("workspace trust")), 5000, "the start's log lines");
     expect(d.logs.filter((line) => line.includes("workspace settings ignored") && line.includes('"yolo"'))).toHaveLength(1);
-    expect((await get(d, "/workspace/trust")).ignoredSettings).toEqual([{ key: "tools.approvalMode", reason: "yolo_host_only", message: expect.stringContaining("--approval-mode") }]);
+    expect(await get(d, "/workspace/trust")).toMatchObject({
+      ignoredSettings: ["tools.approvalMode"],
+      ignoredSettingDetails: [{ key: "tools.approvalMode", reason: "yolo_host_only", message: expect.stringContaining("--approval-mode") }],
+    });
     const { sessionId, events } = await openSession(d);
     expect(await currentMode(d, sessionId)).toBe("auto");
     events.close();
