@@ -10,6 +10,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { runSvc, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { expectPidsGone } from "../helpers/pids.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
 import { openSse, type SseClient } from "../helpers/sse-client.ts";
 import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
@@ -160,10 +162,11 @@ describe("granting and revoking", () => {
     await using f = fixture(null);
     await using d = await f.start();
     const state = async () => (await get(d, "/workspace/trust")).effective.state;
-    expect(await state()).toBe("untrusted");
+    const capsTrusted = async () => (await get(d, "/capabilities")).workspaces[0].trusted;
+    expect([await state(), await capsTrusted()]).toEqual(["untrusted", false]);
     const trusted = await runSvc(["trust", f.ws.path], { env: f.env });
     expect([trusted.exitCode, trusted.stdout]).toEqual([0, `trusted ${f.ws.path}\n`]);
-    expect(await state()).toBe("trusted");
+    expect([await state(), await capsTrusted()]).toEqual(["trusted", true]);
     expect((await post(d, "/file/write", { path: "x.txt", content: "x", mode: "create" })).status).toBe(201);
     const listed = await runSvc(["trust", "--list"], { env: f.env });
     expect(listed.exitCode).toBe(0);
@@ -171,7 +174,7 @@ describe("granting and revoking", () => {
     const revoked = await runSvc(["trust", "--revoke", f.ws.path], { env: f.env });
     expect([revoked.exitCode, revoked.stdout]).toEqual([0, `untrusted ${f.ws.path}\n`]);
     expect((await post(d, "/file/write", { path: "y.txt", content: "y", mode: "create" })).status).toBe(403);
-    expect((await get(d, "/capabilities")).workspaces[0].trusted).toBe(false);
+    expect(await capsTrusted()).toBe(false);
     expect((await runSvc(["trust"], { env: f.env })).exitCode).toBe(2);
     expect((await runSvc(["trust", join(f.ws.path, "missing")], { env: f.env })).exitCode).toBe(2);
     writeFileSync(join(f.home.path, "trust.json"), "{", { mode: 0o600 });
@@ -230,9 +233,10 @@ describe("granting and revoking", () => {
     });
     expect(JSON.parse(readFileSync(join(f.home.path, "trust.json"), "utf8"))).toEqual({ v: 1, folders: { [f.ws.path]: "TRUST_FOLDER" } });
     expect((await events.waitFor("trust_change_requested")).data).toEqual({ workspaceCwd: f.ws.path, desiredState: "trusted", reason: "my project" });
-    // Granted: the session may now be widened; the next session starts in the host's yolo.
-    expect((await post(d, `/session/${sessionId}/approval-mode`, { mode: "yolo" })).status).toBe(200);
+    // Granted: the session may now be widened. yolo is not written to the workspace's settings, which cannot carry it.
+    expect(await post(d, `/session/${sessionId}/approval-mode`, { mode: "yolo", persist: true })).toMatchObject({ status: 200, body: { mode: "yolo", persisted: false } });
     expect(await currentMode(d, sessionId)).toBe("yolo");
+    expect(existsSync(join(f.ws.path, ".svc", "settings.json"))).toBe(false);
 
     const revoked = await post(d, "/workspace/trust/request", { desiredState: "untrusted" });
     expect(revoked).toMatchObject({ status: 202, body: { accepted: true, desiredState: "untrusted", effective: { state: "untrusted", source: "none" }, agent: "applied" } });
@@ -248,5 +252,37 @@ describe("granting and revoking", () => {
     expect(existsSync(join(f.ws.path, "w.txt"))).toBe(false);
     expect(JSON.parse(readFileSync(join(f.home.path, "trust.json"), "utf8"))).toEqual({ v: 1, folders: {} });
     events.close();
+  });
+
+  test("svc trust --revoke beside a running daemon narrows its live session within the watch's second, with nothing else asking", async () => {
+    await using f = fixture(null);
+    expect((await runSvc(["trust", f.ws.path], { env: f.env })).exitCode).toBe(0);
+    await using d = await f.start(["--approval-mode", "yolo"]);
+    const { sessionId, events } = await openSession(d);
+    expect(await currentMode(d, sessionId)).toBe("yolo");
+    expect((await runSvc(["trust", "--revoke", f.ws.path], { env: f.env })).exitCode).toBe(0);
+    expect((await events.waitFor("approval_mode_changed", undefined, 5000)).data).toEqual({ sessionId, previous: "yolo", next: "default", persisted: false });
+    expect(await currentMode(d, sessionId)).toBe("default");
+    events.close();
+  });
+
+  test("an agent speaking svc/* that does not take a revocation is stopped, not left running wider; another agent is told nothing", async () => {
+    {
+      await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { env: { FAKE_AGENT_NAME: "svc" } });
+      const { sessionId } = await d.createSession({}, AUTH);
+      const [pid] = await d.waitForAgents(1);
+      await using events = await d.events(sessionId, { ...AUTH, "Last-Event-ID": "0" });
+      const revoked = await d.json("POST", "/workspace/trust/request", { desiredState: "untrusted" }, AUTH);
+      expect(revoked).toMatchObject({ status: 202, body: { effective: { state: "untrusted" }, agent: "stopped" } });
+      await events.waitFor("session_died", undefined, 5000);
+      await expectPidsGone([pid!]);
+      await until(() => d.logs.some((line) => line.includes("did not take the trust revocation")), 5000, "the log line");
+    }
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { env: { FAKE_AGENT_NAME: "qwen-code" } });
+    await d.createSession({}, AUTH);
+    const revoked = await d.json("POST", "/workspace/trust/request", { desiredState: "untrusted" }, AUTH);
+    expect(revoked).toMatchObject({ status: 202, body: { agent: "not_applicable" } });
+    expect(await d.sentToAgent("svc/control/workspace/trust")).toEqual([]);
+    expect(await d.agentPids()).toHaveLength(1);
   });
 });
