@@ -8,7 +8,8 @@
  */
 import { BootError } from "./config/boot-error.ts";
 import { resolveTrustConfig, TRUST_USAGE, type TrustConfig } from "./config/trust-config.ts";
-import { canonicalFolder, changedRules, decideTrust, readTrustStore, TrustStoreError, updateTrustStore, type TrustRule } from "./trust/index.ts";
+import { canonicalFolder } from "./config/canonical-folder.ts";
+import { changedRules, decideTrust, readTrustStore, TrustStoreError, updateTrustStore, type TrustRule } from "./trust/index.ts";
 
 const fail = (message: string, code: number): never => {
   process.stderr.write(`svc trust: ${message}\n`);

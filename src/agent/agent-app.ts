@@ -2,7 +2,7 @@
  * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
  * per process), session/load (the saved conversation replayed as updates) and session/resume,
  * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
- * session/set_model and session/close.
+ * session/set_model and session/close. Everything not registered is answered `-32601` by the SDK.
  *
  * Trust: whether the workspace is trusted comes from the start (`AgentConfig.trusted`) and may be
  * changed by `svc/control/workspace/trust` (the daemon's decision). Untrusted, a session can only be
@@ -10,7 +10,6 @@
  * once and adds the untrusted policy's disabled tools; granting it lets sessions be switched to
  * wider modes and applies the trusted policy's start mode and disabled tools (live sessions keep
  * their mode).
- * Everything not registered is answered `-32601` by the SDK.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4 } from "@ai-sdk/provider";

@@ -6,8 +6,8 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { canonicalFolder } from "../trust/index.ts";
 import { BootError } from "./boot-error.ts";
+import { canonicalFolder } from "./canonical-folder.ts";
 import { dataDirFor } from "./config.ts";
 import { loadFolderTrust, type FolderTrustSettings } from "./settings.ts";
 

@@ -19,13 +19,13 @@ import type { LiveSession } from "./live-session.ts";
 
 export type AgentTrustOutcome = "applied" | "not_running" | "not_applicable" | "stopped" | "next_start";
 
-/** The trust source this follows (`src/trust/`'s WorkspaceTrust). */
-export interface TrustSource {
+/** The trust this follows (`src/trust/`'s WorkspaceTrust). */
+export interface TrustChanges {
   onChange(listener: (next: { trusted: boolean }) => void): () => void;
 }
 
 export interface TrustSyncDeps {
-  readonly trust: TrustSource;
+  readonly trust: TrustChanges;
   readonly runtime: WorkspaceRuntime;
   /** The live sessions of the workspace. */
   readonly sessions: () => Iterable<LiveSession>;

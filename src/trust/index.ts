@@ -9,7 +9,6 @@
  * the built-in agent does unasked (`config/workspace-policy.ts`), and the daemon refuses its file
  * writes and settings controls (403 `untrusted_workspace`).
  */
-export { canonicalFolder } from "./canonical.ts";
 export { changedRules, decideTrust, type TrustDecision, type TrustLevel, type TrustRule, type TrustSource } from "./trust-rules.ts";
 export { MAX_ENTRIES, readTrustStore, storePath, TrustStoreError, updateTrustStore, validEntryPath, type StoreContents } from "./trust-store.ts";
 export { WorkspaceTrust, type DesiredState, type TrustListener, type WorkspaceTrustOptions } from "./workspace-trust.ts";

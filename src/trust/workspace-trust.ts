@@ -9,11 +9,11 @@
  * changed by another process is noticed on the next check, or by the watch (`watch()`, one `lstat`
  * of the store per WATCH_INTERVAL_MS) when nothing checks.
  */
+import { canonicalFolders } from "../config/canonical-folder.ts";
 import type { FolderTrustSettings } from "../config/settings.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { changedRules, decideTrust, type TrustDecision } from "./trust-rules.ts";
 import { readTrustStore, storeVersion, TrustStoreError, updateTrustStore, type StoreContents } from "./trust-store.ts";
-import { canonicalFolders } from "./canonical.ts";
 
 /** How often the watch looks at the store for changes made by another process. */
 export const WATCH_INTERVAL_MS = 1000;

@@ -94,3 +94,12 @@ describe("folder trust", () => {
     expect(fx.bootError().message).toMatch(message);
   });
 });
+
+describe("--approval-mode", () => {
+  test("is taken for the built-in agent, warned about and unused for another; a bad value fails boot naming the flag", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve(["--approval-mode", "yolo"])).toMatchObject({ approvalMode: "yolo", warnings: [] });
+    expect(fx.resolve(["--approval-mode", "plan", "--agent", "gemini"]).warnings).toEqual(["--approval-mode applies to the built-in agent only; --agent gemini keeps its own"]);
+    expect(fx.bootError(["--approval-mode", "reckless"]).message).toMatch(/--approval-mode/);
+  });
+});
