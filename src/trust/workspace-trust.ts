@@ -35,7 +35,11 @@ export interface WorkspaceTrustOptions {
 export class WorkspaceTrust {
   private flagGrant: boolean;
   private readonly settingsFolders: readonly string[];
-  private store: { version: string; contents: StoreContents } | null = null;
+  /**
+   * The store as last read, under its version, and the decision made from it. The flag's grant
+   * changes only with a write of the store (`request`), which gives the store a new version.
+   */
+  private store: { version: string; contents: StoreContents; decision: TrustDecision } | null = null;
   private reported: string | null = null;
   private readonly listeners = new Set<TrustListener>();
   private told: TrustDecision | null = null;
@@ -114,16 +118,19 @@ export class WorkspaceTrust {
     this.listeners.clear();
   }
 
+  /** The decision for the store as it is now: one `lstat`, and a read and a decision only when the store changed. */
   private evaluate(): TrustDecision {
     const { dataDir, workspace, folderTrust } = this.options;
     const version = storeVersion(dataDir);
-    if (this.store?.version !== version) this.store = { version, contents: readTrustStore(dataDir) };
-    const { contents } = this.store;
+    if (this.store?.version === version) return this.store.decision;
+    const contents = readTrustStore(dataDir);
     if (!contents.ok && contents.problem !== this.reported) {
       this.reported = contents.problem;
       this.options.warn(`trust store damaged: ${contents.problem}; every folder it would decide is untrusted until it is fixed or removed`);
     }
     if (contents.ok) this.reported = null;
-    return decideTrust({ workspace, folderTrustEnabled: folderTrust.enabled, flagGrant: this.flagGrant, stored: contents.ok ? contents.rules : null, settingsFolders: this.settingsFolders });
+    const decision = decideTrust({ workspace, folderTrustEnabled: folderTrust.enabled, flagGrant: this.flagGrant, stored: contents.ok ? contents.rules : null, settingsFolders: this.settingsFolders });
+    this.store = { version, contents, decision };
+    return decision;
   }
 }
