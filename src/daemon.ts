@@ -6,6 +6,7 @@ import type { Server } from "bun";
 import type { Config } from "./config/config.ts";
 import { BootError } from "./config/boot-error.ts";
 import { urlHost } from "./config/net.ts";
+import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
 import type { AppDeps } from "./server/app-deps.ts";
 import { createApp } from "./server/app.ts";
@@ -14,7 +15,9 @@ import { RateLimiter } from "./server/security/rate-limiter.ts";
 import { TransportStats } from "./server/transport-stats.ts";
 import { RuntimeRegistry } from "./sessions/runtime-registry.ts";
 import { SessionManager } from "./sessions/session-manager.ts";
+import { TrustSync } from "./sessions/trust-sync.ts";
 import { Store } from "./store/store.ts";
+import { WorkspaceTrust } from "./trust/index.ts";
 
 /**
  * Bun closes a connection idle this long. Short, so half-open or silent sockets cannot pile up; the
@@ -41,10 +44,13 @@ export interface DaemonOptions {
 export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   const { logger } = options;
   const transport = new TransportStats();
-  const runtimes = new RuntimeRegistry(config, logger);
+  const trust = new WorkspaceTrust({ dataDir: config.dataDir, workspace: config.workspace, folderTrust: config.settings.folderTrust, trustWorkspace: config.trustWorkspace, warn: (message) => logger.warn(message) });
+  reportTrust(config, trust, logger);
+  const runtimes = new RuntimeRegistry(config, logger, trust);
   // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
   const store = new Store(config.dataDir);
   const sessions = new SessionManager({ config, logger, runtimes, store });
+  const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
   let server: Server<unknown> | null = null;
   const deps: AppDeps = {
     config,
@@ -70,6 +76,8 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     },
     sessions,
     runtimes,
+    trust,
+    trustSync,
     remoteAddress: (request) => server?.requestIP(request)?.address ?? null,
   };
   const built = createApp(deps);
@@ -92,6 +100,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     store.close();
+    trust.close();
     if (code === "EADDRINUSE") throw new BootError(`port ${config.port} on ${config.hostname} is already in use`);
     if (code === "EADDRNOTAVAIL") throw new BootError(`--hostname ${config.hostname} is not an address of this machine`);
     if (code === "EACCES") throw new BootError(`no permission to bind ${config.hostname}:${config.port}`);
@@ -102,6 +111,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, isPublicGet: built.isPublicGet, rateLimiter: deps.rateLimiter, transport, port, socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS });
   deps.daemon.listenerReadyAt = Date.now();
   sessions.startReaper();
+  trust.watch();
 
   let stopping: Promise<void> | null = null;
   return {
@@ -113,6 +123,8 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
         // Stop accepting, end every session (their prompts get terminal events, streams close),
         // then stop the agent children; whatever is still open at the deadline is cut.
         // The sessions' terminal events are committed (and so released to their streams) at once.
+        trustSync.close();
+        trust.close();
         const graceful = listener.stop(false);
         sessions.shutdown();
         store.flush();
@@ -124,4 +136,17 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
       return stopping;
     },
   };
+}
+
+/**
+ * At start: the workspace's trust (info), and in one warning line what the workspace's settings
+ * ask for that the built-in agent will not apply (the one agent that reads `.svc/settings.json`).
+ */
+function reportTrust(config: Config, trust: WorkspaceTrust, logger: Logger): void {
+  const decision = trust.decision();
+  logger.info("workspace trust", { workspace: config.workspace, trusted: decision.trusted, source: decision.source });
+  if (config.agent.agent !== "builtin") return;
+  const { policy } = readWorkspacePolicy({ dataDir: config.dataDir, workspace: config.workspace, trusted: decision.trusted, approvalModeFlag: config.approvalMode });
+  const line = ignoredSettingsLine(config.workspace, policy.ignored);
+  if (line !== null) logger.warn(line);
 }

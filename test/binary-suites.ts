@@ -46,6 +46,8 @@ const FILES = [
   // Commands cannot read the built-in agent's keys, and what they detach ends with their session and survives no daemon SIGKILL.
   "e2e/agent-secrets.test.ts",
   "e2e/agent-detached.test.ts",
+  // Folder trust in the built-in agent inside the binary: its own decision from the trust store, the daemon's argument, live changes.
+  "agent/agent-trust.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",

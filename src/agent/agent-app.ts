@@ -2,12 +2,20 @@
  * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
  * per process), session/load (the saved conversation replayed as updates) and session/resume,
  * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
- * session/set_model and session/close.
- * Everything not registered is answered `-32601` by the SDK.
+ * session/set_model and session/close. Everything not registered is answered `-32601` by the SDK.
+ *
+ * Trust: whether the workspace is trusted comes from the start (`AgentConfig.trusted`) and may be
+ * changed by `svc/control/workspace/trust` (the daemon's decision). Untrusted, a session can only be
+ * in `plan` or `default`; revoking trust switches every session in a wider mode to `default` at
+ * once and adds the untrusted policy's disabled tools; granting it lets sessions be switched to
+ * wider modes and applies the trusted policy's start mode and disabled tools (live sessions keep
+ * their mode).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { APPROVAL_MODES, type AgentConfig, type ApprovalMode, type McpServerConfig } from "../config/agent-config.ts";
+import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
+import type { WorkspacePolicy } from "../config/workspace-policy.ts";
 import { VERSION } from "../version.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { AgentSession } from "./agent-session.ts";
@@ -43,17 +51,28 @@ export interface AgentAppDeps {
   readonly store: ConversationStore;
   /** The host settings' MCP servers read again, for `svc/control/workspace/mcp/reload`. */
   readonly rereadMcpServers: () => McpServerConfig[];
+  /** The workspace policy under a trust decision, from the settings as they are now (for a trust change). */
+  readonly policyFor: (trusted: boolean) => WorkspacePolicy;
 }
 
-export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpServers }: AgentAppDeps): acp.AgentApp {
+/** What a trust change did: the sessions switched to `default` (revocation only), each with the mode it had. */
+export interface TrustChangeResult {
+  trusted: boolean;
+  approvalMode: ApprovalMode;
+  narrowed: { sessionId: string; previous: ApprovalMode }[];
+}
+
+export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpServers, policyFor }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
   const notifier = new BudgetNotifier(() => [...sessions.keys()]);
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
-  /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` says. */
+  /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
+  /** The trust decision now, and the mode new sessions start in under it. */
+  const trust = { trusted: config.trusted, startMode: config.approvalMode };
   const open = (id: string) => {
     if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
-    const session = new AgentSession(id, files.root, config.approvalMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
+    const session = new AgentSession(id, files.root, trust.startMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
     sessions.set(id, session);
     return session;
   };
@@ -96,11 +115,27 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
   /** Switches a session's approval mode (an untrusted workspace stays in `default` or `plan`) and announces it. */
   const setMode = (client: acp.AgentContext, session: AgentSession, modeId: string) => {
     if (!APPROVAL_MODES.includes(modeId as ApprovalMode)) throw acp.RequestError.invalidParams({ modeId }, `unknown mode; one of ${APPROVAL_MODES.join(", ")}`);
-    if (!config.trusted && modeId !== "default" && modeId !== "plan") throw acp.RequestError.invalidParams({ modeId }, "the workspace is not trusted: only default and plan modes are allowed");
+    if (!trust.trusted && !UNTRUSTED_MODES.includes(modeId as ApprovalMode)) throw acp.RequestError.invalidParams({ modeId }, "the workspace is not trusted: only default and plan modes are allowed");
     const previous = session.mode;
     session.mode = modeId as ApprovalMode;
     setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "current_mode_update", currentModeId: session.mode } }).catch(() => {}));
     return previous;
+  };
+
+  /** Applies the daemon's trust decision (see the header). */
+  const setTrust = (client: acp.AgentContext, trusted: boolean): TrustChangeResult => {
+    const policy = policyFor(trusted);
+    trust.trusted = trusted;
+    trust.startMode = policy.approvalMode;
+    const narrowed: TrustChangeResult["narrowed"] = [];
+    if (trusted) disabledTools.clear();
+    for (const name of policy.disabledTools) disabledTools.add(name);
+    if (!trusted)
+      for (const session of sessions.values()) {
+        if (UNTRUSTED_MODES.includes(session.mode)) continue;
+        narrowed.push({ sessionId: session.id, previous: setMode(client, session, "default") });
+      }
+    return { trusted, approvalMode: trust.startMode, narrowed };
   };
 
   const app = acp
@@ -166,6 +201,6 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
       return {};
     });
   registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
-  registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, rereadMcpServers, attach: (client) => notifier.attach(client) });
+  registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
   return app;
 }

@@ -2,8 +2,9 @@
  * The `svc/control/*` extension methods, in the shapes of the reference agent's `qwen/control/*`
  * ones (spec acp-agents §4.2), so the daemon's `svc` profile drives the built-in agent as it drives
  * qwen: a session's approval mode, a tool's enabled state (applied at once; the daemon writes the
- * workspace's `tools.disabled` for the next start), and MCP discovery: initialize, reload,
- * restart of one server.
+ * workspace's `tools.disabled` for the next start), MCP discovery: initialize, reload,
+ * restart of one server, and the workspace's trust (`svc/control/workspace/trust {cwd, trusted}`,
+ * the daemon's decision, applied at once: see agent-app.ts).
  *
  * Errors: malformed params or another `cwd` `-32602`; unknown session `-32002`; unknown MCP server
  * `-32004` with `errorKind: "mcp_server_not_found"`; a restart that does not connect `-32099` with
@@ -12,6 +13,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ApprovalMode, McpServerConfig } from "../config/agent-config.ts";
+import type { TrustChangeResult } from "./agent-app.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { McpServers } from "./mcp/mcp-servers.ts";
 import { checkCwd, fields } from "./status-methods.ts";
@@ -27,6 +29,8 @@ export interface ControlDeps {
   readonly session: (sessionId: string) => AgentSession;
   /** Switches the session's mode (checked, announced); returns the previous one. */
   readonly setMode: (client: acp.AgentContext, session: AgentSession, modeId: string) => ApprovalMode;
+  /** Applies a trust decision; returns what it changed. */
+  readonly setTrust: (client: acp.AgentContext, trusted: boolean) => TrustChangeResult;
   readonly rereadMcpServers: () => McpServerConfig[];
   /** Lets MCP budget events reach the client (a control may start discovery before any session exists). */
   readonly attach: (client: acp.AgentContext) => void;
@@ -38,6 +42,12 @@ const toolEnableParams: acp.ParamsParser<{ cwd: string; name: string; enabled: b
   if (name === "" || name.length > MAX_TOOL_NAME_CHARS) throw acp.RequestError.invalidParams({ field: "name" }, `name must be 1-${MAX_TOOL_NAME_CHARS} characters`);
   if (typeof p.enabled !== "boolean") throw acp.RequestError.invalidParams({ field: "enabled" }, "enabled must be a boolean");
   return { cwd: p.cwd as string, name, enabled: p.enabled };
+};
+
+const trustParams: acp.ParamsParser<{ cwd: string; trusted: boolean }> = (params) => {
+  const p = fields("cwd")(params) as Record<string, unknown>;
+  if (typeof p.trusted !== "boolean") throw acp.RequestError.invalidParams({ field: "trusted" }, "trusted must be a boolean");
+  return { cwd: p.cwd as string, trusted: p.trusted };
 };
 
 /** `{cwd, forceReconnectAll?, forceReconnectWhich?}`: checked as the reference checks them; every reload reconnects all servers. */
@@ -71,6 +81,10 @@ export function registerControlMethods(app: acp.AgentApp, deps: ControlDeps): vo
       if (params.enabled) deps.disabledTools.delete(params.name);
       else deps.disabledTools.add(params.name);
       return { toolName: params.name, enabled: params.enabled };
+    })
+    .onRequest("svc/control/workspace/trust", trustParams, ({ params, client }) => {
+      checkCwd(params.cwd, workspace);
+      return deps.setTrust(client, params.trusted);
     })
     .onRequest("svc/control/workspace/mcp/initialize", fields("cwd"), ({ params, client }) => {
       checkCwd(params.cwd, workspace);

@@ -1,17 +1,29 @@
 /**
- * `svc --acp`: the built-in agent on stdin/stdout (NDJSON JSON-RPC through the SDK), serving the
- * workspace it was started in. At start it reads the model keys the daemon handed it
- * (`config/agent-keys.ts`; a document that cannot be read ends it with exit code 2), then makes
- * itself non-dumpable and a child subreaper (`process-guard.ts`). Exits when stdin closes or on
- * SIGTERM/SIGINT, killing every shell command still running and what it started (each runs in its
- * own process group, which the daemon's group kill would not reach). MCP stdio servers stay in the
- * agent's group and see their stdin close with it. Diagnostics go to stderr only.
+ * `svc --acp [--workspace-trust trusted|untrusted] [--approval-mode <mode>]`: the built-in agent on
+ * stdin/stdout (NDJSON JSON-RPC through the SDK), serving the workspace it was started in. At start
+ * it reads the model keys the daemon handed it (`config/agent-keys.ts`; a document that cannot be
+ * read ends it with exit code 2), then makes itself non-dumpable and a child subreaper
+ * (`process-guard.ts`). Exits when stdin closes or on SIGTERM/SIGINT, killing every shell command
+ * still running and what it started (each runs in its own process group, which the daemon's group
+ * kill would not reach). MCP stdio servers stay in the agent's group and see their stdin close with
+ * it. Diagnostics go to stderr only.
+ *
+ * Whether the workspace is trusted: what the daemon decided (`--workspace-trust`, and later
+ * `svc/control/workspace/trust`), else, run on its own, what the trust store and the host settings
+ * say (`src/trust/`); nothing in the environment counts.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";
+import { join } from "node:path";
 import { Writable } from "node:stream";
+import { readAgentArgs, type AgentArgs } from "../config/agent-args.ts";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
 import { readHandedKeys } from "../config/agent-keys.ts";
+import { BootError } from "../config/boot-error.ts";
+import { dataDirFor } from "../config/config.ts";
+import { loadFolderTrust } from "../config/settings.ts";
+import { readWorkspacePolicy } from "../config/workspace-policy.ts";
+import { WorkspaceTrust } from "../trust/index.ts";
 import { findHostExecutable } from "../workspace/host-executable.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
@@ -22,33 +34,66 @@ import { ShellRunner } from "./tools/shell-runner.ts";
 export interface AgentInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** The arguments after `--acp`. */
+  readonly args: readonly string[];
 }
 
+const warn = (message: string) => process.stderr.write(`svc --acp: ${message}\n`);
+
 /** The host's MCP declarations read again; their problems go to stderr like those at start. */
-function reread(env: AgentInputs["env"], workspace: string) {
-  const { servers, warnings } = rereadMcpServers({ env, workspace });
-  for (const warning of warnings) process.stderr.write(`svc --acp: ${warning}\n`);
+function reread(env: AgentInputs["env"]) {
+  const { servers, warnings } = rereadMcpServers({ env });
+  for (const warning of warnings) warn(warning);
   return servers;
 }
 
+/** The trust decision of an agent run without the daemon's: the trust store and the host settings; any problem with them makes it untrusted. */
+function standaloneTrust(dataDir: string, workspace: string): boolean {
+  try {
+    const folderTrust = loadFolderTrust(join(dataDir, "settings.json"));
+    return new WorkspaceTrust({ dataDir, workspace, folderTrust, trustWorkspace: false, warn }).trusted;
+  } catch (err) {
+    warn(`${err instanceof Error ? err.message : String(err)}; the workspace is treated as untrusted`);
+    return false;
+  }
+}
+
 export async function runAgent(inputs: AgentInputs): Promise<never> {
+  let args: AgentArgs;
+  try {
+    args = readAgentArgs(inputs.args);
+  } catch (err) {
+    if (!(err instanceof BootError)) throw err;
+    warn(err.message);
+    process.exit(2);
+  }
   const workspace = realpathSync(inputs.cwd);
   let keys: Record<string, string>;
   try {
     keys = readHandedKeys(inputs.env);
   } catch (err) {
-    process.stderr.write(`svc --acp: ${(err as Error).message}\n`);
+    warn((err as Error).message);
     process.exit(2);
   }
-  const config = resolveAgentConfig({ env: inputs.env, keys, workspace });
-  for (const warning of [...config.warnings, ...guardAgentProcess()]) process.stderr.write(`svc --acp: ${warning}\n`);
+  const dataDir = dataDirFor(inputs.env, process.platform);
+  const trusted = args.workspaceTrust === null ? standaloneTrust(dataDir, workspace) : args.workspaceTrust === "trusted";
+  const config = resolveAgentConfig({ env: inputs.env, keys, workspace, trusted, approvalModeFlag: args.approvalMode });
+  for (const warning of [...config.warnings, ...guardAgentProcess()]) warn(warning);
   const shell = new ShellRunner(workspace, config.shellEnv);
-  const files = new WorkspaceFiles(workspace, config.trusted);
+  // The agent's own edits are not refused in an untrusted workspace: there its approval mode is
+  // `plan` or `default`, so each one is refused or asks first.
+  const files = new WorkspaceFiles(workspace, () => true);
   // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace
   // (resolved once; the agent does not watch PATH), else the built-in engine.
   const rg = findHostExecutable("rg", config.shellEnv.PATH ?? "", workspace);
-  if (rg.kind === "inside_workspace") process.stderr.write(`svc --acp: rg on PATH (${rg.path}) lies inside the workspace and is not run; grep uses its built-in engine\n`);
+  if (rg.kind === "inside_workspace") warn(`rg on PATH (${rg.path}) lies inside the workspace and is not run; grep uses its built-in engine`);
   const ripgrep = rg.kind === "found" ? rg.path : null;
+  /** The policy for a trust change at runtime, from the settings as they are then. */
+  const policyFor = (value: boolean) => {
+    const { policy, warnings } = readWorkspacePolicy({ dataDir, workspace, trusted: value, approvalModeFlag: args.approvalMode });
+    for (const warning of warnings) warn(warning);
+    return policy;
+  };
 
   const exit = (code: number): never => {
     shell.killAll();
@@ -58,7 +103,9 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, ripgrep, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env, workspace) }).connect(acp.ndJsonStream(stdout, Bun.stdin.stream()));
+  const connection = buildAgentApp({ config, files, shell, ripgrep, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor }).connect(
+    acp.ndJsonStream(stdout, Bun.stdin.stream()),
+  );
   await connection.closed.catch(() => {});
   return exit(0);
 }

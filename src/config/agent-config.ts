@@ -21,29 +21,23 @@
  * 1..3600000; default DEFAULT_STREAM_IDLE_TIMEOUT_MS): the longest wait for the next chunk of a
  * model's streamed answer before the turn fails.
  *
- * Approval mode: `tools.approvalMode` from the host's settings, then the workspace's (the workspace
- * wins); an untrusted workspace is forced to `default`.
- *
- * Disabled tools: `tools.disabled` (an array of tool names; the daemon's
- * `POST /workspace/tools/:name/enable` writes it sorted into the workspace's file). The workspace's
- * list wins over the host's when it has one, so the route can enable a tool the host disabled; an
- * untrusted workspace can only add to the host's list (disabling never widens what the model can do). A settings file that cannot be used is
- * reported as a warning and ignored (folder trust then fails closed: untrusted).
+ * Approval mode and disabled tools: `tools.approvalMode` and `tools.disabled` from the host's
+ * settings, `--approval-mode`, and what the workspace's file may change given whether the folder
+ * is trusted (`workspace-policy.ts`; the trust decision is the caller's, `src/trust/`). The daemon's
+ * `POST /workspace/tools/:name/enable` writes `tools.disabled` sorted into the workspace's file. A
+ * settings file that cannot be used is reported as a warning and ignored.
  */
 import { isAbsolute, join } from "node:path";
 import { AGENT_KEYS_FD_VAR, keyVariableNames } from "./agent-keys.ts";
-import { BootError } from "./boot-error.ts";
+import type { ApprovalMode } from "./approval-modes.ts";
 import { dataDirFor } from "./config.ts";
 import { ENV_PROVIDERS } from "./env-providers.ts";
-import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { withAbsoluteSearchPath } from "./search-path.ts";
 import { isSecretName } from "./secret-names.ts";
-import { readSettingsText } from "./settings-file.ts";
-import { loadDaemonSettings } from "./settings.ts";
+import { objectAt, readSettingsDoc as readJson } from "./settings-doc.ts";
+import { ignoredSettingsLine, workspacePolicy, workspaceSettingsFile, type IgnoredSetting } from "./workspace-policy.ts";
 
-export const APPROVAL_MODES = ["plan", "default", "auto-edit", "auto", "yolo"] as const;
-export type ApprovalMode = (typeof APPROVAL_MODES)[number];
-export const DEFAULT_APPROVAL_MODE: ApprovalMode = "auto";
+export { APPROVAL_MODES, DEFAULT_APPROVAL_MODE, type ApprovalMode } from "./approval-modes.ts";
 
 /** The wire dialect of a model endpoint. */
 export const PROVIDER_KINDS = ["openai-compatible", "anthropic", "google"] as const;
@@ -83,10 +77,15 @@ export interface AgentConfig {
   readonly defaultModelId: string | null;
   /** What to set to get a model, for the error a prompt ends with when there is none. */
   readonly missingModelHint: string;
+  /** The mode new sessions start in. */
   readonly approvalMode: ApprovalMode;
+  /** `--approval-mode`, kept to work the mode out again when trust changes. */
+  readonly approvalModeFlag: ApprovalMode | null;
   readonly trusted: boolean;
   /** Tool names not offered to the model (and refused if called); see the header for which file wins. */
   readonly disabledTools: readonly string[];
+  /** What the workspace's settings asked for that was not applied. */
+  readonly ignoredSettings: readonly IgnoredSetting[];
   readonly mcpServers: readonly McpServerConfig[];
   readonly mcpBudget: McpBudget;
   /** Longest silence between two chunks of a model's streamed answer; past it the turn fails. */
@@ -110,6 +109,10 @@ export interface AgentConfigInputs {
   readonly keys?: Readonly<Record<string, string>>;
   /** The workspace (the agent's cwd), canonical. */
   readonly workspace: string;
+  /** Whether the workspace is trusted (decided by the caller, `src/trust/`). */
+  readonly trusted: boolean;
+  /** `--approval-mode`, or null. */
+  readonly approvalModeFlag: ApprovalMode | null;
   readonly platform?: NodeJS.Platform;
 }
 
@@ -140,30 +143,6 @@ function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
   }
   return models;
 }
-
-function readJson(file: string, warnings: string[]): Record<string, unknown> {
-  let text: string | null;
-  try {
-    text = readSettingsText(file);
-  } catch (err) {
-    warnings.push(err instanceof BootError ? err.message : `cannot read ${file}`);
-    return {};
-  }
-  if (text === null) return {};
-  try {
-    const doc: unknown = JSON.parse(text);
-    if (doc !== null && typeof doc === "object" && !Array.isArray(doc)) return doc as Record<string, unknown>;
-  } catch {
-    // reported below
-  }
-  warnings.push(`${file} is not a JSON object; ignored`);
-  return {};
-}
-
-const objectAt = (doc: Record<string, unknown>, key: string): Record<string, unknown> => {
-  const value = doc[key];
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-};
 
 /** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
 function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
@@ -233,7 +212,7 @@ function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: stri
  * The host settings' `mcpServers` read again (for an MCP reload), with their problems as warnings.
  * Same rules as at start.
  */
-export function rereadMcpServers(inputs: AgentConfigInputs): { servers: McpServerConfig[]; warnings: string[] } {
+export function rereadMcpServers(inputs: Pick<AgentConfigInputs, "env" | "platform">): { servers: McpServerConfig[]; warnings: string[] } {
   const warnings: string[] = [];
   const hostFile = join(dataDirFor(inputs.env, inputs.platform ?? process.platform), "settings.json");
   return { servers: mcpServersOf(hostFile, readJson(hostFile, warnings), warnings), warnings };
@@ -265,57 +244,25 @@ function streamIdleTimeoutOf(file: string, doc: Record<string, unknown>, warning
   return DEFAULT_STREAM_IDLE_TIMEOUT_MS;
 }
 
-function approvalModeOf(file: string, doc: Record<string, unknown>, warnings: string[]): ApprovalMode | undefined {
-  const mode = objectAt(doc, "tools").approvalMode;
-  if (mode === undefined) return undefined;
-  if (APPROVAL_MODES.includes(mode as ApprovalMode)) return mode as ApprovalMode;
-  warnings.push(`${file}: tools.approvalMode must be one of ${APPROVAL_MODES.join(", ")}; ignored`);
-  return undefined;
-}
-
-/** Most names in a `tools.disabled` list; the rest are ignored with a warning. */
-export const MAX_DISABLED_TOOLS = 512;
-
-function disabledToolsOf(file: string, doc: Record<string, unknown>, warnings: string[]): string[] | undefined {
-  const list = objectAt(doc, "tools").disabled;
-  if (list === undefined) return undefined;
-  if (!Array.isArray(list) || !list.every((n) => typeof n === "string")) {
-    warnings.push(`${file}: tools.disabled must be an array of tool names; ignored`);
-    return undefined;
-  }
-  if (list.length > MAX_DISABLED_TOOLS) warnings.push(`${file}: tools.disabled has more than ${MAX_DISABLED_TOOLS} names; the rest are ignored`);
-  return (list as string[]).slice(0, MAX_DISABLED_TOOLS);
-}
-
-function trustOf(file: string, workspace: string, warnings: string[]): boolean {
-  try {
-    return isWorkspaceTrusted(loadDaemonSettings(file).folderTrust, workspace);
-  } catch (err) {
-    warnings.push(`${err instanceof Error ? err.message : String(err)}; the workspace is treated as untrusted`);
-    return false;
-  }
-}
-
 export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const { env, workspace } = inputs;
   const withKeys = { ...env, ...inputs.keys };
   const warnings: string[] = [];
   const dataDir = dataDirFor(env, inputs.platform ?? process.platform);
   const hostFile = join(dataDir, "settings.json");
-  const workspaceFile = join(workspace, ".svc", "settings.json");
+  const workspaceFile = workspaceSettingsFile(workspace);
   const host = readJson(hostFile, warnings);
   const local = readJson(workspaceFile, warnings);
-  const trusted = trustOf(hostFile, workspace, warnings);
+  const { trusted, approvalModeFlag } = inputs;
+  const policy = workspacePolicy({ host, local, hostFile, workspaceFile, trusted, approvalModeFlag }, warnings);
+  const ignoredLine = ignoredSettingsLine(workspace, policy.ignored);
+  if (ignoredLine !== null) warnings.push(ignoredLine);
 
   const models = [...envModels(withKeys), ...settingsModels(hostFile, host, withKeys, warnings)];
   const unique = models.filter((m, i) => models.findIndex((o) => o.id === m.id) === i);
   const preferred = objectAt(host, "model").name;
   const defaultModelId = unique.find((m) => m.id === preferred || m.model === preferred)?.id ?? unique[0]?.id ?? null;
 
-  const hostDisabled = disabledToolsOf(hostFile, host, warnings) ?? [];
-  const localDisabled = disabledToolsOf(workspaceFile, local, warnings);
-  const disabledTools = localDisabled === undefined ? hostDisabled : trusted ? localDisabled : [...hostDisabled, ...localDisabled];
-  const mode = approvalModeOf(workspaceFile, local, warnings) ?? approvalModeOf(hostFile, host, warnings) ?? DEFAULT_APPROVAL_MODE;
   const keyNames = keyVariableNames(host);
   const shellEnv = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== AGENT_KEYS_FD_VAR && !isSecretName(e[0]) && !keyNames.has(e[0])),
@@ -324,9 +271,11 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     models: unique,
     defaultModelId,
     missingModelHint: MISSING_MODEL_HINT,
-    approvalMode: trusted ? mode : "default",
+    approvalMode: policy.approvalMode,
+    approvalModeFlag,
     trusted,
-    disabledTools: [...new Set(disabledTools)].sort(),
+    disabledTools: policy.disabledTools,
+    ignoredSettings: policy.ignored,
     mcpServers: mcpServersOf(hostFile, host, warnings),
     mcpBudget: mcpBudgetOf(env, warnings),
     streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),

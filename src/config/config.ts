@@ -8,8 +8,8 @@ import { join, resolve } from "node:path";
 import type { AgentName } from "./agent-catalog.ts";
 import { selectAgent, type AgentSelection } from "./agent-launch.ts";
 import { BootError } from "./boot-error.ts";
+import type { ApprovalMode } from "./approval-modes.ts";
 import { envSwitch, readFlags } from "./flags.ts";
-import { isWorkspaceTrusted } from "./folder-trust.ts";
 import { isLoopbackHost } from "./net.ts";
 import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./origin-patterns.ts";
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
@@ -82,8 +82,13 @@ export interface Config {
   readonly origins: OriginPolicy;
   /** Canonical absolute path of the primary workspace. */
   readonly workspace: string;
-  /** False when folder trust is enabled and the workspace is in no trusted folder (writes refused). */
-  readonly workspaceTrusted: boolean;
+  /**
+   * `--trust-workspace`: the workspace is trusted for this daemon's life. Whether it is trusted is
+   * decided live (`src/trust/`), never from a boot-time answer.
+   */
+  readonly trustWorkspace: boolean;
+  /** `--approval-mode`: the built-in agent's approval mode, over the host settings' (null: not given). */
+  readonly approvalMode: ApprovalMode | null;
   readonly web: boolean;
   readonly dataDir: string;
   readonly limits: Limits;
@@ -183,6 +188,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     { flag: f.agent === "" ? null : (f.agent as AgentName), env, settings, dataDir, cwd: inputs.cwd, selfEntry: inputs.selfEntry, platform: inputs.platform ?? process.platform, arch: inputs.arch ?? process.arch },
     warnings,
   );
+  if (f["approval-mode"] !== "" && selection.agent !== "builtin") warnings.push(`--approval-mode applies to the built-in agent only; --agent ${selection.agent} keeps its own`);
   const config: Config = {
     version: inputs.version,
     hostname,
@@ -192,7 +198,8 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     requireAuth: f["require-auth"],
     origins,
     workspace,
-    workspaceTrusted: isWorkspaceTrusted(settings.folderTrust, workspace),
+    trustWorkspace: f["trust-workspace"],
+    approvalMode: f["approval-mode"] === "" ? null : (f["approval-mode"] as ApprovalMode),
     web: !f["no-web"],
     dataDir,
     limits: {

@@ -5,6 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { AGENT_NAMES } from "./agent-catalog.ts";
+import { APPROVAL_MODES } from "./approval-modes.ts";
 import { BootError } from "./boot-error.ts";
 
 type IntSpec = { kind: "int"; min: number; max: number; default: number | null; env?: string };
@@ -24,6 +25,9 @@ export const FLAGS = {
   port: { kind: "int", min: 0, max: 65535, default: 4170, help: "bind port (0 = ephemeral)" },
   agent: { kind: "enum", values: AGENT_NAMES, default: "", help: "the agent to run (default: settings \"agent\", else builtin; generic runs SVC_CLI_ENTRY; see svc agents)" },
   workspace: { kind: "string", default: null, help: "primary workspace (default: current directory)" },
+  // Flags only, no environment variable: an environment is inherited by every process the agents start.
+  "trust-workspace": { kind: "bool", help: "trust the workspace for this daemon's life (not saved; svc trust <dir> saves it)" },
+  "approval-mode": { kind: "enum", values: APPROVAL_MODES, default: "", help: "the built-in agent's approval mode (default: host settings tools.approvalMode, else auto; an untrusted workspace still gets default)" },
   "no-web": { kind: "bool", help: "do not serve the web UI" },
   "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "live sessions per workspace (0 = unlimited)" },
   "max-total-sessions": { kind: "int", min: 0, max: INT32, default: 800, help: "live sessions in total (0 = unlimited)" },

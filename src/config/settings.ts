@@ -11,10 +11,13 @@ import { readSettingsText } from "./settings-file.ts";
 export const PERMISSION_STRATEGIES = ["first-responder", "designated", "consensus", "local-only"] as const;
 export type PermissionStrategy = (typeof PERMISSION_STRATEGIES)[number];
 
-/** `security.folderTrust`: when enabled, only workspaces inside a trusted folder may be written to. */
+/**
+ * `security.folderTrust` (see `src/trust/`): on unless the host settings say `enabled: false`, the
+ * user's opt-out, which trusts every folder.
+ */
 export interface FolderTrustSettings {
   readonly enabled: boolean;
-  /** Absolute paths; a workspace equal to or below one of them is trusted. */
+  /** Absolute paths; a workspace equal to or below one of them is trusted (unless a deeper "do not trust" decision covers it). */
   readonly trustedFolders: readonly string[];
 }
 
@@ -55,13 +58,18 @@ export function loadDaemonSettings(file: string, env: Readonly<Record<string, st
   return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), ...readAgentSettings(file, doc, env) };
 }
 
-/** `security.folderTrust`; absent means disabled (every workspace trusted). */
+/** `security.folderTrust` of settings file `file` alone (the built-in agent's trust decision needs no other key); a BootError when it cannot be used. */
+export function loadFolderTrust(file: string): FolderTrustSettings {
+  return readFolderTrust(file, readJsonObject(file) ?? {});
+}
+
+/** `security.folderTrust`; absent means enabled with no trusted folders (a workspace is untrusted until the user trusts it). */
 function readFolderTrust(file: string, doc: Record<string, unknown>): FolderTrustSettings {
   const security = doc.security ?? {};
   if (typeof security !== "object" || security === null || Array.isArray(security)) throw new BootError(`${file}: "security" must be an object`);
   const trust = (security as Record<string, unknown>).folderTrust ?? {};
   if (typeof trust !== "object" || trust === null || Array.isArray(trust)) throw new BootError(`${file}: security.folderTrust must be an object`);
-  const { enabled = false, trustedFolders = [] } = trust as Record<string, unknown>;
+  const { enabled = true, trustedFolders = [] } = trust as Record<string, unknown>;
   if (typeof enabled !== "boolean") throw new BootError(`${file}: security.folderTrust.enabled must be true or false`);
   if (!Array.isArray(trustedFolders) || !trustedFolders.every((f) => typeof f === "string" && isAbsolute(f)))
     throw new BootError(`${file}: security.folderTrust.trustedFolders must be an array of absolute paths`);

@@ -328,6 +328,15 @@ export const SettingsChangedEvent = closed(
   "A workspace setting changed (published to every live session of the workspace)",
 );
 
+export const TrustChangeRequestedEvent = closed(
+  {
+    workspaceCwd: Type.String({ description: "The workspace" }),
+    desiredState: literals(["trusted", "untrusted"] as const, "What the user decided (svc has applied it)"),
+    reason: Type.Optional(Type.String({ maxLength: 1024, description: "Why, as the request gave it" })),
+  },
+  "`POST /workspace/trust/request` changed the workspace's trust (published to every live session of the workspace)",
+);
+
 /** Each event type the daemon emits, with the schema of its `data`. */
 export const EVENT_DATA = {
   session_update: SessionUpdateEvent,
@@ -360,6 +369,7 @@ export const EVENT_DATA = {
   mcp_server_restarted: McpServerRestartedEvent,
   mcp_server_restart_refused: McpServerRestartRefusedEvent,
   settings_changed: SettingsChangedEvent,
+  trust_change_requested: TrustChangeRequestedEvent,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -49,14 +49,18 @@ export interface ExitInfo {
  */
 export const SCRIPT_RUNTIME_FLAGS: readonly string[] = ["--no-env-file", `--config=${devNull}`, "--no-install"];
 
-/** The argv of a child: `[runtime, flags, entry?, ...args]` (a native agent: `[entry, ...args]`) and extra environment. */
-export function childCommand(launch: AgentLaunch): { argv: string[]; env: Record<string, string> } {
+/**
+ * The argv of a child: `[runtime, flags, entry?, ...args, ...extraArgs]` (a native agent: `[entry,
+ * ...args, ...extraArgs]`) and extra environment.
+ */
+export function childCommand(launch: AgentLaunch, extraArgs: readonly string[] = []): { argv: string[]; env: Record<string, string> } {
   if (launch.cliEntry === null) throw new MissingCliEntryError(cliEntryStatus(launch), launch.agent);
-  if (launch.runtime === "native") return { argv: [launch.cliEntry.path, ...launch.cliArgs], env: {} };
+  const args = [...launch.cliArgs, ...extraArgs];
+  if (launch.runtime === "native") return { argv: [launch.cliEntry.path, ...args], env: {} };
   // A compiled binary runs its own embedded entry when started bare (built with both autoloads off);
   // any other entry needs it to act as bun.
-  if (launch.compiled && launch.cliEntry.source === "argv") return { argv: [launch.execPath, ...launch.cliArgs], env: {} };
-  return { argv: [launch.execPath, ...SCRIPT_RUNTIME_FLAGS, launch.cliEntry.path, ...launch.cliArgs], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };
+  if (launch.compiled && launch.cliEntry.source === "argv") return { argv: [launch.execPath, ...args], env: {} };
+  return { argv: [launch.execPath, ...SCRIPT_RUNTIME_FLAGS, launch.cliEntry.path, ...args], env: launch.compiled ? { BUN_BE_BUN: "1" } : {} };
 }
 
 export interface SpawnOptions {
@@ -64,6 +68,8 @@ export interface SpawnOptions {
   readonly cwd: string;
   /** Profile-specific variables. */
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Arguments after the launch's own (the built-in agent's trust decision). */
+  readonly extraArgs?: readonly string[];
   readonly logger: Logger;
   readonly reaper: OrphanReaper;
   /** Values replaced in the child's stderr before it is logged (`stderr-secrets.ts`). */
@@ -114,7 +120,7 @@ export class AgentProcess {
   private readonly hurried = new Promise<void>((resolve) => (this.hurry = resolve));
 
   constructor(options: SpawnOptions) {
-    const command = childCommand(options.launch);
+    const command = childCommand(options.launch, options.extraArgs);
     const log = options.logger;
     const { env, keys } = spawnEnv(options, command.env);
     this.proc = Bun.spawn(command.argv, {

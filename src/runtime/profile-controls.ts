@@ -241,3 +241,31 @@ export async function refreshSkills(live: Live, cwd: string): Promise<SkillsRefr
   const count = (v: unknown) => (Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : 0);
   return { sessionsRefreshed: count(result?.sessionsRefreshed), sessionsFailed: count(result?.sessionsFailed) };
 }
+
+/** What a built-in agent changed for a trust decision: its sessions switched to `default`, each with the mode it had. */
+export interface TrustAnswer {
+  readonly narrowed: readonly { readonly agentSessionId: string; readonly previous: ApprovalMode }[];
+}
+
+/** Most narrowed sessions an answer may list (the built-in agent's own session cap); more is a protocol error. */
+const MAX_NARROWED = 1000;
+
+/**
+ * Tells a live built-in agent the daemon's trust decision (`svc/control/workspace/trust {cwd,
+ * trusted}`), which it applies at once. Only the built-in agent takes it (another agent keeps its
+ * own trust settings): `agentCannot` for any other. The answer must echo the decision and list the
+ * sessions it narrowed; anything else is 502 `agent_protocol_error`.
+ */
+export async function announceTrust(live: Live, cwd: string, trusted: boolean): Promise<TrustAnswer> {
+  if (live.profile.extensionPrefix !== "svc") throw agentCannot(live, "take the daemon's trust decision");
+  const answer = await control<{ trusted?: unknown; narrowed?: unknown } | null>(live, "workspace/trust", { cwd, trusted }, "apply the workspace's trust");
+  const narrowed = answer?.narrowed;
+  if (answer?.trusted !== trusted || !Array.isArray(narrowed) || narrowed.length > MAX_NARROWED) throw protocolError("the trust change");
+  const out: { agentSessionId: string; previous: ApprovalMode }[] = [];
+  for (const entry of narrowed as unknown[]) {
+    const e = (entry ?? {}) as { sessionId?: unknown; previous?: unknown };
+    if (typeof e.sessionId !== "string" || e.sessionId.length > MAX_AGENT_STRING || !isApprovalMode(e.previous)) throw protocolError("the trust change");
+    out.push({ agentSessionId: e.sessionId, previous: e.previous });
+  }
+  return { narrowed: out };
+}

@@ -48,6 +48,13 @@ export interface RuntimeDeps {
   readonly mcpBudget?: McpBudget;
   /** For the built-in agent: its key variables as of each start, handed over outside its environment (`agent-process.ts`). */
   readonly keyNames?: () => ReadonlySet<string>;
+  /** Arguments appended to the child's at each spawn (asked then, so they say what holds at that moment). */
+  readonly agentArgs?: () => readonly string[];
+  /**
+   * Run once `initialize` (and `authenticate`) succeeded, before any session can open on the
+   * child; a rejection fails the start like an initialize error.
+   */
+  readonly onStarted?: (live: Live) => Promise<void>;
 }
 
 export interface Live {
@@ -195,6 +202,18 @@ export class WorkspaceRuntime {
     await Promise.all(this.unsettled);
   }
 
+  /**
+   * Kills the live child at once (its group, then its family swept), for a child that must not go
+   * on (it did not take a trust revocation): every session on it is told the channel died, and the
+   * next session starts a fresh child.
+   */
+  kill(reason: string): void {
+    const live = this.live;
+    if (!live) return;
+    this.deps.logger.warn("agent stopped", { pid: live.child.pid, reason });
+    live.child.kill();
+  }
+
   /** Stops an idle child (no sessions) so the next session starts a fresh one. */
   async stopIfIdle(): Promise<void> {
     const live = this.live;
@@ -232,7 +251,16 @@ export class WorkspaceRuntime {
     };
     let child: AgentProcess;
     try {
-      child = new AgentProcess({ launch: deps.launch, cwd: this.cwd, extraEnv, logger: deps.logger, reaper: deps.reaper, secrets: deps.secrets, keyNames: deps.keyNames?.() });
+      child = new AgentProcess({
+        launch: deps.launch,
+        cwd: this.cwd,
+        extraEnv,
+        extraArgs: deps.agentArgs?.() ?? [],
+        logger: deps.logger,
+        reaper: deps.reaper,
+        secrets: deps.secrets,
+        keyNames: deps.keyNames?.(),
+      });
     } catch (err) {
       throw spawnFailure(deps.launch, err);
     }
@@ -260,6 +288,7 @@ export class WorkspaceRuntime {
       const profile = profileFor(channel.agentName, deps.launch.agent);
       if (await authenticateIfNeeded(channel, profile, { ...deps.launch.baseEnv, ...extraEnv }, deps.initTimeoutMs)) deps.logger.info("agent authenticated", { pid: child.pid, methodId: profile.facts.authenticate?.methodId });
       live = { child, channel, profile, opened: false };
+      await deps.onStarted?.(live);
       this.budget = new McpBudgetTracker();
       this.budgetRelay.clear();
     } catch (err) {

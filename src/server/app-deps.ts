@@ -3,6 +3,8 @@ import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
+import type { TrustSync } from "../sessions/trust-sync.ts";
+import type { WorkspaceTrust } from "../trust/index.ts";
 import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { RateLimiter } from "./security/rate-limiter.ts";
 import type { WorkspaceSection } from "./status-sections.ts";
@@ -36,6 +38,10 @@ export interface AppDeps {
   readonly activity: () => ActivitySnapshot;
   readonly sessions: SessionManager;
   readonly runtimes: RuntimeRegistry;
+  /** The bound workspace's trust, live (`src/trust/`). */
+  readonly trust: WorkspaceTrust;
+  /** Carries trust changes to the live agent. */
+  readonly trustSync: TrustSync;
   /** The socket address a request came from (null once it is gone). */
   readonly remoteAddress: (request: Request) => string | null;
   /** What `/daemon/status` reads besides the daemon's own state; a member left out takes the route's default. */

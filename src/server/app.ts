@@ -28,6 +28,7 @@ import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { trustRoutes } from "./routes/trust.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
@@ -52,7 +53,7 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
-  const capabilities = capabilitiesResponder(deps.config, () => features);
+  const capabilities = capabilitiesResponder(deps.config, () => features, () => deps.trust.trusted);
   const snapshots = workspaceSnapshots(deps);
   // Bodies are normalised with TypeBox (`Value.Clean`: members a schema does not define are
   // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(permissionRoutes(deps))
     .use(workspaceStatusRoutes(snapshots))
     .use(controlRoutes(deps))
+    .use(trustRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
 

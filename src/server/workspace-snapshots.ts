@@ -25,6 +25,7 @@ import { STATUS_TIMEOUT_MS, type WorkspaceSection as AgentSection } from "../run
 import { cliEntryStatus } from "../runtime/cli-entry.ts";
 import { stderrSecrets } from "../runtime/stderr-secrets.ts";
 import { ToolProber } from "../runtime/tool-probe.ts";
+import type { WorkspaceTrust } from "../trust/index.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import { isObject } from "../workspace/agent-json.ts";
@@ -32,6 +33,7 @@ import { envCells } from "../workspace/env-cells.ts";
 import { preflightCells } from "../workspace/preflight-cells.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
 import { redactMcp, redactPreflight, redactProviders, redactSkills, redactTools } from "../workspace/status-redact.ts";
+import { trustFinding, trustReport } from "./trust-report.ts";
 
 export type SectionName = "env" | "preflight" | "mcp" | "skills" | "providers" | "tools";
 
@@ -45,6 +47,7 @@ export interface SnapshotSource {
 
 export interface SnapshotDeps {
   readonly config: Config;
+  readonly trust: WorkspaceTrust;
   readonly runtimes: RuntimeRegistry;
   readonly sessions: SessionManager;
 }
@@ -188,6 +191,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
 
   async function preflight(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
     const reply = await ask("preflight", timeoutMs, (a) => redactPreflight(a, secrets));
+    const report = trustReport(config, deps.trust);
     const agent = reply.kind === "answer" ? (reply.members as ReturnType<typeof redactPreflight>) : null;
     const errors = [...(reply.kind === "failed" ? [reply.cell] : []), ...(agent?.errors ?? [])];
     return {
@@ -198,6 +202,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
         entry: cliEntryStatus(config.agent),
         startFailure: primary.lastStartFailure,
         workspace: config.workspace,
+        trust: trustFinding(report),
         tools: await prober.probe(),
         // An agent that could not be reached leaves its cells `not_started`.
         channelLive: reply.kind === "answer" || reply.kind === "unsupported",

@@ -1,16 +1,28 @@
 /**
  * Workspace runtimes by canonical workspace path. This build binds one primary workspace: a create
  * whose `cwd` does not canonicalize to it is refused with `workspace_mismatch`.
+ *
+ * The built-in agent is started with the daemon's trust decision for the workspace (and
+ * `--approval-mode`) as arguments (`config/agent-args.ts`). A decision that changed while the child
+ * was starting is told to it before any session opens (`svc/control/workspace/trust`); later
+ * changes are `trust-sync.ts`'s.
  */
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
+import { agentArgsFor } from "../config/agent-args.ts";
 import { hostKeyVariableNames } from "../config/agent-keys.ts";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { OrphanReaper } from "../runtime/orphan-reaper.ts";
+import { announceTrust } from "../runtime/profile-controls.ts";
 import { stderrSecrets } from "../runtime/stderr-secrets.ts";
-import { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import { WorkspaceRuntime, type RuntimeDeps } from "../runtime/workspace-runtime.ts";
+
+/** What the registry reads of the workspace's trust (`src/trust/`'s WorkspaceTrust). */
+export interface TrustReader {
+  readonly trusted: boolean;
+}
 
 export class RuntimeRegistry {
   readonly primary: WorkspaceRuntime;
@@ -19,6 +31,7 @@ export class RuntimeRegistry {
   constructor(
     private readonly config: Config,
     logger: Logger,
+    trust: TrustReader,
   ) {
     this.primary = new WorkspaceRuntime(config.workspace, {
       launch: config.agent,
@@ -28,7 +41,7 @@ export class RuntimeRegistry {
       reaper: this.reaper,
       secrets: stderrSecrets(config.agent, config.token),
       mcpBudget: config.mcp,
-      ...(config.agent.agent === "builtin" ? { keyNames: () => hostKeyVariableNames(config.dataDir) } : {}),
+      ...(config.agent.agent === "builtin" ? { keyNames: () => hostKeyVariableNames(config.dataDir), ...builtinTrust(config, trust) } : {}),
     });
   }
 
@@ -58,4 +71,16 @@ export class RuntimeRegistry {
     await Promise.all(this.all().map((r) => r.stop()));
     await this.reaper.close();
   }
+}
+
+/** The built-in agent's start: the decision as arguments, and the decision told again if it changed before the child was up. */
+function builtinTrust(config: Config, trust: TrustReader): Pick<RuntimeDeps, "agentArgs" | "onStarted"> {
+  let spawned: boolean | null = null;
+  return {
+    agentArgs: () => agentArgsFor((spawned = trust.trusted), config.approvalMode),
+    onStarted: async (live) => {
+      const now = trust.trusted;
+      if (live.profile.extensionPrefix === "svc" && now !== spawned) await announceTrust(live, config.workspace, now);
+    },
+  };
 }

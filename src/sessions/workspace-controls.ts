@@ -11,6 +11,7 @@
  * None of these starts an agent child: a control that needs the agent answers 409
  * `agent_not_running` while the workspace is idle, and the settings-file controls work without one.
  */
+import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ExtensionPrefix } from "../runtime/agent-profile.ts";
@@ -42,7 +43,8 @@ const agentNotRunning = (what: string) =>
 
 export interface ControlDeps {
   readonly runtime: WorkspaceRuntime;
-  readonly trusted: boolean;
+  /** Whether the workspace is trusted now (asked at each control, so a revocation counts at once). */
+  readonly trusted: () => boolean;
   /** The live sessions of the workspace (events fan out to them). */
   readonly sessions: () => Iterable<LiveSession>;
   readonly logger: Logger;
@@ -75,9 +77,12 @@ export class WorkspaceControls {
 
   /**
    * Sets a session's approval mode through the agent, then publishes `approval_mode_changed` on it.
-   * `persist` also writes `tools.approvalMode` to the workspace settings the agent reads (not for
-   * the generic profile, which has none: `persisted` is then false); a persisted change is
-   * announced to the workspace's other live sessions too, as it applies to their next start.
+   * In an untrusted workspace only `plan` and `default` are allowed (403 `untrusted_workspace`
+   * otherwise, before the agent is asked). `persist` also writes `tools.approvalMode` to the
+   * workspace settings the agent reads (not for the generic profile, which has none, nor `yolo`,
+   * which the built-in agent never takes from a workspace file: `persisted` is then false); a
+   * persisted change is announced to the workspace's other live sessions too, as it applies to
+   * their next start.
    */
   async approvalMode(session: LiveSession, request: { mode: ApprovalMode; persist: boolean; planMode?: boolean }, clientId: string | null): Promise<ApprovalModeAnswer> {
     const live = session.runtime.current();
@@ -85,9 +90,9 @@ export class WorkspaceControls {
     const modes = session.state.modes as { currentModeId?: unknown; availableModes?: { id?: unknown }[] } | undefined;
     const current = typeof modes?.currentModeId === "string" ? modes.currentModeId : null;
     const offered = (modes?.availableModes ?? []).map((m) => m?.id).filter((id): id is string => typeof id === "string");
-    const persist = request.persist && live.profile.extensionPrefix !== null;
+    const persist = request.persist && live.profile.extensionPrefix !== null && !(request.mode === "yolo" && live.profile.extensionPrefix === "svc");
     // Refused before the agent is asked, so a refusal changes nothing.
-    if (persist) this.requireTrusted();
+    if (persist || !UNTRUSTED_MODES.includes(request.mode)) this.requireTrusted();
     const result = await setApprovalMode(live, session.agentSessionId, request, { current, offered });
     if (modes && typeof modes === "object") session.state.modes = { ...modes, currentModeId: result.current };
     let persisted = false;
@@ -221,7 +226,7 @@ export class WorkspaceControls {
   }
 
   private requireTrusted(): void {
-    if (!this.deps.trusted) throw untrusted();
+    if (!this.deps.trusted()) throw untrusted();
   }
 
   private publish(type: string, data: Record<string, unknown>): void {

@@ -29,7 +29,7 @@ export const hashMismatch = (expected: string, found: string) =>
   new FsError(409, "hash_mismatch", `expected ${expected}, found ${found}`, "re-read the file and retry with the latest hash");
 
 export const untrustedWorkspace = () =>
-  new FsError(403, "untrusted_workspace", "Workspace is not trusted.", "add the workspace to security.folderTrust.trustedFolders in settings.json");
+  new FsError(403, "untrusted_workspace", "Workspace is not trusted.", "trust the folder first: svc trust <dir>, svc serve --trust-workspace, or POST /workspace/trust/request");
 
 /** Maps an error from a filesystem call on `rel`; errors that are not errno failures are rethrown. */
 /** Retry-After (seconds) on a filesystem answer refused for want of descriptors or memory. */

@@ -1,6 +1,7 @@
 /**
  * `GET /workspace/preflight` cells (pure): daemon-level checks (runtime, the agent entry as the
- * runtime checks it before a spawn, the last failed agent start, workspace dir, optional tools) and
+ * runtime checks it before a spawn, the last failed agent start, workspace dir, the workspace's
+ * trust and what its settings ask for that is ignored, optional tools) and
  * the agent-level placeholders, which stay `not_started` while no agent child is live (status
  * routes never start one).
  */
@@ -61,6 +62,16 @@ export interface StartFailureFinding {
   readonly at: string;
 }
 
+/** The workspace's trust as the `workspace_trust` cell reports it (see server/trust-report.ts). */
+export interface TrustFinding {
+  readonly state: "trusted" | "untrusted";
+  readonly source: string;
+  /** What the workspace's settings ask for that is ignored. */
+  readonly ignored: readonly { readonly key: string; readonly reason: string; readonly message: string }[];
+  readonly storeProblem?: string;
+  readonly hint?: string;
+}
+
 const ACP_KINDS = ["auth", "mcp_discovery", "skills", "providers", "tool_registry", "egress"] as const;
 
 function meetsRequired(version: string): boolean {
@@ -92,12 +103,25 @@ export function workspaceDirCell(path: string): StatusCell {
     : { kind: "workspace_dir", locality: "daemon", status: "error", errorKind: "missing_file", error: "the bound workspace is missing or not a directory", detail: { path } };
 }
 
+/**
+ * `ok` when the workspace is trusted and its settings ask for nothing that is ignored; a warning
+ * otherwise (an untrusted workspace works, asking before every change), naming what is ignored.
+ */
+export function workspaceTrustCell(trust: TrustFinding): StatusCell {
+  const detail = { state: trust.state, source: trust.source, ignoredSettings: trust.ignored.map((i) => i.key), ignoredSettingDetails: trust.ignored.map((i) => ({ ...i })) };
+  if (trust.state === "trusted" && trust.ignored.length === 0) return { kind: "workspace_trust", locality: "daemon", status: "ok", detail };
+  const ignored = trust.ignored.map((i) => i.message).join("; ");
+  const error = trust.storeProblem ?? (trust.state === "untrusted" ? `the workspace is not trusted${ignored ? `: ${ignored}` : ""}` : ignored);
+  return { kind: "workspace_trust", locality: "daemon", status: "warning", ...(trust.storeProblem ? { errorKind: "parse_error" } : {}), error, ...(trust.hint ? { hint: trust.hint } : {}), detail };
+}
+
 export interface PreflightInput {
   readonly runtimeVersion: string;
   readonly entry: CliEntryFinding;
   /** The last failed start, while no start has succeeded since; the `agent_start` cell appears only then. */
   readonly startFailure: StartFailureFinding | null;
   readonly workspace: string;
+  readonly trust: TrustFinding;
   readonly tools: readonly ToolStatus[];
   readonly channelLive: boolean;
   /**
@@ -114,6 +138,7 @@ export function preflightCells(input: PreflightInput): StatusCell[] {
       : { kind: "node_version", locality: "daemon", status: "error", errorKind: "missing_binary", error: "the runtime is too old", detail: { version: input.runtimeVersion, required: REQUIRED_BUN } },
     cliEntryCell(input.entry),
     workspaceDirCell(input.workspace),
+    workspaceTrustCell(input.trust),
   ];
   if (input.startFailure !== null) cells.push(agentStartCell(input.startFailure));
   for (const tool of input.tools) {

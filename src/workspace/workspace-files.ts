@@ -1,8 +1,9 @@
 /**
  * The file operations of one workspace, as the routes see them: request paths in, normalized and
  * contained here, then handed to the readers, walkers and writers. Owns the per-path write locks,
- * so one instance must serve every writer of the workspace. Writes are refused in an untrusted
- * workspace; reads are not.
+ * so one instance must serve every writer of the workspace. Writes are refused while `trusted()`
+ * says the workspace is not trusted (asked at each write, so a revocation counts at once); reads
+ * are not.
  */
 import { editFile, writeFile, type EditRequest, type EditResult, type WriteRequest, type WriteResult } from "./file-writer.ts";
 import { readBytes, readText, statEntry, type FileBytes, type FileStat, type TextFile, type TextWindow } from "./file-reader.ts";
@@ -37,7 +38,7 @@ export class WorkspaceFiles {
   /** `root` is the workspace's canonical absolute path. */
   constructor(
     readonly root: string,
-    readonly trusted: boolean,
+    private readonly trusted: () => boolean,
   ) {}
 
   private rel(path: string): string {
@@ -69,12 +70,12 @@ export class WorkspaceFiles {
   }
 
   async write(path: string, request: WriteRequest): Promise<WriteResult> {
-    if (!this.trusted) throw untrustedWorkspace();
+    if (!this.trusted()) throw untrustedWorkspace();
     return await writeFile(this.root, this.locks, this.rel(path), request);
   }
 
   async edit(path: string, request: EditRequest): Promise<EditResult> {
-    if (!this.trusted) throw untrustedWorkspace();
+    if (!this.trusted()) throw untrustedWorkspace();
     return await editFile(this.root, this.locks, this.rel(path), request);
   }
 }

@@ -3,8 +3,8 @@ import { describe, expect, test } from "bun:test";
 import { rpcError, startAgent } from "./agent-client.ts";
 
 describe("svc --acp: handshake and sessions", () => {
-  test("initialize names the agent svc; session/new reports the five approval modes and the configured model", async () => {
-    await using a = await startAgent();
+  test("initialize names the agent svc; session/new reports the five approval modes (auto in a trusted workspace) and the configured model", async () => {
+    await using a = await startAgent({ trusted: true });
     const init = await a.initialize();
     expect(init.agentInfo?.name).toBe("svc");
     const session = await a.newSession();
@@ -63,7 +63,7 @@ describe("svc --acp: handshake and sessions", () => {
   });
 
   test("set_mode switches the approval mode and announces it; an unknown mode or session is refused", async () => {
-    await using a = await startAgent();
+    await using a = await startAgent({ trusted: true });
     const { sessionId } = await a.newSession();
     await a.agent.request("session/set_mode", { sessionId, modeId: "yolo" });
     await a.waitForUpdate(sessionId, (u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "yolo", "the mode update");
@@ -131,7 +131,7 @@ describe("svc/status and svc/control extension methods", () => {
   });
 
   test("session context reports the modes and models; approval_mode switches and answers previous/current", async () => {
-    await using a = await startAgent();
+    await using a = await startAgent({ trusted: true });
     const { sessionId } = await a.newSession();
     const switched = await a.agent.request("svc/control/session/approval_mode", { sessionId, mode: "plan" });
     expect(switched).toEqual({ previous: "auto", current: "plan" });

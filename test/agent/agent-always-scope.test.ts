@@ -17,7 +17,7 @@ const asked = (a: { permissionRequests: Array<{ toolCall: { title?: string | nul
 describe("proceed_always scope", () => {
   test("always on an MCP tool approves that tool only: a later shell command and a different MCP tool still ask", async () => {
     writeFileSync(hostSettings, JSON.stringify({ mcpServers: { test: { command: process.execPath, args: [SERVER] } } }));
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.onPermission = (req) => ({ outcome: "selected", optionId: req.toolCall.title?.startsWith("test:") && req.toolCall.title !== "test: fail" ? "proceed_always" : "cancel" });
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "one" } }] }, { kind: "text", text: "ok" });
@@ -31,7 +31,7 @@ describe("proceed_always scope", () => {
 
   test("always on a shell command approves that exact command only, not other commands or MCP tools", async () => {
     writeFileSync(hostSettings, JSON.stringify({ mcpServers: { test: { command: process.execPath, args: [SERVER] } } }));
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.onPermission = (req) => ({ outcome: "selected", optionId: req.toolCall.title === "touch ok.txt" ? "proceed_always" : "cancel" });
     a.model.enqueue({ kind: "tools", calls: [shell("touch ok.txt")] }, { kind: "text", text: "ok" });

@@ -121,7 +121,7 @@ describe("auto mode end to end", () => {
   test("the review's repros ask (and, declined, change nothing); a benign read-only command runs unasked", async () => {
     const outside = mkdtempSync(join(tmpdir(), "svc-auto-outside-"));
     try {
-      await using a = await startAgent({ files: { "notes.txt": "touch pwned_by_sort\n".repeat(2000) }, workspaceSettings: { tools: { approvalMode: "auto" } } });
+      await using a = await startAgent({ files: { "notes.txt": "touch pwned_by_sort\n".repeat(2000) }, trusted: true, approvalMode: "auto" });
       const { sessionId } = await a.newSession();
       a.onPermission = () => ({ outcome: "selected", optionId: "cancel" });
       const repros = [

@@ -22,7 +22,7 @@ const largest = (updates: acp.SessionUpdate[]) => Math.max(...updates.map((u) =>
 describe("bounded ACP output", () => {
   test("an MCP tool's big result is cut for the client like shell output; its big arguments go out as a preview", async () => {
     writeFileSync(hostSettings, JSON.stringify({ mcpServers: { test: { command: process.execPath, args: [SERVER] } } }));
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "x".repeat(1024 * 1024) } }] }, { kind: "text", text: "ok" });
     const { updates } = await a.turn(sessionId, "big echo");
@@ -36,7 +36,7 @@ describe("bounded ACP output", () => {
   });
 
   test("write_file over the write cap is refused before any diff is computed or shown", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "big.txt", content: "w".repeat(WRITE_CAP_BYTES + 1) } }] }, { kind: "text", text: "ok" });
     const { updates } = await a.turn(sessionId, "big write");
@@ -48,7 +48,7 @@ describe("bounded ACP output", () => {
   });
 
   test("an edit whose diff is over the diff cap is shown as a note, and still applied", async () => {
-    await using a = await startAgent({ files: { "f.txt": "marker\n" }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ files: { "f.txt": "marker\n" }, trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "edit", args: { file_path: "f.txt", old_string: "marker", new_string: "e".repeat(2 * 1024 * 1024) } }] }, { kind: "text", text: "ok" });
     const { updates } = await a.turn(sessionId, "big edit");

@@ -32,7 +32,7 @@ describe("cancel", () => {
   });
 
   test("during a long shell command: the command and what it started are killed, the turn ends cancelled", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: LONG_COMMAND } }] });
     const turn = a.prompt(sessionId, "run it");
@@ -52,7 +52,7 @@ describe("cancel", () => {
   });
 
   test("a cancelled permission ask runs nothing", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ approvalMode: "default" });
     const { sessionId } = await a.newSession();
     let answer!: (o: { outcome: "cancelled" }) => void;
     a.onPermission = () => new Promise((resolve) => (answer = resolve));
@@ -70,7 +70,7 @@ describe("cancel", () => {
     ["it gets SIGTERM", (a: Awaited<ReturnType<typeof startAgent>>) => a.proc.kill("SIGTERM")],
   ] as const)
     test(`when the agent stops mid-command (${how}), the command's process group dies with it`, async () => {
-      const a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+      const a = await startAgent({ trusted: true, approvalMode: "yolo" });
       try {
         const { sessionId } = await a.newSession();
         a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: LONG_COMMAND } }] });

@@ -21,6 +21,13 @@ export interface AgentOptions {
   extraEnv?: Record<string, string>;
   /** Written to `<workspace>/.svc/settings.json`. */
   workspaceSettings?: unknown;
+  /**
+   * `--workspace-trust trusted|untrusted`, the daemon's decision as it passes it. Without it the
+   * agent decides from the trust store, which the test's SVC_HOME does not have: untrusted.
+   */
+  trusted?: boolean;
+  /** `--approval-mode`, as the daemon passes it (in an untrusted workspace only plan and default hold). */
+  approvalMode?: "plan" | "default" | "auto-edit" | "auto" | "yolo";
   /** Files to create in the workspace (relative path → content). */
   files?: Record<string, string>;
   /** Use this workspace (kept on dispose) instead of a fresh temp dir. */
@@ -69,7 +76,8 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
   }
   for (const [path, content] of Object.entries(options.files ?? {})) writeFileSync(join(dir.path, path), content);
   const target = testTarget();
-  const proc = Bun.spawn([...(target.kind === "binary" ? [target.path] : [process.execPath, MAIN_TS]), "--acp"], {
+  const args = [...(options.trusted === undefined ? [] : ["--workspace-trust", options.trusted ? "trusted" : "untrusted"]), ...(options.approvalMode ? ["--approval-mode", options.approvalMode] : [])];
+  const proc = Bun.spawn([...(target.kind === "binary" ? [target.path] : [process.execPath, MAIN_TS]), "--acp", ...args], {
     cwd: dir.path,
     env: { ...process.env, ...(options.env ?? MODEL_ENV(model)), ...options.extraEnv },
     stdin: "pipe",

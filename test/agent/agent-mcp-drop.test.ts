@@ -21,7 +21,7 @@ describe("MCP server death", () => {
     await using dir = tempDir("svc-mcp-drop-");
     const pidFile = join(dir.path, "pids");
     writeFileSync(hostSettings, JSON.stringify({ mcpServers: { test: { command: process.execPath, args: [SERVER], env: { MCP_TEST_PID_FILE: pidFile } } } }));
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "one" } }] });
     await a.turn(sessionId, "first");

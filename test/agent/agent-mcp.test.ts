@@ -36,7 +36,7 @@ describe("MCP servers", () => {
   test("a stdio server's tools are offered to the model and called; its errors reach the model", async () => {
     const pidFile = scratchFile("pids");
     declare({ test: { command: process.execPath, args: [SERVER], env: { MCP_TEST_PID_FILE: pidFile } } });
-    const a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const a = await startAgent({ trusted: true, approvalMode: "yolo" });
     try {
       const { sessionId } = await a.newSession();
       a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "hi" } }, { name: "mcp__test__fail", args: {} }] }, { kind: "text", text: "ok" });
@@ -62,7 +62,7 @@ describe("MCP servers", () => {
   test("a streamable HTTP server's tools are called", async () => {
     await using http = await startMcpHttpServer();
     declare({ remote: { url: http.url } });
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__remote__echo", args: { text: "over http" } }] }, { kind: "text", text: "ok" });
     await a.turn(sessionId, "use remote mcp");
@@ -71,7 +71,7 @@ describe("MCP servers", () => {
 
   test("MCP tools ask in default mode and are refused in plan mode", async () => {
     declare({ test: { command: process.execPath, args: [SERVER] } });
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "asked" } }] }, { kind: "text", text: "ok" });
     await a.turn(sessionId, "ask first");

@@ -35,7 +35,7 @@ describe("no orphans", () => {
   test("a setsid process started by a command is gone once the turn ends", async () => {
     await using a = await startAgent({
       files: { "spawn.sh": "setsid sh -c 'echo $$ > detached.pid; exec sleep 600' </dev/null >/dev/null 2>&1 &\nwhile [ ! -s detached.pid ]; do sleep 0.05; done\necho bye\n" },
-      workspaceSettings: { tools: { approvalMode: "yolo" } },
+      trusted: true, approvalMode: "yolo",
     });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] }, { kind: "text", text: "ok" });
@@ -49,7 +49,7 @@ describe("no orphans", () => {
       `(sh -c 'setsid sh -c "echo \\$\\$ > setsid.pid; exec sleep 600" </dev/null >/dev/null 2>&1 &')`,
       "sleep 600",
     ].join("\n");
-    await using a = await startAgent({ files: { "spawn.sh": `${script}\n` }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ files: { "spawn.sh": `${script}\n` }, trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "sh spawn.sh" } }] }, { kind: "text", text: "ok" });
     const turn = a.prompt(sessionId, "spawn");

@@ -9,7 +9,7 @@ const savedFile = (sessionId: string) => join(process.env.SVC_HOME!, "agent", "s
 
 /** Runs two turns (text, then a write_file call) in a first agent process, which then exits. */
 async function firstLife(workspace: string): Promise<string> {
-  await using a = await startAgent({ workspace, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+  await using a = await startAgent({ workspace, trusted: true, approvalMode: "yolo" });
   const { sessionId } = await a.newSession();
   await a.turn(sessionId, "first message");
   await a.turn(sessionId, `please write ${join(workspace, "w.txt")}`);

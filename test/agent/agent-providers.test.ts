@@ -25,7 +25,7 @@ for (const dialect of DIALECTS)
     });
 
     test("a tool call round trip writes the file and feeds the result back", async () => {
-      await using a = await startAgent({ env: { OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined, OPENAI_BASE_URL: undefined, ...dialect.env }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+      await using a = await startAgent({ env: { OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined, OPENAI_BASE_URL: undefined, ...dialect.env }, trusted: true, approvalMode: "yolo" });
       const { sessionId } = await a.newSession();
       const target = join(a.workspace, "out.txt");
       const { response } = await a.turn(sessionId, `please write ${target}`);

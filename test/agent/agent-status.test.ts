@@ -148,7 +148,7 @@ describe("svc/status: session", () => {
   });
 
   test("supported_commands is the published list; tasks is empty; stats count prompts, tokens and tool calls", async () => {
-    await using a = await startAgent({ files: { "a.txt": "x\n" }, workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ files: { "a.txt": "x\n" }, approvalMode: "default" });
     const { sessionId } = await a.newSession();
     const published = await a.waitForUpdate(sessionId, (u) => u.sessionUpdate === "available_commands_update");
     const commands = await sessionStatus(a, "supported_commands", sessionId);
@@ -193,9 +193,9 @@ describe("svc/control: tools", () => {
     expect((await rpcError(control(a, "tools/enable", { cwd: "/", name: "grep", enabled: false }))).code).toBe(-32602);
   });
 
-  test("tools.disabled from the settings is honoured at start; the workspace's list wins over the host's", async () => {
+  test("tools.disabled from the settings is honoured at start; a trusted workspace's list wins over the host's", async () => {
     hostSettingsAre({ tools: { disabled: ["grep", "glob"] } });
-    await using a = await startAgent({ workspaceSettings: { tools: { disabled: ["run_shell_command"] } } });
+    await using a = await startAgent({ trusted: true, workspaceSettings: { tools: { disabled: ["run_shell_command"] } } });
     const listed = (await status(a, "tools")).tools as Array<{ name: string; enabled: boolean }>;
     expect(listed.filter((t) => !t.enabled).map((t) => t.name)).toEqual(["run_shell_command"]);
     const { sessionId } = await a.newSession();
@@ -207,7 +207,7 @@ describe("svc/control: tools", () => {
 });
 
 test("an untrusted workspace's tools.disabled only adds to the host's list", async () => {
-  hostSettingsAre({ tools: { disabled: ["grep"] }, security: { folderTrust: { enabled: true, trustedFolders: ["/nonexistent-trusted"] } } });
+  hostSettingsAre({ tools: { disabled: ["grep"] } });
   await using a = await startAgent({ workspaceSettings: { tools: { disabled: ["glob"] } } });
   const listed = (await status(a, "tools")).tools as Array<{ name: string; enabled: boolean }>;
   expect(listed.filter((t) => !t.enabled).map((t) => t.name)).toEqual(["glob", "grep"]);
@@ -216,7 +216,7 @@ test("an untrusted workspace's tools.disabled only adds to the host's list", asy
 describe("svc/control: MCP", () => {
   test("restart reconnects a server; an unknown one is mcp_server_not_found; a refused one is skipped with budget_would_exceed", async () => {
     hostSettingsAre({ mcpServers: { first: stdioServer(), second: stdioServer() } });
-    await using a = await startAgent({ extraEnv: { SVC_SERVE_MCP_CLIENT_BUDGET: "1" }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ extraEnv: { SVC_SERVE_MCP_CLIENT_BUDGET: "1" }, trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     await a.turn(sessionId, "discover");
     const restarted = await control(a, "mcp/restart", { serverName: "first" });

@@ -13,7 +13,7 @@ const toolResults = (requests: unknown[]) =>
 
 describe("tools", () => {
   test("read_file returns the file; edit after a permission vote shows the diff and changes the file", async () => {
-    await using a = await startAgent({ files: { "notes.txt": "alpha\nbeta\n" }, workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ files: { "notes.txt": "alpha\nbeta\n" }, approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.model.enqueue(
       { kind: "tools", calls: [{ name: "read_file", args: { file_path: "notes.txt" } }] },
@@ -35,7 +35,7 @@ describe("tools", () => {
   });
 
   test("a declined edit changes nothing and the model is told", async () => {
-    await using a = await startAgent({ files: { "f.txt": "one\n" }, workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ files: { "f.txt": "one\n" }, approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.onPermission = () => ({ outcome: "selected", optionId: "cancel" });
     a.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "f.txt", content: "two\n" } }] }, { kind: "text", text: "ok" });
@@ -46,7 +46,7 @@ describe("tools", () => {
   });
 
   test("proceed_always is remembered for the session: the second edit does not ask", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.onPermission = () => ({ outcome: "selected", optionId: "proceed_always" });
     a.model.enqueue(
@@ -60,7 +60,7 @@ describe("tools", () => {
   });
 
   test("an approval never lands on a file that changed while the question was open", async () => {
-    await using a = await startAgent({ files: { "f.txt": "one\n" }, workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ files: { "f.txt": "one\n" }, approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.onPermission = () => {
       writeFileSync(join(a.workspace, "f.txt"), "someone else's one\n");
@@ -74,7 +74,7 @@ describe("tools", () => {
   });
 
   test("proceed_always does not outlast a switch to plan mode", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "default" } } });
+    await using a = await startAgent({ approvalMode: "default" });
     const { sessionId } = await a.newSession();
     a.onPermission = () => ({ outcome: "selected", optionId: "proceed_always" });
     a.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "a.txt", content: "a" } }] }, { kind: "text", text: "ok" });
@@ -87,7 +87,7 @@ describe("tools", () => {
   });
 
   test("paths outside the workspace and through escaping symlinks are refused", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     symlinkSync("/etc", join(a.workspace, "out"));
     const { sessionId } = await a.newSession();
     a.model.enqueue(
@@ -144,7 +144,7 @@ describe("tools", () => {
   });
 
   test("run_shell_command returns output and exit code; the output is capped and a timeout kills the command", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue(
       { kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo hi; pwd; exit 3" } }, { name: "run_shell_command", args: { command: "head -c 200000 /dev/zero | tr '\\0' x" } }, { name: "run_shell_command", args: { command: "sleep 30", timeout_ms: 200 } }] },
@@ -159,7 +159,7 @@ describe("tools", () => {
   });
 
   test("shell commands do not see the model's API key", async () => {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo key=[$OPENAI_API_KEY]" } }] }, { kind: "text", text: "ok" });
     await a.turn(sessionId, "leak");
@@ -173,8 +173,8 @@ describe("approval modes", () => {
   const SHELL = { name: "run_shell_command", args: { command: "touch t.txt" } };
 
   /** Which of [edit, read-only shell, other shell] asked, and which ran, in `mode`. */
-  async function probe(mode: string) {
-    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: mode } } });
+  async function probe(mode: "plan" | "default" | "auto-edit" | "auto" | "yolo") {
+    await using a = await startAgent({ trusted: true, approvalMode: mode });
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "tools", calls: [EDIT, READ_ONLY_SHELL, SHELL] }, { kind: "text", text: "ok" });
     const { updates } = await a.turn(sessionId, "do things");
@@ -203,23 +203,16 @@ describe("approval modes", () => {
     expect(await probe("yolo")).toEqual({ asked: [false, false, false], ran: [true, true, true], wrote: true, touched: true });
   });
 
-  test("an untrusted workspace is forced to default and cannot be switched to yolo", async () => {
-    const home = process.env.SVC_HOME!;
-    const { mkdirSync, writeFileSync, rmSync } = await import("node:fs");
-    mkdirSync(home, { recursive: true });
-    writeFileSync(join(home, "settings.json"), JSON.stringify({ security: { folderTrust: { enabled: true, trustedFolders: ["/nonexistent-trusted"] } } }));
-    try {
-      await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
-      const session = await a.newSession();
-      expect(session.modes?.currentModeId).toBe("default");
-      const { rpcError } = await import("./agent-client.ts");
-      expect((await rpcError(a.agent.request("session/set_mode", { sessionId: session.sessionId, modeId: "yolo" }))).code).toBe(-32602);
-      // And writes are refused by the workspace layer itself.
-      a.model.enqueue({ kind: "tools", calls: [EDIT] }, { kind: "text", text: "ok" });
-      await a.turn(session.sessionId, "write");
-      expect(existsSync(join(a.workspace, "w.txt"))).toBe(false);
-    } finally {
-      rmSync(join(home, "settings.json"), { force: true });
-    }
+  test("an untrusted workspace is held to default whatever its settings ask; its edits ask first", async () => {
+    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const session = await a.newSession();
+    expect(session.modes?.currentModeId).toBe("default");
+    const { rpcError } = await import("./agent-client.ts");
+    for (const modeId of ["yolo", "auto-edit", "auto"]) expect((await rpcError(a.agent.request("session/set_mode", { sessionId: session.sessionId, modeId }))).code).toBe(-32602);
+    a.onPermission = () => ({ outcome: "cancelled" });
+    a.model.enqueue({ kind: "tools", calls: [EDIT] }, { kind: "text", text: "ok" });
+    await a.turn(session.sessionId, "write");
+    expect(a.permissionRequests).toHaveLength(1);
+    expect(existsSync(join(a.workspace, "w.txt"))).toBe(false);
   });
 });

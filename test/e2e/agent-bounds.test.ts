@@ -5,7 +5,7 @@
  * another session's turn still completes.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel } from "../fixtures/mock-model.ts";
 import { startDaemon } from "../helpers/daemon.ts";
@@ -60,10 +60,8 @@ describe("built-in agent: bounded ACP output", () => {
     await using model = startMockModel();
     await using ws = tempDir("svc-agent-bounds-ws-");
     await using home = tempDir("svc-agent-bounds-home-");
-    mkdirSync(join(ws.path, ".svc"));
-    writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify({ tools: { approvalMode: "yolo" } }));
     const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
-    await using daemon = await startDaemon([], { workspace: ws.path, env });
+    await using daemon = await startDaemon(["--trust-workspace", "--approval-mode", "yolo"], { workspace: ws.path, env });
     const a = await openSession(daemon.url);
     const b = await openSession(daemon.url);
     try {

@@ -17,8 +17,8 @@ import { until } from "../helpers/until.ts";
 const MCP_SERVER = join(import.meta.dir, "..", "fixtures", "mcp-test-server.ts");
 const TURN_MS = 20_000;
 
-/** A workspace with `.svc/settings.json`, a data dir of its own, and the mock model. */
-function fixture(settings: Record<string, unknown> = {}, hostSettings: Record<string, unknown> = {}) {
+/** A workspace with `.svc/settings.json`, a data dir of its own, the mock model, and `svc serve` flags (`--trust-workspace` for a trusted one). */
+function fixture(settings: Record<string, unknown> = {}, hostSettings: Record<string, unknown> = {}, args: string[] = []) {
   const model = startMockModel();
   const ws = tempDir("svc-agent-daemon-ws-");
   const home = tempDir("svc-agent-daemon-home-");
@@ -30,7 +30,7 @@ function fixture(settings: Record<string, unknown> = {}, hostSettings: Record<st
     model,
     ws,
     home,
-    start: () => startDaemon([], { workspace: ws.path, env }),
+    start: () => startDaemon(args, { workspace: ws.path, env }),
     async [Symbol.asyncDispose]() {
       await model[Symbol.asyncDispose]();
       await ws[Symbol.asyncDispose]();
@@ -91,7 +91,8 @@ describe("built-in agent through the daemon: restarts, modes, errors, MCP", () =
     ["yolo", { edit: "ran", shell: "ran" }],
   ] as const) {
     test(`approval mode ${mode}: edits ${expected.edit}, a read-only shell command ${expected.shell}`, async () => {
-      await using f = fixture({ tools: { approvalMode: mode } });
+      // A trusted workspace's settings set the mode; yolo never comes from them, only from the host settings or the flag.
+      await using f = mode === "yolo" ? fixture({}, {}, ["--trust-workspace", "--approval-mode", "yolo"]) : fixture({ tools: { approvalMode: mode } }, {}, ["--trust-workspace"]);
       writeFileSync(join(f.ws.path, "a.txt"), "one\n");
       await using d = await f.start();
       const s = await openSession(d.url);
@@ -148,7 +149,7 @@ describe("built-in agent through the daemon: restarts, modes, errors, MCP", () =
   });
 
   test("an MCP tool from a stdio test server is called in a turn", async () => {
-    await using f = fixture({ tools: { approvalMode: "yolo" } }, { mcpServers: { test: { command: process.execPath, args: [MCP_SERVER] } } });
+    await using f = fixture({}, { tools: { approvalMode: "yolo" }, mcpServers: { test: { command: process.execPath, args: [MCP_SERVER] } } }, ["--trust-workspace"]);
     await using d = await f.start();
     const s = await openSession(d.url);
     f.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "through the daemon" } }] }, { kind: "text", text: "ok" });

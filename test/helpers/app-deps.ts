@@ -5,10 +5,14 @@ import type { AppDeps } from "../../src/server/app-deps.ts";
 import { TransportStats } from "../../src/server/transport-stats.ts";
 import { RuntimeRegistry } from "../../src/sessions/runtime-registry.ts";
 import { SessionManager } from "../../src/sessions/session-manager.ts";
+import { TrustSync } from "../../src/sessions/trust-sync.ts";
+import { WorkspaceTrust } from "../../src/trust/index.ts";
 
 export function testAppDeps(config: Config, logger: Logger, remoteAddress: AppDeps["remoteAddress"] = () => null): AppDeps {
-  const runtimes = new RuntimeRegistry(config, logger);
+  const trust = new WorkspaceTrust({ dataDir: config.dataDir, workspace: config.workspace, folderTrust: config.settings.folderTrust, trustWorkspace: config.trustWorkspace, warn: (message) => logger.warn(message) });
+  const runtimes = new RuntimeRegistry(config, logger, trust);
   const sessions = new SessionManager({ config, logger, runtimes });
+  const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
   return {
     config,
     logger,
@@ -18,6 +22,8 @@ export function testAppDeps(config: Config, logger: Logger, remoteAddress: AppDe
     activity: () => ({ sessions: sessions.count, pendingPermissions: 0, activePrompts: 0, liveChannels: 0, childPids: [] }),
     sessions,
     runtimes,
+    trust,
+    trustSync,
     remoteAddress,
   };
 }

@@ -19,7 +19,7 @@ let outside: TempDir;
 let files: ReturnType<typeof fileRoutes>;
 
 beforeAll(async () => {
-  d = await startDaemon(["--token", "t"]);
+  d = await startDaemon(["--token", "t", "--trust-workspace"]);
   files = fileRoutes(d, "t");
   outside = tempDir("svc-outside-");
   writeTree(outside.path, { "secret.txt": SECRET, "only-outside.txt": SECRET, "race/file.txt": SECRET, "race/only-outside.txt": SECRET });

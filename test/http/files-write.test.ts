@@ -3,17 +3,16 @@
  * encoding/BOM/line endings, caps, atomicity under a six-way race, the strict gate and folder trust.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { fileRoutes, sha256, writeTree } from "../helpers/file-routes.ts";
-import { tempDir } from "../helpers/temp-dir.ts";
 
 let d: TestDaemon;
 let files: ReturnType<typeof fileRoutes>;
 
 beforeAll(async () => {
-  d = await startDaemon(["--token", "t"]);
+  d = await startDaemon(["--token", "t", "--trust-workspace"]);
   files = fileRoutes(d, "t");
 });
 
@@ -295,10 +294,8 @@ describe("the strict gate", () => {
 });
 
 describe("folder trust", () => {
-  test("an untrusted workspace reads but refuses writes and edits with 403 untrusted_workspace", async () => {
-    await using home = tempDir("svc-home-");
-    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ security: { folderTrust: { enabled: true, trustedFolders: ["/nowhere"] } } }));
-    await using untrusted = await startDaemon(["--token", "t"], { env: { SVC_HOME: home.path } });
+  test("a workspace nobody trusted reads but refuses writes and edits with 403 untrusted_workspace", async () => {
+    await using untrusted = await startDaemon(["--token", "t"]);
     writeTree(untrusted.workspace, { "a.txt": "a" });
     const client = fileRoutes(untrusted, "t");
     expect((await client.get("/file", { path: "a.txt" })).status).toBe(200);

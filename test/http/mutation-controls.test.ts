@@ -43,7 +43,7 @@ describe("idle daemon with a token", () => {
   const settingsFile = () => join(d.workspace, ".svc", "settings.json");
   const settings = () => JSON.parse(readFileSync(settingsFile(), "utf8"));
   beforeAll(async () => {
-    d = await fakeAgentDaemon(["--token", TOKEN]);
+    d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
   });
   afterAll(async () => {
     // Nothing here needed an agent, and nothing started one.
@@ -122,7 +122,7 @@ describe("idle daemon with a token", () => {
     mkdirSync(join(ws.path, ".svc"));
     writeFileSync(join(ws.path, "real.json"), "{}");
     symlinkSync(join(ws.path, "real.json"), join(ws.path, ".svc", "settings.json"));
-    await using other = await fakeAgentDaemon(["--token", TOKEN], { workspace: ws.path });
+    await using other = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { workspace: ws.path });
     const reply = await other.json("POST", "/workspace/tools/read_file/enable", { enabled: false }, AUTH);
     expect(reply).toMatchObject({ status: 400, body: { code: "workspace_settings_unwritable", errorKind: "symlink_not_followed", path: ".svc/settings.json" } });
     expect(reply.body.error).toContain("symbolic link");
@@ -144,7 +144,7 @@ describe("idle daemon with a token", () => {
     await using outside = tempDir("svc-outside-");
     await using ws = tempDir("svc-ws-");
     symlinkSync(outside.path, join(ws.path, ".svc"));
-    await using other = await fakeAgentDaemon(["--token", TOKEN], { workspace: ws.path });
+    await using other = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { workspace: ws.path });
     const reply = await other.json("POST", "/workspace/tools/read_file/enable", { enabled: false }, AUTH);
     expect(reply).toMatchObject({ status: 400, body: { code: "workspace_settings_unwritable", errorKind: "symlink_escape" } });
     expect(existsSync(join(outside.path, "settings.json"))).toBe(false);
@@ -168,7 +168,7 @@ describe("idle daemon with a token", () => {
     await using ws = tempDir("svc-ws-");
     writeFileSync(join(outside.path, "target.md"), "keep me");
     symlinkSync(join(outside.path, "target.md"), join(ws.path, "AGENTS.md"));
-    await using other = await fakeAgentDaemon(["--token", TOKEN], { workspace: ws.path });
+    await using other = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { workspace: ws.path });
     const reply = await other.json("POST", "/workspace/init", { force: true }, AUTH);
     expect(reply).toMatchObject({ status: 400, body: { code: "workspace_init_refused" } });
     expect(readFileSync(join(outside.path, "target.md"), "utf8")).toBe("keep me");
@@ -192,10 +192,8 @@ describe("idle daemon with a token", () => {
 });
 
 describe("folder trust", () => {
-  test("an untrusted workspace refuses every workspace control with 403 untrusted_workspace and writes nothing", async () => {
-    await using home = tempDir("svc-home-");
-    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ security: { folderTrust: { enabled: true, trustedFolders: ["/nowhere"] } } }));
-    await using d = await fakeAgentDaemon(["--token", TOKEN], { env: { SVC_HOME: home.path } });
+  test("a workspace nobody trusted refuses every workspace control with 403 untrusted_workspace and writes nothing", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN]);
     for (const [path, body] of ROUTES.slice(1))
       expect([path, await d.json("POST", path, body, AUTH)]).toMatchObject([path, { status: 403, body: { code: "untrusted_workspace" } }]);
     expect(existsSync(join(d.workspace, ".svc"))).toBe(false);

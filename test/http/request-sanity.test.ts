@@ -145,7 +145,7 @@ describe("the 10 MB body cap holds for every body", () => {
   });
 
   test.each(CONTENT_TYPES)("a body within the cap with Content-Type %p is read as JSON", async (type) => {
-    await using d = await startDaemon(["--token", TOKEN]);
+    await using d = await startDaemon(["--token", TOKEN, "--trust-workspace"]);
     const res = await d.fetch("/file/write", { method: "POST", headers: withType(type, AUTH), body: JSON.stringify({ path: "typed.txt", content: "x", mode: "create" }) });
     expect(res.status).toBe(201);
     const bad = await d.fetch("/file/write", { method: "POST", headers: withType(type, AUTH), body: "--x\r\nnot json" });

@@ -118,7 +118,7 @@ describe("with a token configured", () => {
   });
 
   test("a strict route works with the bearer", async () => {
-    await using d = await startDaemon(["--token", TOKEN]);
+    await using d = await startDaemon(["--token", TOKEN, "--trust-workspace"]);
     const res = await d.fetch("/file/write", {
       method: "POST",
       headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" },

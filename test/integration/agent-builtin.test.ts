@@ -3,7 +3,7 @@
  * with `--acp`), end to end over HTTP + SSE against the mock model.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
@@ -39,14 +39,14 @@ function agentChildren(): number[] {
     .map(Number);
 }
 
-async function setup(options: { modelEnv?: boolean; approvalMode?: string; files?: Record<string, string> } = {}): Promise<Setup> {
+/** The daemon runs the agent in `approvalMode` (default `default`); a wider mode needs the workspace trusted, which the test says with --trust-workspace. */
+async function setup(options: { modelEnv?: boolean; approvalMode?: "default" | "yolo"; files?: Record<string, string> } = {}): Promise<Setup> {
   const model = startMockModel();
   const ws = tempDir("svc-agent-e2e-");
-  mkdirSync(join(ws.path, ".svc"));
-  writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify({ tools: { approvalMode: options.approvalMode ?? "default" } }));
+  const mode = options.approvalMode ?? "default";
   for (const [path, content] of Object.entries(options.files ?? {})) writeFileSync(join(ws.path, path), content);
   const modelEnv = options.modelEnv === false ? {} : { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
-  const d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, ...modelEnv } });
+  const d = await startDaemon(["--approval-mode", mode, ...(mode === "default" ? [] : ["--trust-workspace"])], { workspace: ws.path, env: { PATH: process.env.PATH, ...modelEnv } });
   const created = await jsonRequest(d.url, "POST", "/session", {});
   if (created.status !== 200) throw new Error(`POST /session answered ${created.status}: ${JSON.stringify(created.body)}`);
   const sessionId = created.body.sessionId as string;

@@ -22,7 +22,7 @@ interface Live {
 }
 
 async function live(env: Record<string, string> = {}, args: string[] = []): Promise<Live> {
-  const d = await fakeAgentDaemon(["--token", TOKEN, ...args], { env });
+  const d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace", ...args], { env });
   const a = (await d.createSession({ sessionScope: "thread" }, AUTH)).sessionId;
   const b = (await d.createSession({ sessionScope: "thread" }, AUTH)).sessionId;
   return {
@@ -236,7 +236,7 @@ describe("svc profile (an agent named svc, without the svc/control methods the b
 
 describe("rate limiting", () => {
   test("the control routes count as mutations", async () => {
-    await using d = await fakeAgentDaemon(["--token", TOKEN, "--rate-limit", "--rate-limit-mutation", "1"]);
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace", "--rate-limit", "--rate-limit-mutation", "1"]);
     expect((await d.json("POST", "/workspace/init", {}, AUTH)).status).toBe(200);
     expect(await d.json("POST", "/workspace/tools/x/enable", { enabled: false }, AUTH)).toMatchObject({ status: 429, body: { code: "rate_limit_exceeded", tier: "mutation" } });
     expect(existsSync(join(d.workspace, ".svc"))).toBe(false);

@@ -30,7 +30,7 @@ describe("hostile svc agent", () => {
   };
 
   beforeAll(async () => {
-    d = await fakeAgentDaemon(["--token", TOKEN], { env: { FAKE_AGENT_NAME: "svc", FAKE_AGENT_HOSTILE_CONTROLS: "1", OPENAI_API_KEY: KNOWN_SECRET } });
+    d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { env: { FAKE_AGENT_NAME: "svc", FAKE_AGENT_HOSTILE_CONTROLS: "1", OPENAI_API_KEY: KNOWN_SECRET } });
     sessionId = (await d.createSession({ sessionScope: "thread" }, AUTH)).sessionId;
   });
   afterAll(() => d[Symbol.asyncDispose]());

@@ -78,7 +78,7 @@ test("built-in agent: a tool toggled through the daemon is off at once in its to
   await using home = tempDir("svc-home-");
   await using ws = tempDir("svc-ws-");
   const auth = { Authorization: "Bearer toggle-token" };
-  await using d = await startDaemon(["--token", "toggle-token"], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, ...ENV } });
+  await using d = await startDaemon(["--token", "toggle-token", "--trust-workspace"], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, ...ENV } });
   expect((await jsonRequest(d.url, "POST", "/session", {}, auth)).status).toBe(200);
   const enabled = async () => {
     const reply = await jsonRequest(d.url, "GET", "/workspace/tools", undefined, auth);

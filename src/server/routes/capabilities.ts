@@ -1,6 +1,7 @@
 /**
- * `GET /capabilities`: the capabilities document. It depends only on the build and the boot
- * configuration, so it is rendered once and served as a constant body.
+ * `GET /capabilities`: the capabilities document. It depends on the build, the boot configuration
+ * and whether the workspace is trusted (`workspaces[].trusted`, read live), so it is rendered once
+ * per trust state and served as a constant body.
  */
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
@@ -29,7 +30,7 @@ export const CapabilitiesDocument = t.Object({
   workspaces: t.Array(t.Object({ id: t.String(), cwd: t.String(), primary: t.Boolean(), trusted: t.Boolean() })),
 });
 
-export function capabilitiesDocument(config: Config, features: readonly string[]): typeof CapabilitiesDocument.static {
+export function capabilitiesDocument(config: Config, features: readonly string[], trusted: boolean): typeof CapabilitiesDocument.static {
   return {
     v: 1,
     protocolVersions: { current: "v1", supported: ["v1"] },
@@ -46,19 +47,25 @@ export function capabilitiesDocument(config: Config, features: readonly string[]
       maxTotalSessions: config.limits.maxTotalSessions,
       sessionRestoreTimeoutMs: config.limits.sessionRestoreTimeoutMs,
     },
-    workspaces: [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: config.workspaceTrusted }],
+    workspaces: [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted }],
   };
 }
 
 const HEADERS = { "Content-Type": "application/json; charset=utf-8" };
 
 /**
- * The constant response, rendered on first use: `features` is read lazily because the full route
- * table is known only once the app is assembled. Also served straight from the front door.
+ * The constant response, rendered on first use for each trust state: `features` is read lazily
+ * because the full route table is known only once the app is assembled. Also served straight from
+ * the front door.
  */
-export function capabilitiesResponder(config: Config, features: () => readonly string[]): () => Response {
-  let body: string | null = null;
-  return () => new Response((body ??= JSON.stringify(capabilitiesDocument(config, features()))), { headers: HEADERS });
+export function capabilitiesResponder(config: Config, features: () => readonly string[], trusted: () => boolean): () => Response {
+  const bodies = new Map<boolean, string>();
+  return () => {
+    const state = trusted();
+    let body = bodies.get(state);
+    if (body === undefined) bodies.set(state, (body = JSON.stringify(capabilitiesDocument(config, features(), state))));
+    return new Response(body, { headers: HEADERS });
+  };
 }
 
 export const capabilitiesRoutes = (respond: () => Response) =>

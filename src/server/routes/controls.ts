@@ -53,7 +53,7 @@ export const controlRoutes = (deps: AppDeps) => {
   const runtime = deps.runtimes.primary;
   const controls = new WorkspaceControls({
     runtime,
-    trusted: deps.config.workspaceTrusted,
+    trusted: () => deps.trust.trusted,
     logger: deps.logger,
     sessions: function* () {
       for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;

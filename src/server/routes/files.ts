@@ -34,7 +34,7 @@ const readErrors = fsErrorResponses([400, 403, 404, 413, 422, 503]);
 const writeErrors = fsErrorResponses([400, 401, 403, 404, 409, 413, 422, 503], { body: true });
 
 export const fileRoutes = (deps: AppDeps) => {
-  const files = new WorkspaceFiles(deps.config.workspace, deps.config.workspaceTrusted);
+  const files = new WorkspaceFiles(deps.config.workspace, () => deps.trust.trusted);
   return (
     new Elysia({ name: "routes/files" })
       .use(apiModels)

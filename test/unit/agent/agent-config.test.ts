@@ -25,6 +25,8 @@ describe("resolveAgentConfig", () => {
   test("models from the environment: OpenAI-compatible with a key or a base URL, OpenRouter, DashScope", () => {
     const { home, workspace } = setup();
     const config = resolveAgentConfig({
+      trusted: true,
+      approvalModeFlag: null,
       workspace,
       env: { SVC_HOME: home, OPENAI_BASE_URL: "http://127.0.0.1:11434/v1", OPENAI_MODEL: "llama3", OPENROUTER_API_KEY: "or", OPENROUTER_MODEL: "x/y", DASHSCOPE_API_KEY: "ds" },
     });
@@ -37,7 +39,7 @@ describe("resolveAgentConfig", () => {
 
   test("Anthropic and Google models from their variables, with their wire kinds", () => {
     const { home, workspace } = setup();
-    const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home, ANTHROPIC_API_KEY: "a", ANTHROPIC_MODEL: "claude-x", GEMINI_API_KEY: "g", GEMINI_MODEL: "gemini-x" } });
+    const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace, env: { SVC_HOME: home, ANTHROPIC_API_KEY: "a", ANTHROPIC_MODEL: "claude-x", GEMINI_API_KEY: "g", GEMINI_MODEL: "gemini-x" } });
     expect(config.models.map((m) => [m.id, m.kind, m.baseUrl])).toEqual([
       ["anthropic/claude-x", "anthropic", "https://api.anthropic.com/v1"],
       ["google/gemini-x", "google", "https://generativelanguage.googleapis.com/v1beta"],
@@ -46,14 +48,14 @@ describe("resolveAgentConfig", () => {
 
   test("model.providers entries may name their kind; an unknown kind is a warning", () => {
     const { home, workspace } = setup({ model: { providers: [{ id: "proxy", kind: "anthropic", baseUrl: "http://127.0.0.1:9/v1", models: ["c"] }, { id: "odd", kind: "carrier-pigeon", baseUrl: "http://x/v1", models: ["m"] }] } });
-    const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home } });
+    const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace, env: { SVC_HOME: home } });
     expect(config.models.map((m) => [m.id, m.kind])).toEqual([["proxy/c", "anthropic"]]);
     expect(config.warnings.some((w) => w.includes("model.providers[1].kind"))).toBe(true);
   });
 
   test("named models from the host's model.providers, keys by variable name; model.name picks the default", () => {
     const { home, workspace } = setup({ model: { name: "big", providers: [{ id: "local", baseUrl: "http://127.0.0.1:8000/v1", apiKeyEnv: "LOCAL_KEY", models: ["small", "big"] }] } });
-    const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home, LOCAL_KEY: "secret" } });
+    const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace, env: { SVC_HOME: home, LOCAL_KEY: "secret" } });
     expect(config.models.map((m) => [m.id, m.apiKey])).toEqual([
       ["local/small", "secret"],
       ["local/big", "secret"],
@@ -64,42 +66,35 @@ describe("resolveAgentConfig", () => {
 
   test("a workspace cannot declare providers; bad entries are warnings, not failures", () => {
     const { home, workspace } = setup({ model: { providers: [{ id: "bad id!", baseUrl: "x", models: [] }] } }, { model: { providers: [{ id: "evil", baseUrl: "http://evil/v1", apiKeyEnv: "OPENAI_API_KEY", models: ["m"] }] } });
-    const config = resolveAgentConfig({ workspace, env: { SVC_HOME: home, OPENAI_API_KEY: "k" } });
+    const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace, env: { SVC_HOME: home, OPENAI_API_KEY: "k" } });
     expect(config.models).toEqual([]);
     expect(config.defaultModelId).toBeNull();
     expect(config.warnings.some((w) => w.includes("model.providers[0].id"))).toBe(true);
   });
 
-  test("approval mode: default auto, host then workspace, untrusted forced to default", () => {
-    let s = setup();
-    expect(resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home } }).approvalMode).toBe("auto");
-    s = setup({ tools: { approvalMode: "yolo" } });
-    expect(resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home } }).approvalMode).toBe("yolo");
-    s = setup({ tools: { approvalMode: "yolo" } }, { tools: { approvalMode: "plan" } });
-    expect(resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home } }).approvalMode).toBe("plan");
-    s = setup({ security: { folderTrust: { enabled: true, trustedFolders: ["/nowhere"] } } }, { tools: { approvalMode: "yolo" } });
-    const untrusted = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home } });
-    expect([untrusted.approvalMode, untrusted.trusted]).toEqual(["default", false]);
-  });
-
-  test("an unusable host settings file is a warning and the workspace counts as untrusted", () => {
-    const s = setup("{not json");
-    const config = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home } });
-    expect(config.trusted).toBe(false);
-    expect(config.approvalMode).toBe("default");
-    expect(config.warnings.length).toBeGreaterThan(0);
+  test("approval mode and disabled tools follow the workspace policy for the trust given; what is ignored is one warning line", () => {
+    const s = setup({ tools: { approvalMode: "auto-edit", disabled: ["shell"] } }, { tools: { approvalMode: "yolo", disabled: [] }, mcpServers: {} });
+    const untrusted = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home }, trusted: false, approvalModeFlag: null });
+    expect([untrusted.approvalMode, untrusted.trusted, untrusted.disabledTools]).toEqual(["default", false, ["shell"]]);
+    expect(untrusted.ignoredSettings.map((i) => i.key)).toEqual(["tools.approvalMode", "tools.disabled", "mcpServers"]);
+    expect(untrusted.warnings.filter((w) => w.startsWith("workspace settings ignored"))).toHaveLength(1);
+    const trusted = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home }, trusted: true, approvalModeFlag: null });
+    expect([trusted.approvalMode, trusted.disabledTools]).toEqual(["auto-edit", []]);
+    expect(trusted.ignoredSettings.map((i) => i.key)).toEqual(["tools.approvalMode", "mcpServers"]);
   });
 
   test("shell commands get the environment without the scrub list's names (keys, tokens, secrets, cloud credentials, passwords)", () => {
     const s = setup();
     const secrets = { OPENAI_API_KEY: "k", GITHUB_TOKEN: "t", MY_SECRET: "s", AWS_SECRET_ACCESS_KEY: "a", AWS_ACCESS_KEY_ID: "i", GOOGLE_APPLICATION_CREDENTIALS: "/c.json", DB_PASSWORD: "p" };
-    const config = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home, PATH: "/bin", ...secrets } });
+    const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace: s.workspace, env: { SVC_HOME: s.home, PATH: "/bin", ...secrets } });
     expect(config.shellEnv).toEqual({ SVC_HOME: s.home, PATH: "/bin" });
   });
 
   test("keys handed over outside the environment feed the models, never the commands' environment", () => {
     const s = setup({ model: { providers: [{ id: "extra", baseUrl: "http://127.0.0.1:1/v1", apiKeyEnv: "MY_CRED", models: ["m2"] }] } });
     const config = resolveAgentConfig({
+      trusted: true,
+      approvalModeFlag: null,
       workspace: s.workspace,
       env: { SVC_HOME: s.home, PATH: "/bin", OPENAI_MODEL: "m", SVC_AGENT_KEYS_FD: "3" },
       keys: { OPENAI_API_KEY: "handed", MY_CRED: "cred" },
