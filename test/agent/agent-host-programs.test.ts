@@ -2,11 +2,13 @@
  * The programs the built-in agent runs are the user's, not the repository's (issue 22, deliverable
  * 3): with a relative PATH entry (`bin`, as `node_modules/.bin` would be) or an absolute one inside
  * the workspace, a fake `rg` there that leaves a marker when run is never run, neither by grep (in
- * any mode, plan included) nor by a shell command; grep falls back to its built-in engine.
+ * any mode, plan included) nor by a shell command. grep uses the first `rg` an absolute PATH entry
+ * has: the host's (found past a relative entry) when it has one, else, and always when that first
+ * one lies inside the workspace, its built-in engine.
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { startAgent, type AgentHandle } from "./agent-client.ts";
 
@@ -24,11 +26,13 @@ const toolResults = (a: AgentHandle) =>
   (a.model.requests.at(-1) as { messages: Array<{ role: string; content: string }> }).messages.filter((m) => m.role === "tool").map((m) => m.content);
 
 describe("a repository's own rg on PATH", () => {
-  for (const [what, entry] of [
-    ["a relative PATH entry", () => "bin"],
-    ["an absolute PATH entry inside the workspace", (ws: string) => join(ws, "bin")],
+  // The engine grep should pick past a relative entry: the host's ripgrep, where this machine has one.
+  const hostEngine = Bun.which("rg", { PATH: (process.env.PATH ?? "").split(":").filter((d) => isAbsolute(d)).join(":") }) ? "ripgrep" : "builtin";
+  for (const [what, entry, engine] of [
+    ["a relative PATH entry", () => "bin", hostEngine],
+    ["an absolute PATH entry inside the workspace", (ws: string) => join(ws, "bin"), "builtin"],
   ] as const) {
-    test(`through ${what}: grep never runs it, in plan or auto, and uses its built-in engine`, async () => {
+    test(`through ${what}: grep never runs it, in plan or auto, and uses the ${engine} engine`, async () => {
       await using ws = tempDir("svc-agent-rg-");
       plantRg(ws.path, "bin", "rg-ran");
       writeFileSync(join(ws.path, "notes.txt"), "a needle here\n");
@@ -39,7 +43,7 @@ describe("a repository's own rg on PATH", () => {
         a.model.enqueue({ kind: "tools", calls: [grep] }, { kind: "text", text: "ok" });
         await a.turn(sessionId, "search");
         expect(toolResults(a)).toEqual(["notes.txt:1: a needle here"]);
-        expect(grepEngine(a, sessionId)).toEqual(["builtin"]);
+        expect(grepEngine(a, sessionId)).toEqual([engine]);
       }
       expect(existsSync(join(ws.path, "rg-ran"))).toBe(false);
       if (entry(ws.path) !== "bin") expect(a.stderr()).toContain("lies inside the workspace and is not run");

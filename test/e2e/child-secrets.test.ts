@@ -133,7 +133,9 @@ describe.concurrent.each(["source", "binary"] as const)("svc serve as an ordinar
 
 test("svc serve: a tool probe runs with PATH only, no token", async () => {
   await using dir = tempDir("svc-secrets-");
-  const bin = join(dir.path, "bin");
+  // Outside the workspace: a program found inside it is never run.
+  await using binDir = tempDir("svc-secrets-bin-");
+  const bin = join(binDir.path, "bin");
   mkdirSync(bin);
   // A `git` first on PATH that records the environment it was given.
   writeFileSync(join(bin, "git"), `#!/bin/sh\nenv > "${join(bin, "git.env")}"\necho "git version 9.9.9"\n`);
