@@ -9,7 +9,7 @@ import { startAgent } from "./agent-client.ts";
 
 describe.skipIf(process.platform === "win32")("the built-in agent and Windows device names", () => {
   test("aux.c and con/ round-trip through write_file, edit, read_file, list_directory and glob", async () => {
-    await using a = await startAgent();
+    await using a = await startAgent({ trusted: true });
     const { sessionId } = await a.newSession();
     await a.agent.request("session/set_mode", { sessionId, modeId: "auto-edit" });
     a.model.enqueue(

@@ -36,7 +36,7 @@ describe("a repository's own rg on PATH", () => {
       await using ws = tempDir("svc-agent-rg-");
       plantRg(ws.path, "bin", "rg-ran");
       writeFileSync(join(ws.path, "notes.txt"), "a needle here\n");
-      await using a = await startAgent({ workspace: ws.path, extraEnv: { PATH: `${entry(ws.path)}:${process.env.PATH}` } });
+      await using a = await startAgent({ trusted: true, workspace: ws.path, extraEnv: { PATH: `${entry(ws.path)}:${process.env.PATH}` } });
       for (const mode of ["plan", "auto"]) {
         const { sessionId } = await a.newSession();
         await a.agent.request("session/set_mode", { sessionId, modeId: mode });
@@ -55,7 +55,7 @@ describe("a repository's own rg on PATH", () => {
     plantRg(ws.path, "bin", "rg-ran");
     writeFileSync(join(ws.path, "notes.txt"), "a needle here\n");
     // Only the relative entry and a folder without rg: the repository's rg is the only one there is.
-    await using a = await startAgent({ workspace: ws.path, extraEnv: { PATH: "bin:/nonexistent-svc-dir" } });
+    await using a = await startAgent({ trusted: true, workspace: ws.path, extraEnv: { PATH: "bin:/nonexistent-svc-dir" } });
     const { sessionId } = await a.newSession();
     await a.agent.request("session/set_mode", { sessionId, modeId: "auto" });
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "rg needle notes.txt" } }] }, { kind: "text", text: "ok" });

@@ -17,7 +17,7 @@ const YOLO = JSON.stringify({ tools: { approvalMode: "yolo", disabled: [] } });
 
 /** A started agent whose workspace holds a `.git/config` and a plain `notes.txt`. */
 async function agentWithRepo(): Promise<AgentHandle> {
-  const a = await startAgent({ files: { "notes.txt": "plain\n" } });
+  const a = await startAgent({ trusted: true, files: { "notes.txt": "plain\n" } });
   mkdirSync(join(a.workspace, ".git"));
   writeFileSync(join(a.workspace, ".git", "config"), GIT_CONFIG);
   return a;

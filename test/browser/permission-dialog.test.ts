@@ -9,10 +9,11 @@
  * the 404 case (an older daemon) runs against the real daemon.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page, Route } from "playwright-core";
+import type { Page, Route } from "playwright-core";
 import type { TestDaemon } from "../helpers/daemon.ts";
+import { jsonRequest } from "../helpers/json-request.ts";
 import { until } from "../helpers/until.ts";
 import { browserDescribe, clearArtifacts, expectClean, launchBrowser, openUi, screenshot, uiFixture, UI_MS, type Browser, type UiFixture, type WatchedPage } from "./harness.ts";
 
@@ -231,57 +232,29 @@ browserDescribe("the permission dialog in chromium", () => {
   });
 });
 
-/** What `GET /workspace/trust` answers for an untrusted workspace (svc's shape, with `ignoredSettings`). */
-const untrusted = (cwd: string) => ({
-  v: 1,
-  workspaceCwd: cwd,
-  folderTrustEnabled: true,
-  effective: { state: "untrusted", source: "default" },
-  ignoredSettings: ["tools.approvalMode", "tools.disabled"],
-});
-
-/**
- * Stubs the trust routes in every page of `context`: `GET /workspace/trust` answers the current
- * state (untrusted at first), `POST /workspace/trust/request` records its bearer and body, answers
- * 202 and makes the asked state current.
- */
-async function stubTrust(context: BrowserContext, cwd: string): Promise<{ posted: unknown[] }> {
-  let state = "untrusted";
-  const posted: unknown[] = [];
-  await context.route(/\/workspace\/trust(\/request)?$/, async (route) => {
-    const request = route.request();
-    if (request.method() === "POST") {
-      const body = request.postDataJSON() as { desiredState: string };
-      posted.push({ authorization: request.headers().authorization, body });
-      state = body.desiredState;
-      return route.fulfill({ status: 202, json: { accepted: true, desiredState: body.desiredState, requiresOperatorAction: false } });
-    }
-    return route.fulfill({ status: 200, json: { ...untrusted(cwd), effective: { state, source: state === "trusted" ? "trust_store" : "default" } } });
-  });
-  return { posted };
-}
-
 const trustNotice = (page: Page) => page.getByRole("region", { name: "Folder trust" });
 
 browserDescribe("the folder trust notice", () => {
-  /** Folder trust on and no folder trusted: the daemon reports its workspace untrusted. */
-  const hostSettings = { security: { folderTrust: { enabled: true } } };
   let browser: Browser;
   beforeAll(async () => (browser = await launchBrowser()));
   afterAll(async () => await browser?.[Symbol.asyncDispose]());
 
+  /** A fixture whose workspace settings ask for what an untrusted folder may not have. */
+  const wideningFixture = () => {
+    const f = uiFixture();
+    writeFileSync(join(f.ws.path, ".svc", "settings.json"), JSON.stringify({ tools: { approvalMode: "yolo", disabled: [] } }));
+    return f;
+  };
+
   test("an untrusted folder: a notice naming the ignored settings, and how to trust it without a token", async () => {
-    await using f = uiFixture({ hostSettings });
+    await using f = wideningFixture();
     await using d = await f.start();
-    const context = await browser.context();
-    await stubTrust(context, d.workspace);
-    await using w = await openUi(context, `${d.url}/`);
+    await using w = await openUi(await browser.context(), `${d.url}/`);
     const notice = trustNotice(w.page);
     await notice.waitFor({ timeout: UI_MS });
     const text = (await notice.textContent()) ?? "";
     expect(text).toContain("not trusted");
     expect(text).toContain("tools.approvalMode");
-    expect(text).toContain("tools.disabled");
     expect(text).toContain(`svc trust ${d.workspace}`);
     expect(await notice.getByRole("button", { name: "Trust this folder" }).count()).toBe(0);
     await screenshot(w.page, "dialog-trust-notice");
@@ -289,24 +262,21 @@ browserDescribe("the folder trust notice", () => {
   });
 
   test("with a token, Trust this folder asks the daemon and the notice goes once the folder is trusted", async () => {
-    await using f = uiFixture({ hostSettings });
+    await using f = wideningFixture();
     await using d = await f.start(["--token", TOKEN]);
-    const context = await browser.context();
-    const { posted } = await stubTrust(context, d.workspace);
-    await using w = await openUi(context, `${d.url}/#token=${TOKEN}`);
+    await using w = await openUi(await browser.context(), `${d.url}/#token=${TOKEN}`);
     const notice = trustNotice(w.page);
     await notice.getByRole("button", { name: "Trust this folder" }).click({ timeout: UI_MS });
     await notice.waitFor({ state: "detached", timeout: UI_MS });
-    expect(posted).toEqual([{ authorization: `Bearer ${TOKEN}`, body: { desiredState: "trusted" } }]);
+    const trust = await jsonRequest(d.url, "GET", "/workspace/trust", undefined, { Authorization: `Bearer ${TOKEN}` });
+    expect(trust.body.effective.state).toBe("trusted");
     await expectClean(w);
   });
 
   test("a trusted folder: the page does not ask, and shows no notice", async () => {
     await using f = uiFixture();
-    await using d = await f.start();
-    const context = await browser.context();
-    await stubTrust(context, d.workspace);
-    await using w = await openUi(context, `${d.url}/`);
+    await using d = await f.start(["--trust-workspace"]);
+    await using w = await openUi(await browser.context(), `${d.url}/`);
     await newSession(w.page);
     expect(w.requests.filter((url) => url.includes("/capabilities")).length).toBeGreaterThan(0);
     expect(w.requests.filter((url) => url.includes("/workspace/trust"))).toEqual([]);
@@ -315,9 +285,12 @@ browserDescribe("the folder trust notice", () => {
   });
 
   test("a daemon without the trust route (404) shows no notice", async () => {
-    await using f = uiFixture({ hostSettings });
+    await using f = uiFixture();
     await using d = await f.start();
-    await using w = await openUi(await browser.context(), `${d.url}/`);
+    const context = await browser.context();
+    // An older daemon: capabilities say untrusted, but the route is missing.
+    await context.route(/\/workspace\/trust$/, (route) => route.fulfill({ status: 404, json: { error: "Not found", code: "route_not_found" } }));
+    await using w = await openUi(context, `${d.url}/`);
     await until(() => w.requests.some((url) => url.endsWith("/workspace/trust")), UI_MS, "the trust state asked for");
     await w.page.getByRole("button", { name: "New session" }).waitFor({ timeout: UI_MS });
     expect(await trustNotice(w.page).count()).toBe(0);

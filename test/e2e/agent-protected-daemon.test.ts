@@ -26,7 +26,7 @@ test("under auto-edit, injected edits to .git/config and .svc/settings.json are 
   writeFileSync(join(ws.path, ".git", "config"), GIT_CONFIG);
   writeFileSync(join(ws.path, "notes.txt"), "plain\n");
   writeFileSync(join(home.path, "settings.json"), JSON.stringify({ tools: { approvalMode: "auto-edit" } }));
-  await using d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
+  await using d = await startDaemon(["--trust-workspace"], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
   const created = await jsonRequest(d.url, "POST", "/session", {});
   expect(created.status).toBe(200);
   const sessionId = created.body.sessionId as string;

@@ -13,7 +13,7 @@ let d: TestDaemon;
 let files: ReturnType<typeof fileRoutes>;
 
 beforeAll(async () => {
-  d = await startDaemon(["--token", "t"]);
+  d = await startDaemon(["--token", "t", "--trust-workspace"]);
   files = fileRoutes(d, "t");
 });
 
