@@ -53,7 +53,7 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
   const disabledTools = new Set(config.disabledTools);
   const open = (id: string) => {
     if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
-    const session = new AgentSession(id, files.root, config.approvalMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
+    const session = new AgentSession(id, files.root, config.approvalMode, config.defaultModelId, (line, history) => store.append(id, files.root, line, history));
     sessions.set(id, session);
     return session;
   };
@@ -152,7 +152,11 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
         // The first prompt waits for MCP discovery (started here unless the daemon started it).
         await mcp.discover();
         const toolbox = () => toolSet(mcp, disabledTools);
-        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, streamIdleTimeoutMs: config.streamIdleTimeoutMs, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal }, params.prompt);
+        const entry = config.models.find((m) => m.id === session.modelId)!;
+        return await runTurn(
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal },
+          params.prompt,
+        );
       } finally {
         session.turn = null;
       }
