@@ -16,7 +16,8 @@
  *   text is several notifications, never one giant line);
  * - a title, a tool name or a permission option's name over TITLE_CAP_BYTES: cut with `…`;
  * - a location's path over LOCATION_PATH_BYTES: cut with `…`; locations past MAX_LOCATIONS: dropped;
- * - a plan entry over PLAN_ENTRY_BYTES: cut with `…` (the plan tool caps the number of entries).
+ * - a plan entry over PLAN_ENTRY_BYTES: cut with `…` (the plan tool caps the number of entries);
+ * - a failed turn's `details` (a provider's error text, say) over ERROR_DETAILS_BYTES: cut with `…`.
  * Tool-call ids are the agent's own (`toolCallIdFor`), never the model's, whatever their length.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
@@ -34,6 +35,7 @@ export const TITLE_CAP_BYTES = 256;
 export const LOCATION_PATH_BYTES = 4096;
 export const MAX_LOCATIONS = 32;
 export const PLAN_ENTRY_BYTES = 4096;
+export const ERROR_DETAILS_BYTES = 4096;
 
 const encoder = new TextEncoder();
 const ELLIPSIS = "…";
@@ -77,6 +79,10 @@ export function boundTitle(name: string): string {
 
 export function boundPlanEntry(content: string): string {
   return cutWithEllipsis(content, PLAN_ENTRY_BYTES);
+}
+
+export function boundDetails(details: string): string {
+  return cutWithEllipsis(details, ERROR_DETAILS_BYTES);
 }
 
 /** Locations for the client: at most MAX_LOCATIONS, each path at most LOCATION_PATH_BYTES. */

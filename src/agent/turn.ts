@@ -15,7 +15,7 @@
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4, LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
-import { boundTitle, messageChunks, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
+import { boundDetails, boundTitle, messageChunks, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
 import { MAX_HISTORY_BYTES, type AgentSession } from "./agent-session.ts";
 import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, type ToolCallRequest } from "./model/model-round.ts";
 import { systemPrompt } from "./system-prompt.ts";
@@ -44,7 +44,7 @@ export interface TurnDeps {
 }
 
 /** A turn-ending failure the daemon reports as `turn_error`. */
-const turnFailure = (details: string, errorKind?: string) => new acp.RequestError(-32603, "Internal error", { details, ...(errorKind ? { errorKind } : {}) });
+const turnFailure = (details: string, errorKind?: string) => new acp.RequestError(-32603, "Internal error", { details: boundDetails(details), ...(errorKind ? { errorKind } : {}) });
 
 /** The ids the round's calls carry in the history: the model's own where usable, else the agent's. */
 function historyIds(calls: readonly ToolCallRequest[]): string[] {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { CONTENT_TEXT_CAP_BYTES, PLAN_ENTRY_BYTES, RAW_INPUT_PREVIEW_BYTES, TITLE_CAP_BYTES } from "../../src/agent/acp-bounds.ts";
+import { CONTENT_TEXT_CAP_BYTES, ERROR_DETAILS_BYTES, PLAN_ENTRY_BYTES, RAW_INPUT_PREVIEW_BYTES, TITLE_CAP_BYTES } from "../../src/agent/acp-bounds.ts";
 import { MAX_ROUND_TEXT_BYTES, MAX_ROUND_THOUGHT_BYTES, MAX_ROUND_TOOL_INPUT_BYTES } from "../../src/agent/model/model-round.ts";
 import { MAX_MODEL_CALL_ID_BYTES } from "../../src/agent/turn.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/config/agent-config.ts";
@@ -166,6 +166,15 @@ describe("the model's reply is bounded", () => {
     expect((await a.turn(sessionId, "please answer")).response.stopReason).toBe("end_turn");
     const kept = lastMessages(a.model.requests).find((m) => m.role === "assistant")!;
     expect(Buffer.byteLength(kept.content!)).toBe(MAX_ROUND_TEXT_BYTES);
+  });
+
+  test("a provider's 17 MB error text reaches the client cut to ERROR_DETAILS_BYTES", async () => {
+    await using a = await startAgent();
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "status", status: 400, message: "e".repeat(HUGE) });
+    const details = ((await rpcError(a.prompt(sessionId, "fail"))).data as { details: string }).details;
+    expect(details).toStartWith("model openai/mock-model: HTTP 400: eee");
+    expect(Buffer.byteLength(details)).toBeLessThanOrEqual(ERROR_DETAILS_BYTES);
   });
 
   test("a flood of reasoning or of tool-call arguments is cut the same way", async () => {
