@@ -72,7 +72,7 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
   const trust = { trusted: config.trusted, startMode: config.approvalMode };
   const open = (id: string) => {
     if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
-    const session = new AgentSession(id, files.root, trust.startMode, config.defaultModelId, (message, history) => store.append(id, files.root, message, history));
+    const session = new AgentSession(id, files.root, trust.startMode, config.defaultModelId, (line, history) => store.append(id, files.root, line, history));
     sessions.set(id, session);
     return session;
   };
@@ -187,7 +187,11 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
         // The first prompt waits for MCP discovery (started here unless the daemon started it).
         await mcp.discover();
         const toolbox = () => toolSet(mcp, disabledTools);
-        return await runTurn({ client, session, model: await modelFor(session.modelId), modelId: session.modelId, streamIdleTimeoutMs: config.streamIdleTimeoutMs, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal }, params.prompt);
+        const entry = config.models.find((m) => m.id === session.modelId)!;
+        return await runTurn(
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal },
+          params.prompt,
+        );
       } finally {
         session.turn = null;
       }

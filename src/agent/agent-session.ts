@@ -5,19 +5,27 @@
  */
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ApprovalMode } from "../config/agent-config.ts";
+import { utf8Bytes } from "./acp-bounds.ts";
 import { SessionStats } from "./session-stats.ts";
 
 /**
- * Messages kept for the model. Overflow: the oldest are dropped, whole exchanges at a time (the
- * kept history always starts at a user message, so no tool result loses its call).
+ * Bounds of the conversation kept for the model: MAX_HISTORY_MESSAGES messages and
+ * MAX_HISTORY_BYTES of their JSON. Overflow: the oldest are dropped, whole exchanges at a time (the
+ * kept history always starts at a user message, so no tool result loses its call). The running
+ * exchange is never dropped: when it alone is over the byte bound, `overflowing` says so and the
+ * turn ends (`turn.ts`).
  */
 export const MAX_HISTORY_MESSAGES = 400;
+export const MAX_HISTORY_BYTES = 16 * 1024 * 1024;
 
-/** Saves a message just remembered; `history` is the whole kept conversation after it. */
-export type Persist = (message: LanguageModelV4Message, history: readonly LanguageModelV4Message[]) => void;
+/** Saves a message just remembered (`line`: its JSON); `history` is the whole kept conversation after it. */
+export type Persist = (line: string, history: readonly LanguageModelV4Message[]) => void;
 
 export class AgentSession {
   readonly history: LanguageModelV4Message[] = [];
+  /** The JSON bytes of each kept message, and their sum. */
+  private readonly sizes: number[] = [];
+  private bytes = 0;
   /** What the client approved with `proceed_always` for the rest of the session: approval keys (`PreparedCall.approvalKey`). */
   readonly alwaysAllowed = new Set<string>();
   readonly stats = new SessionStats();
@@ -32,22 +40,44 @@ export class AgentSession {
     private readonly persist: Persist,
   ) {}
 
+  /** The JSON bytes of the kept history. */
+  get historyBytes(): number {
+    return this.bytes;
+  }
+
+  /** Only the running exchange is left and it is over MAX_HISTORY_BYTES. */
+  get overflowing(): boolean {
+    return this.bytes > MAX_HISTORY_BYTES;
+  }
+
   remember(message: LanguageModelV4Message): void {
-    this.keep(message);
-    this.persist(message, this.history);
+    const line = JSON.stringify(message);
+    this.keep(message, utf8Bytes(line));
+    this.persist(line, this.history);
   }
 
   /** Takes back a stored conversation (not saved again). */
   restore(messages: readonly LanguageModelV4Message[]): void {
-    for (const message of messages) this.keep(message);
+    for (const message of messages) this.keep(message, utf8Bytes(JSON.stringify(message)));
   }
 
-  private keep(message: LanguageModelV4Message): void {
+  private keep(message: LanguageModelV4Message, size: number): void {
     this.history.push(message);
-    if (this.history.length <= MAX_HISTORY_MESSAGES) return;
-    let start = this.history.length - MAX_HISTORY_MESSAGES;
-    while (start < this.history.length && this.history[start]!.role !== "user") start++;
+    this.sizes.push(size);
+    this.bytes += size;
+    let start = 0;
+    let dropped = 0;
+    while (this.history.length - start > MAX_HISTORY_MESSAGES || this.bytes - dropped > MAX_HISTORY_BYTES) {
+      let next = start + 1;
+      while (next < this.history.length && this.history[next]!.role !== "user") next++;
+      if (next >= this.history.length) break; // only the running exchange is left
+      for (let i = start; i < next; i++) dropped += this.sizes[i]!;
+      start = next;
+    }
+    if (start === 0) return;
     this.history.splice(0, start);
+    this.sizes.splice(0, start);
+    this.bytes -= dropped;
   }
 
   cancel(): void {

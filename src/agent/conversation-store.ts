@@ -4,17 +4,22 @@
  * message after a first line `{v: 1, cwd}`. A session is written only once it has a message (as the
  * reference agent does, an unprompted session cannot be loaded).
  *
- * Bounds: a file is compacted (rewritten atomically with the session's kept history) once it holds
- * COMPACT_AFTER_LINES lines, so it follows the in-memory history bound; a file larger than
+ * Bounds: a file is compacted (rewritten atomically with the session's kept history) when an append
+ * would take it past COMPACT_AFTER_LINES lines or COMPACT_AFTER_BYTES bytes written since its last
+ * rewrite, so it follows the in-memory history bounds (`agent-session.ts`): at most the kept history
+ * (MAX_HISTORY_BYTES, plus the one round that may pass it before the turn ends, see
+ * `model-round.ts`) plus COMPACT_AFTER_BYTES, well under MAX_FILE_BYTES. A file larger than
  * MAX_FILE_BYTES is refused on load. A torn last line (a crash mid-append) is skipped on load.
  * A failed write is reported on stderr and the conversation goes on in memory.
  */
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import { appendFileSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_HISTORY_MESSAGES } from "./agent-session.ts";
+import { utf8Bytes } from "./acp-bounds.ts";
+import { MAX_HISTORY_BYTES, MAX_HISTORY_MESSAGES } from "./agent-session.ts";
 
 export const COMPACT_AFTER_LINES = 2 * MAX_HISTORY_MESSAGES;
+export const COMPACT_AFTER_BYTES = MAX_HISTORY_BYTES;
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** The ids this agent mints (UUIDs); anything else never names a file. */
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -25,8 +30,9 @@ export interface StoredConversation {
 }
 
 export class ConversationStore {
-  /** Lines written per session file since it was created or compacted. */
+  /** Lines, and bytes of appended lines, written per session file since it was created or compacted. */
   private readonly lines = new Map<string, number>();
+  private readonly appended = new Map<string, number>();
 
   constructor(private readonly dir: string) {}
 
@@ -34,13 +40,15 @@ export class ConversationStore {
     return join(this.dir, `${sessionId}.jsonl`);
   }
 
-  /** Appends `message`; `history` is what a compaction keeps. */
-  append(sessionId: string, cwd: string, message: LanguageModelV4Message, history: readonly LanguageModelV4Message[]): void {
+  /** Appends a message (`line`: its JSON); `history` is what a compaction keeps. */
+  append(sessionId: string, cwd: string, line: string, history: readonly LanguageModelV4Message[]): void {
     try {
       const written = this.lines.get(sessionId) ?? 0;
-      if (written === 0 || written >= COMPACT_AFTER_LINES) return this.rewrite(sessionId, cwd, history);
-      appendFileSync(this.file(sessionId), `${JSON.stringify(message)}\n`, { mode: 0o600 });
+      const bytes = (this.appended.get(sessionId) ?? 0) + utf8Bytes(line) + 1;
+      if (written === 0 || written >= COMPACT_AFTER_LINES || bytes > COMPACT_AFTER_BYTES) return this.rewrite(sessionId, cwd, history);
+      appendFileSync(this.file(sessionId), `${line}\n`, { mode: 0o600 });
       this.lines.set(sessionId, written + 1);
+      this.appended.set(sessionId, bytes);
     } catch (err) {
       process.stderr.write(`svc --acp: cannot save session ${sessionId}: ${(err as Error).message}\n`);
     }
@@ -52,6 +60,7 @@ export class ConversationStore {
     writeFileSync(temp, [JSON.stringify({ v: 1, cwd }), ...history.map((m) => JSON.stringify(m))].join("\n") + "\n", { mode: 0o600 });
     renameSync(temp, this.file(sessionId));
     this.lines.set(sessionId, history.length + 1);
+    this.appended.set(sessionId, 0);
   }
 
   /** The stored conversation of `sessionId`, or null when there is none (or the id is not ours). */
@@ -77,6 +86,8 @@ export class ConversationStore {
       }
     }
     this.lines.set(sessionId, rest.length + 1);
+    // What was loaded counts as appended: the next compaction is not put off by a large file.
+    this.appended.set(sessionId, utf8Bytes(text));
     return { cwd: meta.cwd, messages };
   }
 }

@@ -6,6 +6,7 @@
  * with no scope (a protected path) is offered no `proceed_always`, and that answer to it is a refusal.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { boundTitle } from "./acp-bounds.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { AlwaysScope } from "./tools/tool.ts";
 
@@ -13,7 +14,7 @@ export type Verdict = "approved" | "declined" | "cancelled";
 
 export function permissionOptions(always: AlwaysScope | null): acp.PermissionOption[] {
   return [
-    ...(always === null ? [] : [{ optionId: "proceed_always", name: always.label, kind: "allow_always" } as const]),
+    ...(always === null ? [] : [{ optionId: "proceed_always", name: boundTitle(always.label), kind: "allow_always" } as const]),
     { optionId: "proceed_once", name: "Allow", kind: "allow_once" },
     { optionId: "cancel", name: "Reject", kind: "reject_once" },
   ];

@@ -2,10 +2,13 @@
  * One tool call of the model, end to end: the `tool_call` update, the approval decision (and the
  * permission ask when needed), the run, and the `tool_call_update` with its result. Returns what
  * the model is told; every failure becomes a failed call the model can read, never a thrown error.
+ * On the ACP side the call carries the agent's own id (the model's may be anything, 17 MB
+ * included) and every field is bounded (`acp-bounds.ts`); the model is answered under its own id
+ * by the turn.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { FsError } from "../errors/daemon-error.ts";
-import { boundContent, boundTitle, oversizedInput, rawInputPreview } from "./acp-bounds.ts";
+import { boundContent, boundLocations, boundRawOutput, boundTitle, oversizedInput, rawInputPreview, toolCallIdFor } from "./acp-bounds.ts";
 import { decide } from "./approval.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { ToolCallRequest } from "./model/model-round.ts";
@@ -42,8 +45,9 @@ function protectedAsk(shown: { title: string; content?: acp.ToolCallContent[] },
 }
 
 export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ToolSet): Promise<ToolCallResult> {
+  const toolCallId = toolCallIdFor();
   const update = (fields: Omit<acp.ToolCallUpdate, "toolCallId">) =>
-    client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId: call.id, ...fields } });
+    client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId, ...fields } });
   const fail = async (text: string, cancelled = false): Promise<ToolCallResult> => {
     await update({ status: "failed", content: boundContent([{ type: "content", content: { type: "text", text } }]) });
     return { text, isError: true, cancelled };
@@ -61,7 +65,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   if (oversized) rawInput = rawInputPreview(call.input, {});
   await client.notify("session/update", {
     sessionId: session.id,
-    update: { sessionUpdate: "tool_call", toolCallId: call.id, title: name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: name } },
+    update: { sessionUpdate: "tool_call", toolCallId, title: name, kind: tool?.kind ?? "other", status: "pending", rawInput, _meta: { toolName: name } },
   });
   if (toolbox.disabled.has(call.name)) return await fail(`${name} is disabled in this workspace; use another tool`);
   if (!tool) return await fail(`unknown tool ${name}; the tools are ${[...toolbox.enabled.keys()].join(", ")}`);
@@ -77,9 +81,9 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
     if (oversized) throw new ToolInputError(oversized);
     prepared = await tool.prepare(parseArgs(call.input), context);
   } catch (err) {
-    return counted(await fail(`${call.name}: ${messageOf(err)}`));
+    return counted(await fail(`${name}: ${messageOf(err)}`));
   }
-  const shown = { title: prepared.title, ...(prepared.locations ? { locations: prepared.locations } : {}), ...(prepared.preview ? { content: boundContent(prepared.preview) } : {}) };
+  const shown = { title: boundTitle(prepared.title), ...(prepared.locations ? { locations: boundLocations(prepared.locations) } : {}), ...(prepared.preview ? { content: boundContent(prepared.preview) } : {}) };
   await update(shown);
 
   // `proceed_always` only spares a question: it never overrides a mode that refuses (plan), and a
@@ -94,7 +98,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   }
   if (decision === "ask") {
     const asking = protectedPath === undefined ? shown : protectedAsk(shown, protectedPath);
-    const verdict = await askPermission(client, session, always, { toolCallId: call.id, status: "pending", kind: tool.kind, rawInput, ...asking, _meta: { toolName: call.name, ...(protectedPath === undefined ? {} : { protectedPath }) } }, context.signal);
+    const verdict = await askPermission(client, session, always, { toolCallId, status: "pending", kind: tool.kind, rawInput, ...asking, _meta: { toolName: name, ...(protectedPath === undefined ? {} : { protectedPath }) } }, context.signal);
     decided = verdict === "approved" ? "accept" : "reject";
     if (verdict === "cancelled") return counted(await fail("cancelled", true));
     if (verdict === "declined") return counted(await fail(`the user declined this ${call.name} call`));
@@ -104,9 +108,9 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   try {
     const outcome = await prepared.run(context);
     if (context.signal.aborted) return counted(await fail(`cancelled: ${outcome.text}`, true));
-    await update({ status: "completed", ...(outcome.content ? { content: boundContent(outcome.content) } : {}), ...(outcome.rawOutput ? { rawOutput: outcome.rawOutput } : {}) });
+    await update({ status: "completed", ...(outcome.content ? { content: boundContent(outcome.content) } : {}), ...(outcome.rawOutput ? { rawOutput: boundRawOutput(outcome.rawOutput) } : {}) });
     return counted({ text: capForModel(outcome.text), isError: false, cancelled: false });
   } catch (err) {
-    return counted(await fail(`${call.name} failed: ${messageOf(err)}`, context.signal.aborted));
+    return counted(await fail(`${name} failed: ${messageOf(err)}`, context.signal.aborted));
   }
 }

@@ -4,20 +4,29 @@
  * `agent_message_chunk`s; the turn's usage goes on a last empty chunk (`_meta.usage`, the reference
  * agent's shape) and on the response. Cancel aborts the model stream and any running tool and ends
  * the turn `cancelled`; a model failure ends it with a JSON-RPC error whose `data` carries
- * `details` and, where one applies, `errorKind`.
+ * `details` and, where one applies, `errorKind`. A reply past a round's bounds (`model-round.ts`)
+ * ends it with `errorKind: "output_too_large"`, the text kept up to the bound saved in the history;
+ * so does a turn whose own exchange grows past the history's byte bound (`agent-session.ts`).
+ *
+ * Tool-call ids: the client sees the agent's own (`tool-call.ts`); the history, and so the model,
+ * keeps the model's id when it is at most MAX_MODEL_CALL_ID_BYTES (else, or when empty or repeated
+ * in the round, one of the agent's own in both the call and its result). Tool names in the history
+ * are cut like titles.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4, LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
-import { messageChunks, oversizedInput } from "./acp-bounds.ts";
-import type { AgentSession } from "./agent-session.ts";
-import { ModelError, RoundAborted, streamRound, type RoundUsage } from "./model/model-round.ts";
+import { boundDetails, boundTitle, messageChunks, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
+import { MAX_HISTORY_BYTES, type AgentSession } from "./agent-session.ts";
+import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, type ToolCallRequest } from "./model/model-round.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
-import type { ToolContext } from "./tools/tool.ts";
+import { capForModel, type ToolContext } from "./tools/tool.ts";
 
 /** Model rounds per turn; past it the turn ends with `max_turn_requests`. */
 export const MAX_ROUNDS_PER_TURN = 50;
+/** Longest model tool-call id kept in the history (see the header). */
+export const MAX_MODEL_CALL_ID_BYTES = 256;
 
 export interface TurnDeps {
   readonly client: acp.AgentContext;
@@ -26,10 +35,25 @@ export interface TurnDeps {
   readonly modelId: string;
   /** Longest silence between two chunks of the model's stream (config `model.streamIdleTimeoutMs`). */
   readonly streamIdleTimeoutMs: number;
+  /** The output token limit of every model request (the model entry's `maxOutputTokens`). */
+  readonly maxOutputTokens: number;
   readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
   /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
   readonly toolbox: () => ToolSet;
   readonly signal: AbortSignal;
+}
+
+/** A turn-ending failure the daemon reports as `turn_error`. */
+const turnFailure = (details: string, errorKind?: string) => new acp.RequestError(-32603, "Internal error", { details: boundDetails(details), ...(errorKind ? { errorKind } : {}) });
+
+/** The ids the round's calls carry in the history: the model's own where usable, else the agent's. */
+function historyIds(calls: readonly ToolCallRequest[]): string[] {
+  const seen = new Set<string>();
+  return calls.map((call) => {
+    const id = call.id !== "" && utf8Bytes(call.id) <= MAX_MODEL_CALL_ID_BYTES && !seen.has(call.id) ? call.id : toolCallIdFor();
+    seen.add(id);
+    return id;
+  });
 }
 
 /** The prompt's blocks as the user message's text parts. */
@@ -70,6 +94,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
         model: deps.model,
         modelId: deps.modelId,
         idleTimeoutMs: deps.streamIdleTimeoutMs,
+        maxOutputTokens: deps.maxOutputTokens,
         prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
         tools: toolSpecs,
         signal,
@@ -83,31 +108,35 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     } catch (err) {
       if (err instanceof RoundAborted) return await end("cancelled");
       session.stats.modelRequest(deps.modelId, performance.now() - started, null);
-      if (err instanceof ModelError) throw new acp.RequestError(-32603, "Internal error", { details: err.message, ...(err.errorKind ? { errorKind: err.errorKind } : {}) });
+      if (err instanceof RoundOverflow && err.text !== "") session.remember({ role: "assistant", content: [{ type: "text", text: err.text }] });
+      if (err instanceof ModelError) throw turnFailure(err.message, err.errorKind);
       throw err;
     }
     session.stats.modelRequest(deps.modelId, performance.now() - started, result.usage);
     usage.inputTokens += result.usage.inputTokens;
     usage.outputTokens += result.usage.outputTokens;
+    const ids = historyIds(result.toolCalls);
     session.remember({
       role: "assistant",
       content: [
         ...(result.text ? [{ type: "text" as const, text: result.text }] : []),
-        ...result.toolCalls.map((c) => ({ type: "tool-call" as const, toolCallId: c.id, toolName: c.name, input: historyInput(c.input) })),
+        ...result.toolCalls.map((c, i) => ({ type: "tool-call" as const, toolCallId: ids[i]!, toolName: boundTitle(c.name), input: historyInput(c.input) })),
       ],
     });
     if (result.toolCalls.length === 0) return await end(result.finish === "length" ? "max_tokens" : "end_turn");
 
     const results: LanguageModelV4Message & { role: "tool" } = { role: "tool", content: [] };
     let cancelled = false;
-    for (const call of result.toolCalls) {
+    for (const [i, call] of result.toolCalls.entries()) {
       const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, toolbox);
       cancelled ||= outcome.cancelled || signal.aborted;
-      results.content.push({ type: "tool-result", toolCallId: call.id, toolName: call.name, output: outcome.isError ? { type: "error-text", value: outcome.text } : { type: "text", value: outcome.text } });
+      const text = capForModel(outcome.text);
+      results.content.push({ type: "tool-result", toolCallId: ids[i]!, toolName: boundTitle(call.name), output: outcome.isError ? { type: "error-text", value: text } : { type: "text", value: text } });
     }
     // Every call gets its result, even on cancel, so the kept history stays a valid conversation.
     session.remember(results);
     if (cancelled) return await end("cancelled");
+    if (session.overflowing) throw turnFailure(`this turn's conversation passed the ${MAX_HISTORY_BYTES}-byte limit of the kept history; it was stopped`, "output_too_large");
   }
   return await end("max_turn_requests");
 }

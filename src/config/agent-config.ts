@@ -17,6 +17,10 @@
  * (`SVC_SERVE_MCP_CLIENT_BUDGET`, mode `SVC_SERVE_MCP_BUDGET_MODE` = enforce|warn|off, default
  * enforce with a budget) caps how many servers are connected, refusing in declaration order.
  *
+ * Output limit: every model request carries an output token limit, the `maxOutputTokens` of the
+ * model's `model.providers[]` entry (a whole number, 1..MAX_OUTPUT_TOKENS_LIMIT), else
+ * DEFAULT_MAX_OUTPUT_TOKENS (env-configured models too).
+ *
  * Model stream stall: `model.streamIdleTimeoutMs` in the host's settings (whole milliseconds,
  * 1..3600000; default DEFAULT_STREAM_IDLE_TIMEOUT_MS): the longest wait for the next chunk of a
  * model's streamed answer before the turn fails.
@@ -54,10 +58,20 @@ export interface ModelEntry {
   readonly apiKey: string | undefined;
   /** The model's context window in tokens: `contextLimit` of its settings entry, else DEFAULT_CONTEXT_LIMIT. */
   readonly contextLimit: number;
+  /** The output token limit sent with each request: `maxOutputTokens` of its settings entry, else DEFAULT_MAX_OUTPUT_TOKENS. */
+  readonly maxOutputTokens: number;
 }
 
 /** Context window assumed for a model whose settings do not give one (env-configured models). */
 export const DEFAULT_CONTEXT_LIMIT = 128_000;
+/**
+ * Output token limit for a model whose settings do not give one: what current hosted and local
+ * models accept (a provider may refuse a limit above its model's own; Anthropic's is clamped by
+ * its SDK). Set `maxOutputTokens` on the provider entry for more, or for less with older models.
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
+/** Largest `maxOutputTokens` a settings entry may give. */
+export const MAX_OUTPUT_TOKENS_LIMIT = 1_000_000;
 
 export type McpServerConfig =
   | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly description?: string }
@@ -139,12 +153,13 @@ function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
       baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl,
       apiKey: nonEmpty(key) ? key : undefined,
       contextLimit: DEFAULT_CONTEXT_LIMIT,
+      maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
     });
   }
   return models;
 }
 
-/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
+/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, maxOutputTokens?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
 function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
   const providers = objectAt(doc, "model").providers;
   if (providers === undefined) return [];
@@ -166,9 +181,13 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
       return void warnings.push(`${where}.models must be an array of model names; entry ignored`);
     if (p.contextLimit !== undefined && !(Number.isSafeInteger(p.contextLimit) && (p.contextLimit as number) > 0))
       return void warnings.push(`${where}.contextLimit must be a positive whole number of tokens; entry ignored`);
+    if (p.maxOutputTokens !== undefined && !(Number.isSafeInteger(p.maxOutputTokens) && (p.maxOutputTokens as number) >= 1 && (p.maxOutputTokens as number) <= MAX_OUTPUT_TOKENS_LIMIT))
+      return void warnings.push(`${where}.maxOutputTokens must be a whole number of tokens from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}; entry ignored`);
     const apiKey = typeof p.apiKeyEnv === "string" ? env[p.apiKeyEnv] : undefined;
     const contextLimit = (p.contextLimit as number | undefined) ?? DEFAULT_CONTEXT_LIMIT;
-    for (const model of p.models as string[]) models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined, contextLimit });
+    const maxOutputTokens = (p.maxOutputTokens as number | undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS;
+    for (const model of p.models as string[])
+      models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined, contextLimit, maxOutputTokens });
   });
   return models;
 }

@@ -23,8 +23,12 @@ const literals = <const T extends readonly string[]>(values: T, description?: st
     description ? { description } : {},
   ) as unknown as TSchema & { static: T[number] };
 
-/** The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error` (any other value is dropped). */
-export const AGENT_TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout"] as const;
+/**
+ * The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error` (any
+ * other value is dropped). `output_too_large`: the model's reply passed the built-in agent's bounds
+ * (`src/agent/model/model-round.ts`).
+ */
+export const AGENT_TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout", "output_too_large"] as const;
 /** The closed set of `turn_error` `errorKind`s: the agent's, and the prompt deadline's own. */
 export const TURN_ERROR_KINDS = [...AGENT_TURN_ERROR_KINDS, "prompt_deadline_exceeded"] as const;
 
@@ -158,11 +162,25 @@ export const SessionClosedEvent = closed(
 export const SessionDiedEvent = closed(
   {
     sessionId,
-    reason: literals(["channel_closed", "daemon_shutdown"] as const),
+    reason: literals(
+      ["channel_closed", "daemon_shutdown", "output_rejected", "agent_unresponsive"] as const,
+      "`output_rejected`: the daemon stopped the agent for what it wrote on stdout; `agent_unresponsive`: it stopped answering or reading its input and was restarted",
+    ),
     exitCode: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
     signalCode: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    message: Type.Optional(Type.String({ description: "What happened, when the daemon ended the agent for a reason of its own" })),
   },
   "The agent went away or the daemon is shutting down; the stream ends",
+);
+
+export const AgentOutputRejectedEvent = closed(
+  {
+    sessionId,
+    bytes: count("The message's length in bytes"),
+    limit: count("The daemon's line limit it passed"),
+    method: Type.Optional(Type.String({ description: "The method the message carried (a request or a notification; absent for an answer)" })),
+  },
+  "A message the agent wrote for this session was over the daemon's line limit and was dropped; the session and the agent go on (an answer the daemon waited for fails with `output_rejected`)",
 );
 
 export const SlowClientWarningEvent = closed(
@@ -355,6 +373,7 @@ export const EVENT_DATA = {
   permission_partial_vote: PermissionPartialVoteEvent,
   session_closed: SessionClosedEvent,
   session_died: SessionDiedEvent,
+  agent_output_rejected: AgentOutputRejectedEvent,
   slow_client_warning: SlowClientWarningEvent,
   client_evicted: ClientEvictedEvent,
   state_resync_required: StateResyncRequiredEvent,

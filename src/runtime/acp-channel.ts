@@ -1,8 +1,12 @@
 /**
  * The ACP connection to one agent child, on the SDK's client app API over the child's stdio.
  * `open` sends `initialize` with a deadline; the channel is dead once either the process exits or
- * the connection closes (EOF, a message over MAX_MESSAGE_BYTES, too much stray output, or a child
- * that stopped reading its input: see `stdout-guard.ts` and `stdin-queue.ts`).
+ * the connection closes (EOF, too much stray output, or a child that stopped reading its input:
+ * see `stdout-guard.ts` and `stdin-queue.ts`). A line over MAX_MESSAGE_BYTES ends nothing: it is
+ * dropped, logged with its size, and its owner (a request, a session) is told
+ * (`output-rejection.ts`). A child that stops answering altogether is reported through
+ * `onUnresponsive` by the wedge rule (`wedge-watch.ts`): request timeouts count, any message from
+ * the child clears them.
  * Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
  * spawn rather than at boot (it is most of the daemon's startup cost and idle memory otherwise).
  */
@@ -12,11 +16,14 @@ import type { Logger } from "../logging/logger.ts";
 import { redactSecrets } from "../logging/redact.ts";
 import type { AgentProcess } from "./agent-process.ts";
 import { initializeResultProblem } from "./initialize-result.ts";
+import type { LineOwner } from "./oversized-line.ts";
+import { droppedAnswer, noticeOf, OUTPUT_REJECTED_METHOD, OutputRejectedError, standInLine, tooLarge, type OutputRejection } from "./output-rejection.ts";
 import { agentText, AgentStartError, ShuttingDownError } from "./start-failure.ts";
 import { stdinQueue } from "./stdin-queue.ts";
 import { guardStdout, isRpcMessage, STRAY_REJECTION, StrayOutputBudget } from "./stdout-guard.ts";
+import { WedgeWatch, type WedgeVerdict } from "./wedge-watch.ts";
 
-/** Largest single message accepted from a child; a longer line retires the channel. */
+/** Largest single message accepted from a child; a longer line is dropped (see the header). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 export interface ChannelHandlers {
@@ -24,6 +31,8 @@ export interface ChannelHandlers {
   onPermissionRequest(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
   /** Agent extension notifications (e.g. `qwen/notify/...`). */
   onExtNotification(method: string, params: unknown): void;
+  /** A message the agent wrote for a session was over MAX_MESSAGE_BYTES and dropped. */
+  onOutputRejected(rejection: OutputRejection): void;
 }
 
 /**
@@ -106,12 +115,17 @@ function rpcError(err: unknown): { code: number; message: string; data: unknown 
   return err instanceof Error && typeof rpc.code === "number" ? { code: rpc.code, message: err.message, data: rpc.data } : null;
 }
 
-/** What the daemon says when it cut a child off for a line over MAX_MESSAGE_BYTES (the SDK's MessageTooLargeError). */
+/** What the daemon says should the SDK's reader still meet a line over MAX_MESSAGE_BYTES (its MessageTooLargeError; the guard drops them first). */
 const OVERSIZED = `it wrote a message over the ${MAX_MESSAGE_BYTES}-byte cap on stdout`;
 
-function toDaemonError(err: unknown, method: string, secrets: readonly string[], outputRejected: string | null): DaemonError {
+/** The stand-in request's params (`output-rejection.ts`), as the SDK hands them over. */
+const standInParams = (params: unknown) => (params ?? {}) as Record<string, unknown>;
+
+function toDaemonError(err: unknown, method: string, secrets: readonly string[], outputRejected: string | null, nonce: string): DaemonError {
   if (err instanceof DaemonError) return err;
   const rpc = rpcError(err);
+  const dropped = rpc === null ? null : droppedAnswer(rpc.data, nonce);
+  if (dropped !== null) return new OutputRejectedError(method, dropped.bytes, dropped.limit);
   if (rpc !== null) return new AgentRequestError(rpc.code, agentText(rpc.message, secrets), redactData(rpc.data, secrets));
   const rejected = outputRejected ?? (err instanceof Error && err.name === "MessageTooLargeError" ? OVERSIZED : null);
   return new ChannelClosedError(`${method}: ${err instanceof Error ? err.message : String(err)}`, rejected);
@@ -123,12 +137,26 @@ function toDaemonError(err: unknown, method: string, secrets: readonly string[],
  * kinds and extra fields included), and doing it here keeps them strictly ahead of the prompt
  * response that follows them on the wire. Records that are not JSON-RPC messages are dropped and
  * spend the channel's stray-output budget; a child that overdraws it is cut off (see `isRpcMessage`).
+ * The stand-ins for dropped lines (`output-rejection.ts`) are taken off here too, in the dropped
+ * line's place: the session hears of it, and a request's stand-in goes on for the SDK to answer.
  */
-function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, budget: StrayOutputBudget, onReject: (why: string) => void): acp.Stream {
+function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, budget: StrayOutputBudget, onReject: (why: string) => void, nonce: string, wedge: WedgeWatch): acp.Stream {
   const readable = stream.readable.pipeThrough(
     new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform(message, controller) {
         const m = message as { method?: unknown; id?: unknown; params?: unknown };
+        if (isRpcMessage(message)) wedge.heard();
+        if (m.method === OUTPUT_REJECTED_METHOD) {
+          const notice = noticeOf(m.params, nonce);
+          if (notice !== null)
+            try {
+              handlers.onOutputRejected(notice);
+            } catch {
+              // a handler bug must not break the channel
+            }
+          if (m.id !== undefined) controller.enqueue(message);
+          return;
+        }
         if (m.method === "session/update" && m.id === undefined && m.params && typeof m.params === "object") {
           try {
             handlers.onSessionUpdate(m.params as acp.SessionNotification);
@@ -159,6 +187,14 @@ export interface OpenOptions {
   readonly secrets: readonly string[];
   /** Aborted when the daemon shuts down: `initialize` stops waiting and the open fails with ShuttingDownError. */
   readonly signal: AbortSignal;
+  /** The wedge rule judged the child unresponsive (once); the caller recycles it. */
+  readonly onUnresponsive?: (verdict: WedgeVerdict) => void;
+}
+
+/** Why the daemon itself cut a child off, once it has: for the `session_died` of its sessions. */
+export interface ChannelCutOff {
+  readonly reason: "output_rejected" | "agent_unresponsive";
+  readonly message: string;
 }
 
 export interface RequestOptions {
@@ -178,11 +214,21 @@ export class AcpChannel {
     private readonly secrets: readonly string[],
     /** Why the daemon cut the child off for its stdout, once it has (read when a request fails). */
     private readonly rejection: () => string | null,
+    /** Marks the daemon's stand-ins for dropped lines (`output-rejection.ts`). */
+    private readonly nonce: string,
+    private readonly wedge: WedgeWatch,
+    private readonly cutOffBy: () => ChannelCutOff | null,
   ) {
-    this.closed = connection.closed.then(
-      () => void (this.isClosed = true),
-      () => void (this.isClosed = true),
-    );
+    const closed = () => {
+      this.isClosed = true;
+      wedge.close();
+    };
+    this.closed = connection.closed.then(closed, closed);
+  }
+
+  /** Why the daemon cut the child off (its output, or it stopped reading), if it did. */
+  get cutOff(): ChannelCutOff | null {
+    return this.cutOffBy();
   }
 
   /**
@@ -196,20 +242,41 @@ export class AcpChannel {
     const app = sdk
       .client({ name: "svc" })
       .onRequest(sdk.methods.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
+      // The stand-in for an agent request the daemon dropped: the agent is answered with an error.
+      .onRequest(OUTPUT_REJECTED_METHOD, standInParams, ({ params }) => {
+        throw new sdk.RequestError(-32600, tooLarge(`request${typeof params.method === "string" ? ` ${params.method}` : ""}`, Number(params.bytes), Number(params.limit)), { bytes: params.bytes, limit: params.limit });
+      })
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 
+    let cutOff: ChannelCutOff | null = null;
     const output = stdinQueue(child.stdin, (error) => {
+      cutOff ??= { reason: "agent_unresponsive", message: error.message };
       options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
       child.kill();
     });
     let rejected: string | null = null;
     const reject = (why: string) => {
       rejected ??= `it flooded stdout with output that is not ACP (${why})`;
+      cutOff ??= { reason: "output_rejected", message: `the daemon stopped the agent: ${rejected}` };
       options.logger.warn("agent stdout rejected", { pid: child.pid, why });
     };
+    const wedge = new WedgeWatch((verdict) => options.onUnresponsive?.(verdict));
     const budget = new StrayOutputBudget();
-    const input = guardStdout(child.stdout, budget, reject);
-    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject));
+    const nonce = crypto.randomUUID();
+    const oversized = (bytes: number, owner: LineOwner) => {
+      options.logger.warn("agent output line over the frame bound dropped", {
+        pid: child.pid,
+        bytes,
+        limit: MAX_MESSAGE_BYTES,
+        kind: owner.kind,
+        ...(owner.method === null ? {} : { method: owner.method.slice(0, 100) }),
+        ...(owner.id === null ? {} : { id: owner.id }),
+        ...(owner.sessionId === null ? {} : { sessionId: owner.sessionId }),
+      });
+      return standInLine(owner, bytes, MAX_MESSAGE_BYTES, nonce);
+    };
+    const input = guardStdout(child.stdout, budget, { onReject: reject, onOversized: oversized }, MAX_MESSAGE_BYTES);
+    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject, nonce, wedge));
     // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 
@@ -230,15 +297,17 @@ export class AcpChannel {
       if (options.signal.aborted) throw new ShuttingDownError();
       if (timeout.aborted) throw initTimeoutError(options.initTimeoutMs);
       const rpc = rpcError(err);
+      const dropped = rpc === null ? null : droppedAnswer(rpc.data, nonce);
+      if (dropped !== null) throw AgentStartError.outputRejected(tooLarge("initialize answer", dropped.bytes, dropped.limit), null, "channel.initialize");
       if (rpc !== null) throw AgentStartError.refused(rpc.code, rpc.message, options.secrets);
-      throw toDaemonError(err, "initialize", options.secrets, rejected);
+      throw toDaemonError(err, "initialize", options.secrets, rejected, nonce);
     }
     const problem = initializeResultProblem(init);
     if (problem !== null) {
       connection.close();
       throw AgentStartError.invalidResult(problem);
     }
-    return new AcpChannel(connection, init as acp.InitializeResponse, options.logger, options.secrets, () => rejected);
+    return new AcpChannel(connection, init as acp.InitializeResponse, options.logger, options.secrets, () => rejected, nonce, wedge, () => cutOff);
   }
 
   get live(): boolean {
@@ -259,8 +328,11 @@ export class AcpChannel {
     try {
       return await this.connection.agent.request<T>(method, params, cancellationSignal ? { cancellationSignal, stopWaitingOnCancel: true } : undefined);
     } catch (err) {
-      if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted) throw requestTimeoutError(method, options.timeoutMs);
-      throw toDaemonError(err, method, this.secrets, this.rejection());
+      if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted) {
+        this.wedge.timedOut(method);
+        throw requestTimeoutError(method, options.timeoutMs);
+      }
+      throw toDaemonError(err, method, this.secrets, this.rejection(), this.nonce);
     }
   }
 

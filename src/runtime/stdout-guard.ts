@@ -1,12 +1,19 @@
 /**
- * Watches a child's stdout on its way to the NDJSON reader without reframing it: bytes pass
- * through unchanged, but stray output is metered. A line that cannot be JSON-RPC (not starting with
- * `{`) and a JSON record that is not a JSON-RPC message (see `isRpcMessage`) each spend one unit of
- * the channel's StrayOutputBudget; a child that overdraws it is cut off, which closes the channel.
- * The SDK already drops a single line over its message cap; this bounds the other way a child can
- * keep us busy, while the odd stray line over a long life (a library printing a warning now and
- * then) never adds up to a kill.
+ * Watches a child's stdout on its way to the NDJSON reader, passing it on a whole line at a time.
+ *
+ * Stray output is metered: a line that cannot be JSON-RPC (not starting with `{`) and a JSON record
+ * that is not a JSON-RPC message (see `isRpcMessage`) each spend one unit of the channel's
+ * StrayOutputBudget; a child that overdraws it is cut off, which closes the channel. The odd stray
+ * line over a long life (a library printing a warning now and then) never adds up to a kill.
+ *
+ * Lines over the frame bound (`maxLineBytes`, not counting the newline) are dropped in bounded
+ * memory: once a line's held bytes pass the bound they are let go, and the rest of the line streams
+ * through a LineOwnerScanner (`oversized-line.ts`) to its newline; then `onOversized` learns its size
+ * and owner and may put a short line in its place (the channel's notice, `acp-channel.ts`). So a
+ * line over the bound never reaches the SDK's reader, which would end the whole channel, and what
+ * this guard holds is at most one line within the bound.
  */
+import { LineOwnerScanner, type LineOwner } from "./oversized-line.ts";
 
 /** Stray lines a child may write in one burst. */
 export const STRAY_BURST_LINES = 200;
@@ -42,29 +49,103 @@ const NL = 0x0a;
 const BRACE = 0x7b;
 const isBlank = (b: number) => b === 0x20 || b === 0x09 || b === 0x0d;
 
-export function guardStdout(input: ReadableStream<Uint8Array>, budget: StrayOutputBudget, onReject: (why: string) => void): ReadableStream<Uint8Array> {
+export interface StdoutGuardHooks {
+  /** The child broke the stray-output rule (`why`); the stream then errors. */
+  onReject(why: string): void;
+  /** A line of `bytes` bytes over the bound was dropped: the whole line (newline included) to pass on in its place, or null for none. */
+  onOversized(bytes: number, owner: LineOwner): Uint8Array | null;
+}
+
+function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+export function guardStdout(input: ReadableStream<Uint8Array>, budget: StrayOutputBudget, hooks: StdoutGuardHooks, maxLineBytes: number): ReadableStream<Uint8Array> {
   let atLineStart = true;
+  /** The current line's bytes so far (copies; it has no newline yet), while within the bound. */
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  /** The line being dropped: its scanner and its length so far. */
+  let dropping: { scanner: LineOwnerScanner; bytes: number } | null = null;
+
+  /** Lets the held bytes go: from here the line only streams through the scanner. */
+  const startDropping = () => {
+    const scanner = new LineOwnerScanner();
+    for (const part of held) scanner.push(part);
+    dropping = { scanner, bytes: heldBytes };
+    held = [];
+    heldBytes = 0;
+  };
+  const endDropped = (controller: TransformStreamDefaultController<Uint8Array>) => {
+    const { scanner, bytes } = dropping!;
+    dropping = null;
+    const replacement = hooks.onOversized(bytes, scanner.owner());
+    if (replacement) controller.enqueue(replacement);
+  };
+
   return input.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
-        let i = 0;
-        while (i < chunk.length) {
-          if (atLineStart) {
-            while (i < chunk.length && isBlank(chunk[i]!)) i++;
-            if (i === chunk.length) break;
-            if (chunk[i] !== BRACE && chunk[i] !== NL && !budget.spend()) {
-              onReject(`non-JSON lines: ${STRAY_REJECTION}`);
-              controller.error(new Error("agent wrote too much non-JSON output"));
-              return;
+        /** Complete lines of this chunk not yet passed on: [runStart, at), passed on as one slice. */
+        let runStart = 0;
+        const passRun = (end: number) => {
+          if (end > runStart) controller.enqueue(chunk.subarray(runStart, end));
+        };
+        for (let at = 0; at < chunk.length; ) {
+          const nl = chunk.indexOf(NL, at);
+          const end = nl === -1 ? chunk.length : nl;
+          if (atLineStart && dropping === null) {
+            let first = at;
+            while (first < end && isBlank(chunk[first]!)) first++;
+            if (first < end) {
+              atLineStart = false;
+              if (chunk[first] !== BRACE && !budget.spend()) {
+                hooks.onReject(`non-JSON lines: ${STRAY_REJECTION}`);
+                controller.error(new Error("agent wrote too much non-JSON output"));
+                return;
+              }
             }
-            atLineStart = false;
           }
-          const nl = chunk.indexOf(NL, i);
-          if (nl === -1) break;
+          if (dropping === null && heldBytes + (end - at) > maxLineBytes) {
+            passRun(at);
+            startDropping();
+          }
+          if (dropping !== null) {
+            dropping.scanner.push(chunk.subarray(at, end));
+            dropping.bytes += end - at;
+            if (nl === -1) return;
+            endDropped(controller);
+          } else if (nl === -1) {
+            passRun(at);
+            held.push(chunk.slice(at));
+            heldBytes += chunk.length - at;
+            return;
+          } else if (heldBytes > 0) {
+            held.push(chunk.subarray(at, nl + 1));
+            controller.enqueue(concat(held, heldBytes + nl + 1 - at));
+            held = [];
+            heldBytes = 0;
+          } else {
+            // A whole line in this chunk joins the run of lines passed on together.
+            atLineStart = true;
+            at = nl + 1;
+            continue;
+          }
           atLineStart = true;
-          i = nl + 1;
+          at = nl + 1;
+          runStart = at;
         }
-        controller.enqueue(chunk);
+        passRun(chunk.length);
+      },
+      flush(controller) {
+        if (dropping !== null) endDropped(controller);
+        else if (heldBytes > 0) controller.enqueue(concat(held, heldBytes));
       },
     }),
   );

@@ -3,6 +3,10 @@
  * of the workspace. Started on first need (concurrent starts coalesce onto one spawn), torn down as
  * a whole when the child exits: every registered session is told, and the next start spawns a
  * fresh child. Status reads never start it.
+ *
+ * A child the wedge rule judges unresponsive (`wedge-watch.ts`) is recycled: its sessions die with
+ * reason `agent_unresponsive`, it gets the bounded stop sequence, the log says why, and the runtime
+ * remembers it (`lastRecycle`) for `/daemon/status`. So does a child the stdin watchdog cut off.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AgentLaunch } from "../config/config.ts";
@@ -18,6 +22,8 @@ import { mcpBudgetMethod, readMcpBudgetEvent, type McpBudgetEventType } from "./
 import { McpBudgetRelayLimit } from "./mcp-budget-relay.ts";
 import { McpBudgetTracker, type McpBudgetState } from "./mcp-budget-state.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
+import type { OutputRejection } from "./output-rejection.ts";
+import type { WedgeVerdict } from "./wedge-watch.ts";
 import { AgentStartError, ShuttingDownError, startFailure, type StartFailure } from "./start-failure.ts";
 
 /** What a session hands the runtime to receive its share of the channel's traffic. */
@@ -28,12 +34,24 @@ export interface SessionSink {
   onChannelDied(info: ChannelDeath): void;
   /** An event the agent reported for the session outside `session/update` (a sink that publishes nothing may omit it). */
   onAgentEvent?(type: McpBudgetEventType, data: Record<string, unknown>): void;
+  /** A message the agent wrote for the session was over the channel's line bound and dropped (see `output-rejection.ts`). */
+  onOutputRejected?(rejection: OutputRejection): void;
 }
 
 export interface ChannelDeath {
-  readonly reason: "channel_closed" | "daemon_shutdown";
+  /** `output_rejected`: the daemon cut the child off for its stdout; `agent_unresponsive`: it stopped answering or reading. */
+  readonly reason: "channel_closed" | "daemon_shutdown" | "output_rejected" | "agent_unresponsive";
   readonly exitCode: number | null;
   readonly signalCode: string | null;
+  /** What happened, when the daemon ended the child for a reason of its own. */
+  readonly message?: string;
+}
+
+/** The last time a child of this runtime was recycled for not answering. */
+export interface RuntimeRecycle {
+  /** Epoch milliseconds. */
+  readonly at: number;
+  readonly message: string;
 }
 
 export interface RuntimeDeps {
@@ -92,6 +110,7 @@ export class WorkspaceRuntime {
   private budget = new McpBudgetTracker();
   /** How many budget events each session is relayed (`mcp-budget-relay.ts`); reset with each child. */
   private readonly budgetRelay = new McpBudgetRelayLimit();
+  private recycled: RuntimeRecycle | null = null;
 
   constructor(
     readonly cwd: string,
@@ -120,6 +139,11 @@ export class WorkspaceRuntime {
   /** A start of the agent is under way (spawned or spawning, `initialize` not yet answered). */
   get startInProgress(): boolean {
     return this.starting !== null;
+  }
+
+  /** The last recycle of an unresponsive child (kept for the daemon's life; status shows recent ones). */
+  get lastRecycle(): RuntimeRecycle | null {
+    return this.recycled;
   }
 
   /** Why the last start failed, until a start succeeds (the preflight `agent_start` cell). */
@@ -270,8 +294,9 @@ export class WorkspaceRuntime {
       onSessionUpdate: (params) => this.route(params),
       onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
       onExtNotification: (method, params) => this.extNotification(method, params),
+      onOutputRejected: (rejection) => this.sinks.get(rejection.sessionId)?.onOutputRejected?.(rejection),
     };
-    let live: Live;
+    let live: Live | undefined;
     try {
       const channel = await AcpChannel.open(child, handlers, {
         initTimeoutMs: deps.initTimeoutMs,
@@ -279,6 +304,10 @@ export class WorkspaceRuntime {
         logger: deps.logger,
         secrets: deps.secrets,
         signal: this.shutdown.signal,
+        // Before the start completes, a start step's own timeout ends it.
+        onUnresponsive: (verdict) => {
+          if (live) this.recycleUnresponsive(live, verdict);
+        },
       });
       // A shutdown that began as `initialize` was answered abandons the start all the same.
       if (this.stopped) {
@@ -294,17 +323,34 @@ export class WorkspaceRuntime {
     } catch (err) {
       throw await this.failedStart(child, err, "channel.initialize");
     }
-    const { channel } = live;
-    this.live = live;
-    deps.logger.info("agent ready", { pid: child.pid, agent: channel.agentName || "unknown", profile: live.profile.name });
+    const started = live;
+    const { channel } = started;
+    this.live = started;
+    deps.logger.info("agent ready", { pid: child.pid, agent: channel.agentName || "unknown", profile: started.profile.name });
     void Promise.race([child.exited, channel.closed.then(() => null)]).then(async (exit: ExitInfo | null) => {
-      // A channel that broke while the process lives (garbage, oversized message) ends the process
-      // too; a child being stopped on purpose gets the bounded stop sequence instead.
-      if (exit === null && !this.retiring.has(live)) child.kill();
+      // A channel that broke while the process lives (a flood of garbage) ends the process too; a
+      // child being stopped on purpose gets the bounded stop sequence instead.
+      if (exit === null && !this.retiring.has(started)) child.kill();
       const info = exit ?? (await child.exited);
-      if (this.live === live) this.teardown(live, { reason: "channel_closed", exitCode: info.exitCode, signalCode: info.signalCode });
+      if (this.live !== started) return;
+      const cutOff = channel.cutOff;
+      if (cutOff?.reason === "agent_unresponsive") this.recycled = { at: Date.now(), message: cutOff.message };
+      this.teardown(started, { reason: cutOff?.reason ?? "channel_closed", exitCode: info.exitCode, signalCode: info.signalCode, ...(cutOff ? { message: cutOff.message } : {}) });
     });
-    return live;
+    return started;
+  }
+
+  /**
+   * The wedge rule's verdict on the live child: its sessions die (`agent_unresponsive`), it is
+   * stopped with the bounded stop sequence, and the next session starts a fresh one.
+   */
+  private recycleUnresponsive(live: Live, verdict: WedgeVerdict): void {
+    if (this.live !== live || this.retiring.has(live)) return;
+    const message = `the agent stopped answering: ${verdict.timeouts} requests in a row timed out (${verdict.methods.join(", ")}) and nothing came from it for ${Math.round(verdict.silentMs / 1000)} s; it was restarted`;
+    this.recycled = { at: Date.now(), message };
+    this.deps.logger.warn("agent unresponsive; recycling it", { pid: live.child.pid, timeouts: verdict.timeouts, methods: verdict.methods.join(","), silentMs: verdict.silentMs, sessions: this.sinks.size });
+    this.teardown(live, { reason: "agent_unresponsive", exitCode: null, signalCode: null, message });
+    void this.retire(live, "agent unresponsive");
   }
 
   /**

@@ -54,6 +54,7 @@ export function daemonStatus(s: StatusInputs, full: FullInputs | null) {
     recording: s.recording ?? null,
     history: s.history ?? null,
     memoryReadable: s.memory !== null,
+    now: s.now,
   });
   if (full) issues.push(...sectionIssues(full.sections));
   return {

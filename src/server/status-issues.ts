@@ -9,6 +9,8 @@
  *   rate_limit_hits              warning  rate limiting is on and has rejected a request since start
  *   daemon_runtime_starting      warning  a workspace's agent is being started (not yet initialized)
  *   daemon_runtime_failed        error    a workspace's last agent start failed and none has succeeded since
+ *   agent_unresponsive           warning  a workspace's agent stopped answering (or reading its input) and was
+ *                                         restarted, within the last RECYCLE_ISSUE_MS (not a reference code)
  *   mcp_budget_warning           warning  MCP clients ≥ 75 % of the client budget
  *   mcp_budget_exhausted         error    MCP clients at the budget, or the agent refused one for it
  *   workspace_status_unavailable warning  (`full`) a workspace section timed out or threw
@@ -42,6 +44,8 @@ export interface WorkspaceRuntimeState {
   readonly startInProgress: boolean;
   /** The last start's failure (code and message), while no start has succeeded since. */
   readonly startFailure: { readonly code: string; readonly error: string } | null;
+  /** The last time its agent was restarted for not answering (`at`: epoch ms). */
+  readonly lastRecycle?: { readonly at: number; readonly message: string } | null;
 }
 
 export interface IssueInputs {
@@ -56,7 +60,12 @@ export interface IssueInputs {
   readonly recording: RecordingDegraded | null;
   readonly history: HistoryUnavailable | null;
   readonly memoryReadable: boolean;
+  /** Epoch ms of the snapshot. */
+  readonly now: number;
 }
+
+/** How long after an unresponsive agent was restarted `agent_unresponsive` is reported. */
+export const RECYCLE_ISSUE_MS = 15 * 60_000;
 
 /** Share of a cap at which the capacity issues are raised. */
 const CAPACITY_WARNING_RATIO = 0.8;
@@ -93,6 +102,9 @@ function runtimeIssues(s: IssueInputs): StatusIssue[] {
       message: down.length === 1 ? `Active sessions exist but the ACP channel is not live${where(down[0]!)}.` : `Active sessions exist but the ACP channel is not live for ${down.length} workspace(s).`,
     });
   for (const w of s.workspaces) {
+    const recycle = w.lastRecycle;
+    if (recycle && s.now - recycle.at < RECYCLE_ISSUE_MS)
+      issues.push({ code: "agent_unresponsive", severity: "warning", message: `At ${new Date(recycle.at).toISOString()} the agent${where(w)} was restarted: ${recycle.message}` });
     if (w.startInProgress) issues.push({ code: "daemon_runtime_starting", severity: "warning", message: `The agent runtime${where(w)} is still starting.` });
     else if (w.startFailure !== null)
       issues.push({ code: "daemon_runtime_failed", severity: "error", message: `The agent runtime${where(w)} failed to start (${w.startFailure.code}): ${w.startFailure.error}` });

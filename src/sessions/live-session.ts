@@ -17,6 +17,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { EventBus, type EventJournal } from "../events/event-bus.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
+import type { OutputRejection } from "../runtime/output-rejection.ts";
 import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { ClientRegistry } from "./client-ids.ts";
 import { titleFromAgent } from "./display-name.ts";
@@ -187,6 +188,12 @@ export class LiveSession implements SessionSink, QueueHost {
   onAgentEvent(type: string, data: Record<string, unknown>): void {
     if (this.ended) return;
     this.bus.publish(type, data);
+  }
+
+  /** Published like the agent's updates (with the running prompt's id), so it is journaled and replays. */
+  onOutputRejected(rejection: OutputRejection): void {
+    if (this.ended) return;
+    this.bus.publish("agent_output_rejected", { sessionId: this.id, bytes: rejection.bytes, limit: rejection.limit, ...(rejection.method === null ? {} : { method: rejection.method }) }, this.promptFields);
   }
 
   onChannelDied(death: ChannelDeath): void {

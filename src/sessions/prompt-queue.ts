@@ -267,7 +267,9 @@ export class PromptQueue {
       const data = err instanceof AgentRequestError ? (err.data as { details?: unknown; errorKind?: unknown } | undefined) : undefined;
       const message = typeof data?.details === "string" ? data.details : err instanceof Error ? err.message : String(err);
       const code = err instanceof AgentRequestError ? String(err.rpcCode) : err instanceof DaemonError && err.code ? err.code : undefined;
-      const errorKind = AGENT_ERROR_KINDS.has(data?.errorKind as string) ? (data!.errorKind as string) : message === "terminated" ? "model_stream_interrupted" : undefined;
+      // The kind the agent named in its error, or the daemon's own (an answer it dropped: `output_rejected`).
+      const named = err instanceof AgentRequestError ? data?.errorKind : err instanceof DaemonError ? err.fields.errorKind : undefined;
+      const errorKind = AGENT_ERROR_KINDS.has(named as string) ? (named as string) : message === "terminated" ? "model_stream_interrupted" : undefined;
       this.settle(prompt, "turn_error", { message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}) });
     }
   }

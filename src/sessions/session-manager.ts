@@ -436,7 +436,7 @@ export class SessionManager {
     this.deps.store?.sessionEnded(session.id, "restorable");
     session.end("channel_closed", {
       type: "session_died",
-      data: { reason: death.reason, exitCode: death.exitCode, signalCode: death.signalCode },
+      data: { reason: death.reason, exitCode: death.exitCode, signalCode: death.signalCode, ...(death.message === undefined ? {} : { message: death.message }) },
     });
   }
 

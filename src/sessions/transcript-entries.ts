@@ -100,6 +100,9 @@ export function transcriptEntries(envelopes: readonly unknown[], previous?: Tran
         push("notice", `Recording stopped here: later events${first} were not saved`);
         break;
       }
+      case "agent_output_rejected":
+        push("notice", `The agent wrote a message of ${Number(data.bytes)} bytes, over the daemon's ${Number(data.limit)}-byte line limit; it was dropped`);
+        break;
       case RECORDING_GAP_TYPE:
         push("notice", gapText(data));
         break;

@@ -266,6 +266,9 @@ export class TranscriptModel {
       case "history_truncated":
         this.push({ kind: "notice", key: this.key(), text: `${data.truncatedEvents} earlier events are not shown.` });
         break;
+      case "agent_output_rejected":
+        this.push({ kind: "notice", key: this.key(), text: `The agent wrote a message of ${Number(data.bytes)} bytes, over the daemon's ${Number(data.limit)}-byte line limit; it was dropped.` });
+        break;
       case "session_recording_degraded":
         this.push({ kind: "notice", key: this.key(), text: `The daemon stopped recording this session (${String(data.reason ?? "unknown")}): what follows may be missing from its history.` });
         break;

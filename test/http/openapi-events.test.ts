@@ -58,11 +58,11 @@ describe("components.schemas", () => {
 
   test("turn_error's errorKind is a closed set", () => {
     const { errorKind } = doc.components.schemas.TurnErrorEvent.properties;
-    expect(errorKind.enum.sort()).toEqual(["auth_env_error", "blocked_egress", "init_timeout", "model_stream_interrupted", "prompt_deadline_exceeded", "protocol_error"]);
+    expect(errorKind.enum.sort()).toEqual(["auth_env_error", "blocked_egress", "init_timeout", "model_stream_interrupted", "output_too_large", "prompt_deadline_exceeded", "protocol_error"]);
   });
 
   test("events the daemon builds are closed objects (a field published without its schema fails the contract)", () => {
-    for (const name of ["TurnCompleteEvent", "TurnErrorEvent", "SlowClientWarningEvent", "StateResyncRequiredEvent", "PermissionResolvedEvent", "SessionDiedEvent"])
+    for (const name of ["TurnCompleteEvent", "TurnErrorEvent", "SlowClientWarningEvent", "StateResyncRequiredEvent", "PermissionResolvedEvent", "SessionDiedEvent", "AgentOutputRejectedEvent"])
       expect(doc.components.schemas[name].additionalProperties).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { daemonStatus, type StatusInputs } from "../../src/server/daemon-status.ts";
 import type { McpBudgetState } from "../../src/runtime/mcp-budget-state.ts";
-import { rollUp, type StatusIssue, type WorkspaceRuntimeState } from "../../src/server/status-issues.ts";
+import { RECYCLE_ISSUE_MS, rollUp, type StatusIssue, type WorkspaceRuntimeState } from "../../src/server/status-issues.ts";
 import type { SectionReport } from "../../src/server/status-sections.ts";
 import { configFixture } from "../helpers/config.ts";
 
@@ -93,6 +93,14 @@ describe("issue codes", () => {
     expect(daemonStatus(failed, null).issues[0]!.message).toContain("init_timeout");
     // A new start after a failure is reported as starting, not failed.
     expect(codes(await inputs([], { workspace: { startInProgress: true, startFailure: { code: "init_timeout", error: "x" } } }))).toEqual([["daemon_runtime_starting", "warning"]]);
+  });
+
+  test("agent_unresponsive warns for RECYCLE_ISSUE_MS after an unresponsive agent was restarted, naming when and why", async () => {
+    const lastRecycle = { at: 1000, message: "the agent stopped answering: 3 requests in a row timed out" };
+    const recent = await inputs([], { now: 1000 + RECYCLE_ISSUE_MS - 1, workspace: { lastRecycle } });
+    expect(codes(recent)).toEqual([["agent_unresponsive", "warning"]]);
+    expect(daemonStatus(recent, null).issues[0]!.message).toContain(`${new Date(1000).toISOString()} the agent was restarted: the agent stopped answering`);
+    expect(codes(await inputs([], { now: 1000 + RECYCLE_ISSUE_MS, workspace: { lastRecycle } }))).toEqual([]);
   });
 
   test.each<[string, McpBudgetState | null, string[][]]>([

@@ -5,11 +5,21 @@
  * with `model_stream_interrupted`; it is never taken for a complete answer. So does a stream that
  * stalls: no chunk for `idleTimeoutMs` (the request is aborted).
  *
- * A round's text and tool calls are kept whole (they go into the history): the request's output
- * token limit, which the provider enforces, is their bound.
+ * Bounds on one round's reply, besides the output token limit the request carries (which the
+ * provider enforces, and a provider may ignore): text over MAX_ROUND_TEXT_BYTES, reasoning over
+ * MAX_ROUND_THOUGHT_BYTES, tool-call argument text over MAX_ROUND_TOOL_INPUT_BYTES (all calls
+ * together) or more than MAX_ROUND_TOOL_CALLS calls. Past any of them the stream is aborted and the
+ * round fails with `output_too_large` (RoundOverflow), carrying the text kept up to the bound.
  */
 import { APICallError, type LanguageModelV4, type LanguageModelV4FunctionTool, type LanguageModelV4Prompt } from "@ai-sdk/provider";
+import { cutUtf8, MAX_TOOL_INPUT_BYTES, utf8Bytes } from "../acp-bounds.ts";
 import { retryDecision } from "./retry-policy.ts";
+
+export const MAX_ROUND_TEXT_BYTES = 1024 * 1024;
+export const MAX_ROUND_THOUGHT_BYTES = 1024 * 1024;
+/** Room for two calls at the per-call bound (a call over that fails alone, see `acp-bounds.ts`). */
+export const MAX_ROUND_TOOL_INPUT_BYTES = 2 * MAX_TOOL_INPUT_BYTES;
+export const MAX_ROUND_TOOL_CALLS = 64;
 
 export interface ToolCallRequest {
   readonly id: string;
@@ -36,6 +46,8 @@ export interface RoundRequest {
   readonly modelId: string;
   /** Longest wait for the next chunk of the open stream; past it the round fails. */
   readonly idleTimeoutMs: number;
+  /** The output token limit sent with the request. */
+  readonly maxOutputTokens: number;
   readonly prompt: LanguageModelV4Prompt;
   readonly tools: LanguageModelV4FunctionTool[];
   readonly signal: AbortSignal;
@@ -47,9 +59,20 @@ export interface RoundRequest {
 export class ModelError extends Error {
   constructor(
     message: string,
-    readonly errorKind?: "auth_env_error" | "model_stream_interrupted",
+    readonly errorKind?: "auth_env_error" | "model_stream_interrupted" | "output_too_large",
   ) {
     super(message);
+  }
+}
+
+/** The reply passed one of the round's bounds; `text` is what was kept (within MAX_ROUND_TEXT_BYTES). */
+export class RoundOverflow extends ModelError {
+  constructor(
+    modelId: string,
+    what: string,
+    readonly text: string,
+  ) {
+    super(`model ${modelId}: the reply passed the limit of ${what} in one round; it was stopped there`, "output_too_large");
   }
 }
 
@@ -91,7 +114,7 @@ class StreamStalled extends Error {}
 async function openStream(request: RoundRequest, abortSignal: AbortSignal) {
   for (let retries = 0; ; retries++) {
     try {
-      return (await request.model.doStream({ prompt: request.prompt, tools: request.tools, abortSignal })).stream;
+      return (await request.model.doStream({ prompt: request.prompt, tools: request.tools, maxOutputTokens: request.maxOutputTokens, abortSignal })).stream;
     } catch (err) {
       if (request.signal.aborted) throw new RoundAborted();
       const decision = retryDecision(err, retries);
@@ -102,11 +125,16 @@ async function openStream(request: RoundRequest, abortSignal: AbortSignal) {
 }
 
 export async function streamRound(request: RoundRequest): Promise<RoundResult> {
-  // The request's own signal: the turn's, plus the stall timer's abort (which ends the HTTP request too).
-  const stall = new AbortController();
-  const abortSignal = AbortSignal.any([request.signal, stall.signal]);
+  // The request's own signal: the turn's, plus the stall timer's or a bound's abort (which ends the HTTP request too).
+  const stop = new AbortController();
+  const abortSignal = AbortSignal.any([request.signal, stop.signal]);
   const stream = await openStream(request, abortSignal);
   let text = "";
+  let textBytes = 0;
+  let thoughtBytes = 0;
+  let toolInputBytes = 0;
+  /** Calls whose argument text was counted from its deltas. */
+  const streamedInputs = new Set<string>();
   const toolCalls: ToolCallRequest[] = [];
   let finish: { usage: RoundUsage; reason: string } | null = null;
   const reader = stream.getReader();
@@ -117,7 +145,7 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
       reader.read(),
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          stall.abort();
+          stop.abort();
           reject(new StreamStalled());
         }, request.idleTimeoutMs);
       }),
@@ -126,14 +154,30 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
     for (let next = await nextPart(); !next.done; next = await nextPart()) {
       const part = next.value;
       switch (part.type) {
-        case "text-delta":
-          text += part.delta;
-          await request.onText(part.delta);
+        case "text-delta": {
+          const bytes = utf8Bytes(part.delta);
+          const kept = textBytes + bytes > MAX_ROUND_TEXT_BYTES ? cutUtf8(part.delta, MAX_ROUND_TEXT_BYTES - textBytes) : part.delta;
+          text += kept;
+          textBytes += kept === part.delta ? bytes : utf8Bytes(kept);
+          if (kept !== "") await request.onText(kept);
+          if (kept !== part.delta) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TEXT_BYTES} bytes of text`, text);
           break;
-        case "reasoning-delta":
+        }
+        case "reasoning-delta": {
+          thoughtBytes += utf8Bytes(part.delta);
+          if (thoughtBytes > MAX_ROUND_THOUGHT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_THOUGHT_BYTES} bytes of reasoning`, text);
           await request.onThought(part.delta);
           break;
+        }
+        case "tool-input-delta":
+          streamedInputs.add(part.id);
+          toolInputBytes += utf8Bytes(part.delta);
+          if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments`, text);
+          break;
         case "tool-call":
+          if (!streamedInputs.has(part.toolCallId)) toolInputBytes += utf8Bytes(part.input);
+          if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments`, text);
+          if (toolCalls.length === MAX_ROUND_TOOL_CALLS) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_CALLS} tool calls`, text);
           toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
           break;
         case "error":
@@ -145,6 +189,11 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
     }
   } catch (err) {
     if (request.signal.aborted) throw new RoundAborted();
+    if (err instanceof RoundOverflow) {
+      stop.abort();
+      void reader.cancel().catch(() => {});
+      throw err;
+    }
     if (err instanceof ModelError) throw err;
     if (err instanceof StreamStalled) {
       void reader.cancel().catch(() => {});

@@ -1,9 +1,13 @@
-/** todo_write: the model's task list, published to the client as an ACP `plan` update. */
+/**
+ * todo_write: the model's task list, published to the client as an ACP `plan` update. Bounded:
+ * at most MAX_ENTRIES entries (more is refused), each cut to PLAN_ENTRY_BYTES.
+ */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import { boundPlanEntry } from "../acp-bounds.ts";
 import { ToolInputError, type AgentTool } from "./tool.ts";
 
 /** Entries in one plan. */
-const MAX_ENTRIES = 100;
+export const MAX_ENTRIES = 100;
 const STATUSES = new Set(["pending", "in_progress", "completed"]);
 const PRIORITIES = new Set(["high", "medium", "low"]);
 
@@ -17,7 +21,7 @@ function entriesOf(args: Record<string, unknown>): acp.PlanEntry[] {
     const priority = item.priority ?? "medium";
     if (!STATUSES.has(status as string)) throw new ToolInputError(`todos[${i}].status must be pending, in_progress or completed`);
     if (!PRIORITIES.has(priority as string)) throw new ToolInputError(`todos[${i}].priority must be high, medium or low`);
-    return { content: item.content, status, priority } as acp.PlanEntry;
+    return { content: boundPlanEntry(item.content), status, priority } as acp.PlanEntry;
   });
 }
 

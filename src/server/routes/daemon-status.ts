@@ -30,6 +30,7 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
       channelLive: r.channelLive,
       startInProgress: r.startInProgress,
       startFailure: r.lastStartFailure,
+      lastRecycle: r.lastRecycle,
     })),
     activeRequests: deps.transport.activeRequests,
     sseStreams: deps.transport.sseStreams,

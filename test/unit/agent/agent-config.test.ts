@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { resolveAgentConfig } from "../../../src/config/agent-config.ts";
+import { DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS_LIMIT, resolveAgentConfig } from "../../../src/config/agent-config.ts";
 import { tempDir, type TempDir } from "../../helpers/temp-dir.ts";
 
 const dirs: TempDir[] = [];
@@ -51,6 +51,24 @@ describe("resolveAgentConfig", () => {
     const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace, env: { SVC_HOME: home } });
     expect(config.models.map((m) => [m.id, m.kind])).toEqual([["proxy/c", "anthropic"]]);
     expect(config.warnings.some((w) => w.includes("model.providers[1].kind"))).toBe(true);
+  });
+
+  test("maxOutputTokens: the provider entry's, validated, else the default (env-configured models too)", () => {
+    const providers = [
+      { id: "big", baseUrl: "http://127.0.0.1:9/v1", models: ["m"], maxOutputTokens: 32_000 },
+      { id: "zero", baseUrl: "http://127.0.0.1:9/v1", models: ["m"], maxOutputTokens: 0 },
+      { id: "huge", baseUrl: "http://127.0.0.1:9/v1", models: ["m"], maxOutputTokens: MAX_OUTPUT_TOKENS_LIMIT + 1 },
+      { id: "text", baseUrl: "http://127.0.0.1:9/v1", models: ["m"], maxOutputTokens: "8k" },
+      { id: "plain", baseUrl: "http://127.0.0.1:9/v1", models: ["m"] },
+    ];
+    const { home, workspace } = setup({ model: { providers } });
+    const config = resolveAgentConfig({ trusted: true, approvalModeFlag: null, workspace, env: { SVC_HOME: home, OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_MODEL: "e" } });
+    expect(config.models.map((m) => [m.id, m.maxOutputTokens])).toEqual([
+      ["openai/e", DEFAULT_MAX_OUTPUT_TOKENS],
+      ["big/m", 32_000],
+      ["plain/m", DEFAULT_MAX_OUTPUT_TOKENS],
+    ]);
+    for (const i of [1, 2, 3]) expect(config.warnings.some((w) => w.includes(`model.providers[${i}].maxOutputTokens`))).toBe(true);
   });
 
   test("named models from the host's model.providers, keys by variable name; model.name picks the default", () => {

@@ -1,0 +1,82 @@
+/**
+ * The wedge rule (`src/runtime/wedge-watch.ts`), end to end with the fake agent: a child that
+ * stopped reading its stdin with less than a pipe's worth queued (every write still succeeds, so
+ * the stdin watchdog never fires) is restarted once WEDGE_TIMEOUTS requests in a row have timed out
+ * and it has been silent for WEDGE_SILENCE_MS; a slow child whose answers come late is not.
+ * Each test observes the silence window in real time (about half a minute).
+ */
+import { describe, expect, test } from "bun:test";
+import { WEDGE_SILENCE_MS, WEDGE_TIMEOUTS } from "../../src/runtime/wedge-watch.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { expectPidsGone, pidAlive } from "../helpers/pids.ts";
+
+const TIMEOUT_MS = 1000;
+const ARGS = ["--initialize-timeout-ms", String(TIMEOUT_MS)];
+const TEST_MS = WEDGE_SILENCE_MS + 30_000;
+
+describe("an agent that stops answering is restarted; a slow one is not", () => {
+  test(
+    "stops reading stdin: after the timeouts and the silence its sessions die agent_unresponsive, status and log say so, the next session works",
+    async () => {
+      await using d = await fakeAgentDaemon(ARGS);
+      const { sessionId } = await d.createSession();
+      const [first] = await d.waitForAgents(1);
+      await using events = await d.events(sessionId);
+      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@deaf" }] });
+      await events.first("turn_complete");
+
+      // The agent's reader may already be waiting for one more message when it stops reading: that one is answered.
+      const replies = [];
+      while (replies.filter((r) => r.status === 504).length < WEDGE_TIMEOUTS) replies.push(await d.json("POST", "/session", { sessionScope: "thread" }));
+      expect(replies.length).toBeLessThanOrEqual(WEDGE_TIMEOUTS + 1);
+      expect(replies.at(-1)!.body).toMatchObject({ code: "agent_timeout", phase: "session/new" });
+      const died = await events.first("session_died", undefined, WEDGE_SILENCE_MS + 10_000);
+      expect(died.data).toMatchObject({ sessionId, reason: "agent_unresponsive", message: expect.stringContaining(`${WEDGE_TIMEOUTS} requests in a row timed out (session/new`) });
+      await events.waitForEnd();
+      await expectPidsGone([first!], 6000, "the unresponsive agent");
+
+      const status = await d.json("GET", "/daemon/status");
+      expect(status.body.issues).toContainEqual({ code: "agent_unresponsive", severity: "warning", message: expect.stringContaining("was restarted: the agent stopped answering") });
+      expect(d.logs.some((line) => line.includes("agent unresponsive; recycling it") && line.includes(`timeouts=${WEDGE_TIMEOUTS}`))).toBe(true);
+
+      const fresh = await d.createSession();
+      const [, second] = await d.waitForAgents(2);
+      expect(pidAlive(second!)).toBe(true);
+      await using freshEvents = await d.events(fresh.sessionId);
+      await d.json("POST", `/session/${fresh.sessionId}/prompt`, { prompt: [{ type: "text", text: "hello again" }] });
+      expect((await freshEvents.first("turn_complete")).data).toMatchObject({ stopReason: "end_turn" });
+    },
+    TEST_MS,
+  );
+
+  test(
+    "answers late: its requests time out again and again, but each late answer shows it alive, and it is never restarted",
+    async () => {
+      await using d = await fakeAgentDaemon(ARGS);
+      const { sessionId } = await d.createSession();
+      const [pid] = await d.waitForAgents(1);
+      await using events = await d.events(sessionId);
+      // From now on session/new is answered twice as late as the daemon waits.
+      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `@slow-new ${2 * TIMEOUT_MS}` }] });
+      await events.first("turn_complete");
+
+      const started = Date.now();
+      let timeouts = 0;
+      // Past the silence window, counted from the last timeout, the rule would have fired by now.
+      while (Date.now() - started < WEDGE_SILENCE_MS + 3 * TIMEOUT_MS) {
+        expect((await d.json("POST", "/session", { sessionScope: "thread" })).status).toBe(504);
+        timeouts++;
+        // A client retrying every couple of seconds: the late answer comes in between.
+        await Bun.sleep(2 * TIMEOUT_MS);
+      }
+      expect(timeouts).toBeGreaterThan(2 * WEDGE_TIMEOUTS);
+      expect(events.types()).not.toContain("session_died");
+      expect(pidAlive(pid!)).toBe(true);
+      expect(await d.agentPids()).toEqual([pid!]);
+      expect((await d.json("GET", "/daemon/status")).body.issues.map((i: { code: string }) => i.code)).not.toContain("agent_unresponsive");
+      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "still here" }] });
+      expect((await events.waitFor("turn_complete")).data).toMatchObject({ stopReason: "end_turn" });
+    },
+    TEST_MS + 30_000,
+  );
+});
