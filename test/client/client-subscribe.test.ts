@@ -5,9 +5,10 @@
  * after a restart or a crash: subscription-restore.test.ts.
  */
 import { describe, expect, test } from "bun:test";
-import { createClient, DaemonApiError, type ConnectionState, type EventEnvelope, type LoadedSession } from "../../src/client/index.ts";
+import { createClient, DaemonApiError, type EventEnvelope } from "../../src/client/index.ts";
 import { contractFetch, frameChecker } from "../helpers/contract.ts";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
+import { subscriptionRecorder } from "../helpers/subscription-recorder.ts";
 import { until } from "../helpers/until.ts";
 
 const TOKEN = "client-subscribe-token";
@@ -45,27 +46,6 @@ function cuttableFetch() {
   return { sent, fetch, cut: () => cutCurrent?.(), eventRequests: () => sent.filter((r) => r.url.includes("/events")) };
 }
 
-/** What a subscription delivered: events (with their source), states, resyncs, errors. */
-function recorder() {
-  const events: { event: EventEnvelope; source: string }[] = [];
-  const states: ConnectionState[] = [];
-  const resyncs: LoadedSession[] = [];
-  const errors: unknown[] = [];
-  return {
-    events,
-    states,
-    resyncs,
-    errors,
-    handlers: {
-      onEvent: (event: EventEnvelope, ctx: { source: string }) => void events.push({ event, source: ctx.source }),
-      onState: (s: ConnectionState) => void states.push(s),
-      onResync: (l: LoadedSession) => void resyncs.push(l),
-      onError: (e: unknown) => void errors.push(e),
-    },
-    of: (type: string, source?: string) => events.filter((e) => e.event.type === type && (source === undefined || e.source === source)).map((e) => e.event),
-  };
-}
-
 const ended = (events: EventEnvelope[], promptId: string) => events.some((e) => e.type === "turn_complete" && e.data.promptId === promptId);
 
 describe("client SDK subscribe", () => {
@@ -75,7 +55,7 @@ describe("client SDK subscribe", () => {
     const c = createClient({ baseUrl: d.url, token: TOKEN, fetch: net.fetch });
     const { sessionId, clientId } = await c.createSession({ sessionScope: "thread" });
     const check = await frameChecker(`${d.url}/session/${sessionId}/events`);
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, onEvent: (e, ctx) => (check?.(e), r.handlers.onEvent(e, ctx)) });
     try {
       await until(() => sub.state === "live", 5000, "live");
@@ -100,7 +80,7 @@ describe("client SDK subscribe", () => {
     const net = cuttableFetch();
     const c = createClient({ baseUrl: d.url, fetch: net.fetch });
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
     try {
       await until(() => sub.state === "live", 5000, "live");
@@ -135,7 +115,7 @@ describe("client SDK subscribe", () => {
     const first = await c.prompt(sessionId, "@say before the subscription");
     await until(async () => ended((await c.transcript(sessionId)).events, first.promptId), 10_000, "first turn");
 
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST, lastEventId: 2, epoch: "an-epoch-of-another-life" });
     try {
       await until(() => sub.state === "resynced", 10_000, "resynced");
@@ -163,7 +143,7 @@ describe("client SDK subscribe", () => {
     const { promptId, eventEpoch } = await c.prompt(sessionId, "@stream 30");
     await until(async () => ended((await c.transcript(sessionId, { limit: 500 })).events, promptId), 10_000, "turn");
 
-    const r = recorder();
+    const r = subscriptionRecorder();
     // Same epoch, an id the 8-event ring evicted long ago: the daemon says state_resync_required.
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST, lastEventId: 1, epoch: eventEpoch });
     try {
@@ -182,7 +162,7 @@ describe("client SDK subscribe", () => {
     const c = createClient({ baseUrl: d.url, fetch: contractFetch });
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
     await c.closeSession(sessionId);
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST, restore: false });
     await until(() => r.errors.length > 0, 5000, "the error");
     expect(r.errors[0]).toBeInstanceOf(DaemonApiError);
@@ -190,7 +170,7 @@ describe("client SDK subscribe", () => {
     expect(sub.state).toBe("offline");
 
     const live = await c.createSession({ sessionScope: "thread" });
-    const r2 = recorder();
+    const r2 = subscriptionRecorder();
     const sub2 = c.subscribe(live.sessionId, { ...r2.handlers, ...FAST });
     await until(() => sub2.state === "live", 5000, "live");
     sub2.close();

@@ -12,6 +12,7 @@ import { subscribe, type SubscribeHost } from "../../src/client/subscription.ts"
 import { contractFetch } from "../helpers/contract.ts";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { subscriptionRecorder } from "../helpers/subscription-recorder.ts";
 import { until } from "../helpers/until.ts";
 
 /** Short backoff so reconnects happen at once in tests. */
@@ -25,28 +26,6 @@ function countingFetch() {
     return contractFetch(url, init);
   };
   return { fetch, loads };
-}
-
-/** What a subscription delivered: events (with their source), states, resyncs, errors. */
-function recorder() {
-  const events: { event: EventEnvelope; source: string }[] = [];
-  const states: ConnectionState[] = [];
-  const resyncs: LoadedSession[] = [];
-  const errors: unknown[] = [];
-  return {
-    events,
-    states,
-    resyncs,
-    errors,
-    handlers: {
-      onEvent: (event: EventEnvelope, ctx: { source: string }) => void events.push({ event, source: ctx.source }),
-      onState: (s: ConnectionState) => void states.push(s),
-      onResync: (l: LoadedSession) => void resyncs.push(l),
-      onError: (e: unknown) => void errors.push(e),
-    },
-    /** The stream's (not the replay's) turn_complete of `promptId`. */
-    streamedEnd: (promptId: string) => events.find((e) => e.source === "stream" && e.event.type === "turn_complete" && e.event.data.promptId === promptId)?.event,
-  };
 }
 
 const ended = (events: EventEnvelope[], promptId: string) => events.some((e) => e.type === "turn_complete" && e.data.promptId === promptId);
@@ -63,7 +42,7 @@ describe("client SDK subscribe across restarts", () => {
     const net = countingFetch();
     const c = createClient({ baseUrl: first.url, fetch: net.fetch });
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
     try {
       await until(() => sub.state === "live", 5000, "live");
@@ -100,7 +79,7 @@ describe("client SDK subscribe across restarts", () => {
     const net = countingFetch();
     const c = createClient({ baseUrl: d.url, fetch: net.fetch });
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
     try {
       await until(() => sub.state === "live", 5000, "live");
@@ -126,7 +105,7 @@ describe("client SDK subscribe across restarts", () => {
     await until(async () => ended((await c.transcript(sessionId)).events, first.promptId), 10_000, "first turn");
     await c.closeSession(sessionId);
 
-    const off = recorder();
+    const off = subscriptionRecorder();
     const refused = c.subscribe(sessionId, { ...off.handlers, ...FAST, restore: false });
     await until(() => off.errors.length > 0, 5000, "the error");
     expect(off.errors[0]).toBeInstanceOf(DaemonApiError);
@@ -134,7 +113,7 @@ describe("client SDK subscribe across restarts", () => {
     expect(refused.state).toBe("offline");
     expect(net.loads).toEqual([]);
 
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
     try {
       await until(() => sub.state === "resynced", 10_000, "restored");
@@ -152,7 +131,7 @@ describe("client SDK subscribe across restarts", () => {
     const net = countingFetch();
     const c = createClient({ baseUrl: d.url, fetch: net.fetch });
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
     await until(() => sub.state === "live", 5000, "live");
     // Another client closes it.
@@ -172,7 +151,7 @@ describe("client SDK subscribe across restarts", () => {
     const { sessionId } = await c.createSession({ sessionScope: "thread" });
     await c.closeSession(sessionId);
     expect((await d.json("POST", "/sessions/delete", { sessionIds: [sessionId] })).status).toBe(200);
-    const r = recorder();
+    const r = subscriptionRecorder();
     const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
     await until(() => r.errors.length > 0, 5000, "the error");
     expect((r.errors[0] as DaemonApiError).status).toBe(404);
