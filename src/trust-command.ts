@@ -46,13 +46,12 @@ export function trustCommand(args: readonly string[]): void {
   const desired = command.kind === "trust" ? "trusted" : "untrusted";
   let rules: readonly TrustRule[];
   try {
-    rules = updateTrustStore(config.dataDir, (current) => changedRules(current, settingsFolders, command.folder, desired));
+    rules = updateTrustStore(config.dataDir, (current) => changedRules(current, command.folder, desired));
   } catch (err) {
     if (!(err instanceof TrustStoreError)) throw err;
     return fail(err.message, 1);
   }
   if (desired === "trusted") return void process.stdout.write(`trusted ${command.folder}\n`);
-  const overriding = rules.some((r) => r.path === command.folder && r.level === "DO_NOT_TRUST");
-  const now = decideTrust({ workspace: command.folder, folderTrustEnabled: true, flagGrant: false, stored: rules, settingsFolders });
-  process.stdout.write(`${now.trusted ? "still trusted" : "untrusted"} ${command.folder}${overriding ? " (a do-not-trust entry overrides the trusted folder above it)" : ""}\n`);
+  const above = decideTrust({ workspace: command.folder, folderTrustEnabled: true, flagGrant: false, stored: rules.filter((r) => r.path !== command.folder), settingsFolders });
+  process.stdout.write(`untrusted ${command.folder}${above.trusted ? " (a do-not-trust entry overrides the trusted folder above it)" : ""}\n`);
 }

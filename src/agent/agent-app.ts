@@ -7,9 +7,9 @@
  * Trust: whether the workspace is trusted comes from the start (`AgentConfig.trusted`) and may be
  * changed by `svc/control/workspace/trust` (the daemon's decision). Untrusted, a session can only be
  * in `plan` or `default`; revoking trust switches every session in a wider mode to `default` at
- * once and adds the untrusted policy's disabled tools; granting it lets sessions be switched to
- * wider modes and applies the trusted policy's start mode and disabled tools (live sessions keep
- * their mode).
+ * once, forgets every session's "always" answers and adds the untrusted policy's disabled tools;
+ * granting it lets sessions be switched to wider modes and applies the trusted policy's start mode
+ * and disabled tools (live sessions keep their mode).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
@@ -48,6 +48,8 @@ export interface AgentAppDeps {
   readonly shell: ShellRunner;
   /** See `ToolContext.ripgrep`. */
   readonly ripgrep: string | null;
+  /** See `ToolContext.protectedFolders`. */
+  readonly protectedFolders: readonly string[];
   readonly store: ConversationStore;
   /** The host settings' MCP servers read again, for `svc/control/workspace/mcp/reload`. */
   readonly rereadMcpServers: () => McpServerConfig[];
@@ -62,7 +64,7 @@ export interface TrustChangeResult {
   narrowed: { sessionId: string; previous: ApprovalMode }[];
 }
 
-export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpServers, policyFor }: AgentAppDeps): acp.AgentApp {
+export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders, store, rereadMcpServers, policyFor }: AgentAppDeps): acp.AgentApp {
   const sessions = new Map<string, AgentSession>();
   const notifier = new BudgetNotifier(() => [...sessions.keys()]);
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
@@ -132,6 +134,8 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
     for (const name of policy.disabledTools) disabledTools.add(name);
     if (!trusted)
       for (const session of sessions.values()) {
+        // An untrusted folder asks before every change: "always" answers given under trust go too.
+        session.alwaysAllowed.clear();
         if (UNTRUSTED_MODES.includes(session.mode)) continue;
         narrowed.push({ sessionId: session.id, previous: setMode(client, session, "default") });
       }
@@ -189,7 +193,7 @@ export function buildAgentApp({ config, files, shell, ripgrep, store, rereadMcpS
         const toolbox = () => toolSet(mcp, disabledTools);
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep }, toolbox, signal: turn.signal },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal },
           params.prompt,
         );
       } finally {

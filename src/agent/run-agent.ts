@@ -24,7 +24,8 @@ import { dataDirFor } from "../config/config.ts";
 import { loadFolderTrust } from "../config/settings.ts";
 import { readWorkspacePolicy } from "../config/workspace-policy.ts";
 import { WorkspaceTrust } from "../trust/index.ts";
-import { findHostExecutable } from "../workspace/host-executable.ts";
+import { findHostExecutable, withHostSearchPath } from "../workspace/host-executable.ts";
+import { foldersInside } from "../workspace/protected-target.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { buildAgentApp } from "./agent-app.ts";
 import { ConversationStore } from "./conversation-store.ts";
@@ -77,17 +78,21 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   }
   const dataDir = dataDirFor(inputs.env, process.platform);
   const trusted = args.workspaceTrust === null ? standaloneTrust(dataDir, workspace) : args.workspaceTrust === "trusted";
-  const config = resolveAgentConfig({ env: inputs.env, keys, workspace, trusted, approvalModeFlag: args.approvalMode });
-  for (const warning of [...config.warnings, ...guardAgentProcess()]) warn(warning);
+  const resolved = resolveAgentConfig({ env: inputs.env, keys, workspace, trusted, approvalModeFlag: args.approvalMode });
+  for (const warning of [...resolved.warnings, ...guardAgentProcess()]) warn(warning);
+  // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace
+  // (resolved once; the agent does not watch PATH), else the built-in engine.
+  const rg = findHostExecutable("rg", resolved.shellEnv.PATH ?? "", workspace);
+  if (rg.kind === "inside_workspace") warn(`rg on PATH (${rg.path}) lies inside the workspace and is not run; grep uses its built-in engine`);
+  const ripgrep = rg.kind === "found" ? rg.path : null;
+  // Commands and MCP servers search only PATH's absolute entries outside the workspace, so an
+  // approved `git status` is the user's git, never a repository's `bin/git`.
+  const config = Object.freeze({ ...resolved, shellEnv: withHostSearchPath(resolved.shellEnv, workspace) });
   const shell = new ShellRunner(workspace, config.shellEnv);
   // The agent's own edits are not refused in an untrusted workspace: there its approval mode is
   // `plan` or `default`, so each one is refused or asks first.
   const files = new WorkspaceFiles(workspace, () => true);
-  // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace
-  // (resolved once; the agent does not watch PATH), else the built-in engine.
-  const rg = findHostExecutable("rg", config.shellEnv.PATH ?? "", workspace);
-  if (rg.kind === "inside_workspace") warn(`rg on PATH (${rg.path}) lies inside the workspace and is not run; grep uses its built-in engine`);
-  const ripgrep = rg.kind === "found" ? rg.path : null;
+  const protectedFolders = foldersInside(workspace, [dataDir]);
   /** The policy for a trust change at runtime, from the settings as they are then. */
   const policyFor = (value: boolean) => {
     const { policy, warnings } = readWorkspacePolicy({ dataDir, workspace, trusted: value, approvalModeFlag: args.approvalMode });
@@ -103,7 +108,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, ripgrep, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor }).connect(
+  const connection = buildAgentApp({ config, files, shell, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor }).connect(
     acp.ndJsonStream(stdout, Bun.stdin.stream()),
   );
   await connection.closed.catch(() => {});

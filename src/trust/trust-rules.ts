@@ -86,15 +86,13 @@ export function decideTrust(inputs: TrustInputs): TrustDecision {
 }
 
 /**
- * The trust store's entries after the user says `desired` about `folder`:
- * - trusted: the folder gets a TRUST_FOLDER entry (replacing its own entry, if any);
- * - untrusted: the folder's own entry goes, and if the folder would still be trusted (a store
- *   entry or a settings folder above it), a DO_NOT_TRUST entry takes its place.
- * Entries for other folders stay as they were.
+ * The trust store's entries after the user says `desired` about `folder`: the folder's own entry
+ * becomes TRUST_FOLDER or DO_NOT_TRUST. A revocation is always written, even where nothing above
+ * the folder trusts it: it is the user's decision, it outranks any trust granted above the folder
+ * later, and a running daemon trusted by `--trust-workspace` sees it and narrows
+ * (`workspace-trust.ts`). Entries for other folders stay as they were.
  */
-export function changedRules(stored: readonly TrustRule[], settingsFolders: readonly string[], folder: string, desired: "trusted" | "untrusted"): TrustRule[] {
+export function changedRules(stored: readonly TrustRule[], folder: string, desired: "trusted" | "untrusted"): TrustRule[] {
   const others = stored.filter((rule) => rule.path !== folder);
-  if (desired === "trusted") return [...others, { path: folder, level: "TRUST_FOLDER", origin: "file" }];
-  const still = decideTrust({ workspace: folder, folderTrustEnabled: true, flagGrant: false, stored: others, settingsFolders });
-  return still.trusted ? [...others, { path: folder, level: "DO_NOT_TRUST", origin: "file" }] : others;
+  return [...others, { path: folder, level: desired === "trusted" ? "TRUST_FOLDER" : "DO_NOT_TRUST", origin: "file" }];
 }

@@ -12,7 +12,7 @@
 import { canonicalFolders } from "../config/canonical-folder.ts";
 import type { FolderTrustSettings } from "../config/settings.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
-import { changedRules, decideTrust, type TrustDecision } from "./trust-rules.ts";
+import { changedRules, decideTrust, winningRule, type TrustDecision } from "./trust-rules.ts";
 import { readTrustStore, storeVersion, TrustStoreError, updateTrustStore, type StoreContents } from "./trust-store.ts";
 
 /** How often the watch looks at the store for changes made by another process. */
@@ -37,7 +37,8 @@ export class WorkspaceTrust {
   private readonly settingsFolders: readonly string[];
   /**
    * The store as last read, under its version, and the decision made from it. The flag's grant
-   * changes only with a write of the store (`request`), which gives the store a new version.
+   * changes only with a write of the store (`request`, or a revocation by another process), which
+   * gives the store a new version.
    */
   private store: { version: string; contents: StoreContents; decision: TrustDecision } | null = null;
   private reported: string | null = null;
@@ -88,7 +89,7 @@ export class WorkspaceTrust {
     if (!this.options.folderTrust.enabled)
       throw new DaemonError(409, "folder_trust_disabled", "Folder trust is disabled for this workspace", { hint: "security.folderTrust.enabled is false in the host settings: every folder is trusted" });
     try {
-      updateTrustStore(this.options.dataDir, (rules) => changedRules(rules, this.settingsFolders, this.options.workspace, desired));
+      updateTrustStore(this.options.dataDir, (rules) => changedRules(rules, this.options.workspace, desired));
     } catch (err) {
       if (!(err instanceof TrustStoreError)) throw err;
       if (err.kind === "damaged") throw new DaemonError(500, "trusted_folders_invalid", "Failed to load trusted folders", { hint: err.message });
@@ -129,6 +130,9 @@ export class WorkspaceTrust {
       this.options.warn(`trust store damaged: ${contents.problem}; every folder it would decide is untrusted until it is fixed or removed`);
     }
     if (contents.ok) this.reported = null;
+    // A revocation written while this daemon runs (`svc trust --revoke`) also ends `--trust-workspace`'s grant.
+    if (this.flagGrant && this.store !== null && contents.ok && this.store.decision.explicitTrustLevel !== "DO_NOT_TRUST" && winningRule(contents.rules, workspace)?.level === "DO_NOT_TRUST")
+      this.flagGrant = false;
     const decision = decideTrust({ workspace, folderTrustEnabled: folderTrust.enabled, flagGrant: this.flagGrant, stored: contents.ok ? contents.rules : null, settingsFolders: this.settingsFolders });
     this.store = { version, contents, decision };
     return decision;

@@ -70,3 +70,11 @@ export function hostSearchPath(searchPath: string, root: string): string {
     })
     .join(":");
 }
+
+/** `env` with PATH reduced to `hostSearchPath`; without PATH when nothing is left (`withAbsoluteSearchPath`). */
+export function withHostSearchPath(env: Readonly<Record<string, string>>, root: string): Record<string, string> {
+  if (env.PATH === undefined) return { ...env };
+  const { PATH, ...rest } = env;
+  const kept = hostSearchPath(PATH, root);
+  return kept === "" ? rest : { ...rest, PATH: kept };
+}

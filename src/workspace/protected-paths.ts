@@ -89,10 +89,19 @@ function ruleOf(segments: readonly string[], matches: Matches, holders: boolean)
 
 /**
  * The protected rule (`.git/`, `.github/workflows/`, `.env*`…) that the normalized
- * workspace-relative path `rel` falls under, or null.
+ * workspace-relative path `rel` falls under, or null. `folders` are more protected folders,
+ * workspace-relative (svc's data dir when it lies inside the workspace: its settings and trust
+ * store decide what runs unasked); `rel` is under one when its segments start with the folder's.
  */
-export function protectedRule(rel: string): string | null {
-  return ruleOf(segmentsOf(rel), literal, false);
+export function protectedRule(rel: string, folders: readonly string[] = []): string | null {
+  const segments = segmentsOf(rel);
+  const rule = ruleOf(segments, literal, false);
+  if (rule !== null) return rule;
+  for (const folder of folders) {
+    const held = segmentsOf(folder);
+    if (held.length > 0 && held.every((segment, i) => segments[i] !== undefined && literal(segments[i]!, fold(segment)))) return `${folder}/`;
+  }
+  return null;
 }
 
 /**

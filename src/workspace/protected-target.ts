@@ -5,8 +5,9 @@
  * folder on the way (`cfg -> .git`, then `cfg/config`). A path whose real location is outside the
  * workspace is left to containment, which refuses it.
  */
+import { realpathSync } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { relative } from "node:path";
+import { basename, dirname, relative } from "node:path";
 import { absoluteOf, isInside, nameOf, parentOf } from "./paths.ts";
 import { protectedRule } from "./protected-paths.ts";
 
@@ -31,11 +32,38 @@ async function realRel(root: string, rel: string): Promise<string | null> {
   }
 }
 
-/** The protected path a write to normalized workspace-relative `rel` would change, or null. */
-export async function protectedTarget(root: string, rel: string): Promise<ProtectedTarget | null> {
-  const spelled = protectedRule(rel);
+/**
+ * The protected path a write to normalized workspace-relative `rel` would change, or null;
+ * `folders`: more protected folders (`protectedRule`).
+ */
+export async function protectedTarget(root: string, rel: string, folders: readonly string[] = []): Promise<ProtectedTarget | null> {
+  const spelled = protectedRule(rel, folders);
   if (spelled !== null) return { rel, rule: spelled };
   const real = await realRel(root, rel);
-  const rule = real === null ? null : protectedRule(real);
+  const rule = real === null ? null : protectedRule(real, folders);
   return rule === null ? null : { rel: real!, rule };
+}
+
+/**
+ * Those of absolute `folders` that lie inside the workspace at `root` (canonical), workspace-relative,
+ * judged by where they really are (the deepest existing ancestor resolved): for `protectedFolders`.
+ */
+export function foldersInside(root: string, folders: readonly string[]): string[] {
+  return folders.flatMap((folder) => {
+    let rest = "";
+    for (let path = folder; ; path = dirname(path)) {
+      let real: string | null = null;
+      try {
+        real = realpathSync(path);
+      } catch {
+        // not there yet: its parent decides
+      }
+      if (real !== null) {
+        const whole = rest === "" ? real : `${real}/${rest}`;
+        return whole !== root && isInside(root, whole) ? [relative(root, whole)] : [];
+      }
+      if (dirname(path) === path) return [];
+      rest = rest === "" ? basename(path) : `${basename(path)}/${rest}`;
+    }
+  });
 }

@@ -64,4 +64,20 @@ describe("a repository's own rg on PATH", () => {
     expect(toolResults(a)[0]).toMatch(/not found[\s\S]*\[exit code 127\]$/);
     expect(existsSync(join(ws.path, "rg-ran"))).toBe(false);
   });
+
+  test("an approved command finds the user's program, not one in an absolute PATH entry inside the workspace", async () => {
+    await using ws = tempDir("svc-agent-rg-");
+    mkdirSync(join(ws.path, "bin"));
+    writeFileSync(join(ws.path, "bin", "ls"), `#!/bin/sh\ntouch '${join(ws.path, "ls-ran")}'\n`);
+    chmodSync(join(ws.path, "bin", "ls"), 0o755);
+    // As direnv's `PATH_add bin` would have it.
+    await using a = await startAgent({ trusted: true, workspace: ws.path, extraEnv: { PATH: `${join(ws.path, "bin")}:${process.env.PATH}` } });
+    const { sessionId } = await a.newSession();
+    await a.agent.request("session/set_mode", { sessionId, modeId: "default" });
+    a.onPermission = () => ({ outcome: "selected", optionId: "proceed_once" });
+    a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "ls bin" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "list");
+    expect(toolResults(a)[0]).toMatch(/^ls\n+\[exit code 0\]$/);
+    expect(existsSync(join(ws.path, "ls-ran"))).toBe(false);
+  });
 });

@@ -9,6 +9,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { startAgent, type AgentHandle } from "./agent-client.ts";
 
 const GIT_CONFIG = "[core]\n\tbare = false\n";
@@ -199,5 +200,26 @@ describe("shell commands that name a protected path", () => {
     expect(titles(a)).toEqual(["echo one >> notes.txt", "Protected path: echo x >> .git/config", "Protected path: echo x >> .git/config"]);
     expect(readFileSync(join(a.workspace, "notes.txt"), "utf8")).toBe("plain\none\none\n");
     expect(gitConfig(a)).toBe(GIT_CONFIG);
+  });
+});
+
+describe("svc's data dir inside the workspace (a home folder opened as one)", () => {
+  test("under auto-edit a write to its settings or trust store asks as a protected path, also through a shell command naming it", async () => {
+    await using ws = tempDir("svc-agent-home-");
+    const dataDir = join(ws.path, ".local", "share", "svc");
+    mkdirSync(dataDir, { recursive: true });
+    await using a = await startAgent({ trusted: true, workspace: ws.path, extraEnv: { SVC_HOME: dataDir } });
+    const sessionId = await sessionIn(a, "auto-edit");
+    a.onPermission = () => selected("cancel");
+    a.model.enqueue(
+      { kind: "tools", calls: [{ name: "write_file", args: { file_path: ".local/share/svc/settings.json", content: YOLO } }, { name: "write_file", args: { file_path: ".local/share/svc/trust.json", content: "{}" } }] },
+      { kind: "tools", calls: [shell("echo '{}' > .local/share/svc/trust.json")] },
+      { kind: "text", text: "done" },
+    );
+    await a.turn(sessionId, "widen");
+    expect(titles(a)).toEqual(["Protected path: Create .local/share/svc/settings.json", "Protected path: Create .local/share/svc/trust.json", "Protected path: echo '{}' > .local/share/svc/trust.json"]);
+    expect(optionIds(a.permissionRequests[2]!)).toEqual(["proceed_once", "cancel"]);
+    expect(existsSync(join(dataDir, "settings.json"))).toBe(false);
+    expect(existsSync(join(dataDir, "trust.json"))).toBe(false);
   });
 });

@@ -74,6 +74,21 @@ describe("the built-in agent's trust", () => {
     expect((await a.newSession()).modes?.currentModeId).toBe("yolo");
   });
 
+  test("revoking forgets the sessions' always answers: a write and a command allowed always under trust ask again", async () => {
+    await using a = await startAgent({ trusted: true, approvalMode: "default" });
+    const { sessionId } = await a.newSession();
+    a.onPermission = () => ({ outcome: "selected", optionId: "proceed_always" });
+    const write = (n: number) => ({ name: "write_file", args: { file_path: `w${n}.txt`, content: "x" } });
+    a.model.enqueue({ kind: "tools", calls: [write(1), SHELL] }, { kind: "tools", calls: [write(2), SHELL] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "twice");
+    expect(a.permissionRequests).toHaveLength(2);
+    await a.agent.request("svc/control/workspace/trust", { cwd: a.workspace, trusted: false });
+    a.onPermission = () => ({ outcome: "selected", optionId: "cancel" });
+    a.model.enqueue({ kind: "tools", calls: [write(3), SHELL] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "again");
+    expect(a.permissionRequests).toHaveLength(4);
+  });
+
   test("revoking adds the untrusted policy's disabled tools at once; a trust message for another folder is refused", async () => {
     writeFileSync(join(home, "settings.json"), JSON.stringify({ tools: { disabled: ["run_shell_command"] } }));
     await using a = await startAgent({ trusted: true, workspaceSettings: { tools: { disabled: [] } } });

@@ -6,7 +6,7 @@
  * narrows a live session at once.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { runSvc, startDaemon, type TestDaemon } from "../helpers/daemon.ts";
@@ -239,7 +239,7 @@ describe("granting and revoking", () => {
     expect(existsSync(join(f.ws.path, ".svc", "settings.json"))).toBe(false);
 
     const revoked = await post(d, "/workspace/trust/request", { desiredState: "untrusted" });
-    expect(revoked).toMatchObject({ status: 202, body: { accepted: true, desiredState: "untrusted", effective: { state: "untrusted", source: "none" }, agent: "applied" } });
+    expect(revoked).toMatchObject({ status: 202, body: { accepted: true, desiredState: "untrusted", effective: { state: "untrusted", source: "file" }, agent: "applied" } });
     expect((await events.waitFor("approval_mode_changed", (frame) => frame.data.next === "default")).data).toEqual({ sessionId, previous: "yolo", next: "default", persisted: false });
     expect(await currentMode(d, sessionId)).toBe("default");
     expect((await post(d, `/session/${sessionId}/approval-mode`, { mode: "yolo" })).body.code).toBe("untrusted_workspace");
@@ -250,7 +250,7 @@ describe("granting and revoking", () => {
     await post(d, `/session/${sessionId}/permission/${ask.data.requestId}`, { outcome: { outcome: "selected", optionId: "cancel" } });
     await events.waitFor("turn_complete", (frame) => frame.data.promptId === promptId, 15_000);
     expect(existsSync(join(f.ws.path, "w.txt"))).toBe(false);
-    expect(JSON.parse(readFileSync(join(f.home.path, "trust.json"), "utf8"))).toEqual({ v: 1, folders: {} });
+    expect(JSON.parse(readFileSync(join(f.home.path, "trust.json"), "utf8"))).toEqual({ v: 1, folders: { [realpathSync(f.ws.path)]: "DO_NOT_TRUST" } });
     events.close();
   });
 

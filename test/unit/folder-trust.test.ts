@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Config } from "../../src/config/config.ts";
-import { storePath, updateTrustStore, WorkspaceTrust } from "../../src/trust/index.ts";
+import { changedRules, storePath, updateTrustStore, WorkspaceTrust } from "../../src/trust/index.ts";
 import { configFixture } from "../helpers/config.ts";
 
 function liveTrust(config: Config, warnings: string[] = []) {
@@ -56,8 +56,20 @@ describe("folder trust", () => {
     expect(trust.decision()).toMatchObject({ trusted: true, source: "flag" });
     expect(Bun.file(storePath(config.dataDir)).size).toBe(0);
     expect(trust.request("untrusted").trusted).toBe(false);
-    expect(liveTrust(config).decision()).toMatchObject({ trusted: true, source: "flag", explicitTrustLevel: null });
+    // A daemon started with the flag after the revocation: the flag (the user's word at its start) wins.
+    expect(liveTrust(config).decision()).toMatchObject({ trusted: true, source: "flag", explicitTrustLevel: "DO_NOT_TRUST" });
     expect(trust.request("trusted")).toMatchObject({ trusted: true, explicitTrustLevel: "TRUST_FOLDER" });
+  });
+
+  test("a revocation another process writes while the daemon runs (svc trust --revoke) ends --trust-workspace's grant; other changes do not", async () => {
+    await using fx = configFixture();
+    const config = fx.resolve(["--trust-workspace"]);
+    const trust = liveTrust(config);
+    expect(trust.decision()).toMatchObject({ trusted: true, source: "flag" });
+    updateTrustStore(config.dataDir, (rules) => changedRules(rules, "/elsewhere", "untrusted"));
+    expect(trust.decision()).toMatchObject({ trusted: true, source: "flag" });
+    updateTrustStore(config.dataDir, (rules) => changedRules(rules, config.workspace, "untrusted"));
+    expect(trust.decision()).toMatchObject({ trusted: false, source: "file", explicitTrustLevel: "DO_NOT_TRUST" });
   });
 
   test("a damaged store fails closed over trustedFolders, warned once per problem; a request is refused and leaves it", async () => {

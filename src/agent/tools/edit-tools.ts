@@ -33,16 +33,16 @@ async function current(files: WorkspaceFiles, path: string): Promise<Current | n
 }
 
 /** The protected path a write to `path` changes, as the user is shown it (`notes -> .git/config` through a link), or undefined. */
-async function protectedOf(files: WorkspaceFiles, path: string): Promise<string | undefined> {
+async function protectedOf(files: WorkspaceFiles, path: string, folders: readonly string[]): Promise<string | undefined> {
   const rel = normalizeRequestPath(files.root, path);
-  const target = await protectedTarget(files.root, rel);
+  const target = await protectedTarget(files.root, rel, folders);
   if (target === null) return undefined;
   return target.rel === rel ? rel : `${rel} -> ${target.rel}`;
 }
 
 /** Refuses a write whose target became protected after a check that found it was not. */
-async function stillUnprotected(files: WorkspaceFiles, path: string, checked: string | undefined): Promise<void> {
-  if (checked === undefined && (await protectedOf(files, path)) !== undefined) throw new Error(`${path} became a protected path after it was checked; nothing was written`);
+async function stillUnprotected(files: WorkspaceFiles, path: string, checked: string | undefined, folders: readonly string[]): Promise<void> {
+  if (checked === undefined && (await protectedOf(files, path, folders)) !== undefined) throw new Error(`${path} became a protected path after it was checked; nothing was written`);
 }
 
 export const writeFileTool: AgentTool = {
@@ -51,7 +51,7 @@ export const writeFileTool: AgentTool = {
   parameters: { type: "object", properties: { file_path: { type: "string" }, content: { type: "string" } }, required: ["file_path", "content"] },
   kind: "edit",
   toolClass: "edit",
-  async prepare(args, { files }) {
+  async prepare(args, { files, protectedFolders }) {
     const path = stringArg(args, "file_path");
     const content = stringArg(args, "content");
     // Refused before the diff is computed or shown: nothing of an over-cap write reaches the client.
@@ -59,14 +59,14 @@ export const writeFileTool: AgentTool = {
     const abs = locate(files, path);
     const before = await current(files, path);
     const diff = { type: "diff" as const, path: abs, oldText: before?.text ?? null, newText: content };
-    const protectedPath = await protectedOf(files, path);
+    const protectedPath = await protectedOf(files, path, protectedFolders);
     return {
       title: `${before ? "Overwrite" : "Create"} ${path}`,
       locations: [{ path: abs }],
       preview: [diff],
       ...(protectedPath === undefined ? {} : { protectedPath }),
       async run() {
-        await stillUnprotected(files, path, protectedPath);
+        await stillUnprotected(files, path, protectedPath, protectedFolders);
         const written = before
           ? await files.write(path, { content, mode: "replace", expectedHash: before.hash })
           : await files.write(path, { content, mode: "create" });
@@ -82,7 +82,7 @@ export const editTool: AgentTool = {
   parameters: { type: "object", properties: { file_path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } }, required: ["file_path", "old_string", "new_string"] },
   kind: "edit",
   toolClass: "edit",
-  async prepare(args, { files }) {
+  async prepare(args, { files, protectedFolders }) {
     const path = stringArg(args, "file_path");
     const oldText = stringArg(args, "old_string");
     const newText = stringArg(args, "new_string");
@@ -94,14 +94,14 @@ export const editTool: AgentTool = {
     if (outcome.kind === "not_found") throw new ToolInputError(`old_string was not found in ${path}; read the file and copy the text exactly`);
     if (outcome.kind === "ambiguous") throw new ToolInputError(`old_string occurs ${outcome.occurrences} times in ${path}; include more context so it matches once`);
     const diff = { type: "diff" as const, path: abs, oldText: before.text, newText: outcome.text };
-    const protectedPath = await protectedOf(files, path);
+    const protectedPath = await protectedOf(files, path, protectedFolders);
     return {
       title: `Edit ${path}`,
       locations: [{ path: abs }],
       preview: [diff],
       ...(protectedPath === undefined ? {} : { protectedPath }),
       async run() {
-        await stillUnprotected(files, path, protectedPath);
+        await stillUnprotected(files, path, protectedPath, protectedFolders);
         const edited = await files.edit(path, { oldText, newText, expectedHash: before.hash });
         return { text: `Edited ${edited.path}`, content: [diff], rawOutput: { path: edited.path, sizeBytes: edited.sizeBytes } };
       },

@@ -11,15 +11,16 @@
  *   also an option's value stuck to it (`-o.svc/settings.json`);
  * - a word naming a folder that holds protected paths: the workspace (`.`, `./`, its absolute
  *   path), a folder above it (`..`, `/`), and `.github`;
- * - `git` as a word: git writes `.git/` by design (`git config core.fsmonitor …`).
+ * - `git` as a word: git writes `.git/` by design (`git config core.fsmonitor …`);
+ * - a word under one of the more protected folders given (svc's data dir inside the workspace).
  * This checks what the command says, not what it does: a command can reach a protected path
  * without naming it (through a variable, a script, a build tool). Such a command still asks in
  * every mode but yolo, as every command outside the read-only class does; only the "always" answer
  * for its exact line is not withheld from it.
  */
-import { basename, isAbsolute, normalize } from "node:path";
+import { basename, isAbsolute, normalize, relative } from "node:path";
 import { isInside } from "../../workspace/paths.ts";
-import { protectedPatternRule } from "../../workspace/protected-paths.ts";
+import { protectedPatternRule, protectedRule } from "../../workspace/protected-paths.ts";
 
 const SEPARATORS = /[\s;&|<>()$`=:]+/;
 /** A leading option and its letters, before a value stuck to it (`-o` of `-o.svc/x`). */
@@ -30,9 +31,9 @@ const DOTS_AND_SLASHES = /^[./]+$/;
 
 /**
  * The protected path `command`, run in the workspace at `root` (canonical), names, as the user is
- * shown it; null when it names none.
+ * shown it; null when it names none. `folders`: more protected folders, workspace-relative.
  */
-export function shellProtectedPath(command: string, root: string): string | null {
+export function shellProtectedPath(command: string, root: string, folders: readonly string[] = []): string | null {
   const plain = command.replace(/\\(.)/gs, "$1").replace(/["']/g, "");
   for (const word of plain.split(SEPARATORS)) {
     if (word === "") continue;
@@ -41,6 +42,13 @@ export function shellProtectedPath(command: string, root: string): string | null
       return `${word} (a folder holding protected paths such as .git/)`;
     const stuck = word.startsWith("-") ? word.replace(STUCK_OPTION, "") : word;
     if (protectedPatternRule(word) !== null || (stuck !== word && protectedPatternRule(stuck) !== null)) return word;
+    if (folders.length > 0 && underFolders(stuck, root, folders)) return word;
   }
   return null;
+}
+
+/** Whether a word, as a path from the workspace, lies under one of `folders` (workspace-relative). */
+function underFolders(word: string, root: string, folders: readonly string[]): boolean {
+  const path = isAbsolute(word) ? normalize(word) : normalize(`${root}/${word}`);
+  return isInside(root, path) && protectedRule(relative(root, path), folders) !== null;
 }

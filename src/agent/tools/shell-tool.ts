@@ -24,7 +24,7 @@ export const shellTool: AgentTool = {
     const timeoutMs = intArg(args, "timeout_ms", 1, MAX_SHELL_TIMEOUT_MS) ?? DEFAULT_SHELL_TIMEOUT_MS;
     const readOnlyCommand = await isReadOnlyCommand(command, context.files.root, context.shell.env.PATH ?? "");
     // The read-only class writes nothing; any other command that names a protected path asks every time.
-    const protectedPath = readOnlyCommand ? null : shellProtectedPath(command, context.files.root);
+    const protectedPath = readOnlyCommand ? null : shellProtectedPath(command, context.files.root, context.protectedFolders);
     return {
       title: command.length > 80 ? `${command.slice(0, 80)}…` : command,
       preview: [textContent(`$ ${command}`)],

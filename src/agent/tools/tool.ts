@@ -17,6 +17,12 @@ export interface ToolContext {
   readonly shell: ShellRunner;
   /** ripgrep's path when the shell environment's PATH has one outside the workspace (`host-executable.ts`), else null (grep's built-in engine). */
   readonly ripgrep: string | null;
+  /**
+   * Folders protected besides the fixed rule (`workspace/protected-paths.ts`), workspace-relative:
+   * svc's data dir when it lies inside the workspace (a home folder opened as one), whose settings
+   * and trust store decide what runs unasked.
+   */
+  readonly protectedFolders: readonly string[];
   /** Aborted when the turn is cancelled. */
   readonly signal: AbortSignal;
   /** Publishes an ACP `plan` update for the session. */

@@ -35,13 +35,12 @@ describe("decideTrust", () => {
 
 describe("changedRules", () => {
   test("trusting replaces the folder's own entry and keeps the others", () => {
-    expect(changedRules([file("/a", "DO_NOT_TRUST"), file("/b")], [], "/a", "trusted")).toEqual([file("/b"), file("/a")]);
+    expect(changedRules([file("/a", "DO_NOT_TRUST"), file("/b")], "/a", "trusted")).toEqual([file("/b"), file("/a")]);
   });
 
-  test("revoking removes the folder's entry, and writes do-not-trust only where a folder above still trusts it", () => {
-    expect(changedRules([file("/home/me/proj"), file("/b")], [], "/home/me/proj", "untrusted")).toEqual([file("/b")]);
-    expect(changedRules([file("/home")], [], "/home/me/proj", "untrusted")).toEqual([file("/home"), file("/home/me/proj", "DO_NOT_TRUST")]);
-    expect(changedRules([], ["/home/me"], "/home/me/proj", "untrusted")).toEqual([file("/home/me/proj", "DO_NOT_TRUST")]);
-    expect(changedRules([], [], "/home/me/proj", "untrusted")).toEqual([]);
+  test("revoking always writes the folder's do-not-trust entry (the user's decision outranks any trust above), keeping the others", () => {
+    expect(changedRules([file("/home/me/proj"), file("/b")], "/home/me/proj", "untrusted")).toEqual([file("/b"), file("/home/me/proj", "DO_NOT_TRUST")]);
+    expect(changedRules([file("/home")], "/home/me/proj", "untrusted")).toEqual([file("/home"), file("/home/me/proj", "DO_NOT_TRUST")]);
+    expect(changedRules([], "/home/me/proj", "untrusted")).toEqual([file("/home/me/proj", "DO_NOT_TRUST")]);
   });
 });
