@@ -11,6 +11,10 @@
  * - Azure: `AZURE_CLIENT_SECRET`, `AZURE_CLIENT_CERTIFICATE_PASSWORD`, `AZURE_STORAGE_KEY`,
  *   `AZURE_STORAGE_CONNECTION_STRING`, `AZURE_STORAGE_SAS_TOKEN`;
  * - GitHub and npm: `GH_TOKEN`, `GITHUB_TOKEN`, `NPM_TOKEN`, `NODE_AUTH_TOKEN`, `npm_config__auth`;
+ * - GitHub personal tokens by their other usual names (`GITHUB_PAT`, `GH_PAT`);
+ * - Rails and other frameworks' signing secrets (`SECRET_KEY_BASE`, `SECRET_KEY`);
+ * - DSNs and webhook addresses, which carry their credential (`SENTRY_DSN`, `SLACK_WEBHOOK_URL`);
+ * - the bare names `PASSWORD`, `TOKEN`, `SECRET`, `API_KEY`, `APIKEY`;
  * - any `*_PASSWORD`, `*_PASSWD`, `*_PASS`, `*_CREDENTIALS`, `*_KEY`, `*_SECRET`, `*_TOKEN`.
  *
  * Decided: `*_PASS` counts (`SMTP_PASS`, `DB_PASS` are common in `.env` files; a false positive only
@@ -37,6 +41,10 @@ export const SECRET_SUFFIXES: readonly string[] = [
   "_CREDENTIAL",
   "_CREDENTIALS",
   "_CONNECTION_STRING",
+  "_PAT",
+  "_KEY_BASE",
+  "_DSN",
+  "_WEBHOOK_URL",
 ];
 
 /** Secrets whose names have none of those endings (compared upper-cased). */
@@ -46,6 +54,12 @@ export const SECRET_NAMES: ReadonlySet<string> = new Set([
   "NPM_CONFIG__AUTH",
   "NPM_CONFIG__AUTHTOKEN",
   "DOCKER_AUTH_CONFIG",
+  "PASSWORD",
+  "TOKEN",
+  "SECRET",
+  "SECRET_KEY",
+  "API_KEY",
+  "APIKEY",
 ]);
 
 export function isSecretName(name: string): boolean {

@@ -16,13 +16,15 @@ describe("isSecretName", () => {
     "GH_TOKEN", "GITHUB_TOKEN", "NPM_TOKEN", "NODE_AUTH_TOKEN", "npm_config__auth", "npm_config__authToken",
     // passwords and credentials by suffix, and the few named ones
     "DB_PASSWORD", "SMTP_PASS", "LDAP_PASSWD", "REGISTRY_CREDENTIAL", "STRIPE_KEY", "PGPASSWORD", "MYSQL_PWD", "DOCKER_AUTH_CONFIG",
+    // personal tokens, signing secrets, credentials inside addresses, and the bare names
+    "GITHUB_PAT", "GH_PAT", "SECRET_KEY_BASE", "SECRET_KEY", "SENTRY_DSN", "SLACK_WEBHOOK_URL", "PASSWORD", "TOKEN", "SECRET", "API_KEY", "APIKEY",
   ])("%s is scrubbed", (name) => {
     expect(isSecretName(name)).toBe(true);
   });
 
   test.each([
     "PATH", "HOME", "PWD", "OLDPWD", "SSH_AUTH_SOCK", "KEYBOARD_LAYOUT", "CACHE_BYPASS", "PASSWORD_STORE_DIR", "TOKENIZERS_PARALLELISM",
-    "OPENAI_BASE_URL", "OPENAI_MODEL", "LANG", "TERM", "SVC_HOME", "SVC_AGENT_RUN", "GIT_ASKPASS",
+    "OPENAI_BASE_URL", "OPENAI_MODEL", "LANG", "TERM", "SVC_HOME", "SVC_AGENT_RUN", "GIT_ASKPASS", "COMPAT", "TOKENS_DIR", "WEBHOOK_URL_DOCS",
   ])("%s is kept", (name) => {
     expect(isSecretName(name)).toBe(false);
   });
