@@ -128,7 +128,8 @@ export function widening(p: PendingPermission, details: PermissionDetails): stri
   return `for the rest of this session: ${scope}`;
 }
 
+/** `text` quoted on one line, blank runs and line breaks as single spaces (nothing hides past the cut), bounded. */
 function quote(text: string): string {
-  const { text: cut, omitted } = bounded(text, MAX_SCOPE_CHARS);
+  const { text: cut, omitted } = bounded(text.replace(/\s+/g, " ").trim(), MAX_SCOPE_CHARS);
   return `“${cut}${omitted > 0 ? "…" : ""}”`;
 }

@@ -10,6 +10,11 @@
  * and the blank-looking letters U+034F, U+115F, U+1160, U+3164, U+FFA0. In `multiline` text, tab,
  * line feed and a carriage return that ends a line stay as they are.
  *
+ * With `blanks`, long runs of blank space that would push what follows out of sight (a command
+ * of "npm test", 240 spaces and 40 line breaks, then "curl … | sh") are shown as one mark each too:
+ * BLANK_RUN or more spaces and tabs as `⟨240 spaces⟩`, BLANK_LINES or more line breaks (with only
+ * blanks between them) as `⟨40 line breaks⟩` and a line break.
+ *
  * Consecutive marks form one segment, so the segments are never more than the text's visible
  * runs plus one; the caller bounds the text.
  */
@@ -25,7 +30,15 @@ export interface Segment {
 export interface VisibleOptions {
   /** Keep tabs, line feeds and line-ending carriage returns (commands, diffs, output). */
   multiline?: boolean;
+  /** Mark long runs of blank space (see the header). */
+  blanks?: boolean;
 }
+
+/** Spaces and tabs in a row from which a run is marked. */
+export const BLANK_RUN = 8;
+/** Line breaks in a row (blank lines between) from which they are marked. */
+export const BLANK_LINES = 4;
+const BLANKS = new RegExp(`[ \t]{${BLANK_RUN},}|(?:[ \t]*\r?\n){${BLANK_LINES},}`, "g");
 
 const HIDDEN_CLASS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\u034F\\u115F\\u1160\\u3164\\uFFA0";
 const SINGLE_LINE = new RegExp(`[${HIDDEN_CLASS}]+`, "gu");
@@ -75,10 +88,32 @@ export function visibleSegments(text: string, options: VisibleOptions = {}): Seg
     at = m.index + m[0].length;
   }
   if (at < text.length || out.length === 0) out.push({ text: text.slice(at), hidden: false });
+  return options.blanks ? out.flatMap((s) => (s.hidden ? [s] : markBlanks(s.text))) : out;
+}
+
+/** A plain piece with its long blank runs as marks. */
+function markBlanks(text: string): Segment[] {
+  const out: Segment[] = [];
+  let at = 0;
+  BLANKS.lastIndex = 0;
+  for (let m = BLANKS.exec(text); m !== null; m = BLANKS.exec(text)) {
+    if (m.index > at) out.push({ text: text.slice(at, m.index), hidden: false });
+    const breaks = m[0].split("\n").length - 1;
+    const mark = breaks === 0 ? `⟨${m[0].length} spaces⟩` : `⟨${breaks} line breaks⟩`;
+    out.push({ text: mark, hidden: true, names: breaks === 0 ? `${m[0].length} spaces and tabs` : `${breaks} line breaks with only blank space between` });
+    if (breaks > 0) out.push({ text: "\n", hidden: false });
+    at = m.index + m[0].length;
+  }
+  if (at < text.length || out.length === 0) out.push({ text: text.slice(at), hidden: false });
   return out;
 }
 
 /** The text with its hidden characters replaced by marks (for attributes such as accessible names). */
 export function visibleText(text: string, options: VisibleOptions = {}): string {
   return text.replace(pattern(options), (run) => [...run].map((c) => markOf(c.codePointAt(0)!)).join(""));
+}
+
+/** How many lines `text` takes on screen with its long blank runs marked (`blanks`). */
+export function shownLineCount(text: string): number {
+  return markBlanks(text).reduce((lines, s) => lines + (s.hidden ? 0 : s.text.split("\n").length - 1), 1);
 }

