@@ -24,8 +24,9 @@
  *   daemon answered, so it is up); a session that 404s again after it waits out the backoff like a
  *   failed reconnect, so a session that cannot stay live is not restored in a hot loop. Not
  *   restored: a 404 without `restorable` (deleted), any 404 after this stream carried
- *   `session_closed` (a client closed it on purpose: bringing it back would undo that), and every
- *   404 with `restore: false`.
+ *   `session_closed` or, once this subscription has been live, one whose `persistedState` is
+ *   `closed` (a client closed it on purpose, perhaps while this one was away: bringing it back
+ *   would undo that), and every 404 with `restore: false`.
  * - State: `offline` (not connected yet, ended, or six attempts failed in a row), `live`,
  *   `reconnecting` (between attempts), `resynced` (live on a connection that began with a resync).
  */
@@ -92,6 +93,9 @@ const isFinal = (error: DaemonApiError) => error.status >= 400 && error.status <
 /** The stream's 404 for a session that is persisted but not live: a load brings it back. */
 const isRestorable = (error: unknown) => error instanceof DaemonApiError && error.status === 404 && error.body?.restorable === true;
 
+/** The 404 says a client (or the idle reaper) closed the session, rather than its daemon or agent going away. */
+const wasClosed = (error: unknown) => error instanceof DaemonApiError && error.body?.persistedState === "closed";
+
 /** Thrown inside the read loop when the stream must be replaced by a resync. */
 class ResyncNeeded extends Error {}
 
@@ -108,6 +112,8 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
   let attempt = 0;
   /** A `session_closed` came on the stream since the last load: the session's 404 is final. */
   let closedOnPurpose = false;
+  /** A connection of this subscription went live: from then on a session found closed stays closed. */
+  let everLive = false;
   /** A restore was made since the last healthy connection: the next one waits out the backoff. */
   let restoredSinceHealthy = false;
   /** Aborted by `close()`: every request of the subscription listens to it. */
@@ -158,6 +164,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       // `resynced` names this connection only: the next one (without a resync) is plain `live`.
       setState(resynced ? "resynced" : "live");
       liveSince = Date.now();
+      everLive = true;
       resynced = false;
       const parser = new SseParser(o.maxFrameChars ?? MAX_FRAME_CHARS);
       const decoder = new TextDecoder();
@@ -240,7 +247,7 @@ export function subscribe(host: SubscribeHost, sessionId: string, o: SubscribeOp
       } catch (error) {
         if (closed) break;
         if (error instanceof ResyncNeeded) needResync = true;
-        else if (o.restore !== false && !closedOnPurpose && isRestorable(error)) {
+        else if (o.restore !== false && !closedOnPurpose && isRestorable(error) && !(everLive && wasClosed(error))) {
           needResync = true;
           restoreNow = !restoredSinceHealthy;
           restoredSinceHealthy = true;

@@ -66,9 +66,19 @@ const agentRestoreFailed = (sessionId: string, method: string, err: AgentRequest
 
 const restoreConflict = (sessionId: string) => new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
 
-/** 404 `session_not_found`; `restorable: true` says the session is persisted and `POST /session/:id/load` brings it back. */
-export const sessionNotFound = (sessionId: string, restorable = false) =>
-  new DaemonError(404, "session_not_found", `No session with id "${sessionId}"`, restorable ? { sessionId, restorable: true } : { sessionId });
+/**
+ * 404 `session_not_found`. For a session that is persisted and not archived, `restorable: true`
+ * (`POST /session/:id/load` brings it back) and `persistedState`, as the session lists say it:
+ * `closed` (a client or the idle reaper closed it), `restorable` (a daemon shutdown ended it) or
+ * `interrupted` (its daemon or agent went away).
+ */
+export const sessionNotFound = (sessionId: string, persisted: Pick<CatalogRow, "state"> | null = null) =>
+  new DaemonError(
+    404,
+    "session_not_found",
+    `No session with id "${sessionId}"`,
+    persisted === null ? { sessionId } : { sessionId, restorable: true, persistedState: persisted.state === "live" ? "interrupted" : persisted.state },
+  );
 
 export class SessionManager {
   private readonly sessions = new Map<string, LiveSession>();
@@ -140,14 +150,14 @@ export class SessionManager {
   }
 
   /**
-   * Whether a session that is not live can be restored by a load: the catalog holds it (a deleted
-   * one is gone from it) and it is not archived (a load refuses that with 409 until it is
-   * unarchived). A catalog that cannot be read answers for itself: its 503 `store_unavailable`
-   * goes out instead of a 404 that would claim the session does not exist.
+   * The catalog row of a session that is not live, when a load can restore it: the catalog holds
+   * it (a deleted one is gone from it) and it is not archived (a load refuses that with 409 until
+   * it is unarchived); else null. A catalog that cannot be read answers for itself: its 503
+   * `store_unavailable` goes out instead of a 404 that would claim the session does not exist.
    */
-  private restorable(sessionId: string): boolean {
+  private restorable(sessionId: string): CatalogRow | null {
     const row = this.deps.store?.session(sessionId) ?? null;
-    return row !== null && !row.archived;
+    return row !== null && !row.archived ? row : null;
   }
 
   async create(request: CreateRequest, clientHeader: string | null): Promise<CreateResult> {

@@ -144,6 +144,38 @@ describe("client SDK subscribe across restarts", () => {
     expect((await d.json("GET", `/session/${sessionId}/status`)).status).toBe(404);
   });
 
+  test("a session a client closes while this subscription's connection is down is not brought back when it reconnects", async () => {
+    await using d = await fakeAgentDaemon();
+    const net = countingFetch();
+    let down = false;
+    const streams: AbortController[] = [];
+    const flaky = (url: string, init?: RequestInit) => {
+      if (!url.includes("/events")) return net.fetch(url, init);
+      if (down) return Promise.reject(new TypeError("network down"));
+      const cut = new AbortController();
+      streams.push(cut);
+      return net.fetch(url, { ...init, signal: init?.signal ? AbortSignal.any([cut.signal, init.signal]) : cut.signal });
+    };
+    const c = createClient({ baseUrl: d.url, fetch: flaky });
+    const { sessionId } = await c.createSession({ sessionScope: "thread" });
+    const r = subscriptionRecorder();
+    const sub = c.subscribe(sessionId, { ...r.handlers, ...FAST });
+    await until(() => sub.state === "live", 5000, "live");
+    down = true;
+    for (const cut of streams) cut.abort();
+    await until(() => sub.state === "reconnecting", 5000, "the drop seen");
+    // Meanwhile another client closes it on purpose; this subscription never sees session_closed.
+    expect((await contractFetch(`${d.url}/session/${sessionId}`, { method: "DELETE" })).status).toBe(204);
+    down = false;
+    await until(() => r.errors.length > 0, 5000, "the error");
+    expect((r.errors[0] as DaemonApiError).body).toMatchObject({ restorable: true, persistedState: "closed" });
+    expect(r.events.map((e) => e.event.type)).not.toContain("session_closed");
+    expect(net.loads).toEqual([]);
+    expect(sub.state).toBe("offline");
+    expect((await d.json("GET", `/session/${sessionId}/status`)).status).toBe(404);
+    sub.close();
+  });
+
   test("a deleted session (404 without restorable) ends the subscription", async () => {
     await using d = await fakeAgentDaemon();
     const net = countingFetch();

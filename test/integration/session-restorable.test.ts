@@ -30,11 +30,12 @@ async function askLiveRoutes(d: FakeAgentDaemon, id: string): Promise<{ status: 
   return { status: first!.status, body: first!.body };
 }
 
-const notFound = (sessionId: string, restorable: boolean) => ({
+/** The 404's body; `persistedState` given: restorable, ended that way. */
+const notFound = (sessionId: string, persistedState?: "closed" | "restorable" | "interrupted") => ({
   error: `No session with id "${sessionId}"`,
   code: "session_not_found",
   sessionId,
-  ...(restorable ? { restorable: true } : {}),
+  ...(persistedState ? { restorable: true, persistedState } : {}),
 });
 
 describe("404 session_not_found says restorable", () => {
@@ -47,10 +48,10 @@ describe("404 session_not_found says restorable", () => {
     expect((await d.json("POST", "/sessions/delete", { sessionIds: [deleted] })).status).toBe(200);
     expect((await d.json("POST", "/sessions/archive", { sessionIds: [archived] })).status).toBe(200);
 
-    expect(await askLiveRoutes(d, closed)).toEqual({ status: 404, body: notFound(closed, true) });
-    expect(await askLiveRoutes(d, deleted)).toEqual({ status: 404, body: notFound(deleted, false) });
-    expect(await askLiveRoutes(d, archived)).toEqual({ status: 404, body: notFound(archived, false) });
-    expect(await askLiveRoutes(d, "no-such-session")).toEqual({ status: 404, body: notFound("no-such-session", false) });
+    expect(await askLiveRoutes(d, closed)).toEqual({ status: 404, body: notFound(closed, "closed") });
+    expect(await askLiveRoutes(d, deleted)).toEqual({ status: 404, body: notFound(deleted) });
+    expect(await askLiveRoutes(d, archived)).toEqual({ status: 404, body: notFound(archived) });
+    expect(await askLiveRoutes(d, "no-such-session")).toEqual({ status: 404, body: notFound("no-such-session") });
 
     // The promise holds: the load restores it, and the routes find it live.
     expect((await d.json("POST", `/session/${closed}/load`, {})).status).toBe(200);
@@ -63,7 +64,7 @@ describe("404 session_not_found says restorable", () => {
     const { sessionId } = await first.createSession({ sessionScope: "thread" });
     await first.stop();
     await using again = await fakeAgentDaemon([], { env: { SVC_HOME: home.path }, workspace: first.workspace });
-    expect(await askLiveRoutes(again, sessionId)).toEqual({ status: 404, body: notFound(sessionId, true) });
+    expect(await askLiveRoutes(again, sessionId)).toEqual({ status: 404, body: notFound(sessionId, "restorable") });
   });
 
   test("a daemon that cannot read the catalog (another daemon owns the data dir) answers 503 store_unavailable, never a 404 or restorable", async () => {

@@ -20,6 +20,12 @@ export const ErrorBody = t.Object(
         description: "on 404 `session_not_found` from a route that needs a live session: the session is persisted but not live, and `POST /session/:id/load` brings it back (absent: deleted, unknown, archived, or the catalog cannot be read)",
       }),
     ),
+    persistedState: t.Optional(
+      t.Union([t.Literal("closed"), t.Literal("restorable"), t.Literal("interrupted")], {
+        description:
+          "with `restorable`: how the session ended, as the session lists say it: `closed` by a client or the idle reaper (a client that was away should not bring it back unasked), `restorable` (a daemon shutdown), `interrupted` (its daemon or agent went away)",
+      }),
+    ),
   },
   { additionalProperties: true, description: "A daemon error; further members depend on the code" },
 );
