@@ -14,10 +14,11 @@
  * are cut like titles.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { LanguageModelV4, LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
+import type { LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
 import { boundDetails, boundTitle, messageChunks, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
 import { MAX_HISTORY_BYTES, type AgentSession } from "./agent-session.ts";
 import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, type ToolCallRequest } from "./model/model-round.ts";
+import type { ModelClient } from "./model/provider.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
@@ -31,7 +32,7 @@ export const MAX_MODEL_CALL_ID_BYTES = 256;
 export interface TurnDeps {
   readonly client: acp.AgentContext;
   readonly session: AgentSession;
-  readonly model: LanguageModelV4;
+  readonly model: ModelClient;
   readonly modelId: string;
   /** Longest silence between two chunks of the model's stream (config `model.streamIdleTimeoutMs`). */
   readonly streamIdleTimeoutMs: number;
