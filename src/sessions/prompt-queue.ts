@@ -25,6 +25,7 @@ import { AGENT_TURN_ERROR_KINDS } from "../events/event-schemas.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";
+import { cutWithEllipsis, MAX_AGENT_ERROR_DETAILS_BYTES } from "../runtime/agent-error-data.ts";
 import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { checkPublishable } from "./prompt-content.ts";
 
@@ -264,11 +265,12 @@ export class PromptQueue {
         this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
         return;
       }
-      const data = err instanceof AgentRequestError ? (err.data as { details?: unknown; errorKind?: unknown } | undefined) : undefined;
-      const message = typeof data?.details === "string" ? data.details : err instanceof Error ? err.message : String(err);
+      const facts = err instanceof AgentRequestError ? err.facts : {};
+      // The agent's details (bounded in bytes by the channel), else the error's own message, bounded the same.
+      const message = facts.details ?? cutWithEllipsis(err instanceof Error ? err.message : String(err), MAX_AGENT_ERROR_DETAILS_BYTES);
       const code = err instanceof AgentRequestError ? String(err.rpcCode) : err instanceof DaemonError && err.code ? err.code : undefined;
       // The kind the agent named in its error, or the daemon's own (an answer it dropped: `output_rejected`).
-      const named = err instanceof AgentRequestError ? data?.errorKind : err instanceof DaemonError ? err.fields.errorKind : undefined;
+      const named = err instanceof AgentRequestError ? facts.errorKind : err instanceof DaemonError ? err.fields.errorKind : undefined;
       const errorKind = AGENT_ERROR_KINDS.has(named as string) ? (named as string) : message === "terminated" ? "model_stream_interrupted" : undefined;
       this.settle(prompt, "turn_error", { message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}) });
     }
