@@ -24,7 +24,7 @@ export interface AgentErrorFacts {
 }
 
 /** `text` cut to `maxBytes` of UTF-8 (the `…` included) when it is longer. */
-export function cutWithEllipsis(text: string, maxBytes: number): string {
+function cutWithEllipsis(text: string, maxBytes: number): string {
   if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) return text;
   return `${truncateToBytes(text, "utf-8", maxBytes - Buffer.byteLength(ELLIPSIS))}${ELLIPSIS}`;
 }

@@ -25,7 +25,6 @@ import { AGENT_TURN_ERROR_KINDS } from "../events/event-schemas.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";
-import { cutWithEllipsis, MAX_AGENT_ERROR_DETAILS_BYTES } from "../runtime/agent-error-data.ts";
 import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { checkPublishable } from "./prompt-content.ts";
 
@@ -266,8 +265,8 @@ export class PromptQueue {
         return;
       }
       const facts = err instanceof AgentRequestError ? err.facts : {};
-      // The agent's details (bounded in bytes by the channel), else the error's own message, bounded the same.
-      const message = facts.details ?? cutWithEllipsis(err instanceof Error ? err.message : String(err), MAX_AGENT_ERROR_DETAILS_BYTES);
+      // The agent's details (bounded in bytes by the channel), else the error's message (an agent's is cut by the channel too).
+      const message = facts.details ?? (err instanceof Error ? err.message : String(err));
       const code = err instanceof AgentRequestError ? String(err.rpcCode) : err instanceof DaemonError && err.code ? err.code : undefined;
       // The kind the agent named in its error, or the daemon's own (an answer it dropped: `output_rejected`).
       const named = err instanceof AgentRequestError ? facts.errorKind : err instanceof DaemonError ? err.fields.errorKind : undefined;
