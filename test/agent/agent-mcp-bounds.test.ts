@@ -36,7 +36,8 @@ describe("a streamable HTTP MCP server's answer, bounded", () => {
       const told = toolResults(a.model.requests)[0]!;
       expect(told).toContain(`MCP server big disconnected during the call: it sent a message over the limit: the response passed the limit of ${MCP_MESSAGE_BYTES} bytes`);
       expect(updates.some((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed")).toBe(true);
-      expect(big.sentBytes()).toBeLessThan(MCP_MESSAGE_BYTES + 8 * MB);
+      // What the loopback socket buffers took past the bound, not the 500 MB.
+      expect(big.sentBytes()).toBeLessThan(MCP_MESSAGE_BYTES + 16 * MB);
       const peak = peakRssMiB(a.proc.pid);
       console.error(`agent peak RSS after a 500 MB MCP result (${eventStream ? "event stream" : "JSON"}): ${peak.toFixed(0)} MiB`);
       expect(peak).toBeLessThan(300);
