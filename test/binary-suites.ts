@@ -34,6 +34,9 @@ const FILES = [
   // The built-in agent's guards in the binary: the auto-approved shell class, bounded ACP output, no orphans.
   "agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",
+  // The model's HTTP response and a streamable HTTP MCP server's answers, bounded in bytes before they are parsed.
+  "agent/agent-response-bounds.test.ts",
+  "agent/agent-mcp-bounds.test.ts",
   "agent/agent-orphans.test.ts",
   // A shell command deaf to SIGTERM is still killed; an option id the agent never offered runs nothing.
   "agent/agent-shell-term.test.ts",

@@ -12,7 +12,6 @@
  * and disabled tools (live sessions keep their mode).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { APPROVAL_MODES, type AgentConfig, type ApprovalMode, type McpServerConfig } from "../config/agent-config.ts";
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
 import type { WorkspacePolicy } from "../config/workspace-policy.ts";
@@ -28,7 +27,7 @@ import { AVAILABLE_COMMANDS } from "./commands.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
-import { languageModelFor } from "./model/provider.ts";
+import { modelClientFor, type ModelClient } from "./model/provider.ts";
 import type { ShellRunner } from "./tools/shell-runner.ts";
 import { runTurn } from "./turn.ts";
 
@@ -95,11 +94,11 @@ export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders,
       void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS } }).catch(() => {});
       notifier.sessionOpened(client, sessionId);
     });
-  const models = new Map<string, Promise<LanguageModelV4>>();
+  const models = new Map<string, Promise<ModelClient>>();
   const modelFor = (id: string) => {
     let model = models.get(id);
     if (!model) {
-      model = languageModelFor(config.models.find((m) => m.id === id)!);
+      model = modelClientFor(config.models.find((m) => m.id === id)!);
       models.set(id, model);
     }
     return model;

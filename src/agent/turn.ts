@@ -1,7 +1,8 @@
 /**
  * One prompt turn: model rounds until the model answers without tool calls, each round's tool calls
  * run in order (see `tool-call.ts`) and their results fed back. Text streams out as
- * `agent_message_chunk`s; the turn's usage goes on a last empty chunk (`_meta.usage`, the reference
+ * `agent_message_chunk`s (reasoning as `agent_thought_chunk`s), the model's deltas gathered into
+ * fewer chunks (`chunk-coalescer.ts`) and all of a round's sent before its tool calls; the turn's usage goes on a last empty chunk (`_meta.usage`, the reference
  * agent's shape) and on the response. Cancel aborts the model stream and any running tool and ends
  * the turn `cancelled`; a model failure ends it with a JSON-RPC error whose `data` carries
  * `details` and, where one applies, `errorKind`. A reply past a round's bounds (`model-round.ts`)
@@ -14,10 +15,12 @@
  * are cut like titles.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import type { LanguageModelV4, LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
-import { boundDetails, boundTitle, messageChunks, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
+import type { LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sdk/provider";
+import { boundDetails, boundTitle, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
 import { MAX_HISTORY_BYTES, type AgentSession } from "./agent-session.ts";
+import { ChunkCoalescer } from "./chunk-coalescer.ts";
 import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, type ToolCallRequest } from "./model/model-round.ts";
+import type { ModelClient } from "./model/provider.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
@@ -31,7 +34,7 @@ export const MAX_MODEL_CALL_ID_BYTES = 256;
 export interface TurnDeps {
   readonly client: acp.AgentContext;
   readonly session: AgentSession;
-  readonly model: LanguageModelV4;
+  readonly model: ModelClient;
   readonly modelId: string;
   /** Longest silence between two chunks of the model's stream (config `model.streamIdleTimeoutMs`). */
   readonly streamIdleTimeoutMs: number;
@@ -82,6 +85,8 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     publishPlan: (entries) => client.notify("session/update", { sessionId, update: { sessionUpdate: "plan", entries } }),
   };
 
+  const chunks = new ChunkCoalescer((sessionUpdate, text) => client.notify("session/update", { sessionId, update: { sessionUpdate, content: { type: "text", text } } }));
+
   session.remember(userMessage(prompt));
   session.stats.prompts++;
   for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
@@ -98,20 +103,19 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
         prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
         tools: toolSpecs,
         signal,
-        onText: async (delta) => {
-          for (const text of messageChunks(delta)) await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
-        },
-        onThought: async (delta) => {
-          for (const text of messageChunks(delta)) await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } } });
-        },
+        onText: (delta) => chunks.add("agent_message_chunk", delta),
+        onThought: (delta) => chunks.add("agent_thought_chunk", delta),
       });
     } catch (err) {
+      // What came before the failure (or the cancel) is sent before the turn ends.
+      await chunks.flush();
       if (err instanceof RoundAborted) return await end("cancelled");
       session.stats.modelRequest(deps.modelId, performance.now() - started, null);
       if (err instanceof RoundOverflow && err.text !== "") session.remember({ role: "assistant", content: [{ type: "text", text: err.text }] });
       if (err instanceof ModelError) throw turnFailure(err.message, err.errorKind);
       throw err;
     }
+    await chunks.flush();
     session.stats.modelRequest(deps.modelId, performance.now() - started, result.usage);
     usage.inputTokens += result.usage.inputTokens;
     usage.outputTokens += result.usage.outputTokens;

@@ -14,6 +14,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { redactSecrets } from "../logging/redact.ts";
+import { errorFacts, forwardedData, type AgentErrorFacts } from "./agent-error-data.ts";
 import type { AgentProcess } from "./agent-process.ts";
 import { initializeResultProblem } from "./initialize-result.ts";
 import type { LineOwner } from "./oversized-line.ts";
@@ -37,16 +38,22 @@ export interface ChannelHandlers {
 
 /**
  * An error the agent answered a request with, forwarded JSON-RPC style (`{error, code: <int>, data?}`):
- * known secrets are replaced in its message (also cut to size) and in every string of its `data`.
+ * known secrets are replaced in its message (also cut to size) and in every string of its `data`,
+ * and `data` is bounded in bytes (`agent-error-data.ts`): `facts` is what a failed turn says of it.
  */
 export class AgentRequestError extends DaemonError {
   override readonly name = "AgentRequestError";
+  /** The agent's `data` as forwarded: as it sent it when small, else a note of its size. */
+  readonly data: unknown;
+  readonly facts: AgentErrorFacts;
   constructor(
     readonly rpcCode: number,
     message: string,
-    readonly data: unknown,
+    data: unknown,
   ) {
     super(500, null, message);
+    this.data = forwardedData(data);
+    this.facts = errorFacts(data);
   }
 
   override body(): Record<string, unknown> {

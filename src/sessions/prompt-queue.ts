@@ -264,11 +264,12 @@ export class PromptQueue {
         this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
         return;
       }
-      const data = err instanceof AgentRequestError ? (err.data as { details?: unknown; errorKind?: unknown } | undefined) : undefined;
-      const message = typeof data?.details === "string" ? data.details : err instanceof Error ? err.message : String(err);
+      const facts = err instanceof AgentRequestError ? err.facts : {};
+      // The agent's details (bounded in bytes by the channel), else the error's message (an agent's is cut by the channel too).
+      const message = facts.details ?? (err instanceof Error ? err.message : String(err));
       const code = err instanceof AgentRequestError ? String(err.rpcCode) : err instanceof DaemonError && err.code ? err.code : undefined;
       // The kind the agent named in its error, or the daemon's own (an answer it dropped: `output_rejected`).
-      const named = err instanceof AgentRequestError ? data?.errorKind : err instanceof DaemonError ? err.fields.errorKind : undefined;
+      const named = err instanceof AgentRequestError ? facts.errorKind : err instanceof DaemonError ? err.fields.errorKind : undefined;
       const errorKind = AGENT_ERROR_KINDS.has(named as string) ? (named as string) : message === "terminated" ? "model_stream_interrupted" : undefined;
       this.settle(prompt, "turn_error", { message, ...(code ? { code } : {}), ...(errorKind ? { errorKind } : {}) });
     }

@@ -1,5 +1,6 @@
 /** The built-in agent's ACP surface, driven by a real SDK client over stdio, against the mock model. */
 import { describe, expect, test } from "bun:test";
+import { COALESCE_INTERVAL_MS } from "../../src/agent/chunk-coalescer.ts";
 import { rpcError, startAgent } from "./agent-client.ts";
 
 describe("svc --acp: handshake and sessions", () => {
@@ -42,7 +43,8 @@ describe("svc --acp: handshake and sessions", () => {
   test("a text turn streams agent_message_chunks and reports usage on the last chunk and the response", async () => {
     await using a = await startAgent();
     const { sessionId } = await a.newSession();
-    a.model.enqueue({ kind: "text", text: "hello there, this is streamed in pieces", chunkChars: 5 });
+    // Pieces further apart than the agent gathers deltas for (chunk-coalescer.ts) each reach the client as they come.
+    a.model.enqueue({ kind: "text", text: "hello there, this is streamed in pieces", chunkChars: 5, chunkDelayMs: 3 * COALESCE_INTERVAL_MS });
     const { response, updates } = await a.turn(sessionId, "hi");
     expect(response.stopReason).toBe("end_turn");
     const chunks = updates.filter((u) => u.sessionUpdate === "agent_message_chunk");

@@ -168,12 +168,13 @@ describe("the model's reply is bounded", () => {
     expect(Buffer.byteLength(kept.content!)).toBe(MAX_ROUND_TEXT_BYTES);
   });
 
-  test("a provider's 17 MB error text reaches the client cut to ERROR_DETAILS_BYTES", async () => {
+  test("a provider's 17 MB error text is read to its bound and reaches the client cut to ERROR_DETAILS_BYTES", async () => {
     await using a = await startAgent();
     const { sessionId } = await a.newSession();
     a.model.enqueue({ kind: "status", status: 400, message: "e".repeat(HUGE) });
     const details = ((await rpcError(a.prompt(sessionId, "fail"))).data as { details: string }).details;
-    expect(details).toStartWith("model openai/mock-model: HTTP 400: eee");
+    // Cut at MAX_ERROR_BODY_BYTES the body is no JSON to take the message from: its start is shown.
+    expect(details).toStartWith(`model openai/mock-model: HTTP 400: Bad Request; not retryable; the answer's body begins: {"error":{"message":"eee`);
     expect(Buffer.byteLength(details)).toBeLessThanOrEqual(ERROR_DETAILS_BYTES);
   });
 

@@ -2,6 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { MAX_ERROR_BODY_BYTES } from "../../src/agent/model/model-round.ts";
 import { startMockModel } from "../fixtures/mock-model.ts";
 import { rpcError, startAgent } from "./agent-client.ts";
 
@@ -40,5 +41,15 @@ for (const dialect of DIALECTS)
       model.enqueue({ kind: "status", status: 401, message: "bad key" });
       expect(((await rpcError(a.prompt(sessionId, "hi"))).data as { errorKind: string }).errorKind).toBe("auth_env_error");
       expect(existsSync(join(a.workspace, "out.txt"))).toBe(false);
+    });
+
+    test("its requests go through the bounded fetch: a 300 MB error body is read only to its bound", async () => {
+      await using a = await startAgent({ env: { OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined, OPENAI_BASE_URL: undefined, ...dialect.env } });
+      const { sessionId } = await a.newSession();
+      const before = model.floodedBytes();
+      model.enqueue({ kind: "status", status: 400, bodyBytes: 300 * 1024 * 1024 });
+      expect(((await rpcError(a.prompt(sessionId, "hi"))).data as { details: string }).details).toContain("HTTP 400");
+      // What the loopback socket buffers took, not the 300 MB.
+      expect(model.floodedBytes() - before).toBeLessThan(MAX_ERROR_BODY_BYTES + 16 * 1024 * 1024);
     });
   });

@@ -8,6 +8,7 @@
  */
 import { expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { COALESCE_INTERVAL_MS } from "../../src/agent/chunk-coalescer.ts";
 import { createClient, type ConnectionState, type EventEnvelope, type LoadedSession } from "../../src/client/index.ts";
 import { contractFetch } from "../helpers/contract.ts";
 import { until } from "../helpers/until.ts";
@@ -45,8 +46,8 @@ browserDescribe("the web UI and the SDK across a daemon restart", () => {
       await w.page.getByRole("button", { name: "New session" }).click();
       await w.page.getByRole("textbox", { name: "Prompt" }).waitFor({ timeout: UI_MS });
       const sessionId = decodeURIComponent(/#\/session\/([^/?]+)/.exec(w.page.url())![1]!);
-      // A reply in many chunks: the first life's ids run well past those the restored session starts with.
-      f.model.enqueue({ kind: "text", text: "mock reply: remember the word kumquat, noted in many small chunks", chunkChars: 2 });
+      // A reply in many chunks (pieces further apart than the agent gathers deltas for): the first life's ids run well past those the restored session starts with.
+      f.model.enqueue({ kind: "text", text: "mock reply: remember the word kumquat, noted in many small chunks", chunkChars: 2, chunkDelayMs: 3 * COALESCE_INTERVAL_MS });
       await send(w.page, "remember the word kumquat");
       const transcript = transcriptOf(w.page);
       await transcript.getByText("mock reply: remember the word kumquat, noted").waitFor({ timeout: UI_MS });

@@ -2,15 +2,17 @@
  * The built-in agent bounds what it sends over ACP and what it takes from the model (hostile review
  * finding 4, issue 22 deliverable 4), through the daemon and, under `test:binary`, the compiled
  * binary: 17 MB tool-call ids and names, a 5.9 million "€" plan entry, 17 MiB arguments and text, a
- * 200 MB streamed reply. Each turn ends as the bounds say (completed with everything cut in bytes, or
- * `turn_error` `output_too_large`), the agent is never killed, its memory and saved conversation stay
- * small, the next turn works, and another session's turn still completes.
+ * 200 MB streamed reply; and (review round 2) the model's raw HTTP response: an SSE line that never
+ * ends, a 200 MB event, a 300 MB error body. Each turn ends as the bounds say (completed with
+ * everything cut in bytes, or `turn_error` `output_too_large`, or the error's status), the agent is
+ * never killed, its memory and saved conversation stay small, the next turn works, and another
+ * session's turn still completes.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PLAN_ENTRY_BYTES, TITLE_CAP_BYTES } from "../../src/agent/acp-bounds.ts";
-import { MAX_ROUND_TEXT_BYTES } from "../../src/agent/model/model-round.ts";
+import { MAX_ERROR_BODY_BYTES, MAX_ROUND_TEXT_BYTES, MAX_STREAM_EVENT_BYTES } from "../../src/agent/model/model-round.ts";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
@@ -182,5 +184,34 @@ describe("built-in agent: bounded ACP output", () => {
     expect(agentPid(ws.path)).toBe(pid);
     expect(pidAlive(pid)).toBe(true);
     expect(a.seen.some((f) => f.event === "session_died")).toBe(false);
+  }, 180_000);
+
+  test("an SSE line that never ends (1.5 GB offered), a 200 MB event and a 300 MB error body end their turns at once with a clear turn_error; the agent stays small", async () => {
+    await using s = await setup();
+    const { daemon, model, ws, a, b } = s;
+    const pid = agentPid(ws.path)!;
+    const MB = 1024 * 1024;
+    const started = performance.now();
+    model.enqueue({ kind: "flood", bytes: 1536 * MB, as: "unterminated-line" });
+    const line = await turn(daemon.url, a, "one endless line");
+    expect(line.data).toMatchObject({ errorKind: "output_too_large", message: expect.stringContaining(`the limit of ${MAX_STREAM_EVENT_BYTES} bytes in one event of the response stream`) });
+    // The bound ended it, not the 120 s stall timer ("nothing arrived").
+    expect(performance.now() - started).toBeLessThan(30_000);
+
+    model.enqueue({ kind: "flood", bytes: 200 * MB, as: "one-event" });
+    expect((await turn(daemon.url, a, "one huge event")).data).toMatchObject({ errorKind: "output_too_large", message: expect.stringContaining(`${MAX_STREAM_EVENT_BYTES} bytes in one event`) });
+    const streamed = model.floodedBytes();
+    expect(streamed).toBeLessThan(2 * (MAX_STREAM_EVENT_BYTES + 16 * MB));
+
+    model.enqueue({ kind: "status", status: 400, bodyBytes: 300 * MB });
+    expect((await turn(daemon.url, a, "error body")).data.message).toStartWith("model openai/mock-model: HTTP 400: Bad Request; not retryable; the answer's body begins:");
+    expect(model.floodedBytes() - streamed).toBeLessThan(MAX_ERROR_BODY_BYTES + 16 * MB);
+
+    const peak = peakRssMiB(pid);
+    console.error(`built-in agent peak RSS after an endless SSE line, a 200 MB event and a 300 MB error body: ${peak.toFixed(0)} MiB`);
+    expect(peak).toBeLessThan(250);
+    expect((await turn(daemon.url, a, "please answer")).event).toBe("turn_complete");
+    expect((await turn(daemon.url, b, "still there?")).event).toBe("turn_complete");
+    expect(agentPid(ws.path)).toBe(pid);
   }, 180_000);
 });

@@ -2,7 +2,8 @@
  * The built-in agent behind the daemon (no SVC_CLI_ENTRY), the parts of issue 11's "Checked by"
  * that `test/integration/agent-builtin.test.ts` does not cover: load after a daemon restart, each
  * approval mode, each kind of provider error, an MCP tool from a stdio test server, and the status
- * routes fed by `svc/status/*`.
+ * routes fed by `svc/status/*`; and the model's one-byte deltas as a few events, none of them after
+ * the turn's end (hostile review round 2).
  */
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -158,6 +159,29 @@ describe("built-in agent through the daemon: restarts, modes, errors, MCP", () =
     expect((await turn(d.url, s.sessionId, s.events, "use mcp")).event).toBe("turn_complete");
     const result = s.events.frames.find((fr) => fr.event === "session_update" && fr.data.update.sessionUpdate === "tool_call_update" && fr.data.update.status === "completed");
     expect(JSON.stringify(result!.data.update.content)).toContain("echo: through the daemon");
+    s.events.close();
+    await d.stop();
+  });
+
+  test("200,000 one-byte deltas reach subscribers as a few events; text before a failed round comes, with its promptId, before the turn_error", async () => {
+    await using f = fixture();
+    await using d = await f.start();
+    const s = await openSession(d.url);
+    const text = "abcdefghij".repeat(20_000);
+    f.model.enqueue({ kind: "text", text, chunkChars: 1 });
+    const end = await turn(d.url, s.sessionId, s.events, "tiny deltas");
+    expect(end.event).toBe("turn_complete");
+    const texts = s.events.frames.filter((fr) => fr.event === "session_update" && fr.data.update.sessionUpdate === "agent_message_chunk" && fr.envelope.promptId === end.data.promptId);
+    console.error(`200,000 one-byte deltas through the daemon: ${texts.length} agent_message_chunk events, ${s.events.frames.length} events in all`);
+    expect(texts.map((fr) => fr.data.update.content.text).join("")).toBe(text);
+    expect(texts.length).toBeLessThan(2000);
+
+    f.model.enqueue({ kind: "malformed", text: "partial" });
+    const failed = await turn(d.url, s.sessionId, s.events, "break off");
+    expect(failed.event).toBe("turn_error");
+    const partial = s.events.frames.find((fr) => fr.event === "session_update" && fr.data.update.content?.text === "partial");
+    expect(partial?.envelope.promptId).toBe(failed.data.promptId);
+    expect(partial!.id!).toBeLessThan(failed.id!);
     s.events.close();
     await d.stop();
   });

@@ -13,12 +13,20 @@
  * it connects; `enforce` refuses a server when no slot is left (`budget_exhausted`), `warn`
  * connects it anyway and says so on stderr, `off` ignores the budget.
  *
+ * What a server sends is bounded in bytes: a stdio server's message by the SDK's read buffer
+ * (10 MiB, past which the SDK closes the connection), a streamable HTTP server's by the bounded
+ * fetch its transport reads through (`bounded-fetch.ts`): one JSON body or one event of its event
+ * streams over MCP_MESSAGE_BYTES, or an error body past MCP_ERROR_BODY_BYTES, is not read further.
+ * A server that sent a message over the bound is disconnected as a stdio server would be; a call
+ * it was answering fails saying why.
+ *
  * The MCP SDK is imported only when a server is to be connected: an agent without MCP servers
  * never loads it.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { McpBudget, McpServerConfig } from "../../config/agent-config.ts";
 import { VERSION } from "../../version.ts";
+import { boundedFetch, type FetchBounds, type ResponseOverflow } from "../bounded-fetch.ts";
 import { killMarked, markerEnv, newMarker } from "../marked-processes.ts";
 import { McpBudgetSlots, type McpBudgetEvent } from "./mcp-budget.ts";
 
@@ -28,6 +36,12 @@ export const MCP_DISCOVERY_TIMEOUT_MS = 10_000;
 export const MCP_CALL_TIMEOUT_MS = 300_000;
 /** Tools taken from one server; the rest are left out. */
 export const MAX_TOOLS_PER_SERVER = 128;
+/** One message from a streamable HTTP server: the MCP SDK's bound on a stdio server's (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
+export const MCP_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** The part of a streamable HTTP server's error body read (for its message); the rest is never read. */
+export const MCP_ERROR_BODY_BYTES = 64 * 1024;
+/** No bound on a whole response: the server's event stream lives as long as the connection, each event bounded. */
+const MCP_FETCH_BOUNDS: FetchBounds = { eventBytes: MCP_MESSAGE_BYTES, responseBytes: Number.POSITIVE_INFINITY, errorBodyBytes: MCP_ERROR_BODY_BYTES };
 
 export interface McpToolInfo {
   readonly server: string;
@@ -131,6 +145,11 @@ export class McpServers {
     this.killProcesses(entry);
   }
 
+  /** A connected server sent a message over the bound: it is dropped (a call it was answering fails, see `call`). */
+  private overflowed(entry: Entry, client: Client, overflow: ResponseOverflow): void {
+    this.dropped(entry, client, `it sent a message over the limit: ${overflow.message}`);
+  }
+
   /** Kills what is left of a stdio server's processes (it is no longer used). */
   private killProcesses(entry: Entry): void {
     if (entry.marker === undefined) return;
@@ -189,7 +208,7 @@ export class McpServers {
       const transport =
         server.transport === "stdio"
           ? new StdioClientTransport({ command: server.command, args: [...server.args], env: { ...this.env, ...server.env, ...markerEnv((entry.marker = newMarker())) }, stderr: "inherit" })
-          : new StreamableHTTPClientTransport(new URL(server.url));
+          : new StreamableHTTPClientTransport(new URL(server.url), { fetch: boundedFetch(MCP_FETCH_BOUNDS, { onOverflow: (overflow) => this.overflowed(entry, client, overflow) }) });
       await client.connect(transport, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       entry.tools = listed.tools.slice(0, MAX_TOOLS_PER_SERVER).map((t) => ({ server: server.name, name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }));
@@ -252,9 +271,17 @@ export class McpServers {
   }
 
   async call(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<McpCallResult> {
-    const client = this.entries.find((e) => e.config.name === server && e.phase === "connected")?.client;
-    if (!client) throw new Error(`MCP server ${server} is not connected`);
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS });
+    const entry = this.entries.find((e) => e.config.name === server && e.phase === "connected");
+    const client = entry?.client;
+    if (!entry || !client) throw new Error(`MCP server ${server} is not connected`);
+    let result;
+    try {
+      result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout: MCP_CALL_TIMEOUT_MS });
+    } catch (err) {
+      // Dropped meanwhile (it died, or sent too much): the reason, rather than the SDK's "Connection closed".
+      if (entry.client !== client && entry.phase === "disconnected") throw new Error(`MCP server ${server} disconnected during the call: ${entry.error}; it reconnects on the next prompt`);
+      throw err;
+    }
     const parts = (result.content ?? []) as Array<{ type: string; text?: string }>;
     const text = parts.map((p) => (p.type === "text" ? (p.text ?? "") : `[${p.type} content]`)).join("\n");
     return { text, isError: result.isError === true };

@@ -10,9 +10,18 @@
  * MAX_ROUND_THOUGHT_BYTES, tool-call argument text over MAX_ROUND_TOOL_INPUT_BYTES (all calls
  * together) or more than MAX_ROUND_TOOL_CALLS calls. Past any of them the stream is aborted and the
  * round fails with `output_too_large` (RoundOverflow), carrying the text kept up to the bound.
+ *
+ * Bounds on the HTTP response itself, before anything is parsed (`bounded-fetch.ts`): one event of
+ * the stream over MAX_STREAM_EVENT_BYTES (one line too), the whole response over
+ * MAX_RESPONSE_BYTES; past either the request is aborted and the round fails `output_too_large` the
+ * same way. An error answer's body is read to MAX_ERROR_BODY_BYTES only. The stall timer counts
+ * the response's raw bytes as well as its parsed parts: a stream that keeps sending bytes is not
+ * idle (it ends at a bound instead).
  */
 import { APICallError, type LanguageModelV4, type LanguageModelV4FunctionTool, type LanguageModelV4Prompt } from "@ai-sdk/provider";
 import { cutUtf8, MAX_TOOL_INPUT_BYTES, utf8Bytes } from "../acp-bounds.ts";
+import { boundedFetch, overflowIn, type FetchBounds } from "../bounded-fetch.ts";
+import type { ModelClient } from "./provider.ts";
 import { retryDecision } from "./retry-policy.ts";
 
 export const MAX_ROUND_TEXT_BYTES = 1024 * 1024;
@@ -20,6 +29,25 @@ export const MAX_ROUND_THOUGHT_BYTES = 1024 * 1024;
 /** Room for two calls at the per-call bound (a call over that fails alone, see `acp-bounds.ts`). */
 export const MAX_ROUND_TOOL_INPUT_BYTES = 2 * MAX_TOOL_INPUT_BYTES;
 export const MAX_ROUND_TOOL_CALLS = 64;
+/**
+ * One event of the response stream. A provider may send a round's every tool call whole in one
+ * event: MAX_ROUND_TOOL_INPUT_BYTES of argument text, JSON-escaped once more in the event (at most
+ * twice as long: the arguments are JSON text, whose only characters escaped again are `"` and `\`),
+ * and room for the event's other fields.
+ */
+export const MAX_STREAM_EVENT_BYTES = 2 * MAX_ROUND_TOOL_INPUT_BYTES + 1024 * 1024;
+/**
+ * One whole response. A round's counted output (text, reasoning, arguments: 14 MiB at most) sent
+ * one token per event takes about 150 bytes of event per 4 bytes of output, so the round's own
+ * bounds end a real reply first; this one ends a stream of events that carry nothing counted.
+ */
+export const MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
+/** The part of an error answer's body read (for its message); the rest is never read. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+/** The error body shown in a failed round's message when the provider's message could not be read from it. */
+const ERROR_BODY_SHOWN_BYTES = 1024;
+
+const MODEL_FETCH_BOUNDS: FetchBounds = { eventBytes: MAX_STREAM_EVENT_BYTES, responseBytes: MAX_RESPONSE_BYTES, errorBodyBytes: MAX_ERROR_BODY_BYTES };
 
 export interface ToolCallRequest {
   readonly id: string;
@@ -42,9 +70,9 @@ export interface RoundResult {
 }
 
 export interface RoundRequest {
-  readonly model: LanguageModelV4;
+  readonly model: ModelClient;
   readonly modelId: string;
-  /** Longest wait for the next chunk of the open stream; past it the round fails. */
+  /** Longest silence of the open stream (no byte, no part); past it the round fails. */
   readonly idleTimeoutMs: number;
   /** The output token limit sent with the request. */
   readonly maxOutputTokens: number;
@@ -65,14 +93,14 @@ export class ModelError extends Error {
   }
 }
 
-/** The reply passed one of the round's bounds; `text` is what was kept (within MAX_ROUND_TEXT_BYTES). */
+/** The reply passed one of the round's bounds (`limit` names it); `text` is what was kept (within MAX_ROUND_TEXT_BYTES). */
 export class RoundOverflow extends ModelError {
   constructor(
     modelId: string,
-    what: string,
+    limit: string,
     readonly text: string,
   ) {
-    super(`model ${modelId}: the reply passed the limit of ${what} in one round; it was stopped there`, "output_too_large");
+    super(`model ${modelId}: the reply passed the limit of ${limit}; it was stopped there`, "output_too_large");
   }
 }
 
@@ -85,8 +113,10 @@ function requestFailure(modelId: string, err: unknown, reason: string): ModelErr
   if (APICallError.isInstance(err)) {
     if (err.statusCode === undefined) return new ModelError(`model ${modelId}: cannot reach ${err.url} (${messageOf(err.cause ?? err)}); ${reason}`);
     const auth = err.statusCode === 401 || err.statusCode === 403;
+    // The provider's message, or (a body it could not read it from, maybe cut at MAX_ERROR_BODY_BYTES) the body's start.
+    const body = err.data === undefined && err.responseBody?.trim() ? `; the answer's body begins: ${cutUtf8(err.responseBody.trim(), ERROR_BODY_SHOWN_BYTES)}` : "";
     return new ModelError(
-      `model ${modelId}: HTTP ${err.statusCode}: ${err.message}${auth ? " (check the API key variable for this provider)" : `; ${reason}`}`,
+      `model ${modelId}: HTTP ${err.statusCode}: ${err.message}${auth ? " (check the API key variable for this provider)" : `; ${reason}`}${body}`,
       auth ? "auth_env_error" : undefined,
     );
   }
@@ -111,10 +141,10 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
 /** Thrown by the stall timer: the stream sent nothing for the idle timeout. */
 class StreamStalled extends Error {}
 
-async function openStream(request: RoundRequest, abortSignal: AbortSignal) {
+async function openStream(request: RoundRequest, model: LanguageModelV4, abortSignal: AbortSignal) {
   for (let retries = 0; ; retries++) {
     try {
-      return (await request.model.doStream({ prompt: request.prompt, tools: request.tools, maxOutputTokens: request.maxOutputTokens, abortSignal })).stream;
+      return (await model.doStream({ prompt: request.prompt, tools: request.tools, maxOutputTokens: request.maxOutputTokens, abortSignal })).stream;
     } catch (err) {
       if (request.signal.aborted) throw new RoundAborted();
       const decision = retryDecision(err, retries);
@@ -128,7 +158,10 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
   // The request's own signal: the turn's, plus the stall timer's or a bound's abort (which ends the HTTP request too).
   const stop = new AbortController();
   const abortSignal = AbortSignal.any([request.signal, stop.signal]);
-  const stream = await openStream(request, abortSignal);
+  /** When the response last sent bytes (the stall timer's reference along with the last part). */
+  let heardAt = performance.now();
+  const model = request.model(boundedFetch(MODEL_FETCH_BOUNDS, { onBytes: () => void (heardAt = performance.now()) }));
+  const stream = await openStream(request, model, abortSignal);
   let text = "";
   let textBytes = 0;
   let thoughtBytes = 0;
@@ -139,17 +172,25 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
   let finish: { usage: RoundUsage; reason: string } | null = null;
   const reader = stream.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  /** The next part, or StreamStalled after idleTimeoutMs of silence. */
-  const nextPart = () =>
-    Promise.race([
+  /** The next part, or StreamStalled after idleTimeoutMs with neither a part nor a byte. */
+  const nextPart = () => {
+    const askedAt = performance.now();
+    return Promise.race([
       reader.read(),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
+        const check = () => {
+          const quiet = performance.now() - Math.max(askedAt, heardAt);
+          if (quiet < request.idleTimeoutMs) {
+            timer = setTimeout(check, request.idleTimeoutMs - quiet);
+            return;
+          }
           stop.abort();
           reject(new StreamStalled());
-        }, request.idleTimeoutMs);
+        };
+        timer = setTimeout(check, request.idleTimeoutMs);
       }),
     ]).finally(() => clearTimeout(timer));
+  };
   try {
     for (let next = await nextPart(); !next.done; next = await nextPart()) {
       const part = next.value;
@@ -160,24 +201,24 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
           text += kept;
           textBytes += kept === part.delta ? bytes : utf8Bytes(kept);
           if (kept !== "") await request.onText(kept);
-          if (kept !== part.delta) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TEXT_BYTES} bytes of text`, text);
+          if (kept !== part.delta) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TEXT_BYTES} bytes of text in one round`, text);
           break;
         }
         case "reasoning-delta": {
           thoughtBytes += utf8Bytes(part.delta);
-          if (thoughtBytes > MAX_ROUND_THOUGHT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_THOUGHT_BYTES} bytes of reasoning`, text);
+          if (thoughtBytes > MAX_ROUND_THOUGHT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_THOUGHT_BYTES} bytes of reasoning in one round`, text);
           await request.onThought(part.delta);
           break;
         }
         case "tool-input-delta":
           streamedInputs.add(part.id);
           toolInputBytes += utf8Bytes(part.delta);
-          if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments`, text);
+          if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments in one round`, text);
           break;
         case "tool-call":
           if (!streamedInputs.has(part.toolCallId)) toolInputBytes += utf8Bytes(part.input);
-          if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments`, text);
-          if (toolCalls.length === MAX_ROUND_TOOL_CALLS) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_CALLS} tool calls`, text);
+          if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments in one round`, text);
+          if (toolCalls.length === MAX_ROUND_TOOL_CALLS) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_CALLS} tool calls in one round`, text);
           toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
           break;
         case "error":
@@ -187,8 +228,11 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
           break;
       }
     }
-  } catch (err) {
+  } catch (caught) {
     if (request.signal.aborted) throw new RoundAborted();
+    // The response passed a bound of its own (the AI SDK wraps the body's error): the round's overflow, with the text kept.
+    const overflow = overflowIn(caught);
+    const err = overflow ? new RoundOverflow(request.modelId, overflow.limit, text) : caught;
     if (err instanceof RoundOverflow) {
       stop.abort();
       void reader.cancel().catch(() => {});
