@@ -5,8 +5,8 @@
  * see `stdout-guard.ts` and `stdin-queue.ts`). A line over MAX_MESSAGE_BYTES ends nothing: it is
  * dropped, logged with its size, and its owner (a request, a session) is told
  * (`output-rejection.ts`). A child that stops answering altogether is reported through
- * `onUnresponsive` by the wedge rule (`wedge-watch.ts`): request timeouts count, any message from
- * the child clears them.
+ * `onUnresponsive` by the wedge rule (`wedge-watch.ts`): request timeouts count (not those of
+ * `bestEffort` reads), any message from the child clears them.
  * Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
  * spawn rather than at boot (it is most of the daemon's startup cost and idle memory otherwise).
  */
@@ -200,6 +200,13 @@ export interface ChannelCutOff {
 export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * A read the daemon can do without (a status view): its timeout is the daemon's patience running
+   * out, not a sign the agent stopped (an agent may take long to gather a status, e.g. waiting on
+   * its MCP servers, and the daemon sends them in batches of its own accord), so it does not count
+   * towards the wedge rule. A wedged agent is still caught by the requests a user waits on.
+   */
+  readonly bestEffort?: boolean;
 }
 
 export class AcpChannel {
@@ -249,18 +256,22 @@ export class AcpChannel {
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 
     let cutOff: ChannelCutOff | null = null;
-    const output = stdinQueue(child.stdin, (error) => {
-      cutOff ??= { reason: "agent_unresponsive", message: error.message };
-      options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
-      child.kill();
-    });
+    const wedge = new WedgeWatch((verdict) => options.onUnresponsive?.(verdict));
+    const output = stdinQueue(
+      child.stdin,
+      (error) => {
+        cutOff ??= { reason: "agent_unresponsive", message: error.message };
+        options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
+        child.kill();
+      },
+      { lastHeard: () => wedge.lastHeardAt },
+    );
     let rejected: string | null = null;
     const reject = (why: string) => {
       rejected ??= `it flooded stdout with output that is not ACP (${why})`;
       cutOff ??= { reason: "output_rejected", message: `the daemon stopped the agent: ${rejected}` };
       options.logger.warn("agent stdout rejected", { pid: child.pid, why });
     };
-    const wedge = new WedgeWatch((verdict) => options.onUnresponsive?.(verdict));
     const budget = new StrayOutputBudget();
     const nonce = crypto.randomUUID();
     const oversized = (bytes: number, owner: LineOwner) => {
@@ -325,11 +336,12 @@ export class AcpChannel {
       (s): s is AbortSignal => s !== undefined,
     );
     const cancellationSignal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    const sentAt = this.wedge.sent();
     try {
       return await this.connection.agent.request<T>(method, params, cancellationSignal ? { cancellationSignal, stopWaitingOnCancel: true } : undefined);
     } catch (err) {
       if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted) {
-        this.wedge.timedOut(method);
+        if (options.bestEffort !== true) this.wedge.timedOut(method, sentAt);
         throw requestTimeoutError(method, options.timeoutMs);
       }
       throw toDaemonError(err, method, this.secrets, this.rejection(), this.nonce);
