@@ -60,7 +60,7 @@ type Json = Record<string, unknown>;
 
 const bytesOf = (text: string) => Buffer.byteLength(text, "utf8");
 /** The UTF-8 length of `value`'s JSON (0 for what JSON cannot carry). */
-export const jsonBytes = (value: unknown) => bytesOf(JSON.stringify(value) ?? "");
+const jsonBytes = (value: unknown) => bytesOf(JSON.stringify(value) ?? "");
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 const text = (value: unknown) => (typeof value === "string" ? value : "");
 
