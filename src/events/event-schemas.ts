@@ -173,6 +173,23 @@ export const SessionDiedEvent = closed(
   "The agent went away or the daemon is shutting down; the stream ends",
 );
 
+export const PermissionRequestRefusedEvent = Type.Union(
+  [
+    closed(
+      { sessionId, reason: Type.Literal("too_many_options"), options: count("How many options the request offered"), limit: count("The most the daemon accepts") },
+      "The request offered more options than the daemon accepts",
+    ),
+    closed(
+      { sessionId, reason: Type.Literal("option_id_too_long"), bytes: count("The longest option id, in UTF-8 bytes"), limit: count("The longest the daemon accepts") },
+      "An option id was longer than the daemon accepts",
+    ),
+  ],
+  {
+    description:
+      "The daemon refused a permission request of the agent without asking anyone: the agent was answered with JSON-RPC error -32602 and these data; its turn goes on",
+  },
+);
+
 export const AgentOutputRejectedEvent = closed(
   {
     sessionId,
@@ -371,6 +388,7 @@ export const EVENT_DATA = {
   permission_resolved: PermissionResolvedEvent,
   permission_forbidden: PermissionForbiddenEvent,
   permission_partial_vote: PermissionPartialVoteEvent,
+  permission_request_refused: PermissionRequestRefusedEvent,
   session_closed: SessionClosedEvent,
   session_died: SessionDiedEvent,
   agent_output_rejected: AgentOutputRejectedEvent,

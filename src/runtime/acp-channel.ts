@@ -5,8 +5,11 @@
  * see `stdout-guard.ts` and `stdin-queue.ts`). A line over MAX_MESSAGE_BYTES ends nothing: it is
  * dropped, logged with its size, and its owner (a request, a session) is told
  * (`output-rejection.ts`). A child that stops answering altogether is reported through
- * `onUnresponsive` by the wedge rule (`wedge-watch.ts`): request timeouts count, any message from
- * the child clears them.
+ * `onUnresponsive` by the wedge rule (`wedge-watch.ts`): request timeouts count (not those of
+ * `bestEffort` reads), any message from the child clears them.
+ * A permission request is bounded in bytes as it arrives, within the agent's budget of pending
+ * requests (`permission-budget.ts`), before the SDK holds it until it is answered; one a handler
+ * refuses (`AgentRequestRefused`) is answered with that JSON-RPC error.
  * Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
  * spawn rather than at boot (it is most of the daemon's startup cost and idle memory otherwise).
  */
@@ -16,9 +19,11 @@ import type { Logger } from "../logging/logger.ts";
 import { redactSecrets } from "../logging/redact.ts";
 import { errorFacts, forwardedData, type AgentErrorFacts } from "./agent-error-data.ts";
 import type { AgentProcess } from "./agent-process.ts";
+import { AgentRequestRefused } from "./agent-request-refused.ts";
 import { initializeResultProblem } from "./initialize-result.ts";
 import type { LineOwner } from "./oversized-line.ts";
 import { droppedAnswer, noticeOf, OUTPUT_REJECTED_METHOD, OutputRejectedError, standInLine, tooLarge, type OutputRejection } from "./output-rejection.ts";
+import { PermissionBudget } from "./permission-budget.ts";
 import { agentText, AgentStartError, ShuttingDownError } from "./start-failure.ts";
 import { stdinQueue } from "./stdin-queue.ts";
 import { guardStdout, isRpcMessage, STRAY_REJECTION, StrayOutputBudget } from "./stdout-guard.ts";
@@ -125,6 +130,9 @@ function rpcError(err: unknown): { code: number; message: string; data: unknown 
 /** What the daemon says should the SDK's reader still meet a line over MAX_MESSAGE_BYTES (its MessageTooLargeError; the guard drops them first). */
 const OVERSIZED = `it wrote a message over the ${MAX_MESSAGE_BYTES}-byte cap on stdout`;
 
+const PERMISSION_METHOD = "session/request_permission";
+const isRequestId = (id: unknown): id is string | number => typeof id === "string" || typeof id === "number";
+
 /** The stand-in request's params (`output-rejection.ts`), as the SDK hands them over. */
 const standInParams = (params: unknown) => (params ?? {}) as Record<string, unknown>;
 
@@ -146,8 +154,18 @@ function toDaemonError(err: unknown, method: string, secrets: readonly string[],
  * spend the channel's stray-output budget; a child that overdraws it is cut off (see `isRpcMessage`).
  * The stand-ins for dropped lines (`output-rejection.ts`) are taken off here too, in the dropped
  * line's place: the session hears of it, and a request's stand-in goes on for the SDK to answer.
+ * A permission request's params are bounded in place here (`permission-budget.ts`), before the SDK
+ * keeps them until the daemon answers; the answer, on its way out, gives their bytes back.
  */
-function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, budget: StrayOutputBudget, onReject: (why: string) => void, nonce: string, wedge: WedgeWatch): acp.Stream {
+function interceptUpdates(
+  stream: acp.Stream,
+  handlers: ChannelHandlers,
+  budget: StrayOutputBudget,
+  onReject: (why: string) => void,
+  nonce: string,
+  wedge: WedgeWatch,
+  permissions: PermissionBudget,
+): acp.Stream {
   const readable = stream.readable.pipeThrough(
     new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform(message, controller) {
@@ -179,11 +197,24 @@ function interceptUpdates(stream: acp.Stream, handlers: ChannelHandlers, budget:
           }
           return;
         }
+        if (m.method === PERMISSION_METHOD && isRequestId(m.id) && m.params !== null && typeof m.params === "object" && !Array.isArray(m.params))
+          permissions.admit(m.id, m.params as Record<string, unknown>);
         controller.enqueue(message);
       },
     }),
   );
-  return { readable, writable: stream.writable };
+  // The daemon's answers pass here on their way out: an answered permission request's bytes are free again.
+  const writer = stream.writable.getWriter();
+  const writable = new WritableStream<acp.AnyMessage>({
+    async write(message) {
+      const m = message as { method?: unknown; id?: unknown };
+      if (m.method === undefined && isRequestId(m.id)) permissions.answered(m.id);
+      await writer.write(message);
+    },
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
+  });
+  return { readable, writable };
 }
 
 export interface OpenOptions {
@@ -207,6 +238,13 @@ export interface ChannelCutOff {
 export interface RequestOptions {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
+  /**
+   * A read the daemon can do without (a status view): its timeout is the daemon's patience running
+   * out, not a sign the agent stopped (an agent may take long to gather a status, e.g. waiting on
+   * its MCP servers, and the daemon sends them in batches of its own accord), so it does not count
+   * towards the wedge rule. A wedged agent is still caught by the requests a user waits on.
+   */
+  readonly bestEffort?: boolean;
 }
 
 export class AcpChannel {
@@ -248,7 +286,14 @@ export class AcpChannel {
     const sdk = await import("@agentclientprotocol/sdk/unstable");
     const app = sdk
       .client({ name: "svc" })
-      .onRequest(sdk.methods.client.session.requestPermission, ({ params, signal }) => handlers.onPermissionRequest(params, signal))
+      .onRequest(sdk.methods.client.session.requestPermission, async ({ params, signal }) => {
+        try {
+          return await handlers.onPermissionRequest(params, signal);
+        } catch (err) {
+          if (err instanceof AgentRequestRefused) throw new sdk.RequestError(err.rpcCode, err.message, err.data);
+          throw err;
+        }
+      })
       // The stand-in for an agent request the daemon dropped: the agent is answered with an error.
       .onRequest(OUTPUT_REJECTED_METHOD, standInParams, ({ params }) => {
         throw new sdk.RequestError(-32600, tooLarge(`request${typeof params.method === "string" ? ` ${params.method}` : ""}`, Number(params.bytes), Number(params.limit)), { bytes: params.bytes, limit: params.limit });
@@ -256,18 +301,22 @@ export class AcpChannel {
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 
     let cutOff: ChannelCutOff | null = null;
-    const output = stdinQueue(child.stdin, (error) => {
-      cutOff ??= { reason: "agent_unresponsive", message: error.message };
-      options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
-      child.kill();
-    });
+    const wedge = new WedgeWatch((verdict) => options.onUnresponsive?.(verdict));
+    const output = stdinQueue(
+      child.stdin,
+      (error) => {
+        cutOff ??= { reason: "agent_unresponsive", message: error.message };
+        options.logger.warn("agent stopped reading its input; ending it", { pid: child.pid, error: error.message });
+        child.kill();
+      },
+      { lastHeard: () => wedge.lastHeardAt },
+    );
     let rejected: string | null = null;
     const reject = (why: string) => {
       rejected ??= `it flooded stdout with output that is not ACP (${why})`;
       cutOff ??= { reason: "output_rejected", message: `the daemon stopped the agent: ${rejected}` };
       options.logger.warn("agent stdout rejected", { pid: child.pid, why });
     };
-    const wedge = new WedgeWatch((verdict) => options.onUnresponsive?.(verdict));
     const budget = new StrayOutputBudget();
     const nonce = crypto.randomUUID();
     const oversized = (bytes: number, owner: LineOwner) => {
@@ -283,7 +332,9 @@ export class AcpChannel {
       return standInLine(owner, bytes, MAX_MESSAGE_BYTES, nonce);
     };
     const input = guardStdout(child.stdout, budget, { onReject: reject, onOversized: oversized }, MAX_MESSAGE_BYTES);
-    const connection = app.connect(interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject, nonce, wedge));
+    const connection = app.connect(
+      interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject, nonce, wedge, new PermissionBudget()),
+    );
     // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 
@@ -332,11 +383,12 @@ export class AcpChannel {
       (s): s is AbortSignal => s !== undefined,
     );
     const cancellationSignal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+    const sentAt = this.wedge.sent();
     try {
       return await this.connection.agent.request<T>(method, params, cancellationSignal ? { cancellationSignal, stopWaitingOnCancel: true } : undefined);
     } catch (err) {
       if (options.timeoutMs !== undefined && cancellationSignal?.aborted && !options.signal?.aborted) {
-        this.wedge.timedOut(method);
+        if (options.bestEffort !== true) this.wedge.timedOut(method, sentAt);
         throw requestTimeoutError(method, options.timeoutMs);
       }
       throw toDaemonError(err, method, this.secrets, this.rejection(), this.nonce);

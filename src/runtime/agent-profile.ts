@@ -90,10 +90,13 @@ async function standardSetModel(channel: AcpChannel, sessionId: string, modelId:
   return await channel.request<Record<string, unknown>>("session/set_model", { sessionId, modelId }, { timeoutMs: CONTROL_TIMEOUT_MS });
 }
 
-/** `<prefix>/status/<path>`, or null when the agent does not implement it. */
+/**
+ * `<prefix>/status/<path>`, or null when the agent does not implement it. A status read is
+ * best-effort: its timeout does not count towards the wedge rule (see `RequestOptions.bestEffort`).
+ */
 async function extensionStatus<T>(channel: AcpChannel, prefix: ExtensionPrefix, path: string, params: Record<string, unknown>, timeoutMs: number): Promise<T | null> {
   try {
-    return await channel.request<T>(`${prefix}/status/${path}`, params, { timeoutMs });
+    return await channel.request<T>(`${prefix}/status/${path}`, params, { timeoutMs, bestEffort: true });
   } catch (err) {
     if (isMissing(err)) return null;
     throw err;

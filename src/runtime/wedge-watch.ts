@@ -1,16 +1,25 @@
 /**
  * The wedge rule: when a child has stopped answering altogether. A child is judged wedged once
- * WEDGE_TIMEOUTS of the daemon's requests have timed out in a row with no message of any kind from
- * it since the first of them, and it has been silent for at least WEDGE_SILENCE_MS (the window).
+ * WEDGE_TIMEOUTS of the daemon's requests have timed out with nothing at all from it since the
+ * first of them was sent, and WEDGE_SILENCE_MS (the window) have passed since that send. The
+ * silence that counts is the child's silence towards a question: it starts when a request that
+ * then timed out went out, never earlier, so an agent that was merely idle (nobody asked it
+ * anything) carries no silence into its next requests, and requests sent together that time out
+ * together reach no verdict before the window has passed since they were sent.
+ *
  * Any message from the child (an answer, late or not, an update, a request of its own) clears the
- * count, so a slow but live agent (answering other requests, streaming a turn) is never judged
- * wedged, however many of its answers come late; nor is one whose requests time out now and then.
- * Silence alone is not enough either: an idle agent that nobody asks anything is not wedged.
+ * count, and a timed-out request sent before the child's last message does not count (the child
+ * has spoken since it was asked): a slow but live agent (answering late, answering other requests,
+ * streaming a turn) is never judged wedged, however many of its answers come late; nor is one
+ * whose requests time out now and then. Silence alone is not enough either: an idle agent that
+ * nobody asks anything is not wedged. Which requests count is the caller's choice
+ * (`acp-channel.ts`): reads the daemon can do without (status views) do not.
  *
  * This catches what the stdin watchdog (`stdin-queue.ts`) cannot: a child that stopped reading with
- * less than a pipe's worth queued, so that every write still succeeds. The verdict is given once;
- * the runtime recycles the child (`workspace-runtime.ts`). Pure apart from one timer, which
- * re-checks the silence when the count is reached before the window has passed.
+ * less than a pipe's worth queued, so that every write still succeeds. The watchdog judges by the
+ * same window and the same sign of life (`lastHeardAt`). The verdict is given once; the runtime
+ * recycles the child (`workspace-runtime.ts`). Pure apart from one timer, which re-checks once the
+ * window has passed when the count is reached before.
  */
 
 export const WEDGE_TIMEOUTS = 3;
@@ -20,7 +29,7 @@ export interface WedgeVerdict {
   /** Requests timed out since the child was last heard from, and their methods (the last few). */
   readonly timeouts: number;
   readonly methods: readonly string[];
-  /** How long the child had been silent. */
+  /** How long the child had been silent, counted from when the first of those requests was sent. */
   readonly silentMs: number;
 }
 
@@ -46,6 +55,8 @@ const realClock: WedgeClock = {
 export class WedgeWatch {
   private lastHeard: number;
   private timeouts = 0;
+  /** When the first counted request was sent: the silence is measured from here. */
+  private firstSent = Number.POSITIVE_INFINITY;
   private methods: string[] = [];
   private cancelTimer: () => void = () => {};
   private done = false;
@@ -57,18 +68,30 @@ export class WedgeWatch {
     this.lastHeard = clock.now();
   }
 
+  /** When the child was last heard from, on the watch's clock (`performance.now()` unless a test's). */
+  get lastHeardAt(): number {
+    return this.lastHeard;
+  }
+
+  /** A request goes out now: what `timedOut` is given back should it time out (its send time). */
+  sent(): number {
+    return this.clock.now();
+  }
+
   /** A message came from the child. */
   heard(): void {
     this.lastHeard = this.clock.now();
     this.timeouts = 0;
+    this.firstSent = Number.POSITIVE_INFINITY;
     this.methods = [];
     this.cancelTimer();
   }
 
-  /** A request to the child went unanswered within its deadline. */
-  timedOut(method: string): void {
-    if (this.done) return;
+  /** A request sent at `sentAt` (what `sent()` gave) went unanswered within its deadline. */
+  timedOut(method: string, sentAt: number): void {
+    if (this.done || sentAt < this.lastHeard) return;
     this.timeouts++;
+    this.firstSent = Math.min(this.firstSent, sentAt);
     this.methods = [...this.methods, method].slice(-METHODS_KEPT);
     this.check();
   }
@@ -81,7 +104,7 @@ export class WedgeWatch {
 
   private check(): void {
     if (this.done || this.timeouts < WEDGE_TIMEOUTS) return;
-    const silentMs = this.clock.now() - this.lastHeard;
+    const silentMs = this.clock.now() - this.firstSent;
     this.cancelTimer();
     if (silentMs < WEDGE_SILENCE_MS) {
       this.cancelTimer = this.clock.later(() => this.check(), WEDGE_SILENCE_MS - silentMs);

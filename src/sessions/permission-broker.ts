@@ -3,7 +3,12 @@
  * The agent's `session/request_permission` becomes a `permission_request` event with a daemon-minted
  * `requestId`; votes resolve it under the session's policy (captured per request at issue):
  * `first-responder`, `designated`, `consensus` or `local-only`. A `cancelled` vote resolves under
- * every policy. Pending requests are capped (MAX_PENDING; extra ones are cancelled at once).
+ * every policy. Pending requests are capped (MAX_PENDING; extra ones are cancelled at once), and
+ * each is bounded in bytes before it is kept or published (`runtime/permission-bounds.ts`; the
+ * channel has bounded it already as it arrived): one past the option bounds is refused (the agent
+ * gets a JSON-RPC error, the session a `permission_request_refused` event), an oversized tool call
+ * is cut, and a pending request keeps only its options and a summary of its tool call (the whole
+ * call went out in its event).
  *
  * A vote that changes nothing publishes nothing that takes an event id, so no client can flush the
  * replay ring by voting: a late vote (the request is resolved or unknown) gets its 404 only, a
@@ -15,6 +20,8 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { PermissionStrategy } from "../config/settings.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
+import { AgentRequestRefused, INVALID_PARAMS } from "../runtime/agent-request-refused.ts";
+import { boundOption, boundToolCall, permissionRefusal, refusalMessage, toolCallSummary } from "../runtime/permission-bounds.ts";
 import { decideVote, tallyVotes, type VoteOutcome, type VotePolicy } from "./vote-policy.ts";
 
 export const MAX_PENDING = 64;
@@ -27,7 +34,8 @@ export interface PendingPermission {
   readonly requestId: string;
   readonly promptId: string | null;
   readonly originatorClientId: string | null;
-  readonly toolCall: unknown;
+  /** The tool call's identity (`toolCallSummary`); the whole call is in the request's event. */
+  readonly toolCall: Record<string, unknown>;
   readonly options: readonly acp.PermissionOption[];
   readonly createdAt: number;
   readonly policy: VotePolicy;
@@ -88,14 +96,24 @@ export class PermissionBroker {
     return this.pending.has(requestId);
   }
 
-  /** Handles the agent's request; resolves with the ACP answer once voted, cancelled or timed out. */
+  /**
+   * Handles the agent's request; resolves with the ACP answer once voted, cancelled or timed out.
+   * A request past the option bounds rejects with AgentRequestRefused (the agent's answer).
+   */
   request(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse> {
-    const options = Array.isArray(params.options) ? params.options : [];
-    if (this.pending.size >= MAX_PENDING || options.some((o) => o.optionId === CANCEL_SENTINEL) || signal.aborted)
+    const offered = Array.isArray(params.options) ? params.options : [];
+    if (this.pending.size >= MAX_PENDING || offered.some((o) => o.optionId === CANCEL_SENTINEL) || signal.aborted)
       return Promise.resolve({ outcome: { outcome: "cancelled" } });
+    const fields = this.ctx.promptFields();
+    const refusal = permissionRefusal(offered);
+    if (refusal !== null) {
+      this.ctx.publish("permission_request_refused", { sessionId: this.ctx.sessionId, ...refusal }, fields);
+      return Promise.reject(new AgentRequestRefused(INVALID_PARAMS, refusalMessage(refusal), { ...refusal }));
+    }
+    const options = offered.map(boundOption) as acp.PermissionOption[];
+    const toolCall = boundToolCall(params.toolCall);
 
     const requestId = crypto.randomUUID();
-    const fields = this.ctx.promptFields();
     const electorate = this.ctx.electorate();
     return new Promise((resolve) => {
       let timer: Timer | undefined;
@@ -104,7 +122,7 @@ export class PermissionBroker {
         requestId,
         promptId: fields.promptId ?? null,
         originatorClientId: fields.originatorClientId ?? null,
-        toolCall: params.toolCall,
+        toolCall: toolCallSummary(toolCall),
         options,
         createdAt: Date.now(),
         policy: { strategy: this.settings.strategy, quorum: this.settings.consensusQuorum, electorate, originator: fields.originatorClientId ?? null },
@@ -120,7 +138,7 @@ export class PermissionBroker {
       this.pending.set(requestId, entry);
       signal.addEventListener("abort", onAbort, { once: true });
       if (this.settings.responseTimeoutMs > 0) timer = setTimeout(() => this.cancel(requestId, "timeout"), this.settings.responseTimeoutMs);
-      this.ctx.publish("permission_request", { requestId, sessionId: this.ctx.sessionId, toolCall: params.toolCall, options }, fields);
+      this.ctx.publish("permission_request", { requestId, sessionId: this.ctx.sessionId, toolCall, options }, fields);
     });
   }
 

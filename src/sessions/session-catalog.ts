@@ -48,7 +48,7 @@ export class SessionCatalog {
     for (const id of new Set(ids)) {
       const live = this.sessions.peek(id);
       const row = this.store?.session(id) ?? null;
-      if (live) sessions.push({ ...sessionSummary(live), isArchived: row?.archived ?? false, live: true as const });
+      if (live) sessions.push({ ...sessionSummary(live, { listEntry: true }), isArchived: row?.archived ?? false, live: true as const });
       else if (row) sessions.push(persistedSummary(row));
       else missing.push(id);
     }

@@ -122,10 +122,10 @@ export class SessionHistory {
     const page = rows.slice(0, size);
     const sessions: SessionListRecord[] = [];
     if (after === null && !archived)
-      for (const live of this.sessions.all()) if (live.workspaceCwd === workspace && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live), isArchived: false, live: true as const });
+      for (const live of this.sessions.all()) if (live.workspaceCwd === workspace && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live, { listEntry: true }), isArchived: false, live: true as const });
     for (const row of page) {
       const live = this.sessions.peek(row.id);
-      sessions.push(live ? { ...sessionSummary(live), isArchived: row.archived, live: true as const } : persistedSummary(row));
+      sessions.push(live ? { ...sessionSummary(live, { listEntry: true }), isArchived: row.archived, live: true as const } : persistedSummary(row));
     }
     const last = page[page.length - 1];
     return { sessions, ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}) };

@@ -1,10 +1,26 @@
-/** The `GET /session/:id/status` and session-list record of a live session (pure). */
+/**
+ * The `GET /session/:id/status` and session-list record of a live session (pure). Its pending
+ * interactions carry what a client needs to show and answer them (the request id, the options as
+ * bounded at admission, and the tool call's identity: `runtime/permission-bounds.ts`), never the tool
+ * call's content: that went out whole in the `permission_request` event. A list entry names at
+ * most MAX_LISTED_INTERACTIONS of them (the oldest; `pendingInteractionCount` counts them all),
+ * so a list of many sessions stays small whatever their agents asked.
+ */
 import type { LiveSession } from "./live-session.ts";
 
-export function sessionSummary(session: LiveSession) {
+/** Pending interactions named in one session-list entry. */
+export const MAX_LISTED_INTERACTIONS = 8;
+
+export interface SummaryOptions {
+  /** For a session-list entry: at most MAX_LISTED_INTERACTIONS pending interactions. */
+  readonly listEntry?: boolean;
+}
+
+export function sessionSummary(session: LiveSession, options: SummaryOptions = {}) {
   const pending = session.permissions.list();
   const turnError = session.prompts.lastTurnError;
   const running = session.prompts.running;
+  const named = options.listEntry ? pending.slice(0, MAX_LISTED_INTERACTIONS) : pending;
   return {
     sessionId: session.id,
     workspaceCwd: session.workspaceCwd,
@@ -21,11 +37,11 @@ export function sessionSummary(session: LiveSession) {
     pendingInteractionCount: pending.length,
     hasTurnError: turnError !== null,
     ...(turnError ? { turnError } : {}),
-    pendingInteractions: pending.map((p) => ({
+    pendingInteractions: named.map((p) => ({
       requestId: p.requestId,
       kind: "permission" as const,
       createdAt: new Date(p.createdAt).toISOString(),
-      ...(typeof (p.toolCall as { title?: unknown })?.title === "string" ? { title: (p.toolCall as { title: string }).title } : {}),
+      ...(typeof p.toolCall.title === "string" ? { title: p.toolCall.title } : {}),
       toolCall: p.toolCall,
       options: p.options.map((o) => ({ optionId: o.optionId, label: o.name, kind: o.kind })),
     })),

@@ -31,6 +31,13 @@ const str = (value: unknown): string | undefined => (typeof value === "string" ?
 const obj = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 
 /** A `recording_gap` marker's notice: how many events the journal lacks here, and which. */
+/** What a `permission_request_refused` says of the request. */
+function refusedText(data: Record<string, unknown>): string {
+  return data.reason === "too_many_options"
+    ? `The agent asked for permission with ${Number(data.options)} options (at most ${Number(data.limit)} are accepted)`
+    : `The agent asked for permission with an option id of ${Number(data.bytes)} bytes (at most ${Number(data.limit)} are accepted)`;
+}
+
 function gapText(data: Record<string, unknown>): string {
   const n = typeof data.notRecorded === "number" ? data.notRecorded : "Some";
   const ids = typeof data.firstEventId === "number" && typeof data.lastEventId === "number" ? ` between id ${data.firstEventId} and ${data.lastEventId}` : "";
@@ -102,6 +109,9 @@ export function transcriptEntries(envelopes: readonly unknown[], previous?: Tran
       }
       case "agent_output_rejected":
         push("notice", `The agent wrote a message of ${Number(data.bytes)} bytes, over the daemon's ${Number(data.limit)}-byte line limit; it was dropped`);
+        break;
+      case "permission_request_refused":
+        push("notice", `${refusedText(data)}; the daemon refused it without asking`);
         break;
       case RECORDING_GAP_TYPE:
         push("notice", gapText(data));

@@ -98,6 +98,12 @@ export interface TranscriptSnapshot {
   ended: string | undefined;
 }
 
+/** What a `permission_request_refused` says of the request. */
+const refusedText = (data: Record<string, unknown>): string =>
+  data.reason === "too_many_options"
+    ? `The agent asked for permission with ${Number(data.options)} options (at most ${Number(data.limit)} are accepted)`
+    : `The agent asked for permission with an option id of ${Number(data.bytes)} bytes (at most ${Number(data.limit)} are accepted)`;
+
 const text = (block: unknown): string => {
   const b = block as { type?: string; text?: unknown } | null;
   return b && b.type === "text" && typeof b.text === "string" ? b.text : "";
@@ -268,6 +274,9 @@ export class TranscriptModel {
         break;
       case "agent_output_rejected":
         this.push({ kind: "notice", key: this.key(), text: `The agent wrote a message of ${Number(data.bytes)} bytes, over the daemon's ${Number(data.limit)}-byte line limit; it was dropped.` });
+        break;
+      case "permission_request_refused":
+        this.push({ kind: "notice", key: this.key(), text: `${refusedText(data)}; the daemon refused it without asking you.` });
         break;
       case "session_recording_degraded":
         this.push({ kind: "notice", key: this.key(), text: `The daemon stopped recording this session (${String(data.reason ?? "unknown")}): what follows may be missing from its history.` });

@@ -41,6 +41,16 @@ describe("TranscriptModel", () => {
     expect(m.snapshot().items.at(-1)).toMatchObject({ kind: "notice", text: expect.stringContaining("12 events before this are missing") });
   });
 
+  test("a permission request the daemon refused shows as a notice saying why", () => {
+    const m = new TranscriptModel();
+    m.apply(ev("permission_request_refused", { sessionId: "s", reason: "too_many_options", options: 200000, limit: 16 }));
+    m.apply(ev("permission_request_refused", { sessionId: "s", reason: "option_id_too_long", bytes: 300, limit: 128 }));
+    expect(m.snapshot().items.map((i) => (i.kind === "notice" ? i.text : i.kind))).toEqual([
+      "The agent asked for permission with 200000 options (at most 16 are accepted); the daemon refused it without asking you.",
+      "The agent asked for permission with an option id of 300 bytes (at most 128 are accepted); the daemon refused it without asking you.",
+    ]);
+  });
+
   test("a snapshot renews only the items that changed", () => {
     const m = new TranscriptModel();
     m.apply(update({ sessionUpdate: "user_message_chunk", content: text("q"), _meta: { source: "bridge-echo" } }));

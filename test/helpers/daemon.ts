@@ -42,6 +42,8 @@ export interface TestServer extends AsyncDisposable {
 export interface TestDaemon extends TestServer {
   /** The in-process daemon; throws when the target is the compiled binary. */
   readonly daemon: Daemon;
+  /** The daemon's process: this one in process, else the child's. */
+  readonly pid: number;
   /** Stops the daemon and its agent children (idempotent); dispose also removes its temp dirs. */
   stop(): Promise<void>;
 }
@@ -84,6 +86,7 @@ export async function startInProcessDaemon(args: string[] = [], options: StartOp
   const stop = () => (stopped ??= daemon.stop(1000));
   return {
     daemon,
+    pid: process.pid,
     config,
     url: daemon.url,
     port: daemon.port,
@@ -170,6 +173,7 @@ export async function startChildDaemon(cmd: readonly string[], args: string[] = 
     })());
   return {
     daemon: IN_PROCESS_ONLY,
+    pid: proc.pid,
     config,
     url: child.url,
     port,

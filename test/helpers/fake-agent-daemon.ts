@@ -16,7 +16,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import { readWireLog, type WireEntry } from "../fixtures/fake-agent/wire-log.ts";
-import { startDaemon, type StartOptions, type TestDaemon } from "./daemon.ts";
+import { startChildDaemon, startDaemon, svcCommand, type StartOptions, type TestDaemon } from "./daemon.ts";
 import { jsonRequest, type JsonReply } from "./json-request.ts";
 import { expectPidsGone } from "./pids.ts";
 import { openSse, type OpenOptions, type SseClient } from "./sse-client.ts";
@@ -33,6 +33,8 @@ export interface DaemonSettingsDoc {
 export interface FakeAgentDaemonOptions extends StartOptions {
   /** Written to `$SVC_HOME/settings.json` just for the boot (the config is read once, at start), then removed. */
   settings?: DaemonSettingsDoc;
+  /** Run the daemon as a process of its own whatever the target (the target's command), e.g. to measure its memory. */
+  ownProcess?: boolean;
 }
 
 export interface CreateReply {
@@ -66,7 +68,7 @@ export interface FakeAgentDaemon extends TestDaemon {
 }
 
 export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDaemonOptions = {}): Promise<FakeAgentDaemon> {
-  const { settings, ...start } = options;
+  const { settings, ownProcess, ...start } = options;
   const home = process.env.SVC_HOME!;
   const settingsFile = join(home, "settings.json");
   const logDir = tempDir("svc-wire-");
@@ -77,7 +79,8 @@ export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDae
   }
   let daemon: TestDaemon;
   try {
-    daemon = await startDaemon(args, { ...start, env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...start.env } });
+    const startOptions = { ...start, env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...start.env } };
+    daemon = ownProcess ? await startChildDaemon(svcCommand(), args, startOptions) : await startDaemon(args, startOptions);
   } catch (err) {
     await logDir[Symbol.asyncDispose]();
     throw err;

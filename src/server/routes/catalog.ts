@@ -107,7 +107,7 @@ export const catalogRoutes = (deps: AppDeps) => {
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
         const workspace = workspaceOf(params.workspace);
-        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s), live: true as const })) };
+        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
       },
       {
         params: WorkspaceParams,

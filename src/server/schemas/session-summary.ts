@@ -15,7 +15,10 @@ const PendingInteraction = t.Object({
   kind: t.Literal("permission"),
   createdAt: IsoTime,
   title: t.Optional(t.String()),
-  toolCall: t.Unknown({ description: "the agent's tool call, as it sent it" }),
+  toolCall: t.Object(
+    { toolCallId: t.Optional(t.String()), title: t.Optional(t.String()), kind: t.Optional(t.String()), status: t.Optional(t.String()) },
+    { additionalProperties: false, description: "the tool call's identity, each member at most 256 bytes (the whole call is in the permission_request event)" },
+  ),
   options: t.Array(t.Object({ optionId: t.String(), label: t.String(), kind: t.String() })),
 });
 
@@ -41,7 +44,7 @@ export const sessionSummaryProperties = {
   pendingInteractionCount: Type.Integer(),
   hasTurnError: t.Boolean(),
   turnError: t.Optional(t.Object({ message: t.String(), code: t.Optional(t.String()), errorKind: t.Optional(t.String()) })),
-  pendingInteractions: t.Array(PendingInteraction),
+  pendingInteractions: t.Array(PendingInteraction, { description: "The pending permission requests (in a session-list entry, the oldest 8; pendingInteractionCount counts all)" }),
 };
 
 export const SessionSummary = t.Object(sessionSummaryProperties, { description: "Runtime status of a live session" });

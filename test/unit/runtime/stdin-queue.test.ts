@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { MAX_STDIN_QUEUE_BYTES, StdinStalledError, stdinQueue } from "../../../src/runtime/stdin-queue.ts";
+import { MAX_STDIN_QUEUE_BYTES, STDIN_STALL_MS, StdinStalledError, stdinQueue } from "../../../src/runtime/stdin-queue.ts";
+import { WEDGE_SILENCE_MS } from "../../../src/runtime/wedge-watch.ts";
 import { until } from "../../helpers/until.ts";
 
 /**
@@ -83,7 +84,30 @@ test("a child that takes nothing while bytes wait is reported once, and every wr
   const waiting = writer.write(bytes(MAX_STDIN_QUEUE_BYTES + 1, 1));
   expect(await waiting.catch((e: unknown) => e)).toBeInstanceOf(StdinStalledError);
   expect(stalls).toHaveLength(1);
-  expect(stalls[0]!.message).toBe(`the agent stopped reading its input (${MAX_STDIN_QUEUE_BYTES + 1} bytes waiting, none taken for 200 ms)`);
+  expect(stalls[0]!.message).toBe(`the agent stopped reading its input (${MAX_STDIN_QUEUE_BYTES + 1} bytes waiting, none taken and nothing heard from it for 200 ms)`);
   expect(await writer.write(bytes(1, 2)).catch((e: unknown) => e)).toBeInstanceOf(StdinStalledError);
   expect(stalls).toHaveLength(1);
+});
+
+test("a child that takes nothing but still speaks is not judged wedged; once it has been silent for the window too, it is", async () => {
+  const child = fakeSink("held");
+  const stalls: Error[] = [];
+  let heardAt = performance.now();
+  const writer = stdinQueue(child.sink, (e) => stalls.push(e), { stallMs: 300, lastHeard: () => heardAt }).getWriter();
+  const waiting = writer.write(bytes(MAX_STDIN_QUEUE_BYTES + 1, 1)).catch((e: unknown) => e);
+  // It writes (a turn's updates) every 100 ms for a second, reading nothing all along.
+  const started = performance.now();
+  while (performance.now() - started < 1000) {
+    await Bun.sleep(100);
+    heardAt = performance.now();
+  }
+  expect(stalls).toEqual([]);
+  // Then it falls silent as well.
+  expect(await waiting).toBeInstanceOf(StdinStalledError);
+  expect(performance.now() - heardAt).toBeGreaterThanOrEqual(300);
+  expect(stalls).toHaveLength(1);
+});
+
+test("a child busy for a while (nothing read, nothing written) is given the wedge rule's window before it is judged", () => {
+  expect(STDIN_STALL_MS).toBe(WEDGE_SILENCE_MS);
 });

@@ -38,6 +38,11 @@ describe("transcript entries", () => {
     ]);
   });
 
+  test("a permission request the daemon refused is a notice saying why", () => {
+    const entries = transcriptEntries([{ type: "permission_request_refused", data: { sessionId: "s", reason: "too_many_options", options: 17, limit: 16 }, _meta: { serverTimestamp: 1 } }]);
+    expect(entries.map((e) => [e.kind, e.text])).toEqual([["notice", "The agent asked for permission with 17 options (at most 16 are accepted); the daemon refused it without asking"]]);
+  });
+
   test("survives envelopes of the wrong shape", () => {
     expect(transcriptEntries([null, 3, "x", { type: "session_update" }, { type: "turn_error", data: [] }])).toEqual([{ kind: "error", text: "Turn failed: unknown error", at: 0 }]);
   });
