@@ -37,11 +37,9 @@ describe("an agent that stops answering is restarted; a slow one is not", () => 
       await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@deaf" }] });
       await events.first("turn_complete");
 
-      // The agent's reader may already be waiting for one more message when it stops reading: that one is answered.
       const replies = [];
-      while (replies.filter((r) => r.status === 504).length < WEDGE_TIMEOUTS) replies.push(await d.json("POST", "/session", { sessionScope: "thread" }));
-      expect(replies.length).toBeLessThanOrEqual(WEDGE_TIMEOUTS + 1);
-      expect(replies.at(-1)!.body).toMatchObject({ code: "agent_timeout", phase: "session/new" });
+      for (let i = 0; i < WEDGE_TIMEOUTS; i++) replies.push(await d.json("POST", "/session", { sessionScope: "thread" }));
+      for (const reply of replies) expect(reply.body).toMatchObject({ code: "agent_timeout", phase: "session/new" });
       const died = await events.first("session_died", undefined, WEDGE_SILENCE_MS + 10_000);
       expect(died.data).toMatchObject({ sessionId, reason: "agent_unresponsive", message: expect.stringContaining(`${WEDGE_TIMEOUTS} requests in a row timed out (session/new`) });
       await events.waitForEnd();
