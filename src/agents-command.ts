@@ -1,16 +1,16 @@
 /**
  * `svc agents`: lists the known agents (name, package@pin, install state, runtime, path) on stdout.
  * `svc agents install <name>`: installs the pinned package into svc's agent directory
- * (`runtime/agent-install.ts`), printing bun's output on stderr and the installed entry on stdout.
+ * (`agent-install/install.ts`), printing bun's output on stderr and the installed entry on stdout.
  * Bad arguments print one line on stderr and exit 2; a failed install exits 1, an interrupted one
  * (SIGTERM, SIGINT) 128 + the signal's number, having removed what it staged.
  */
 import { constants as osConstants } from "node:os";
-import { agentRows, describeState } from "./agents/agent-inventory.ts";
+import { agentRows, describeState } from "./agent-install/inventory.ts";
 import { AGENTS_USAGE, resolveAgentsConfig, type AgentsConfig } from "./config/agents-config.ts";
 import { BootError } from "./config/boot-error.ts";
-import { installAgent } from "./runtime/agent-install.ts";
-import { AgentInstallError } from "./runtime/agent-install-error.ts";
+import { installAgent } from "./agent-install/install.ts";
+import { AgentInstallError } from "./agent-install/install-error.ts";
 
 const INTERRUPTS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"];
 

@@ -16,7 +16,7 @@ if (first === "--version" || first === "-v" || first === "version") {
   process.stdout.write(USAGE);
 } else if (first === "--acp") {
   // The built-in agent is imported only here, so the daemon never loads it.
-  await (await import("./agent/run-agent.ts")).runAgent({ env: process.env, cwd: process.cwd(), args: rest });
+  await (await import("./builtin-agent/run-agent.ts")).runAgent({ env: process.env, cwd: process.cwd(), args: rest });
 } else if (first === "serve") {
   await serveCommand(rest, processStartedAt);
 } else if (first === "agents") {

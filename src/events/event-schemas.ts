@@ -26,7 +26,7 @@ const literals = <const T extends readonly string[]>(values: T, description?: st
 /**
  * The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error` (any
  * other value is dropped). `output_too_large`: the model's reply passed the built-in agent's bounds
- * (`src/agent/model/model-round.ts`).
+ * (`src/builtin-agent/model/model-round.ts`).
  */
 export const AGENT_TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout", "output_too_large"] as const;
 /** The closed set of `turn_error` `errorKind`s: the agent's, and the prompt deadline's own. */

@@ -8,7 +8,7 @@
  */
 import { expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { COALESCE_INTERVAL_MS } from "../../src/agent/chunk-coalescer.ts";
+import { COALESCE_INTERVAL_MS } from "../../src/builtin-agent/chunk-coalescer.ts";
 import { createClient, type ConnectionState, type EventEnvelope, type LoadedSession } from "../../src/client/index.ts";
 import { contractFetch } from "../helpers/contract.ts";
 import { until } from "../helpers/until.ts";

@@ -11,8 +11,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PLAN_ENTRY_BYTES, TITLE_CAP_BYTES } from "../../src/agent/acp-bounds.ts";
-import { MAX_ERROR_BODY_BYTES, MAX_ROUND_TEXT_BYTES, MAX_STREAM_EVENT_BYTES } from "../../src/agent/model/model-round.ts";
+import { PLAN_ENTRY_BYTES, TITLE_CAP_BYTES } from "../../src/builtin-agent/acp-bounds.ts";
+import { MAX_ERROR_BODY_BYTES, MAX_ROUND_TEXT_BYTES, MAX_STREAM_EVENT_BYTES } from "../../src/builtin-agent/model/model-round.ts";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";

@@ -3,7 +3,7 @@
  * built-in agent (issue 22, deliverable 10): the daemon refuses it (400 `invalid_option_id`) and
  * the request stays pending, so nothing reaches the agent and the tool does not run; a vote that
  * then rejects it ends the tool declined. (The agent's own guard, for an option id that reaches it
- * anyway, is test/agent/agent-permission-options.test.ts.)
+ * anyway, is test/builtin-agent/agent-permission-options.test.ts.)
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";

@@ -16,7 +16,7 @@ export const GENERIC_FACTS: AgentFacts = {
 };
 
 /**
- * src/agent/agent-app.ts (agentInfo.name "svc", loadSession, resume), src/agent/permission.ts
+ * src/builtin-agent/agent-app.ts (agentInfo.name "svc", loadSession, resume), src/builtin-agent/permission.ts
  * (option ids in qwen's shape), config/agent-config.ts (OPENAI_* for an OpenAI-compatible endpoint;
  * a keyless one is allowed with an explicit base URL).
  */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { APICallError } from "@ai-sdk/provider";
-import { MAX_RETRIES, retryDecision, serverRetryDelayMs } from "../../../src/agent/model/retry-policy.ts";
+import { MAX_RETRIES, retryDecision, serverRetryDelayMs } from "../../../src/builtin-agent/model/retry-policy.ts";
 
 const apiError = (statusCode: number | undefined, headers: Record<string, string> = {}) =>
   new APICallError({ message: "x", url: "http://m/v1", requestBodyValues: {}, statusCode, responseHeaders: headers, isRetryable: statusCode === undefined || statusCode === 429 || statusCode >= 500 });

@@ -1,7 +1,7 @@
 /** The chunk coalescer gathers deltas by bytes and time, keeps message and thought text in order, and sends everything on flush. */
 import { describe, expect, test } from "bun:test";
-import { ChunkCoalescer, COALESCE_BYTES, COALESCE_INTERVAL_MS, type ChunkKind } from "../../../src/agent/chunk-coalescer.ts";
-import { MESSAGE_CHUNK_BYTES } from "../../../src/agent/acp-bounds.ts";
+import { ChunkCoalescer, COALESCE_BYTES, COALESCE_INTERVAL_MS, type ChunkKind } from "../../../src/builtin-agent/chunk-coalescer.ts";
+import { MESSAGE_CHUNK_BYTES } from "../../../src/builtin-agent/acp-bounds.ts";
 import { until } from "../../helpers/until.ts";
 
 type Sent = Array<[ChunkKind, string]>;

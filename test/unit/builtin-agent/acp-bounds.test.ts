@@ -23,7 +23,7 @@ import {
   TITLE_CAP_BYTES,
   toolCallIdFor,
   utf8Bytes,
-} from "../../../src/agent/acp-bounds.ts";
+} from "../../../src/builtin-agent/acp-bounds.ts";
 
 const EURO = "€"; // 1 UTF-16 unit, 3 UTF-8 bytes
 const EMOJI = "😀"; // 2 UTF-16 units (a surrogate pair), 4 UTF-8 bytes

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { decide } from "../../../src/agent/approval.ts";
-import { readOnlyPathOperands } from "../../../src/agent/tools/read-only-command.ts";
+import { decide } from "../../../src/builtin-agent/approval.ts";
+import { readOnlyPathOperands } from "../../../src/builtin-agent/tools/read-only-command.ts";
 
 describe("decide", () => {
   test("read tools run in every mode", () => {

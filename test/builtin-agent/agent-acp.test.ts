@@ -1,6 +1,6 @@
 /** The built-in agent's ACP surface, driven by a real SDK client over stdio, against the mock model. */
 import { describe, expect, test } from "bun:test";
-import { COALESCE_INTERVAL_MS } from "../../src/agent/chunk-coalescer.ts";
+import { COALESCE_INTERVAL_MS } from "../../src/builtin-agent/chunk-coalescer.ts";
 import { rpcError, startAgent } from "./agent-client.ts";
 
 describe("svc --acp: handshake and sessions", () => {

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MCP_MESSAGE_BYTES } from "../../src/agent/mcp/mcp-servers.ts";
+import { MCP_MESSAGE_BYTES } from "../../src/builtin-agent/mcp/mcp-servers.ts";
 import { startBigMcpHttpServer } from "../fixtures/mcp-test-tools.ts";
 import { startAgent } from "./agent-client.ts";
 

@@ -1,10 +1,10 @@
-/** What `svc agents` reports per agent (agents/agent-inventory.ts). */
+/** What `svc agents` reports per agent (agent-install/inventory.ts). */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AGENT_NAMES, AGENT_PACKAGES } from "../../../src/config/agent-catalog.ts";
 import { resolveAgentsConfig } from "../../../src/config/agents-config.ts";
-import { agentRows, describeState } from "../../../src/agents/agent-inventory.ts";
+import { agentRows, describeState } from "../../../src/agent-install/inventory.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
 function install(home: string, name: keyof typeof AGENT_PACKAGES, version: string) {

@@ -1,6 +1,6 @@
 /** Which shell command lines name a protected path (and so always ask, with no "always" answer). */
 import { describe, expect, test } from "bun:test";
-import { shellProtectedPath } from "../../../src/agent/tools/shell-protected.ts";
+import { shellProtectedPath } from "../../../src/builtin-agent/tools/shell-protected.ts";
 
 const ROOT = "/home/dev/project";
 

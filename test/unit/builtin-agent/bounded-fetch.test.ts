@@ -1,6 +1,6 @@
 /** The bounded fetch counts events at every line-end style and chunk split, bodies whole, and keeps error bodies short. */
 import { describe, expect, test } from "bun:test";
-import { boundedFetch, overflowIn, ResponseOverflow, type FetchBounds, type FetchFn } from "../../../src/agent/bounded-fetch.ts";
+import { boundedFetch, overflowIn, ResponseOverflow, type FetchBounds, type FetchFn } from "../../../src/builtin-agent/bounded-fetch.ts";
 
 const encoder = new TextEncoder();
 const SSE = { "content-type": "text/event-stream; charset=utf-8" };

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, MAX_STREAM_EVENT_BYTES } from "../../src/agent/model/model-round.ts";
+import { MAX_ERROR_BODY_BYTES, MAX_RESPONSE_BYTES, MAX_STREAM_EVENT_BYTES } from "../../src/builtin-agent/model/model-round.ts";
 import { rpcError, startAgent } from "./agent-client.ts";
 
 const hostSettings = join(process.env.SVC_HOME!, "settings.json");

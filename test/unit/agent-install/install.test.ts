@@ -1,9 +1,9 @@
-/** The installer's lockfile check: every package must carry a sha512 integrity (runtime/agent-install.ts). */
+/** The installer's lockfile check: every package must carry a sha512 integrity (agent-install/install.ts). */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { verifyLockfile } from "../../../src/runtime/agent-install.ts";
-import { AgentInstallError } from "../../../src/runtime/agent-install-error.ts";
+import { verifyLockfile } from "../../../src/agent-install/install.ts";
+import { AgentInstallError } from "../../../src/agent-install/install-error.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
 const SHA = `sha512-${"A".repeat(86)}==`;

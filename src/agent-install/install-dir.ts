@@ -17,7 +17,7 @@
  */
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { AgentInstallError } from "./agent-install-error.ts";
+import { AgentInstallError } from "./install-error.ts";
 
 const TREE_PREFIX = ".install-";
 const LINK_TEMP_PREFIX = ".link-";

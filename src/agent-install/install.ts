@@ -11,7 +11,7 @@
  * integrity and the installed package's package.json must name the pinned name and version, or
  * the install is refused, and so it is when the profile's entry is missing from the tree. Only
  * then is `node_modules` switched to the new tree, by renaming a symbolic link over it (atomic);
- * the previous tree is kept for agents still running from it (`agent-install-dir.ts` says which
+ * the previous tree is kept for agents still running from it (`install-dir.ts` says which
  * trees live in the agent directory, and how stale ones are swept). A failed or interrupted install
  * removes its staging directory and leaves the previous install as it was; `bun add` runs under a
  * watchdog that ends it when this process dies, however it dies (`install-watchdog.ts`).
@@ -19,8 +19,8 @@
 import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { AGENT_PACKAGES, agentDir, type InstallableAgent } from "../config/agent-catalog.ts";
-import { createStaging, openAgentDir, removeCreated, sweepTrees, switchTo } from "./agent-install-dir.ts";
-import { AgentInstallError } from "./agent-install-error.ts";
+import { createStaging, openAgentDir, removeCreated, sweepTrees, switchTo } from "./install-dir.ts";
+import { AgentInstallError } from "./install-error.ts";
 import { watchedCommand } from "./install-watchdog.ts";
 
 export interface InstallOptions {

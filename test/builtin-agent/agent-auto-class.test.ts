@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isReadOnlyCommand, readOnlyPathOperands } from "../../src/agent/tools/read-only-command.ts";
+import { isReadOnlyCommand, readOnlyPathOperands } from "../../src/builtin-agent/tools/read-only-command.ts";
 import { startAgent } from "./agent-client.ts";
 
 const HOSTILE = [

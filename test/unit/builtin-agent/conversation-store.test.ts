@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AgentSession, MAX_HISTORY_BYTES, MAX_HISTORY_MESSAGES } from "../../../src/agent/agent-session.ts";
-import { COMPACT_AFTER_BYTES, COMPACT_AFTER_LINES, ConversationStore, MAX_FILE_BYTES } from "../../../src/agent/conversation-store.ts";
+import { AgentSession, MAX_HISTORY_BYTES, MAX_HISTORY_MESSAGES } from "../../../src/builtin-agent/agent-session.ts";
+import { COMPACT_AFTER_BYTES, COMPACT_AFTER_LINES, ConversationStore, MAX_FILE_BYTES } from "../../../src/builtin-agent/conversation-store.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 
 test("the saved file stays bounded by compaction and loads as the kept history", async () => {

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MAX_ERROR_BODY_BYTES } from "../../src/agent/model/model-round.ts";
+import { MAX_ERROR_BODY_BYTES } from "../../src/builtin-agent/model/model-round.ts";
 import { startMockModel } from "../fixtures/mock-model.ts";
 import { rpcError, startAgent } from "./agent-client.ts";
 
