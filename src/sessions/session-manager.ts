@@ -196,7 +196,9 @@ export class SessionManager {
     const session = this.get(sessionId);
     const hadRunningPrompt = session.prompts.running !== null;
     this.forget(session);
-    this.deps.store?.sessionEnded(session.id, "closed");
+    // Only a client's close is "closed" for good; one the daemon made (the idle reaper, while no
+    // client was there to see it) leaves the session restorable, as a shutdown does.
+    this.deps.store?.sessionEnded(session.id, reason === "client_close" ? "closed" : "restorable");
     session.end(reason, { type: "session_closed", data: { reason, ...(closedBy ? { closedBy } : {}) }, originatorClientId: closedBy });
     const live = session.runtime.current();
     if (live) {

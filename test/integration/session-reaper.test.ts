@@ -25,6 +25,8 @@ describe("idle reaper", () => {
     const [pid] = await d.waitForAgents(1);
 
     await reaped(d, sessionId);
+    // The daemon closed it, not a client: the 404 says it can be brought back, so a client away (a laptop asleep) restores it.
+    expect((await d.json("GET", `/session/${sessionId}/status`)).body).toMatchObject({ code: "session_not_found", restorable: true, persistedState: "restorable" });
     // Not before it was idle for the timeout (less the moment between its creation and our reply).
     expect(performance.now() - created).toBeGreaterThanOrEqual(IDLE_MS - 50);
     expect(d.logs.some((l) => l.includes("reaping idle session") && l.includes(sessionId))).toBe(true);
