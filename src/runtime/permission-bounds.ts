@@ -21,6 +21,9 @@
  *   would read as a deletion), and the blocks past the limit by one note. `_meta["svc.daemon.cut"]`
  *   says the call was cut: `{bytes, limit}`. Below MIN_CUT_BYTES of room, only the call's identity
  *   and a note stay.
+ * - the request's other members: only `sessionId` (over SESSION_ID_BYTES it names no session and
+ *   the request is refused as for an unknown one) and `_meta` within META_BYTES stay; anything else
+ *   an agent adds is dropped as the request arrives.
  * - the summary a session's status keeps of a pending request (`toolCallSummary`): the call's id,
  *   title, kind and status, each at most SUMMARY_TEXT_BYTES.
  */
@@ -41,6 +44,9 @@ const LOCATION_PATH_BYTES = 1024;
 const RAW_BYTES = 64 * 1024;
 const TEXT_BLOCK_BYTES = 64 * 1024;
 const META_BYTES = 4096;
+/** The members of `session/request_permission` params (ACP); `_meta` only within META_BYTES. */
+const PARAMS_KEPT = new Set(["sessionId", "options", "toolCall", "_meta"]);
+const SESSION_ID_BYTES = 1024;
 /** Room kept in a cut tool call's content for the closing note. */
 const NOTE_RESERVE_BYTES = 512;
 export const SUMMARY_TEXT_BYTES = 256;
@@ -95,6 +101,10 @@ export function boundOption(option: unknown): BoundedOption {
  * JSON size as kept.
  */
 export function boundPermissionParams(params: Json, toolCallLimit: number): number {
+  // Only the members the request is made of stay: anything else an agent adds would be held at full size while it is pending.
+  for (const key of Object.keys(params)) if (!PARAMS_KEPT.has(key)) delete params[key];
+  if (typeof params.sessionId === "string" && bytesOf(params.sessionId) > SESSION_ID_BYTES) params.sessionId = ""; // no session's: refused as unknown
+  if (params._meta !== undefined && jsonBytes(params._meta) > META_BYTES) delete params._meta;
   if (Array.isArray(params.options) && params.options.length <= MAX_PERMISSION_OPTIONS) params.options = params.options.map(boundOption);
   params.toolCall = boundToolCall(params.toolCall, toolCallLimit);
   return jsonBytes(params.toolCall);

@@ -108,6 +108,17 @@ describe("boundPermissionParams and the agent's budget", () => {
     expect(p.options).toEqual([{ optionId: "yes", name: `${"n".repeat(MAX_OPTION_NAME_BYTES - 3)}…`, kind: "allow_once" }]);
   });
 
+  test("of the request's other members only a short sessionId and a small _meta stay: padding anywhere else is dropped as it arrives", () => {
+    const pad = "x".repeat(64 * 1024);
+    const p: Record<string, unknown> = { ...params(1), _meta: { pad }, extra: pad, nested: { pad } };
+    boundPermissionParams(p, MAX_TOOL_CALL_BYTES);
+    expect(Object.keys(p).sort()).toEqual(["options", "sessionId", "toolCall"]);
+    const small: Record<string, unknown> = { ...params(1), _meta: { trace: "t" }, sessionId: "s".repeat(4096) };
+    boundPermissionParams(small, MAX_TOOL_CALL_BYTES);
+    expect(small).toMatchObject({ _meta: { trace: "t" }, sessionId: "" });
+    expect(bytes(small)).toBeLessThan(4096);
+  });
+
   test("once the budget is spent a request keeps its identity and a note; an answer gives its bytes back", () => {
     const budget = new PermissionBudget();
     const admitted = Array.from({ length: PENDING_PERMISSION_BYTES / MAX_TOOL_CALL_BYTES + 4 }, (_, i) => {
