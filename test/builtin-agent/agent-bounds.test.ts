@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { CONTENT_TEXT_CAP_BYTES, ERROR_DETAILS_BYTES, PLAN_ENTRY_BYTES, RAW_INPUT_PREVIEW_BYTES, TITLE_CAP_BYTES } from "../../src/builtin-agent/acp-bounds.ts";
-import { MAX_ROUND_TEXT_BYTES, MAX_ROUND_THOUGHT_BYTES, MAX_ROUND_TOOL_INPUT_BYTES } from "../../src/builtin-agent/model/model-round.ts";
+import { MAX_ROUND_TEXT_BYTES, MAX_ROUND_THOUGHT_BYTES, MAX_ROUND_TOOL_INPUT_BYTES, MAX_TOOL_NAME_BYTES } from "../../src/builtin-agent/model/model-round.ts";
 import { MAX_MODEL_CALL_ID_BYTES } from "../../src/builtin-agent/turn.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/config/agent-config.ts";
 import { WRITE_CAP_BYTES } from "../../src/workspace/file-limits.ts";
@@ -72,7 +72,7 @@ describe("bounded ACP output", () => {
 });
 
 describe("bounded in bytes: ids, titles, plan entries", () => {
-  test("a 17 MB tool-call id and a 17 MB tool name: the client sees the agent's ids and cut titles, the model is answered", async () => {
+  test("a 17 MB tool-call id: the client sees the agent's id, the model is answered under it", async () => {
     await using a = await startAgent({ files: { "f.txt": "hello\n" }, workspaceSettings: { tools: { approvalMode: "yolo" } } });
     const { sessionId } = await a.newSession();
     a.model.enqueue(
@@ -80,7 +80,7 @@ describe("bounded in bytes: ids, titles, plan entries", () => {
         kind: "tools",
         calls: [
           { id: "i".repeat(HUGE), name: "read_file", args: { file_path: "f.txt" } },
-          { id: "call_short", name: "n".repeat(HUGE), args: {} },
+          { id: "call_short", name: "list_directory", args: { path: "." } },
         ],
       },
       { kind: "text", text: "ok" },
@@ -90,7 +90,6 @@ describe("bounded in bytes: ids, titles, plan entries", () => {
     expect(largest(updates)).toBeLessThan(4096);
     const announced = updates.filter((u) => u.sessionUpdate === "tool_call");
     expect(announced.map((u) => u.toolCallId)).toEqual([expect.stringMatching(/^call_[0-9a-f-]{36}$/), expect.stringMatching(/^call_[0-9a-f-]{36}$/)]);
-    expect(Buffer.byteLength((announced[1] as { title: string }).title)).toBeLessThanOrEqual(TITLE_CAP_BYTES);
 
     // The model gets each result under the id of its call: its own when short, the agent's in place of the 17 MB one.
     const messages = lastMessages(a.model.requests);
@@ -102,6 +101,18 @@ describe("bounded in bytes: ids, titles, plan entries", () => {
     expect(results[0]!.content).toBe("hello\n");
     expect(JSON.stringify(a.model.requests.at(-1)).length).toBeLessThan(64 * 1024);
     expect(statSync(savedFile(sessionId)).size).toBeLessThan(64 * 1024);
+    expect((await a.turn(sessionId, "still there?")).response.stopReason).toBe("end_turn");
+  });
+
+  test("tool names no tool has (12 calls of 2 MB names) end the turn output_too_large at the first; nothing of them is kept or shown; the session goes on", async () => {
+    await using a = await startAgent({ workspaceSettings: { tools: { approvalMode: "yolo" } } });
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "tools", calls: Array.from({ length: 12 }, (_, i) => ({ id: `call_${i}`, name: "n".repeat(2 * 1024 * 1024), args: {} })) });
+    const error = (await rpcError(a.prompt(sessionId, "long names"))).data as { errorKind: string; details: string };
+    expect(error).toMatchObject({ errorKind: "output_too_large", details: expect.stringContaining(`${MAX_TOOL_NAME_BYTES} bytes in a tool's name`) });
+    expect(largest(a.updatesOf(sessionId))).toBeLessThan(4096);
+    expect(statSync(savedFile(sessionId)).size).toBeLessThan(64 * 1024);
+    a.model.enqueue({ kind: "text", text: "fine" });
     expect((await a.turn(sessionId, "still there?")).response.stopReason).toBe("end_turn");
   });
 

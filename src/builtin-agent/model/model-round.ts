@@ -30,6 +30,12 @@ export const MAX_ROUND_THOUGHT_BYTES = 1024 * 1024;
 export const MAX_ROUND_TOOL_INPUT_BYTES = 2 * MAX_TOOL_INPUT_BYTES;
 export const MAX_ROUND_TOOL_CALLS = 64;
 /**
+ * A tool's name as the model calls it. The agent's tools have short names (providers allow 64
+ * characters); a longer one names no tool, so the round ends as it arrives, before the provider
+ * keeps it for the rest of the stream.
+ */
+export const MAX_TOOL_NAME_BYTES = 256;
+/**
  * One event of the response stream. A provider may send a round's every tool call whole in one
  * event: MAX_ROUND_TOOL_INPUT_BYTES of argument text, JSON-escaped once more in the event (at most
  * twice as long: the arguments are JSON text, whose only characters escaped again are `"` and `\`),
@@ -210,12 +216,16 @@ export async function streamRound(request: RoundRequest): Promise<RoundResult> {
           await request.onThought(part.delta);
           break;
         }
+        case "tool-input-start":
+          if (utf8Bytes(part.toolName) > MAX_TOOL_NAME_BYTES) throw new RoundOverflow(request.modelId, `${MAX_TOOL_NAME_BYTES} bytes in a tool's name`, text);
+          break;
         case "tool-input-delta":
           streamedInputs.add(part.id);
           toolInputBytes += utf8Bytes(part.delta);
           if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments in one round`, text);
           break;
         case "tool-call":
+          if (utf8Bytes(part.toolName) > MAX_TOOL_NAME_BYTES) throw new RoundOverflow(request.modelId, `${MAX_TOOL_NAME_BYTES} bytes in a tool's name`, text);
           if (!streamedInputs.has(part.toolCallId)) toolInputBytes += utf8Bytes(part.input);
           if (toolInputBytes > MAX_ROUND_TOOL_INPUT_BYTES) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_INPUT_BYTES} bytes of tool-call arguments in one round`, text);
           if (toolCalls.length === MAX_ROUND_TOOL_CALLS) throw new RoundOverflow(request.modelId, `${MAX_ROUND_TOOL_CALLS} tool calls in one round`, text);
