@@ -6,7 +6,8 @@
  * dropped, logged with its size, and its owner (a request, a session) is told
  * (`output-rejection.ts`). A child that stops answering altogether is reported through
  * `onUnresponsive` by the wedge rule (`wedge-watch.ts`): request timeouts count (not those of
- * `bestEffort` reads), any message from the child clears them.
+ * `bestEffort` reads), any answer from the child clears them, and at the count the child is asked
+ * LIVENESS_METHOD, which a child that reads answers at once.
  * A permission request is bounded in bytes as it arrives, within the agent's budget of pending
  * requests (`permission-budget.ts`), before the SDK holds it until it is answered; one a handler
  * refuses (`AgentRequestRefused`) is answered with that JSON-RPC error.
@@ -27,7 +28,7 @@ import { PermissionBudget } from "./permission-budget.ts";
 import { agentText, AgentStartError, ShuttingDownError } from "./start-failure.ts";
 import { stdinQueue } from "./stdin-queue.ts";
 import { guardStdout, isRpcMessage, STRAY_REJECTION, StrayOutputBudget } from "./stdout-guard.ts";
-import { WedgeWatch, type WedgeVerdict } from "./wedge-watch.ts";
+import { WEDGE_SILENCE_MS, WedgeWatch, type WedgeVerdict } from "./wedge-watch.ts";
 
 /** Largest single message accepted from a child; a longer line is dropped (see the header). */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -157,6 +158,12 @@ function toDaemonError(err: unknown, method: string, secrets: readonly string[],
  * A permission request's params are bounded in place here (`permission-budget.ts`), before the SDK
  * keeps them until the daemon answers; the answer, on its way out, gives their bytes back.
  */
+/** A method no agent has (an ACP extension name): the wedge rule's probe, answered "method not found" by any agent that reads. */
+export const LIVENESS_METHOD = "_svc/liveness";
+
+/** A response to one of the daemon's requests (it has an id and a result or an error, and no method). */
+const isAnswer = (m: { method?: unknown; id?: unknown }) => m.method === undefined && m.id !== undefined && ("result" in m || "error" in m);
+
 function interceptUpdates(
   stream: acp.Stream,
   handlers: ChannelHandlers,
@@ -170,7 +177,7 @@ function interceptUpdates(
     new TransformStream<acp.AnyMessage, acp.AnyMessage>({
       transform(message, controller) {
         const m = message as { method?: unknown; id?: unknown; params?: unknown };
-        if (isRpcMessage(message)) wedge.heard();
+        if (isAnswer(m)) wedge.heard();
         if (m.method === OUTPUT_REJECTED_METHOD) {
           const notice = noticeOf(m.params, nonce);
           if (notice !== null)
@@ -301,7 +308,11 @@ export class AcpChannel {
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 
     let cutOff: ChannelCutOff | null = null;
-    const wedge = new WedgeWatch((verdict) => options.onUnresponsive?.(verdict));
+    let askLiveness = () => {};
+    const wedge = new WedgeWatch(
+      (verdict) => options.onUnresponsive?.(verdict),
+      () => askLiveness(),
+    );
     const output = stdinQueue(
       child.stdin,
       (error) => {
@@ -335,6 +346,9 @@ export class AcpChannel {
     const connection = app.connect(
       interceptUpdates(sdk.ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES }), handlers, budget, reject, nonce, wedge, new PermissionBudget()),
     );
+    // The wedge rule's question: any answer, "method not found" included, shows the child reads.
+    askLiveness = () =>
+      void connection.agent.request(LIVENESS_METHOD, {}, { cancellationSignal: AbortSignal.timeout(WEDGE_SILENCE_MS), stopWaitingOnCancel: true }).catch(() => {});
     // The channel is dead when the process is, even if the pipe lingers (e.g. a grandchild holds it).
     void child.exited.then(() => connection.close(new Error("agent process exited")));
 

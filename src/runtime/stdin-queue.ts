@@ -6,12 +6,12 @@
  * queue to the child's stdin, STDIN_SLICE_BYTES at a time, at the pace the child reads.
  *
  * A child is judged wedged by lack of progress, never by how much is waiting: while bytes are
- * waiting, none has been taken and nothing has come from the child (`lastHeard`) for STDIN_STALL_MS,
+ * waiting, none has been taken and no answer has come from the child (`lastHeard`) for STDIN_STALL_MS,
  * the queue fails with StdinStalledError, which closes the ACP connection (every pending request
  * fails with `acp_channel_unavailable`, naming the cause), and `onStall` runs once, to end the
  * child; its sessions end with `session_died` and the next session starts a fresh child. A child
  * that keeps reading is never ended, however much its sessions send at once; nor one that still
- * speaks; nor, within the window, one busy with a long computation (its event loop held, it reads
+ * answers; nor, within the window, one busy with a long computation (its event loop held, it reads
  * and writes nothing). The window and the sign of life are the wedge rule's (`wedge-watch.ts`):
  * the daemon judges a child by one measure of silence whichever way it notices it. Waiting that
  * long costs no memory: the queue is bounded in bytes (below).
@@ -26,7 +26,7 @@ import type { FileSink } from "bun";
 import { WEDGE_SILENCE_MS } from "./wedge-watch.ts";
 
 export const MAX_STDIN_QUEUE_BYTES = 16 * 1024 * 1024;
-/** How long bytes may wait with none taken and nothing heard from the child before it counts as no longer reading its input. */
+/** How long bytes may wait with none taken and no answer from the child before it counts as no longer reading its input. */
 export const STDIN_STALL_MS = WEDGE_SILENCE_MS;
 /** One write to the pipe; progress is seen per slice (the size of a common pipe buffer). */
 const STDIN_SLICE_BYTES = 64 * 1024;
@@ -34,7 +34,7 @@ const STDIN_SLICE_BYTES = 64 * 1024;
 export class StdinStalledError extends Error {
   override readonly name = "StdinStalledError";
   constructor(waiting: number, stallMs: number) {
-    super(`the agent stopped reading its input (${waiting} bytes waiting, none taken and nothing heard from it for ${stallMs} ms)`);
+    super(`the agent stopped reading its input (${waiting} bytes waiting, none taken and no answer from it for ${stallMs} ms)`);
   }
 }
 

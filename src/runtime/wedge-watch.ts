@@ -1,19 +1,23 @@
 /**
  * The wedge rule: when a child has stopped answering altogether. A child is judged wedged once
- * WEDGE_TIMEOUTS of the daemon's requests have timed out with nothing at all from it since the
+ * WEDGE_TIMEOUTS of the daemon's requests have timed out with no answer at all from it since the
  * first of them was sent, and WEDGE_SILENCE_MS (the window) have passed since that send. The
  * silence that counts is the child's silence towards a question: it starts when a request that
  * then timed out went out, never earlier, so an agent that was merely idle (nobody asked it
  * anything) carries no silence into its next requests, and requests sent together that time out
  * together reach no verdict before the window has passed since they were sent.
  *
- * Any message from the child (an answer, late or not, an update, a request of its own) clears the
- * count, and a timed-out request sent before the child's last message does not count (the child
- * has spoken since it was asked): a slow but live agent (answering late, answering other requests,
- * streaming a turn) is never judged wedged, however many of its answers come late; nor is one
- * whose requests time out now and then. Silence alone is not enough either: an idle agent that
- * nobody asks anything is not wedged. Which requests count is the caller's choice
- * (`acp-channel.ts`): reads the daemon can do without (status views) do not.
+ * Only an answer is a sign of life: a response to any of the daemon's requests, late or not, clears
+ * the count, and a timed-out request sent before the child's last answer does not count. What a child
+ * writes unasked (updates, requests of its own) is not: a child that stopped reading its input can
+ * go on streaming, and would otherwise never be judged. When the count is reached, the rule asks
+ * the child one question every live agent answers at once (`probe`: the channel sends a request
+ * for a method no agent has, which a JSON-RPC peer that reads answers "method not found"): an
+ * agent that is only slow to answer some requests (a `session/new` starting MCP servers for a
+ * minute) answers it and is never judged wedged, however late its other answers come. Silence
+ * alone is not enough either: an idle agent that nobody asks anything is not wedged. Which
+ * requests count is the caller's choice (`acp-channel.ts`): reads the daemon can do without
+ * (status views) do not.
  *
  * This catches what the stdin watchdog (`stdin-queue.ts`) cannot: a child that stopped reading with
  * less than a pipe's worth queued, so that every write still succeeds. The watchdog judges by the
@@ -26,7 +30,7 @@ export const WEDGE_TIMEOUTS = 3;
 export const WEDGE_SILENCE_MS = 30_000;
 
 export interface WedgeVerdict {
-  /** Requests timed out since the child was last heard from, and their methods (the last few). */
+  /** Requests timed out since the child last answered, and their methods (the last few). */
   readonly timeouts: number;
   readonly methods: readonly string[];
   /** How long the child had been silent, counted from when the first of those requests was sent. */
@@ -59,16 +63,19 @@ export class WedgeWatch {
   private firstSent = Number.POSITIVE_INFINITY;
   private methods: string[] = [];
   private cancelTimer: () => void = () => {};
+  private probed = false;
   private done = false;
 
+  /** `probe` asks the child something it answers at once if it reads at all; its answer comes back through `heard`. */
   constructor(
     private readonly onWedged: (verdict: WedgeVerdict) => void,
+    private readonly probe: () => void = () => {},
     private readonly clock: WedgeClock = realClock,
   ) {
     this.lastHeard = clock.now();
   }
 
-  /** When the child was last heard from, on the watch's clock (`performance.now()` unless a test's). */
+  /** When the child last answered a request, on the watch's clock (`performance.now()` unless a test's). */
   get lastHeardAt(): number {
     return this.lastHeard;
   }
@@ -78,10 +85,11 @@ export class WedgeWatch {
     return this.clock.now();
   }
 
-  /** A message came from the child. */
+  /** An answer to one of the daemon's requests came from the child. */
   heard(): void {
     this.lastHeard = this.clock.now();
     this.timeouts = 0;
+    this.probed = false;
     this.firstSent = Number.POSITIVE_INFINITY;
     this.methods = [];
     this.cancelTimer();
@@ -104,6 +112,10 @@ export class WedgeWatch {
 
   private check(): void {
     if (this.done || this.timeouts < WEDGE_TIMEOUTS) return;
+    if (!this.probed) {
+      this.probed = true;
+      this.probe();
+    }
     const silentMs = this.clock.now() - this.firstSent;
     this.cancelTimer();
     if (silentMs < WEDGE_SILENCE_MS) {

@@ -70,7 +70,7 @@ test("an agent that stops reading its input while bytes wait is ended; the next 
   await expectPidsGone([agent!], STDIN_STALL_MS + 10_000, "the wedged agent");
   for (const { sessionId } of [deafSession, other])
     await until(async () => (await d.json("GET", `/session/${sessionId}/status`)).status === 404, 5000, "the wedged agent's sessions to end");
-  expect(d.logs.some((l) => l.includes("agent stopped reading its input") && l.includes(`none taken and nothing heard from it for ${STDIN_STALL_MS} ms`))).toBe(true);
+  expect(d.logs.some((l) => l.includes("agent stopped reading its input") && l.includes(`none taken and no answer from it for ${STDIN_STALL_MS} ms`))).toBe(true);
 
   const fresh = await d.createSession({ sessionScope: "thread" });
   const pids = await d.waitForAgents(2);

@@ -2,11 +2,13 @@
  * The wedge rule (`src/runtime/wedge-watch.ts`), end to end with the fake agent: a child that
  * stopped reading its stdin with less than a pipe's worth queued (every write still succeeds, so
  * the stdin watchdog never fires) is restarted once WEDGE_TIMEOUTS requests have timed out and it
- * has been silent for WEDGE_SILENCE_MS since the first of them was sent; a slow child whose answers
- * come late is not, nor an idle one asked a burst of questions, nor one whose status reads hang.
+ * has answered nothing for WEDGE_SILENCE_MS since the first of them was sent, however much it
+ * streams; a slow child whose answers come later than the window is not (it answers the probe),
+ * nor an idle one asked a burst of questions, nor one whose status reads hang.
  * Each test observes the silence window in real time (about half a minute).
  */
 import { describe, expect, test } from "bun:test";
+import { LIVENESS_METHOD } from "../../src/runtime/acp-channel.ts";
 import { WEDGE_SILENCE_MS, WEDGE_TIMEOUTS } from "../../src/runtime/wedge-watch.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { expectPidsGone, pidAlive } from "../helpers/pids.ts";
@@ -34,7 +36,8 @@ describe("an agent that stops answering is restarted; a slow one is not", () => 
       const { sessionId } = await d.createSession();
       const [first] = await d.waitForAgents(1);
       await using events = await d.events(sessionId);
-      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@deaf" }] });
+      // Deaf but still streaming: what it writes unasked is no sign of life.
+      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@deaf 500" }] });
       await events.first("turn_complete");
 
       const replies = [];
@@ -60,26 +63,27 @@ describe("an agent that stops answering is restarted; a slow one is not", () => 
   );
 
   test(
-    "answers late: its requests time out again and again, but each late answer shows it alive, and it is never restarted",
+    "answers later than the window: its requests time out again and again, but it answers the probe at once, and it is never restarted",
     async () => {
       await using d = await fakeAgentDaemon(ARGS);
       const { sessionId } = await d.createSession();
       const [pid] = await d.waitForAgents(1);
       await using events = await d.events(sessionId);
-      // From now on session/new is answered twice as late as the daemon waits.
-      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `@slow-new ${2 * TIMEOUT_MS}` }] });
+      // From now on session/new is answered after the window (a session/new starting MCP servers for a while).
+      await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `@slow-new ${WEDGE_SILENCE_MS + 5000}` }] });
       await events.first("turn_complete");
 
       const started = Date.now();
       let timeouts = 0;
-      // Past the silence window, counted from the last timeout, the rule would have fired by now.
+      // Past the silence window, counted from the first timeout, a rule without the probe would have fired by now.
       while (Date.now() - started < WEDGE_SILENCE_MS + 3 * TIMEOUT_MS) {
         expect((await d.json("POST", "/session", { sessionScope: "thread" })).status).toBe(504);
         timeouts++;
-        // A client retrying every couple of seconds: the late answer comes in between.
+        // A client retrying every couple of seconds.
         await Bun.sleep(2 * TIMEOUT_MS);
       }
       expect(timeouts).toBeGreaterThan(2 * WEDGE_TIMEOUTS);
+      expect((await d.wire()).filter((e) => e.method === LIVENESS_METHOD).length).toBeGreaterThanOrEqual(2);
       expect(events.types()).not.toContain("session_died");
       expect(pidAlive(pid!)).toBe(true);
       expect(await d.agentPids()).toEqual([pid!]);

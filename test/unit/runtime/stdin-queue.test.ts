@@ -84,7 +84,7 @@ test("a child that takes nothing while bytes wait is reported once, and every wr
   const waiting = writer.write(bytes(MAX_STDIN_QUEUE_BYTES + 1, 1));
   expect(await waiting.catch((e: unknown) => e)).toBeInstanceOf(StdinStalledError);
   expect(stalls).toHaveLength(1);
-  expect(stalls[0]!.message).toBe(`the agent stopped reading its input (${MAX_STDIN_QUEUE_BYTES + 1} bytes waiting, none taken and nothing heard from it for 200 ms)`);
+  expect(stalls[0]!.message).toBe(`the agent stopped reading its input (${MAX_STDIN_QUEUE_BYTES + 1} bytes waiting, none taken and no answer from it for 200 ms)`);
   expect(await writer.write(bytes(1, 2)).catch((e: unknown) => e)).toBeInstanceOf(StdinStalledError);
   expect(stalls).toHaveLength(1);
 });

@@ -1,6 +1,6 @@
 /**
- * The wedge rule: WEDGE_TIMEOUTS timeouts with nothing heard since the first of them was sent, and
- * WEDGE_SILENCE_MS passed since that send.
+ * The wedge rule: WEDGE_TIMEOUTS timeouts with no answer since the first of them was sent, and
+ * WEDGE_SILENCE_MS passed since that send; at the count, one probe a reading child answers at once.
  */
 import { describe, expect, test } from "bun:test";
 import { WEDGE_SILENCE_MS, WEDGE_TIMEOUTS, WedgeWatch, type WedgeClock, type WedgeVerdict } from "../../../src/runtime/wedge-watch.ts";
@@ -29,8 +29,9 @@ function manualClock() {
 
 function watch() {
   const verdicts: WedgeVerdict[] = [];
+  const probes: number[] = [];
   const { clock, advance, pending } = manualClock();
-  return { w: new WedgeWatch((v) => verdicts.push(v), clock), verdicts, advance, pending };
+  return { w: new WedgeWatch((v) => verdicts.push(v), () => probes.push(clock.now()), clock), verdicts, probes, advance, pending };
 }
 
 /** `n` requests sent now, as the channel does: their send times. */
@@ -103,7 +104,7 @@ describe("WedgeWatch", () => {
     const { w, verdicts, advance } = watch();
     const early = sendAll(w, WEDGE_TIMEOUTS);
     advance(1000);
-    w.heard(); // an update of a running turn
+    w.heard(); // an answer to another request
     advance(WEDGE_SILENCE_MS);
     for (const sentAt of early) w.timedOut("session/set_model", sentAt);
     advance(10 * WEDGE_SILENCE_MS);
@@ -122,16 +123,32 @@ describe("WedgeWatch", () => {
     expect(verdicts).toEqual([]);
   });
 
-  test("a child streaming a turn is never wedged, even while a burst of its requests times out", () => {
-    const { w, verdicts, advance, pending } = watch();
-    for (const sentAt of sendAll(w, 10 * WEDGE_TIMEOUTS)) w.timedOut("session/new", sentAt);
-    expect(pending()).toBe(1);
-    for (let s = 0; s < 120; s++) {
-      advance(1000);
-      w.heard(); // an update
+  test("at the count the child is probed once; a child that answers the probe (slow to answer the rest) is never wedged", () => {
+    const { w, verdicts, probes, advance, pending } = watch();
+    for (let round = 0; round < 100; round++) {
+      const sent = sendAll(w, 10 * WEDGE_TIMEOUTS);
+      advance(10_000);
+      for (const sentAt of sent.slice(0, WEDGE_TIMEOUTS - 1)) w.timedOut("session/new", sentAt);
+      expect(probes).toHaveLength(round);
+      for (const sentAt of sent.slice(WEDGE_TIMEOUTS - 1)) w.timedOut("session/new", sentAt);
+      expect(probes).toHaveLength(round + 1);
+      expect(pending()).toBe(1);
+      advance(5);
+      w.heard(); // the probe's "method not found"
+      expect(pending()).toBe(0);
+      advance(WEDGE_SILENCE_MS);
     }
-    expect(pending()).toBe(0);
     expect(verdicts).toEqual([]);
+  });
+
+  test("a child that does not answer the probe is wedged once the window has passed; it is probed only once", () => {
+    const { w, verdicts, probes, advance } = watch();
+    for (const sentAt of sendAll(w, WEDGE_TIMEOUTS)) w.timedOut("session/new", sentAt);
+    advance(WEDGE_SILENCE_MS / 2);
+    w.timedOut("session/new", w.sent());
+    advance(WEDGE_SILENCE_MS / 2);
+    expect(probes).toEqual([0]);
+    expect(verdicts).toHaveLength(1);
   });
 
   test("fewer timeouts than the rule, however long the silence, is no verdict; nor is silence alone", () => {
@@ -149,7 +166,7 @@ describe("WedgeWatch", () => {
     expect(verdicts).toEqual([]);
   });
 
-  test("lastHeardAt is when the child last spoke", () => {
+  test("lastHeardAt is when the child last answered", () => {
     const { w, advance } = watch();
     expect(w.lastHeardAt).toBe(0);
     advance(1234);
