@@ -12,7 +12,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PLAN_ENTRY_BYTES, TITLE_CAP_BYTES } from "../../src/builtin-agent/acp-bounds.ts";
-import { MAX_ERROR_BODY_BYTES, MAX_ROUND_TEXT_BYTES, MAX_STREAM_EVENT_BYTES } from "../../src/builtin-agent/model/model-round.ts";
+import { MAX_ERROR_BODY_BYTES, MAX_ROUND_TEXT_BYTES, MAX_STREAM_EVENT_BYTES, MAX_TOOL_NAME_BYTES } from "../../src/builtin-agent/model/model-round.ts";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
@@ -161,13 +161,16 @@ describe("built-in agent: bounded ACP output", () => {
     expect((await turn(daemon.url, a, "please answer")).event).toBe("turn_complete");
 
     model.enqueue(
-      { kind: "tools", calls: [{ id: "i".repeat(HUGE), name: "read_file", args: { file_path: "f.txt" } }, { id: "call_short", name: "n".repeat(HUGE), args: {} }] },
+      { kind: "tools", calls: [{ id: "i".repeat(HUGE), name: "read_file", args: { file_path: "f.txt" } }, { id: "call_short", name: "list_directory", args: { path: "." } }] },
       { kind: "text", text: "ok" },
     );
     expect((await turn(daemon.url, a, "huge ids")).event).toBe("turn_complete");
     const announced = updatesOf(a).filter((u) => u.sessionUpdate === "tool_call");
     expect(announced.map((u) => u.toolCallId)).toEqual([expect.stringMatching(/^call_[0-9a-f-]{36}$/), expect.stringMatching(/^call_[0-9a-f-]{36}$/)]);
     for (const u of announced) expect(Buffer.byteLength(u.title)).toBeLessThanOrEqual(TITLE_CAP_BYTES);
+    // A 17 MB name names no tool: the round ends there.
+    model.enqueue({ kind: "tools", calls: [{ id: "call_long_name", name: "n".repeat(HUGE), args: {} }] });
+    expect((await turn(daemon.url, a, "huge name")).data).toMatchObject({ errorKind: "output_too_large", message: expect.stringContaining(`${MAX_TOOL_NAME_BYTES} bytes in a tool's name`) });
     // Neither 17 MB string reaches the saved conversation.
     expect(statSync(join(home.path, "agent", "sessions", `${a.sessionId}.jsonl`)).size).toBeLessThan(MAX_ROUND_TEXT_BYTES + 128 * 1024);
 
