@@ -1,6 +1,7 @@
 /**
  * `svc --acp [--workspace-trust trusted|untrusted] [--approval-mode <mode>]`: the built-in agent on
- * stdin/stdout (NDJSON JSON-RPC through the SDK), serving the workspace it was started in. At start
+ * stdin/stdout (NDJSON JSON-RPC: the agent's front answers `initialize` and `session/new`, the SDK
+ * the rest once a message needs it, see `acp-front.ts`), serving the workspace it was started in. At start
  * it reads the model keys the daemon handed it (`config/agent-keys.ts`; a document that cannot be
  * read ends it with exit code 2), then makes itself non-dumpable and a child subreaper
  * (`process-guard.ts`). Exits when stdin closes or on SIGTERM/SIGINT, killing every shell command
@@ -12,7 +13,6 @@
  * `svc/control/workspace/trust`), else, run on its own, what the trust store and the host settings
  * say (`src/trust/`); nothing in the environment counts.
  */
-import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -27,7 +27,8 @@ import { WorkspaceTrust } from "../trust/index.ts";
 import { findHostExecutable, withHostSearchPath } from "../workspace/host-executable.ts";
 import { foldersInside } from "../workspace/protected-target.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
-import { buildAgentApp } from "./agent-app.ts";
+import { serveConnection } from "./acp-front.ts";
+import { AgentCore } from "./agent-core.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { guardAgentProcess } from "./process-guard.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
@@ -108,9 +109,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGINT", () => exit(130));
 
   const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor }).connect(
-    acp.ndJsonStream(stdout, Bun.stdin.stream()),
-  );
-  await connection.closed.catch(() => {});
+  const core = new AgentCore({ config, files, shell, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor });
+  await serveConnection(core, stdout, Bun.stdin.stream());
   return exit(0);
 }
