@@ -15,7 +15,6 @@
  */
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { readAgentArgs, type AgentArgs } from "../config/agent-args.ts";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
 import { readHandedKeys } from "../config/agent-keys.ts";
@@ -108,7 +107,14 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   process.on("SIGTERM", () => exit(0));
   process.on("SIGINT", () => exit(130));
 
-  const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
+  // Bun's own stdout writer: `process.stdout` would load Node's stream layer (~6 MB resident) for nothing.
+  const sink = Bun.stdout.writer();
+  const stdout = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      sink.write(chunk);
+      await sink.flush();
+    },
+  });
   const core = new AgentCore({ config, files, shell, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor });
   await serveConnection(core, stdout, Bun.stdin.stream());
   return exit(0);
