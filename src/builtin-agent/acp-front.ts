@@ -20,8 +20,7 @@
  * first given an `initialize` of the front's own, whose answer is dropped, and the client's bytes
  * follow once that answer is written.
  */
-import type { AgentCore } from "./agent-core.ts";
-import { initializeResponse } from "./agent-core.ts";
+import { initializeResponse, type AgentCore } from "./agent-core.ts";
 import type { NotifyTarget } from "./budget-notifier.ts";
 
 /** The longest line the front reads; a longer one (never `initialize` or a plain `session/new`) goes to the SDK with its bytes. */
@@ -134,9 +133,8 @@ export async function serveConnection(core: AgentCore, stdout: WritableStream<Ui
 /** Loads the SDK app and gives it the connection (see the header); resolves when it closes. */
 async function handOver(core: AgentCore, output: Output, reader: ReadableStreamDefaultReader<Uint8Array>, rest: Uint8Array, initialized: boolean): Promise<void> {
   const primerId = `svc-front-${crypto.randomUUID()}`;
-  let primed: () => void = () => {};
-  const answered = new Promise<void>((resolve) => (primed = resolve));
-  if (!initialized) primed();
+  const primer = Promise.withResolvers<void>();
+  if (!initialized) primer.resolve();
   let dropping = initialized;
   const sdkOutput = new WritableStream<Uint8Array>({
     write(chunk) {
@@ -150,7 +148,7 @@ async function handOver(core: AgentCore, output: Output, reader: ReadableStreamD
         }
         if (isObject(message) && message.id === primerId) {
           dropping = false;
-          primed();
+          primer.resolve();
           return;
         }
       }
@@ -164,7 +162,7 @@ async function handOver(core: AgentCore, output: Output, reader: ReadableStreamD
     },
     async pull(controller) {
       if (!restGiven) {
-        await answered;
+        await primer.promise;
         restGiven = true;
         if (rest.byteLength > 0) {
           controller.enqueue(rest);
