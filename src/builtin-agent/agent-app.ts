@@ -17,12 +17,14 @@ import { APPROVAL_MODES, type ApprovalMode } from "../config/agent-config.ts";
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
 import { initializeResponse, MAX_SESSIONS, type AgentCore } from "./agent-core.ts";
 import type { AgentSession } from "./agent-session.ts";
+import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
+import { ShellRunner } from "./tools/shell-runner.ts";
 import { runTurn } from "./turn.ts";
 
 /** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
@@ -40,7 +42,11 @@ export interface TrustChangeResult {
 }
 
 export function buildAgentApp(core: AgentCore): acp.AgentApp {
-  const { config, files, shell, ripgrep, protectedFolders, store, rereadMcpServers, policyFor } = core.deps;
+  const { config, ripgrep, protectedFolders, store, rereadMcpServers, policyFor } = core.deps;
+  // The agent's own edits are not refused in an untrusted workspace: there its approval mode is
+  // `plan` or `default`, so each one is refused or asks first.
+  const files = new WorkspaceFiles(core.workspace, () => true);
+  const shell = (core.shell = new ShellRunner(core.workspace, config.shellEnv));
   const { sessions, notifier, trust } = core;
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */

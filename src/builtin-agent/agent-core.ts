@@ -11,7 +11,6 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AgentConfig, McpServerConfig } from "../config/agent-config.ts";
 import type { WorkspacePolicy } from "../config/workspace-policy.ts";
 import { VERSION } from "../version.ts";
-import type { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { AgentSession } from "./agent-session.ts";
 import { SESSION_MODES } from "./approval.ts";
 import { BudgetNotifier, type NotifyTarget } from "./budget-notifier.ts";
@@ -27,8 +26,8 @@ export const ACP_PROTOCOL_VERSION = 1;
 
 export interface AgentDeps {
   readonly config: AgentConfig;
-  readonly files: WorkspaceFiles;
-  readonly shell: ShellRunner;
+  /** The workspace's real path. */
+  readonly workspace: string;
   /** See `ToolContext.ripgrep`. */
   readonly ripgrep: string | null;
   /** See `ToolContext.protectedFolders`. */
@@ -57,13 +56,15 @@ export class AgentCore {
   readonly notifier = new BudgetNotifier(() => [...this.sessions.keys()]);
   /** The trust decision now, and the mode new sessions start in under it. */
   readonly trust: { trusted: boolean; startMode: AgentConfig["approvalMode"] };
+  /** What runs the shell commands: made with the SDK app (only a prompt runs one); the agent's exit kills what it started. */
+  shell: ShellRunner | null = null;
 
   constructor(readonly deps: AgentDeps) {
     this.trust = { trusted: deps.config.trusted, startMode: deps.config.approvalMode };
   }
 
   get workspace(): string {
-    return this.deps.files.root;
+    return this.deps.workspace;
   }
 
   /** Whether another session may open (MAX_SESSIONS). */

@@ -25,12 +25,10 @@ import { readWorkspacePolicy } from "../config/workspace-policy.ts";
 import { WorkspaceTrust } from "../trust/index.ts";
 import { findHostExecutable, withHostSearchPath } from "../workspace/host-executable.ts";
 import { foldersInside } from "../workspace/protected-target.ts";
-import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { serveConnection } from "./acp-front.ts";
 import { AgentCore } from "./agent-core.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { guardAgentProcess } from "./process-guard.ts";
-import { ShellRunner } from "./tools/shell-runner.ts";
 
 export interface AgentInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -88,10 +86,6 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   // Commands and MCP servers search only PATH's absolute entries outside the workspace, so an
   // approved `git status` is the user's git, never a repository's `bin/git`.
   const config = Object.freeze({ ...resolved, shellEnv: withHostSearchPath(resolved.shellEnv, workspace) });
-  const shell = new ShellRunner(workspace, config.shellEnv);
-  // The agent's own edits are not refused in an untrusted workspace: there its approval mode is
-  // `plan` or `default`, so each one is refused or asks first.
-  const files = new WorkspaceFiles(workspace, () => true);
   const protectedFolders = foldersInside(workspace, [dataDir]);
   /** The policy for a trust change at runtime, from the settings as they are then. */
   const policyFor = (value: boolean) => {
@@ -100,8 +94,9 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
     return policy;
   };
 
+  const core = new AgentCore({ config, workspace, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor });
   const exit = (code: number): never => {
-    shell.killAll();
+    core.shell?.killAll();
     process.exit(code);
   };
   process.on("SIGTERM", () => exit(0));
@@ -115,7 +110,6 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
       await sink.flush();
     },
   });
-  const core = new AgentCore({ config, files, shell, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor });
   await serveConnection(core, stdout, Bun.stdin.stream());
   return exit(0);
 }

@@ -1,7 +1,7 @@
 /**
  * The built-in agent loads only what it uses (issue 23): after `initialize` and `session/new` with
  * no MCP servers it has loaded neither the ACP SDK (nor zod, its schemas' library) nor the AI SDK,
- * the MCP SDK, its tools or its model code; a prompt loads the SDK and the one provider its model
+ * the MCP SDK, its tools (the shell runner and workspace file access included) or its model code; a prompt loads the SDK and the one provider its model
  * needs, and still no MCP client. A list, read from Bun's module registry of a source run (a
  * preload writes it as the agent exits), not a time.
  */
@@ -33,16 +33,14 @@ const handshake = async (a: RawAgent) => {
 };
 
 /** What an unprompted agent must not have loaded. */
-const PROMPT_ONLY = ["@agentclientprotocol/sdk", "zod", "@ai-sdk/provider", "@ai-sdk/provider-utils", "@ai-sdk/openai-compatible", "@modelcontextprotocol/sdk", "src/builtin-agent/agent-app.ts", "src/builtin-agent/turn.ts"];
+const PROMPT_ONLY = ["@agentclientprotocol/sdk", "zod", "@ai-sdk/provider", "@ai-sdk/provider-utils", "@ai-sdk/openai-compatible", "@modelcontextprotocol/sdk", "src/builtin-agent/agent-app.ts", "src/builtin-agent/turn.ts", "src/workspace/workspace-files.ts"];
 
 test("after initialize and session/new the agent has loaded no SDK, no tool and no model code", async () => {
   const modules = await modulesAfter(handshake);
   // The list is the agent's: its front and core are in it.
   expect(modules).toContain("src/builtin-agent/acp-front.ts");
   expect(modules).toContain("src/builtin-agent/agent-core.ts");
-  // The shell runner is there from the start (it ends every command when the agent exits); the tools are not.
-  const tools = (m: string) => m.startsWith("src/builtin-agent/tools/") && m !== "src/builtin-agent/tools/shell-runner.ts";
-  expect(modules.filter((m) => PROMPT_ONLY.includes(m) || m.startsWith("@ai-sdk/") || tools(m) || /^src\/builtin-agent\/(mcp|model)\//.test(m))).toEqual([]);
+  expect(modules.filter((m) => PROMPT_ONLY.includes(m) || m.startsWith("@ai-sdk/") || /^src\/builtin-agent\/(tools|mcp|model)\//.test(m))).toEqual([]);
 });
 
 test("a prompt loads the ACP SDK and its model's provider, and no other provider nor the MCP client", async () => {
