@@ -15,9 +15,9 @@
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/agent-config.ts";
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
+import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { initializeResponse, MAX_SESSIONS, type AgentCore } from "./agent-core.ts";
 import type { AgentSession } from "./agent-session.ts";
-import { WorkspaceFiles } from "../workspace/workspace-files.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
