@@ -82,3 +82,21 @@ test("the front answers a string id, a bad protocol version is the SDK's -32602,
 test("the protocol version the front answers with is the SDK's", () => {
   expect(ACP_PROTOCOL_VERSION).toBe(acp.PROTOCOL_VERSION);
 });
+
+test("requests sent together without waiting: the front answers its two first, the SDK app the rest, each once", async () => {
+  await using a = await rawAgent();
+  const line = (id: number, method: string, params: unknown) => `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+  await a.write(line(1, "initialize", { protocolVersion: 1 }) + line(2, "session/new", { cwd: a.workspace, mcpServers: [] }) + line(3, "svc/no-such-method", {}) + line(4, "session/new", { cwd: a.workspace, mcpServers: [] }));
+  await a.answer(3);
+  await a.answer(4);
+  const answers = a.messages.filter((m) => !("method" in m)).map((m) => [m.id, "result" in m ? "result" : (m.error as { code: number }).code]);
+  expect(answers.slice(0, 2)).toEqual([
+    [1, "result"],
+    [2, "result"],
+  ]);
+  // The SDK app answers its requests as each finishes, not necessarily in order.
+  expect(answers.slice(2).sort()).toEqual([
+    [3, -32601],
+    [4, "result"],
+  ]);
+});
