@@ -29,6 +29,8 @@ const FILES = [
   "e2e/launcher-shutdown-start.test.ts",
   // The built-in agent inside the binary: its status surface, grep's Worker, and a daemon driving it.
   "builtin-agent/agent-status.test.ts",
+  // The agent's front answers initialize and session/new as the SDK app does, and hands it the connection, in the bundle too.
+  "builtin-agent/agent-front.test.ts",
   "builtin-agent/agent-grep.test.ts",
   "e2e/agent-daemon.test.ts",
   // The built-in agent's guards in the binary: the auto-approved shell class, bounded ACP output, no orphans.

@@ -1,5 +1,6 @@
 /**
- * The built-in agent's ACP surface on the SDK's agent app: initialize, session/new (many sessions
+ * The built-in agent's ACP surface on the SDK's agent app, over the agent's core (`agent-core.ts`),
+ * loaded when the front hands it the connection (`acp-front.ts`): initialize, session/new (many sessions
  * per process), session/load (the saved conversation replayed as updates) and session/resume,
  * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
  * session/set_model and session/close. Everything not registered is answered `-32601` by the SDK.
@@ -12,27 +13,19 @@
  * and disabled tools (live sessions keep their mode).
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
-import { APPROVAL_MODES, type AgentConfig, type ApprovalMode, type McpServerConfig } from "../config/agent-config.ts";
+import { APPROVAL_MODES, type ApprovalMode } from "../config/agent-config.ts";
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
-import type { WorkspacePolicy } from "../config/workspace-policy.ts";
-import { VERSION } from "../version.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
-import { AgentSession } from "./agent-session.ts";
-import type { ConversationStore } from "./conversation-store.ts";
+import { initializeResponse, MAX_SESSIONS, type AgentCore } from "./agent-core.ts";
+import type { AgentSession } from "./agent-session.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
-import { SESSION_MODES } from "./approval.ts";
-import { BudgetNotifier } from "./budget-notifier.ts";
-import { AVAILABLE_COMMANDS } from "./commands.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
-import type { ShellRunner } from "./tools/shell-runner.ts";
+import { ShellRunner } from "./tools/shell-runner.ts";
 import { runTurn } from "./turn.ts";
-
-/** Live sessions per agent process; `session/new` past it is refused (close one first). */
-export const MAX_SESSIONS = 1000;
 
 /** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
 const setModelParams: acp.ParamsParser<{ sessionId: string; modelId: string }> = (params) => {
@@ -41,21 +34,6 @@ const setModelParams: acp.ParamsParser<{ sessionId: string; modelId: string }> =
   return { sessionId: p.sessionId, modelId: p.modelId };
 };
 
-export interface AgentAppDeps {
-  readonly config: AgentConfig;
-  readonly files: WorkspaceFiles;
-  readonly shell: ShellRunner;
-  /** See `ToolContext.ripgrep`. */
-  readonly ripgrep: string | null;
-  /** See `ToolContext.protectedFolders`. */
-  readonly protectedFolders: readonly string[];
-  readonly store: ConversationStore;
-  /** The host settings' MCP servers read again, for `svc/control/workspace/mcp/reload`. */
-  readonly rereadMcpServers: () => McpServerConfig[];
-  /** The workspace policy under a trust decision, from the settings as they are now (for a trust change). */
-  readonly policyFor: (trusted: boolean) => WorkspacePolicy;
-}
-
 /** What a trust change did: the sessions switched to `default` (revocation only), each with the mode it had. */
 export interface TrustChangeResult {
   trusted: boolean;
@@ -63,19 +41,22 @@ export interface TrustChangeResult {
   narrowed: { sessionId: string; previous: ApprovalMode }[];
 }
 
-export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders, store, rereadMcpServers, policyFor }: AgentAppDeps): acp.AgentApp {
-  const sessions = new Map<string, AgentSession>();
-  const notifier = new BudgetNotifier(() => [...sessions.keys()]);
+export function buildAgentApp(core: AgentCore): acp.AgentApp {
+  const { config, ripgrep, protectedFolders, store, rereadMcpServers, policyFor } = core.deps;
+  // The agent's own edits are not refused in an untrusted workspace: there its approval mode is
+  // `plan` or `default`, so each one is refused or asks first.
+  const files = new WorkspaceFiles(core.workspace, () => true);
+  const shell = (core.shell = new ShellRunner(core.workspace, config.shellEnv));
+  const { sessions, notifier, trust } = core;
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
-  /** The trust decision now, and the mode new sessions start in under it. */
-  const trust = { trusted: config.trusted, startMode: config.approvalMode };
+  const checkRoom = () => {
+    if (!core.canOpen) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
+  };
   const open = (id: string) => {
-    if (sessions.size >= MAX_SESSIONS) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
-    const session = new AgentSession(id, files.root, trust.startMode, config.defaultModelId, (line, history) => store.append(id, files.root, line, history));
-    sessions.set(id, session);
-    return session;
+    checkRoom();
+    return core.open(id);
   };
   /** A live session, or one taken back from its saved conversation (`-32002` when there is none for this workspace). */
   const restore = (sessionId: string, cwd: string) => {
@@ -88,12 +69,6 @@ export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders,
     session.restore(stored.messages);
     return session;
   };
-  const announceCommands = (client: acp.AgentContext, sessionId: string) =>
-    // Published once the response (which introduces the session id) is on the wire, with any MCP budget event no session was there to get.
-    setImmediate(() => {
-      void client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS } }).catch(() => {});
-      notifier.sessionOpened(client, sessionId);
-    });
   const models = new Map<string, Promise<ModelClient>>();
   const modelFor = (id: string) => {
     let model = models.get(id);
@@ -108,10 +83,7 @@ export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders,
     if (!session) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
     return session;
   };
-  const state = (session: AgentSession) => ({
-    modes: { currentModeId: session.mode, availableModes: SESSION_MODES.map((m) => ({ ...m })) },
-    ...(session.modelId === null ? {} : { models: { currentModelId: session.modelId, availableModels: config.models.map((m) => ({ modelId: m.id, name: m.model, description: `${m.model} (${m.providerId})` })) } }),
-  });
+  const state = (session: AgentSession) => core.state(session);
 
   /** Switches a session's approval mode (an untrusted workspace stays in `default` or `plan`) and announces it. */
   const setMode = (client: acp.AgentContext, session: AgentSession, modeId: string) => {
@@ -143,31 +115,23 @@ export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders,
 
   const app = acp
     .agent({ name: "svc" })
-    .onRequest(acp.methods.agent.initialize, () => ({
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentInfo: { name: "svc", title: "svc built-in agent", version: VERSION },
-      authMethods: [],
-      agentCapabilities: {
-        loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
-        sessionCapabilities: { close: {}, resume: {} },
-      },
-    }))
+    .onRequest(acp.methods.agent.initialize, () => initializeResponse())
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
       if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
-      const session = open(crypto.randomUUID());
-      announceCommands(client, session.id);
-      return { sessionId: session.id, ...state(session) };
+      checkRoom();
+      const answer = core.newSession();
+      core.announce(client, answer.sessionId);
+      return answer;
     })
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       const session = restore(params.sessionId, params.cwd);
       for (const update of replayUpdates(session.history)) await client.notify("session/update", { sessionId: session.id, update });
-      announceCommands(client, session.id);
+      core.announce(client, session.id);
       return state(session);
     })
     .onRequest(acp.methods.agent.session.resume, ({ params, client }) => {
       const session = restore(params.sessionId, params.cwd);
-      announceCommands(client, session.id);
+      core.announce(client, session.id);
       return state(session);
     })
     .onRequest(acp.methods.agent.session.setMode, ({ params, client }) => {
@@ -210,4 +174,10 @@ export function buildAgentApp({ config, files, shell, ripgrep, protectedFolders,
   registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
   registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
   return app;
+}
+
+/** Builds the app over `core` and serves the connection on `output`/`input` (NDJSON); resolves when it closes. */
+export async function connectApp(core: AgentCore, output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>): Promise<void> {
+  const connection = buildAgentApp(core).connect(acp.ndJsonStream(output, input));
+  await connection.closed.catch(() => {});
 }

@@ -7,19 +7,23 @@
  * `svc/control/workspace/mcp/initialize` before the first `session/new`) is held, the latest of each
  * kind only, and delivered to the next session opened.
  */
-import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { McpBudgetEvent } from "./mcp/mcp-budget.ts";
 
 export const MCP_BUDGET_NOTIFICATION = "svc/notify/session/mcp-budget-event";
 
+/** What sends notifications to the client: the SDK's `AgentContext`, or the agent's front before the SDK is loaded (`acp-front.ts`). */
+export interface NotifyTarget {
+  notify(method: string, params?: unknown): Promise<void>;
+}
+
 export class BudgetNotifier {
   /** The client connection, learnt from the first request that carries it (there is one per agent process). */
-  private client: acp.AgentContext | null = null;
+  private client: NotifyTarget | null = null;
   private readonly held = new Map<McpBudgetEvent["kind"], McpBudgetEvent>();
 
   constructor(private readonly sessionIds: () => readonly string[]) {}
 
-  attach(client: acp.AgentContext): void {
+  attach(client: NotifyTarget): void {
     this.client = client;
   }
 
@@ -33,13 +37,13 @@ export class BudgetNotifier {
   }
 
   /** A session was just announced to the client: it gets what was held. */
-  sessionOpened(client: acp.AgentContext, sessionId: string): void {
+  sessionOpened(client: NotifyTarget, sessionId: string): void {
     this.client = client;
     for (const event of this.held.values()) this.send(client, sessionId, event);
     this.held.clear();
   }
 
-  private send(client: acp.AgentContext, sessionId: string, event: McpBudgetEvent): void {
+  private send(client: NotifyTarget, sessionId: string, event: McpBudgetEvent): void {
     void client.notify(MCP_BUDGET_NOTIFICATION, { v: 1, sessionId, ...event }).catch(() => {});
   }
 }

@@ -1,6 +1,7 @@
 /**
  * `svc --acp [--workspace-trust trusted|untrusted] [--approval-mode <mode>]`: the built-in agent on
- * stdin/stdout (NDJSON JSON-RPC through the SDK), serving the workspace it was started in. At start
+ * stdin/stdout (NDJSON JSON-RPC: the agent's front answers `initialize` and `session/new`, the SDK
+ * the rest once a message needs it, see `acp-front.ts`), serving the workspace it was started in. At start
  * it reads the model keys the daemon handed it (`config/agent-keys.ts`; a document that cannot be
  * read ends it with exit code 2), then makes itself non-dumpable and a child subreaper
  * (`process-guard.ts`). Exits when stdin closes or on SIGTERM/SIGINT, killing every shell command
@@ -12,10 +13,8 @@
  * `svc/control/workspace/trust`), else, run on its own, what the trust store and the host settings
  * say (`src/trust/`); nothing in the environment counts.
  */
-import * as acp from "@agentclientprotocol/sdk/unstable";
 import { realpathSync } from "node:fs";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { readAgentArgs, type AgentArgs } from "../config/agent-args.ts";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
 import { readHandedKeys } from "../config/agent-keys.ts";
@@ -26,11 +25,10 @@ import { readWorkspacePolicy } from "../config/workspace-policy.ts";
 import { WorkspaceTrust } from "../trust/index.ts";
 import { findHostExecutable, withHostSearchPath } from "../workspace/host-executable.ts";
 import { foldersInside } from "../workspace/protected-target.ts";
-import { WorkspaceFiles } from "../workspace/workspace-files.ts";
-import { buildAgentApp } from "./agent-app.ts";
+import { serveConnection } from "./acp-front.ts";
+import { AgentCore } from "./agent-core.ts";
 import { ConversationStore } from "./conversation-store.ts";
 import { guardAgentProcess } from "./process-guard.ts";
-import { ShellRunner } from "./tools/shell-runner.ts";
 
 export interface AgentInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -88,10 +86,6 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   // Commands and MCP servers search only PATH's absolute entries outside the workspace, so an
   // approved `git status` is the user's git, never a repository's `bin/git`.
   const config = Object.freeze({ ...resolved, shellEnv: withHostSearchPath(resolved.shellEnv, workspace) });
-  const shell = new ShellRunner(workspace, config.shellEnv);
-  // The agent's own edits are not refused in an untrusted workspace: there its approval mode is
-  // `plan` or `default`, so each one is refused or asks first.
-  const files = new WorkspaceFiles(workspace, () => true);
   const protectedFolders = foldersInside(workspace, [dataDir]);
   /** The policy for a trust change at runtime, from the settings as they are then. */
   const policyFor = (value: boolean) => {
@@ -100,17 +94,22 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
     return policy;
   };
 
+  const core = new AgentCore({ config, workspace, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor });
   const exit = (code: number): never => {
-    shell.killAll();
+    core.shell?.killAll();
     process.exit(code);
   };
   process.on("SIGTERM", () => exit(0));
   process.on("SIGINT", () => exit(130));
 
-  const stdout = Writable.toWeb(process.stdout) as WritableStream<Uint8Array>;
-  const connection = buildAgentApp({ config, files, shell, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor }).connect(
-    acp.ndJsonStream(stdout, Bun.stdin.stream()),
-  );
-  await connection.closed.catch(() => {});
+  // Bun's own stdout writer: `process.stdout` would load Node's stream layer (~6 MB resident) for nothing.
+  const sink = Bun.stdout.writer();
+  const stdout = new WritableStream<Uint8Array>({
+    async write(chunk) {
+      sink.write(chunk);
+      await sink.flush();
+    },
+  });
+  await serveConnection(core, stdout, Bun.stdin.stream());
   return exit(0);
 }
