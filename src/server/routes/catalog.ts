@@ -18,7 +18,7 @@ import { capability } from "../capability.ts";
 import { SESSION_LIST_REPLY, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
-import { SessionListQuery, WorkspaceSelector } from "./history-schemas.ts";
+import { SessionListQuery, WorkspaceSelector, listFilters } from "./history-schemas.ts";
 
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
@@ -94,7 +94,7 @@ export const catalogRoutes = (deps: AppDeps) => {
       "/workspaces/:workspace/sessions",
       ({ params, query }) => {
         const workspace = workspaceOf(params.workspace);
-        return history.list(workspace, query.archiveState === "archived", query.size, query.cursor);
+        return history.list(workspace, query.archiveState === "archived", query.size, query.cursor, listFilters(query));
       },
       {
         params: WorkspaceParams,
