@@ -41,6 +41,7 @@ export interface CreateResult {
   startupConfigApplied?: Record<string, unknown>;
   sourceType?: string;
   sourceId?: string;
+  sourcePersisted?: boolean;
 }
 
 export interface ManagerDeps {
@@ -287,6 +288,8 @@ export class SessionManager {
       clientId,
       createdAt: new Date(session.createdAt).toISOString(),
       ...sourceFields(session.source),
+      // Whether the catalog keeps the source (a restart lists it); false while recording is degraded for good.
+      ...(session.source === null ? {} : { sourcePersisted: this.deps.store?.storesCatalogChanges ?? false }),
     };
     if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
     if (startup) {

@@ -47,11 +47,13 @@ describe("POST /session", () => {
       await using d = await fakeAgentDaemon([], { env, workspace: workspace.path });
       const created = await d.createSession({ sourceType: "web_shell", sourceId: "tab-1" });
       web = created.sessionId;
-      expect(created).toMatchObject({ attached: false, sourceType: "web_shell", sourceId: "tab-1" });
+      expect(created).toMatchObject({ attached: false, sourceType: "web_shell", sourceId: "tab-1", sourcePersisted: true });
       // Attaching to the default session answers its own source; the one asked for is not recorded.
       const attached = await d.createSession({ sourceType: "cli" });
       expect(attached).toMatchObject({ sessionId: web, attached: true, sourceType: "web_shell", sourceId: "tab-1" });
-      plain = (await d.createSession({ sessionScope: "thread" })).sessionId;
+      const plainReply = await d.createSession({ sessionScope: "thread" });
+      expect(plainReply).not.toHaveProperty("sourcePersisted");
+      plain = plainReply.sessionId;
       tab2 = (await d.createSession({ sessionScope: "thread", sourceType: "web_shell", sourceId: "tab-2" })).sessionId;
       expect((await d.json("GET", `/session/${web}/status`)).body).toMatchObject({ sourceType: "web_shell", sourceId: "tab-1" });
       expect((await d.json("GET", `/session/${plain}/status`)).body).not.toHaveProperty("sourceType");

@@ -76,7 +76,7 @@ describe("session list records, whole", () => {
 
     const liveState = await d.json("GET", `/workspaces/${workspaceId(d.workspace)}/sessions/live-state`);
     expect(liveState.status).toBe(200);
-    expect(liveState.body).toEqual({ sessions: [{ ...status, live: true }] });
+    expect(liveState.body).toEqual({ v: 1, sessions: [{ ...status, live: true }] });
   });
 });
 

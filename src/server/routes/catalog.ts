@@ -101,11 +101,11 @@ export const catalogRoutes = (deps: AppDeps) => {
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
         const workspace = workspaceOf(params.workspace);
-        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
+        return { v: 1 as const, sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
       },
       {
         params: WorkspaceParams,
-        response: { 200: t.Object({ sessions: t.Array(LiveStateItem) }), ...listErrors },
+        response: { 200: t.Object({ v: t.Literal(1), sessions: t.Array(LiveStateItem) }), ...listErrors },
         detail: capability("workspace_session_live_state", { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
       },
     )

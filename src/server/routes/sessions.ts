@@ -112,6 +112,7 @@ const CreateResponse = t.Object({
   startupConfigApplied: t.Optional(t.Record(t.String(), t.Unknown())),
   sourceType: t.Optional(t.String({ description: "the session's source, when it has one" })),
   sourceId: t.Optional(t.String()),
+  sourcePersisted: t.Optional(t.Boolean({ description: "on a new session with a source: whether the session catalog keeps it" })),
 });
 
 const HeartbeatAnswer = t.Object({ sessionId: t.String(), clientId: t.Optional(t.String()), lastSeenAt: t.Number({ description: "epoch milliseconds" }) });
