@@ -52,6 +52,12 @@ export const ModelsPatchBody = t.Object(
   { additionalProperties: true, error: invalidPatch },
 );
 
+/** The reference's answer to a change it made; this daemon lists no configuration, so it answers 409 instead. */
+export const ModelsPatchReply = t.Object(
+  { updated: t.Literal(true), requiresRestart: t.Boolean() },
+  { description: "A configuration listed by GET /workspace/models was changed (never, in this daemon: it lists none)" },
+);
+
 export const GoalsReply = t.Object({ v: t.Literal(1), goals: none("session goals (not offered by this daemon)"), droppedCount: Type.Integer({ minimum: 0, maximum: 0 }) });
 export const SessionGoalReply = t.Object({
   snapshot: t.Object({ v: t.Literal(2), goal: t.Null({ description: "no goal: this daemon does not offer goals" }), activity: t.Literal("idle") }),

@@ -35,6 +35,7 @@ import {
   ExtensionsReply,
   GoalsReply,
   ModelsPatchBody,
+  ModelsPatchReply,
   ModelsReply,
   ScheduledTasksReply,
   SessionGoalReply,
@@ -78,7 +79,7 @@ export const referenceUiRoutes = (deps: AppDeps, snapshots: readonly SnapshotSou
       },
       {
         body: ModelsPatchBody,
-        response: errorResponses({ body: true, also: [409] }),
+        response: { 200: ModelsPatchReply, ...errorResponses({ body: true, also: [409] }) },
         detail: { summary: "Change a model configuration's context window: 409, this daemon has no configuration to change", "x-svc-strict": true },
       },
     )
