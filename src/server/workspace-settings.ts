@@ -72,5 +72,12 @@ export function workspaceSettings(config: Config): { v: 1; settings: SettingEntr
       values: { effective: settings.folderTrust.enabled },
     },
   ];
-  return { v: 1, settings: entries.filter((entry) => !isSecretName(entry.key.slice(entry.key.lastIndexOf(".") + 1))) };
+  return { v: 1, settings: withoutSecrets(entries) };
 }
+
+/**
+ * `entries` but those whose key's last segment names a secret as an environment variable would
+ * (camelCase read as SNAKE_CASE: `apiKey`, `clientSecret`, `auth.token`, `db.password`).
+ */
+export const withoutSecrets = (entries: readonly SettingEntry[]): SettingEntry[] =>
+  entries.filter((entry) => !isSecretName(entry.key.slice(entry.key.lastIndexOf(".") + 1).replace(/([a-z0-9])([A-Z])/g, "$1_$2")));
