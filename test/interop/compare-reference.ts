@@ -6,10 +6,11 @@
  * once, the session's views, the lists, the history, and a handful of errors. For every request it
  * prints the status of each and every field path whose presence or JSON type differs:
  *
- *   ./node_modules/.bin/bun test/interop/compare-reference.ts [--ref <package dir>] [--out <dir>]
+ *   ./node_modules/.bin/bun test/interop/compare-reference.ts [--ref <package dir>] [--svc <binary>] [--out <dir>]
  *
  * The reference package defaults to `.interop/node_modules/@qwen-code/qwen-code` (installed by
- * `npm run test:interop`); `--out` keeps both answers of every request as JSON. Arrays are compared
+ * `npm run test:interop`); svc runs from the sources unless `--svc` names a binary (`dist/svc`);
+ * `--out` keeps both answers of every request as JSON. Arrays are compared
  * by their first element; values are not compared (ids, times and paths differ by nature). A
  * difference is a finding to fix or to justify in docs/compat.md, so the script reports and exits 0.
  */
@@ -22,7 +23,7 @@ import { tempDir } from "../helpers/temp-dir.ts";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
 
 const REPO = resolve(import.meta.dir, "..", "..");
-const { values: flags } = parseArgs({ options: { ref: { type: "string" }, out: { type: "string" } } });
+const { values: flags } = parseArgs({ options: { ref: { type: "string" }, svc: { type: "string" }, out: { type: "string" } } });
 const REF_PKG = resolve(flags.ref ?? join(REPO, ".interop", "node_modules", "@qwen-code", "qwen-code"));
 const STEP_MS = 90_000;
 
@@ -131,7 +132,7 @@ async function main(): Promise<void> {
 
     const svc = await start(
       "svc",
-      [join(REPO, "node_modules", ".bin", "bun"), join(REPO, "src", "main.ts"), "serve", "--port", "0", "--workspace", wsSvc, "--trust-workspace"],
+      [...(flags.svc ? [resolve(flags.svc)] : [join(REPO, "node_modules", ".bin", "bun"), join(REPO, "src", "main.ts")]), "serve", "--port", "0", "--workspace", wsSvc, "--trust-workspace"],
       wsSvc,
       { ...model, HOME: join(scratch.path, "home-svc"), SVC_HOME: join(scratch.path, "svc-home") },
     );
