@@ -211,7 +211,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     })
     .onRequest("svc/status/session/supported_commands", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
-      return { v: 1, sessionId: session.id, availableCommands: AVAILABLE_COMMANDS };
+      return { v: 1, sessionId: session.id, availableCommands: AVAILABLE_COMMANDS, availableSkills: [] };
     })
     // The built-in agent runs nothing in the background (a shell command lives within its turn): no tasks.
     .onRequest("svc/status/session/tasks", fields("sessionId"), ({ params }) => {

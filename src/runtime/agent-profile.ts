@@ -62,8 +62,8 @@ export interface AgentProfile {
   setModel(channel: AcpChannel, sessionId: string, modelId: string, state: SessionState): Promise<Record<string, unknown>>;
   /** Live model/mode/config state, when the agent can report it beyond what session/new gave. */
   sessionContext(channel: AcpChannel, sessionId: string): Promise<Record<string, unknown> | null>;
-  /** The agent's command list, when it can report one on demand. */
-  supportedCommands(channel: AcpChannel, sessionId: string): Promise<unknown[] | null>;
+  /** The agent's commands and skill names, when it can report them on demand. */
+  supportedCommands(channel: AcpChannel, sessionId: string): Promise<SupportedCommands | null>;
   /**
    * The agent's own workspace snapshot (its answer as sent, to be sanitized by the caller), or null
    * when the profile has no such method or the agent answers `-32601`. Bounded by `timeoutMs`.
@@ -117,9 +117,24 @@ const extensionQueries = (prefix: ExtensionPrefix): Pick<AgentProfile, "workspac
   sessionView: (channel, view, sessionId) => sessionStatus(channel, prefix, view, sessionId, VIEW_PARAMS[view]),
 });
 
-async function statusCommands(channel: AcpChannel, prefix: ExtensionPrefix, sessionId: string): Promise<unknown[] | null> {
-  const result = await sessionStatus<{ availableCommands?: unknown[] }>(channel, prefix, "supported_commands", sessionId);
-  return Array.isArray(result?.availableCommands) ? result.availableCommands : null;
+/** A session's commands (ACP available commands, as the agent sent them) and the names of its skills. */
+export interface SupportedCommands {
+  readonly availableCommands: unknown[];
+  readonly availableSkills: string[];
+}
+
+/** Skill names kept from an agent's answer: at most this many, each at most MAX_SKILL_NAME characters (longer ones are dropped). */
+const MAX_SKILLS = 1000;
+const MAX_SKILL_NAME = 256;
+
+async function statusCommands(channel: AcpChannel, prefix: ExtensionPrefix, sessionId: string): Promise<SupportedCommands | null> {
+  const result = await sessionStatus<{ availableCommands?: unknown; availableSkills?: unknown }>(channel, prefix, "supported_commands", sessionId);
+  if (!Array.isArray(result?.availableCommands)) return null;
+  const skills = Array.isArray(result.availableSkills) ? result.availableSkills : [];
+  return {
+    availableCommands: result.availableCommands,
+    availableSkills: skills.filter((name): name is string => typeof name === "string" && name.length > 0 && name.length <= MAX_SKILL_NAME).slice(0, MAX_SKILLS),
+  };
 }
 
 const generic: AgentProfile = {

@@ -24,6 +24,7 @@ import { healthRoutes, shallowHealth } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
+import { referenceUiRoutes } from "./routes/reference-ui.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
     .use(workspaceStatusRoutes(snapshots))
+    .use(referenceUiRoutes(deps, snapshots))
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));

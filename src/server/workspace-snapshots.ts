@@ -67,6 +67,12 @@ const unknownCell = (kind: string): StatusCell => ({ kind, status: "unknown", hi
 /** A live agent may say its part is not ready yet (qwen: skills before its skill manager loaded). */
 const agentInitialized = (answer: unknown) => !(isObject(answer) && answer.initialized === false);
 
+/**
+ * The MCP members while no agent runs: discovery has not started, no client is connected, and no
+ * budget applies (the reference's clients expect every member of the envelope).
+ */
+const IDLE_MCP = () => ({ discoveryState: "not_started", clientCount: 0, budgetMode: "off", budgets: [] });
+
 export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   const { config } = deps;
   const primary = deps.runtimes.primary;
@@ -129,14 +135,17 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
     }
   }
 
-  /** A section the agent alone can fill: `empty` while idle or unanswered, `fill` from its answer. */
+  /**
+   * A section the agent alone can fill: `empty` while idle or unanswered (with `idle` on top while
+   * no agent runs), `fill` from its answer.
+   */
   const fromAgent =
-    (section: "mcp" | "skills" | "tools", empty: () => Record<string, unknown>, fill: Project) =>
+    (section: "mcp" | "skills" | "tools", empty: () => Record<string, unknown>, fill: Project, idle: () => Record<string, unknown> = () => ({})) =>
     async (timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> => {
       const reply = await ask(section, timeoutMs, fill);
       switch (reply.kind) {
         case "idle":
-          return { ...envelope(false), ...empty() };
+          return { ...envelope(false), ...empty(), ...idle() };
         case "unsupported":
           return { ...envelope(true), ...empty(), errors: [unknownCell(section)] };
         case "failed":
@@ -215,7 +224,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   return [
     { name: "env", read: async () => ({ ...envelope(primary.channelLive), acpChannelLive: primary.channelLive, cells: envCells(config.agent.baseEnv, runtime) }) },
     { name: "preflight", read: preflight },
-    { name: "mcp", read: fromAgent("mcp", () => ({ servers: [] }), (a) => redactMcp(a, secrets)) },
+    { name: "mcp", read: fromAgent("mcp", () => ({ servers: [] }), (a) => redactMcp(a, secrets), IDLE_MCP) },
     { name: "skills", read: fromAgent("skills", () => ({ skills: [] }), (a) => redactSkills(a, secrets)) },
     { name: "providers", read: providers },
     {

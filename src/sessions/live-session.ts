@@ -23,6 +23,7 @@ import { ClientRegistry } from "./client-ids.ts";
 import { titleFromAgent } from "./display-name.ts";
 import { PermissionBroker, type BrokerSettings } from "./permission-broker.ts";
 import { PromptQueue, type QueueHost } from "./prompt-queue.ts";
+import type { SessionSource } from "./session-source.ts";
 
 /** SSE subscribers per session; past it subscribing answers 429. */
 export const MAX_SUBSCRIBERS_PER_SESSION = 1024;
@@ -65,6 +66,8 @@ export interface SessionOptions {
   readonly agentSessionId?: string;
   /** Context sent to the agent ahead of the first prompt (a seeded restore's transcript summary). */
   readonly seed?: acp.ContentBlock;
+  /** Where the session came from, as its creator named it (a restored one keeps its catalog's). */
+  readonly source?: SessionSource | null;
 }
 
 export class LiveSession implements SessionSink, QueueHost {
@@ -80,6 +83,7 @@ export class LiveSession implements SessionSink, QueueHost {
   /** Fields stamped on events published while a prompt runs (its id and originator). */
   promptFields: EnvelopeFields = {};
   readonly agentSessionId: string;
+  readonly source: SessionSource | null;
   /** Sent once, ahead of the next prompt's content; never published. */
   private seed: acp.ContentBlock | null;
   private ended: EndReason | null = null;
@@ -95,6 +99,7 @@ export class LiveSession implements SessionSink, QueueHost {
     this.clock = options.clock;
     this.agentSessionId = options.agentSessionId ?? id;
     this.seed = options.seed ?? null;
+    this.source = options.source ?? null;
     this.createdAt = options.createdAt ?? this.clock();
     this.lastSeenAt = this.clock();
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };

@@ -9,7 +9,7 @@
  * read, every answer here is 503 `store_unavailable` (store.ts), never an empty list or a false 404.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
-import type { CatalogRow, JournalRecord, Store } from "../store/store.ts";
+import type { CatalogRow, JournalRecord, SourceFilter, Store } from "../store/store.ts";
 import { decodeCursor, encodeCursor } from "./history-cursor.ts";
 import type { LiveSession } from "./live-session.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
@@ -24,7 +24,8 @@ export const MAX_TRANSCRIPT_LIMIT = 500;
  */
 export const MAX_TRANSCRIPT_PAGE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_LIST_SIZE = 100;
-export const MAX_LIST_SIZE = 500;
+/** The reference's clients ask pages of up to 1000 sessions (its web UI asks exactly that). */
+export const MAX_LIST_SIZE = 1000;
 /**
  * Most journal one export renders, in characters of envelope JSON, checked before the first byte
  * goes out: a longer session answers 413 `transcript_too_large` (its transcript can still be
@@ -56,6 +57,21 @@ export interface SessionRecord {
 
 /** A session of a list: a live one with its live state, or the catalog row of one that is not live. */
 export type SessionListRecord = (ReturnType<typeof sessionSummary> & { isArchived: boolean; live: true }) | ReturnType<typeof persistedSummary>;
+
+/** What a session list keeps and how it shows it. */
+export interface ListFilters {
+  /** Only the sessions of this source. */
+  readonly source: SourceFilter | null;
+  /** The organized view: each session with its organization (this daemon has no groups or pins). */
+  readonly organized: boolean;
+  /** The filter selects nothing (the pinned sessions of the organized view). */
+  readonly none: boolean;
+}
+
+const NO_FILTERS: ListFilters = { source: null, organized: false, none: false };
+
+/** A session's organization in the organized view: no group, no color, not pinned. */
+const UNORGANIZED = { groupId: null, color: null, isPinned: false } as const;
 
 export interface ExportData {
   readonly session: SessionRecord;
@@ -114,21 +130,29 @@ export class SessionHistory {
    * One page of a workspace's sessions, most recently updated first: catalog rows, each overlaid
    * with its live state when it is live. Live sessions the catalog lacks (recording is degraded)
    * lead the first page. `size` is 1 to MAX_LIST_SIZE (checked by the route's query schema).
+   * A cursor holds for the filters it was made with only (400 `invalid_cursor` with others).
    */
-  list(workspace: string, archived: boolean, size = DEFAULT_LIST_SIZE, cursor?: string) {
-    const scope = `sessions:${workspace}:${archived ? "archived" : "active"}`;
+  list(workspace: string, archived: boolean, size = DEFAULT_LIST_SIZE, cursor?: string, filters: ListFilters = NO_FILTERS) {
+    const { source, organized } = filters;
+    const scope = `sessions:${workspace}:${archived ? "archived" : "active"}${source ? `:${source.sourceType}:${source.sourceId ?? ""}` : ""}${organized ? ":organized" : ""}`;
     const after = cursor === undefined ? null : decodeCursor<{ updatedAt: number; id: string }>(cursor, scope, { updatedAt: "number", id: "string" }, "invalid_cursor");
-    const rows = this.store?.sessions(workspace, archived, size + 1, after) ?? [];
+    if (filters.none) return { sessions: [] };
+    const rows = this.store?.sessions(workspace, archived, size + 1, after, source) ?? [];
     const page = rows.slice(0, size);
     const sessions: SessionListRecord[] = [];
+    const kept = (live: LiveSession) => source === null || (live.source?.sourceType === source.sourceType && (source.sourceId === undefined || live.source.sourceId === source.sourceId));
     if (after === null && !archived)
-      for (const live of this.sessions.all()) if (live.workspaceCwd === workspace && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live, { listEntry: true }), isArchived: false, live: true as const });
+      for (const live of this.sessions.all())
+        if (live.workspaceCwd === workspace && kept(live) && this.store?.session(live.id) == null) sessions.push({ ...sessionSummary(live, { listEntry: true }), isArchived: false, live: true as const });
     for (const row of page) {
       const live = this.sessions.peek(row.id);
       sessions.push(live ? { ...sessionSummary(live, { listEntry: true }), isArchived: row.archived, live: true as const } : persistedSummary(row));
     }
     const last = page[page.length - 1];
-    return { sessions, ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}) };
+    return {
+      sessions: organized ? sessions.map((s) => ({ ...s, ...UNORGANIZED })) : sessions,
+      ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}),
+    };
   }
 
   /**
@@ -164,6 +188,7 @@ export function persistedSummary(row: CatalogRow) {
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
     ...(row.displayName !== null ? { displayName: row.displayName, ...(titleSource !== undefined ? { titleSource } : {}) } : {}),
+    ...(row.sourceType !== null ? { sourceType: row.sourceType, ...(row.sourceId !== null ? { sourceId: row.sourceId } : {}) } : {}),
     isArchived: row.archived,
     live: false as const,
     // `live` in the catalog with no live session: the daemon that ran it went away without a word.

@@ -18,12 +18,16 @@ import { restoreInProgress } from "./restore-in-progress.ts";
 import { restoreSeed } from "./restore-seed.ts";
 import type { RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
+import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
   readonly sessionScope?: "single" | "thread";
   readonly modelServiceId?: string;
   readonly startupConfig?: StartupConfigRequest;
+  /** Where the session comes from (`session-source.ts`); recorded on a new session only. */
+  readonly sourceType?: string;
+  readonly sourceId?: string;
 }
 
 export interface CreateResult {
@@ -35,6 +39,9 @@ export interface CreateResult {
   hasActivePrompt?: boolean;
   modelApplied?: boolean;
   startupConfigApplied?: Record<string, unknown>;
+  sourceType?: string;
+  sourceId?: string;
+  sourcePersisted?: boolean;
 }
 
 export interface ManagerDeps {
@@ -164,15 +171,16 @@ export class SessionManager {
     const runtime = this.deps.runtimes.forCwd(request.cwd);
     const scope = request.sessionScope ?? (request.startupConfig === undefined ? "single" : "thread");
     const startup = request.startupConfig === undefined ? null : checkStartupConfig(request.startupConfig, request);
+    const source = parseSessionSource(request.sourceType, request.sourceId, true);
 
-    if (scope === "thread") return await this.fresh(runtime, request.modelServiceId, startup);
+    if (scope === "thread") return await this.fresh(runtime, request.modelServiceId, startup, source);
 
     const existing = this.defaultOf(runtime);
     if (existing) return await this.attach(existing, clientHeader, request.modelServiceId);
     const pending = this.pendingDefaults.get(runtime.cwd);
     if (pending) return await this.attach(await pending, clientHeader, request.modelServiceId);
 
-    const creation = this.spawn(runtime);
+    const creation = this.spawn(runtime, source);
     this.pendingDefaults.set(runtime.cwd, creation);
     let session: LiveSession;
     try {
@@ -258,8 +266,8 @@ export class SessionManager {
     return id === undefined ? null : (this.sessions.get(id) ?? null);
   }
 
-  private async fresh(runtime: WorkspaceRuntime, modelServiceId: string | undefined, startup: StartupConfig | null) {
-    const session = await this.spawn(runtime);
+  private async fresh(runtime: WorkspaceRuntime, modelServiceId: string | undefined, startup: StartupConfig | null, source: SessionSource | null) {
+    const session = await this.spawn(runtime, source);
     if (startup) {
       const applied = await applyModel(session, startup.modelServiceId, null);
       if (!applied) {
@@ -275,7 +283,16 @@ export class SessionManager {
   /** The response for the session's creator (a new session has no registered client to reuse). */
   private async welcome(session: LiveSession, modelServiceId: string | undefined, startup: StartupConfig | null) {
     const clientId = session.clients.attach(null);
-    const result: CreateResult = { sessionId: session.id, workspaceCwd: session.workspaceCwd, attached: false, clientId, createdAt: new Date(session.createdAt).toISOString() };
+    const result: CreateResult = {
+      sessionId: session.id,
+      workspaceCwd: session.workspaceCwd,
+      attached: false,
+      clientId,
+      createdAt: new Date(session.createdAt).toISOString(),
+      ...sourceFields(session.source),
+      // Whether the catalog keeps the source (a restart lists it); false while recording is degraded for good.
+      ...(session.source === null ? {} : { sourcePersisted: this.deps.store?.storesCatalogChanges ?? false }),
+    };
     if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
     if (startup) {
       result.modelApplied = true;
@@ -293,6 +310,8 @@ export class SessionManager {
       attached: true,
       clientId,
       createdAt: new Date(session.createdAt).toISOString(),
+      // The session's own source: a source asked for on an attach is not recorded (the reference's rule).
+      ...sourceFields(session.source),
       hasActivePrompt: session.busy,
     };
     if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
@@ -311,11 +330,11 @@ export class SessionManager {
   }
 
   /** Starts the runtime if needed and opens a new agent session on it. */
-  private spawn(runtime: WorkspaceRuntime): Promise<LiveSession> {
+  private spawn(runtime: WorkspaceRuntime, source: SessionSource | null): Promise<LiveSession> {
     return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
       const response = await this.openOnAgent(runtime, live, this.deps.config.limits.initTimeoutMs);
-      const session = this.adopt(response.sessionId, runtime, live.profile.name, response);
+      const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { source });
       runtime.sessionOpened(live);
       return session;
     });
@@ -352,8 +371,13 @@ export class SessionManager {
    * The id counts as being restored (`isRestoring`) from this call until the returned promise
    * settles, so catalog changes wait for it (`SessionCatalog`, 409 `restore_in_progress`).
    */
-  reopen(row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt">, action: "load" | "resume", timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+  reopen(
+    row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt"> & Partial<Pick<CatalogRow, "sourceType" | "sourceId">>,
+    action: "load" | "resume",
+    timeoutMs: number,
+  ): Promise<{ session: LiveSession; method: string }> {
     const { id: sessionId, agentSessionId, workspace, createdAt } = row;
+    const source: SessionSource | null = row.sourceType ? { sourceType: row.sourceType, ...(row.sourceId ? { sourceId: row.sourceId } : {}) } : null;
     const runtime = this.deps.runtimes.forCwd(workspace);
     this.reopening.add(sessionId);
     const done = this.creating(runtime, async () => {
@@ -361,7 +385,7 @@ export class SessionManager {
       const caps = live.channel.init.agentCapabilities;
       const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
       const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
-      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, createdAt, timeoutMs);
+      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source }, timeoutMs);
       const method = chosen === "load" ? "session/load" : "session/resume";
       // Swallows the agent's own replay while it loads.
       runtime.register(agentSessionId, REPLAY_SINK);
@@ -374,9 +398,9 @@ export class SessionManager {
       } finally {
         runtime.unregister(agentSessionId);
       }
-      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, createdAt, timeoutMs);
+      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source }, timeoutMs);
       if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt });
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt, source });
       runtime.sessionOpened(live);
       return { session, method };
     });
@@ -389,11 +413,17 @@ export class SessionManager {
   }
 
   /** A fresh agent session standing in for `sessionId`, seeded from its journal. */
-  private async reopenSeeded(sessionId: string, runtime: WorkspaceRuntime, live: Live, createdAt: number, timeoutMs: number): Promise<{ session: LiveSession; method: string }> {
+  private async reopenSeeded(
+    sessionId: string,
+    runtime: WorkspaceRuntime,
+    live: Live,
+    kept: { createdAt: number; source: SessionSource | null },
+    timeoutMs: number,
+  ): Promise<{ session: LiveSession; method: string }> {
     const seed = restoreSeed(this.deps.store ?? null, sessionId);
     const response = await this.openOnAgent(runtime, live, timeoutMs);
     if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-    const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, createdAt, ...(seed ? { seed } : {}) });
+    const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, ...kept, ...(seed ? { seed } : {}) });
     runtime.sessionOpened(live);
     return { session, method: "seeded" };
   }
@@ -418,12 +448,13 @@ export class SessionManager {
    * Registers a live session for an agent session that now exists (under the agent's id for it,
    * the daemon's unless `ids.agentSessionId` says otherwise), and records it in the catalog.
    */
-  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number } = {}): LiveSession {
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number; source?: SessionSource | null } = {}): LiveSession {
     const { limits, settings } = this.deps.config;
     const store = this.deps.store;
     const agentSessionId = ids.agentSessionId ?? sessionId;
     const createdAt = ids.createdAt ?? this.now();
-    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile });
+    const source = ids.source ?? null;
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile, ...sourceFields(source) });
     const session = new LiveSession(sessionId, runtime, state, this.hooks, {
       ringSize: limits.eventRingSize,
       clock: this.now,
@@ -434,6 +465,7 @@ export class SessionManager {
       logger: this.deps.logger,
       agentSessionId,
       createdAt,
+      source,
       ...(ids.seed ? { seed: ids.seed } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
     });

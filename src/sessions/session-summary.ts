@@ -7,6 +7,7 @@
  * so a list of many sessions stays small whatever their agents asked.
  */
 import type { LiveSession } from "./live-session.ts";
+import { sourceFields } from "./session-source.ts";
 
 /** Pending interactions named in one session-list entry. */
 export const MAX_LISTED_INTERACTIONS = 8;
@@ -27,6 +28,7 @@ export function sessionSummary(session: LiveSession, options: SummaryOptions = {
     createdAt: new Date(session.createdAt).toISOString(),
     updatedAt: new Date(session.lastSeenAt).toISOString(),
     ...(session.metadata.displayName !== undefined ? { displayName: session.metadata.displayName, titleSource: session.metadata.titleSource } : {}),
+    ...sourceFields(session.source),
     ...(session.metadata.prs ? { prs: session.metadata.prs } : {}),
     clientCount: session.clients.size,
     hasActivePrompt: running !== null,

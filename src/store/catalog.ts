@@ -19,6 +19,15 @@ export interface CatalogRow {
   readonly profile: string | null;
   readonly state: PersistedState;
   readonly closedAt: number | null;
+  /** Where the session came from, as its creator named it (`POST /session`); null when it did not. */
+  readonly sourceType: string | null;
+  readonly sourceId: string | null;
+}
+
+/** A session list's filter on the source: a type, and optionally an id within it. */
+export interface SourceFilter {
+  readonly sourceType: string;
+  readonly sourceId?: string;
 }
 
 export interface NewSession {
@@ -27,6 +36,8 @@ export interface NewSession {
   readonly createdAt: number;
   readonly agentSessionId: string;
   readonly profile: string | null;
+  readonly sourceType?: string;
+  readonly sourceId?: string;
 }
 
 /** Where a page of the list starts: after this (updated_at, id), newest first. */
@@ -47,6 +58,8 @@ interface RawRow {
   profile: string | null;
   state: PersistedState;
   closed_at: number | null;
+  source_type: string | null;
+  source_id: string | null;
 }
 
 function fromRaw(raw: RawRow): CatalogRow {
@@ -69,6 +82,8 @@ function fromRaw(raw: RawRow): CatalogRow {
     profile: raw.profile,
     state: raw.state,
     closedAt: raw.closed_at,
+    sourceType: raw.source_type,
+    sourceId: raw.source_id,
   };
 }
 
@@ -82,15 +97,20 @@ export class Catalog {
   private readonly removeRow: Statement;
   private readonly firstPage: Statement<RawRow>;
   private readonly nextPage: Statement<RawRow>;
+  private readonly firstSourcePage: Statement<RawRow>;
+  private readonly nextSourcePage: Statement<RawRow>;
   private readonly countByArchived: Statement<{ archived: number; n: number }>;
 
   constructor(db: Database) {
-    // A session id seen before (an agent that reuses ids across restarts) takes the row over.
+    // A session id seen before (an agent that reuses ids across restarts) takes the row over; a
+    // restore (no source given) keeps the source the row has.
     this.insert = db.query(
-      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state)
-       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live')
+      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state, source_type, source_id)
+       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live', $sourceType, $sourceId)
        ON CONFLICT (id) DO UPDATE SET workspace = excluded.workspace, updated_at = excluded.updated_at,
-         agent_session_id = excluded.agent_session_id, profile = excluded.profile, state = 'live', closed_at = NULL`,
+         agent_session_id = excluded.agent_session_id, profile = excluded.profile, state = 'live', closed_at = NULL,
+         source_type = COALESCE(excluded.source_type, source_type),
+         source_id = CASE WHEN excluded.source_type IS NULL THEN source_id ELSE excluded.source_id END`,
     );
     this.setMeta = db.query("UPDATE sessions SET display_name = $displayName, metadata = $metadata, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.setState = db.query("UPDATE sessions SET state = $state, closed_at = $now, updated_at = MAX(updated_at, $now) WHERE id = $id");
@@ -109,11 +129,31 @@ export class Catalog {
          AND (updated_at < $updatedAt OR (updated_at = $updatedAt AND id < $id))
        ORDER BY updated_at DESC, id DESC LIMIT $limit`,
     );
+    // `$sourceId` NULL: any id of the type.
+    this.firstSourcePage = db.query(
+      `SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived AND source_type = $sourceType
+         AND ($sourceId IS NULL OR source_id = $sourceId)
+       ORDER BY updated_at DESC, id DESC LIMIT $limit`,
+    );
+    this.nextSourcePage = db.query(
+      `SELECT * FROM sessions WHERE workspace = $workspace AND archived = $archived AND source_type = $sourceType
+         AND ($sourceId IS NULL OR source_id = $sourceId)
+         AND (updated_at < $updatedAt OR (updated_at = $updatedAt AND id < $id))
+       ORDER BY updated_at DESC, id DESC LIMIT $limit`,
+    );
     this.countByArchived = db.query("SELECT archived, COUNT(*) AS n FROM sessions WHERE workspace = $workspace GROUP BY archived");
   }
 
   create(row: NewSession): void {
-    this.insert.run({ id: row.id, workspace: row.workspace, createdAt: row.createdAt, agentSessionId: row.agentSessionId, profile: row.profile });
+    this.insert.run({
+      id: row.id,
+      workspace: row.workspace,
+      createdAt: row.createdAt,
+      agentSessionId: row.agentSessionId,
+      profile: row.profile,
+      sourceType: row.sourceType ?? null,
+      sourceId: row.sourceType === undefined ? null : (row.sourceId ?? null),
+    });
   }
 
   updateMetadata(id: string, displayName: string | null, metadata: Record<string, unknown>, now: number): void {
@@ -147,10 +187,14 @@ export class Catalog {
     return raw ? fromRaw(raw) : null;
   }
 
-  /** Up to `limit` sessions of `workspace`, newest first, after `after` when given. */
-  list(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
+  /** Up to `limit` sessions of `workspace`, newest first, after `after` when given; only those of `source` when given. */
+  list(workspace: string, archived: boolean, limit: number, after: CatalogKey | null, source: SourceFilter | null = null): CatalogRow[] {
     const base = { workspace, archived: archived ? 1 : 0, limit };
-    const rows = after === null ? this.firstPage.all(base) : this.nextPage.all({ ...base, updatedAt: after.updatedAt, id: after.id });
-    return rows.map(fromRaw);
+    const key = after === null ? null : { updatedAt: after.updatedAt, id: after.id };
+    if (source !== null) {
+      const filtered = { ...base, sourceType: source.sourceType, sourceId: source.sourceId ?? null };
+      return (key === null ? this.firstSourcePage.all(filtered) : this.nextSourcePage.all({ ...filtered, ...key })).map(fromRaw);
+    }
+    return (key === null ? this.firstPage.all(base) : this.nextPage.all({ ...base, ...key })).map(fromRaw);
   }
 }

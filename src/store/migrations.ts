@@ -129,6 +129,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX journal_by_session ON journal (session, seq);
     `,
   },
+  {
+    // Where a session came from, as its creator named it on `POST /session` (`sourceType`, and
+    // `sourceId` within that type); NULL for sessions created without one and for every older row.
+    // The lists filter on it, newest first like the unfiltered index.
+    version: 6,
+    up: `
+      ALTER TABLE sessions ADD COLUMN source_type TEXT;
+      ALTER TABLE sessions ADD COLUMN source_id TEXT;
+      CREATE INDEX sessions_by_source ON sessions (workspace, archived, source_type, updated_at DESC, id);
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -37,14 +37,14 @@
  * degraded, so deleting sessions can free a full disk.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
-import type { Catalog, CatalogKey, CatalogRow, NewSession, PersistedState } from "./catalog.ts";
+import type { Catalog, CatalogKey, CatalogRow, NewSession, PersistedState, SourceFilter } from "./catalog.ts";
 import { Connection, STORE_IDLE_CLOSE_MS, type Open } from "./connection.ts";
 import type { JournalRecord } from "./journal-reader.ts";
 import { isBusy, type JournalEntry } from "./journal-writer.ts";
 import { OpenWait } from "./open-wait.ts";
 import { damagedAs500, describe, historyUnavailable, openFailure, readFailure, type HistoryUnavailable } from "./store-errors.ts";
 
-export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState };
+export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState, SourceFilter };
 export { STORE_IDLE_CLOSE_MS } from "./connection.ts";
 export { STORE_LOCKED_RETRY_AFTER_SECONDS } from "./store-errors.ts";
 
@@ -220,8 +220,8 @@ export class Store {
     return this.read((open) => open.catalog.get(id));
   }
 
-  sessions(workspace: string, archived: boolean, limit: number, after: CatalogKey | null): CatalogRow[] {
-    return this.read((open) => open.catalog.list(workspace, archived, limit, after));
+  sessions(workspace: string, archived: boolean, limit: number, after: CatalogKey | null, source: SourceFilter | null = null): CatalogRow[] {
+    return this.read((open) => open.catalog.list(workspace, archived, limit, after, source));
   }
 
   /** Catalog counts of a workspace's sessions. */

@@ -152,7 +152,8 @@ describe("svc/status: session", () => {
     const { sessionId } = await a.newSession();
     const published = await a.waitForUpdate(sessionId, (u) => u.sessionUpdate === "available_commands_update");
     const commands = await sessionStatus(a, "supported_commands", sessionId);
-    expect(commands).toEqual({ v: 1, sessionId, availableCommands: (published as { availableCommands: unknown[] }).availableCommands });
+    // No skills: the built-in agent has none, and says so with an empty list (the reference's clients map it).
+    expect(commands).toEqual({ v: 1, sessionId, availableCommands: (published as { availableCommands: unknown[] }).availableCommands, availableSkills: [] });
     const tasks = await sessionStatus(a, "tasks", sessionId);
     expect(tasks).toMatchObject({ v: 1, sessionId, workspaceCwd: a.workspace, tasks: [] });
     expect(typeof tasks.now).toBe("number");

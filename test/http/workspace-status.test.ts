@@ -16,7 +16,17 @@ test("an idle daemon answers every status route uninitialized and empty, and sta
     expect(reply.body).toMatchObject({ v: 1, workspaceCwd: d.workspace, initialized: false });
     bodies.set(path, reply.body);
   }
-  expect(bodies.get("/workspace/mcp")).toEqual({ v: 1, workspaceCwd: d.workspace, initialized: false, servers: [] });
+  // Every member of the envelope, as the reference's clients read it: nothing discovered, no client, no budget.
+  expect(bodies.get("/workspace/mcp")).toEqual({
+    v: 1,
+    workspaceCwd: d.workspace,
+    initialized: false,
+    servers: [],
+    discoveryState: "not_started",
+    clientCount: 0,
+    budgetMode: "off",
+    budgets: [],
+  });
   expect(bodies.get("/workspace/skills")).toEqual({ v: 1, workspaceCwd: d.workspace, initialized: false, skills: [] });
   expect(bodies.get("/workspace/providers")).toEqual({ v: 1, workspaceCwd: d.workspace, initialized: false, providers: [] });
   expect(bodies.get("/workspace/tools")).toEqual({

@@ -33,6 +33,8 @@ describe("qwen profile", () => {
     expect(Object.keys(bodies.get("stats").models)).toEqual(["fake-model-a"]);
     expect(bodies.get("resources").skills.skills).toEqual([expect.objectContaining({ kind: "skill", name: "fake-skill" })]);
     expect(bodies.get("resources").mcp.servers.map((s: { name: string }) => s.name)).toEqual(["github", "remote"]);
+    // Each snapshot carries its workspace route's envelope, as the reference's does.
+    for (const part of ["skills", "mcp"]) expect(bodies.get("resources")[part]).toMatchObject({ v: 1, workspaceCwd: d.workspace, initialized: true });
     expect((await d.sentToAgent("qwen/status/session/context_usage", sessionId)).map((e) => e.params)).toEqual([{ sessionId, detail: false }]);
   });
 

@@ -297,6 +297,8 @@ describe("read-only session views", () => {
       return list.length > 0 ? list : null;
     });
     expect(names).toEqual(["help", "compress"]);
+    // A generic agent reports no skills: the member is there, empty (the reference's web UI maps it).
+    expect((await d.json("GET", `/session/${sessionId}/supported-commands`)).body.availableSkills).toEqual([]);
   });
 
   test("a virtual subagent. id has an empty context while the parent runtime is live", async () => {
@@ -304,7 +306,7 @@ describe("read-only session views", () => {
     const context = await d.json("GET", "/session/subagent.x/context");
     expect(context.status).toBe(200);
     expect(context.body).toEqual({ v: 1, sessionId: "subagent.x", workspaceCwd: d.workspace, state: {} });
-    expect((await d.json("GET", "/session/subagent.x/supported-commands")).body).toMatchObject({ sessionId: "subagent.x", availableCommands: [] });
+    expect((await d.json("GET", "/session/subagent.x/supported-commands")).body).toEqual({ v: 1, sessionId: "subagent.x", availableCommands: [], availableSkills: [] });
   });
 
 });
@@ -340,6 +342,8 @@ describe("qwen-code profile", () => {
     expect(context.body).toMatchObject({ v: 1, sessionId, workspaceCwd: d.workspace, recovery: { kind: "clean" }, state: { models: { currentModelId: "fake-model-a" } } });
     const commands = await d.json("GET", `/session/${sessionId}/supported-commands`);
     expect(commands.body.availableCommands.map((c: { name: string }) => c.name)).toEqual(["help", "compress"]);
+    // The agent's skill names, strings of 1 to 256 characters only.
+    expect(commands.body.availableSkills).toEqual(["review"]);
     const asked = (await d.wire()).map((e) => e.method);
     expect(asked).toContain("qwen/status/session/context");
     expect(asked).toContain("qwen/status/session/supported_commands");

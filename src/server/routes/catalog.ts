@@ -12,13 +12,13 @@ import { DaemonError } from "../../errors/daemon-error.ts";
 import { MAX_BULK_IDS, SessionCatalog, type BulkAction } from "../../sessions/session-catalog.ts";
 import { SessionHistory } from "../../sessions/session-history.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
-import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { SESSION_LIST_REPLY, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
-import { SessionListQuery, WorkspaceSelector } from "./history-schemas.ts";
+import { SessionListQuery, WorkspaceSelector, listFilters } from "./history-schemas.ts";
+import { resolveWorkspace } from "./workspace-selector.ts";
 
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
@@ -66,13 +66,7 @@ export const catalogRoutes = (deps: AppDeps) => {
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
   const primary = deps.runtimes.primary;
 
-  /** The workspace a selector names (this daemon has one): 400 when it is neither id nor path, 404 when it is another. */
-  function workspaceOf(selector: string, param = ":workspace"): string {
-    if (selector === primary.cwd || selector === workspaceId(primary.cwd)) return primary.cwd;
-    if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/"))
-      throw new DaemonError(400, "invalid_workspace", `\`${param}\` must decode to a workspace id or absolute path`);
-    throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-  }
+  const workspaceOf = (selector: string, param?: string) => resolveWorkspace(primary.cwd, selector, param);
 
   const bulk = (action: BulkAction) =>
     [
@@ -94,7 +88,7 @@ export const catalogRoutes = (deps: AppDeps) => {
       "/workspaces/:workspace/sessions",
       ({ params, query }) => {
         const workspace = workspaceOf(params.workspace);
-        return history.list(workspace, query.archiveState === "archived", query.size, query.cursor);
+        return history.list(workspace, query.archiveState === "archived", query.size, query.cursor, listFilters(query));
       },
       {
         params: WorkspaceParams,
@@ -107,11 +101,11 @@ export const catalogRoutes = (deps: AppDeps) => {
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
         const workspace = workspaceOf(params.workspace);
-        return { sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
+        return { v: 1 as const, sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
       },
       {
         params: WorkspaceParams,
-        response: { 200: t.Object({ sessions: t.Array(LiveStateItem) }), ...listErrors },
+        response: { 200: t.Object({ v: t.Literal(1), sessions: t.Array(LiveStateItem) }), ...listErrors },
         detail: capability("workspace_session_live_state", { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
       },
     )

@@ -13,7 +13,7 @@ import { capability } from "../capability.ts";
 import { SESSION_LIST_REPLY, SESSION_SUMMARY, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
-import { SessionListQuery } from "./history-schemas.ts";
+import { SessionListQuery, listFilters } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
@@ -33,6 +33,7 @@ const SupportedCommands = t.Object({
   v: t.Literal(1),
   sessionId: t.String(),
   availableCommands: t.Array(t.Unknown({ description: "an ACP available command, as the agent sent it" })),
+  availableSkills: t.Array(t.String(), { description: "names of the skills the agent offers in this session (empty when it reports none)" }),
 });
 
 /** A workspace id (16 hex digits) or its absolute path, URL-encoded. */
@@ -83,11 +84,11 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
     .get(
       "/session/:id/supported-commands",
       async ({ params }) => {
-        if (virtualSession(params.id)) return { v: 1, sessionId: params.id, availableCommands: [] };
+        if (virtualSession(params.id)) return { v: 1, sessionId: params.id, availableCommands: [], availableSkills: [] };
         const session = deps.sessions.get(params.id);
         const live = session.runtime.current();
         const fromAgent = live ? await live.profile.supportedCommands(live.channel, session.agentSessionId) : null;
-        return { v: 1, sessionId: session.id, availableCommands: fromAgent ?? session.availableCommands ?? [] };
+        return { v: 1, sessionId: session.id, availableCommands: fromAgent?.availableCommands ?? session.availableCommands ?? [], availableSkills: fromAgent?.availableSkills ?? [] };
       },
       { params: SessionIdParams, response: { 200: SupportedCommands, ...fromAgent }, detail: capability("session_supported_commands", { summary: "Commands the agent offers in this session" }) },
     )
@@ -96,7 +97,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
       ({ params, query }) => {
         const selector = params.id;
         if (selector !== workspaceId(primary.cwd) && selector !== primary.cwd) throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-        return history.list(primary.cwd, query.archiveState === "archived", query.size, query.cursor);
+        return history.list(primary.cwd, query.archiveState === "archived", query.size, query.cursor, listFilters(query));
       },
       {
         params: WorkspaceParams,

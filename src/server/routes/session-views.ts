@@ -54,13 +54,22 @@ export const sessionViewRoutes = (deps: AppDeps) => {
     const live = session.runtime.current();
     if (!live) throw new ChannelClosedError("no agent child is running for this session");
     let sanitized: Record<string, unknown>;
+    let reply: unknown;
     try {
-      const reply: unknown = await live.profile.sessionView(live.channel, view, session.agentSessionId);
+      reply = await live.profile.sessionView(live.channel, view, session.agentSessionId);
       if (reply === null) throw new DaemonError(501, "agent_unsupported", `This session's agent (profile ${live.profile.name}) does not report ${view}`, { view, profile: live.profile.name });
       sanitized = redactSessionView(view, reply, secrets);
     } catch (err) {
       if (!(err instanceof AgentRequestError || err instanceof AgentAnswerError)) throw err;
       throw new DaemonError(502, "agent_status_failed", `The agent failed to report ${view}: ${redactSecrets(err.message, secrets)}`, { errorKind: "protocol_error", view });
+    }
+    if (view === "resources") {
+      // Each snapshot in the shape of its workspace route: with that route's envelope.
+      for (const part of ["skills", "mcp"] as const) {
+        const raw = (reply as Record<string, unknown>)[part];
+        const initialized = !(raw !== null && typeof raw === "object" && (raw as { initialized?: unknown }).initialized === false);
+        sanitized[part] = { v: 1, workspaceCwd: session.workspaceCwd, initialized, ...(sanitized[part] as Record<string, unknown>) };
+      }
     }
     return { ...sanitized, v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
   }

@@ -6,6 +6,7 @@ import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import { checkDisplayName } from "../../sessions/display-name.ts";
+import { MAX_SOURCE_ID_LENGTH, SOURCE_ID_RULE, SOURCE_TYPE_PATTERN, SOURCE_TYPE_RULE, invalidSource } from "../../sessions/session-source.ts";
 import { REASONING_EFFORTS, switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -42,6 +43,8 @@ const StartupConfig = t.Object(
   },
 );
 
+const sourceError = (message: string) => () => invalidSource(message).body();
+
 const CreateBody = t.Object(
   {
     cwd: t.Optional(t.String({ maxLength: 4096 })),
@@ -54,6 +57,10 @@ const CreateBody = t.Object(
     ),
     modelServiceId: t.Optional(t.String({ minLength: 1, maxLength: 512 })),
     startupConfig: t.Optional(StartupConfig),
+    sourceType: t.Optional(t.String({ pattern: SOURCE_TYPE_PATTERN, description: "where the session comes from (recorded on a new session; an attach answers the session's own)", error: sourceError(SOURCE_TYPE_RULE) })),
+    sourceId: t.Optional(
+      t.String({ minLength: 1, maxLength: MAX_SOURCE_ID_LENGTH, description: "the source's own id, within `sourceType` (no control characters)", error: sourceError(SOURCE_ID_RULE) }),
+    ),
   },
   { additionalProperties: true, error: notAnObject },
 );
@@ -103,6 +110,9 @@ const CreateResponse = t.Object({
   hasActivePrompt: t.Optional(t.Boolean()),
   modelApplied: t.Optional(t.Boolean()),
   startupConfigApplied: t.Optional(t.Record(t.String(), t.Unknown())),
+  sourceType: t.Optional(t.String({ description: "the session's source, when it has one" })),
+  sourceId: t.Optional(t.String()),
+  sourcePersisted: t.Optional(t.Boolean({ description: "on a new session with a source: whether the session catalog keeps it" })),
 });
 
 const HeartbeatAnswer = t.Object({ sessionId: t.String(), clientId: t.Optional(t.String()), lastSeenAt: t.Number({ description: "epoch milliseconds" }) });
@@ -138,7 +148,7 @@ export const sessionRoutes = (deps: AppDeps) =>
         headers: ClientIdHeaders,
         body: CreateBody,
         response: { 200: CreateResponse, ...errorResponses({ body: true, also: [422, 502, 504] }) },
-        detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity"], {
+        detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity", "session_source_metadata"], {
           summary: "Create a session, or attach to the workspace's default one",
         }),
       },

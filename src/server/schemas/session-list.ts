@@ -9,9 +9,16 @@ import { sessionIdentityProperties, sessionSummaryProperties } from "./session-s
 
 const isArchived = t.Boolean({ description: "archived sessions are listed with `archiveState=archived` only" });
 
+/** The organized view's members (`view=organized`): this daemon has no session groups or pins. */
+const organization = {
+  groupId: t.Optional(t.Null({ description: "`view=organized`: the session's group (none in this daemon)" })),
+  color: t.Optional(t.Null({ description: "`view=organized`: the session's color (none in this daemon)" })),
+  isPinned: t.Optional(t.Literal(false, { description: "`view=organized`: whether the session is pinned (never, in this daemon)" })),
+};
+
 /** A live session with its live state; `isArchived` is what its catalog row says. */
 export const LiveListItem = t.Object(
-  { ...sessionSummaryProperties, isArchived, live: t.Literal(true) },
+  { ...sessionSummaryProperties, isArchived, live: t.Literal(true), ...organization },
   { description: "A live session: its runtime status" },
 );
 
@@ -30,6 +37,7 @@ export const PersistedListItem = t.Object(
     clientCount: t.Literal(0),
     hasActivePrompt: t.Literal(false),
     activeWorkState: t.Literal("idle"),
+    ...organization,
   },
   { description: "A persisted session that is not live" },
 );

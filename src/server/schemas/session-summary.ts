@@ -30,6 +30,8 @@ export const sessionIdentityProperties = {
   updatedAt: IsoTime,
   displayName: t.Optional(t.String()),
   titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
+  sourceType: t.Optional(t.String({ description: "where the session came from, as its creator named it on `POST /session`" })),
+  sourceId: t.Optional(t.String({ description: "the source's own id, within `sourceType`" })),
 };
 
 export const sessionSummaryProperties = {

@@ -44,8 +44,15 @@ describe("schema migrations", () => {
     const store = openedStore(dir.path);
     try {
       expect(store.degraded).toBeNull();
-      expect(store.session("s-old")).toMatchObject({ id: "s-old", workspace: "/ws", createdAt: 1, state: "closed" });
-      // The newest migration's table works: an event journaled for the old session reads back.
+      // A row from before the source columns has no source; a new row keeps its own, and the lists filter on it.
+      expect(store.session("s-old")).toMatchObject({ id: "s-old", workspace: "/ws", createdAt: 1, state: "closed", sourceType: null, sourceId: null });
+      store.sessionStarted({ id: "s-new", workspace: "/ws", createdAt: 5, agentSessionId: "s-new", profile: null, sourceType: "web_shell", sourceId: "tab-1" });
+      store.flush();
+      expect(store.session("s-new")).toMatchObject({ sourceType: "web_shell", sourceId: "tab-1" });
+      expect(store.sessions("/ws", false, 10, null, { sourceType: "web_shell" }).map((r) => r.id)).toEqual(["s-new"]);
+      expect(store.sessions("/ws", false, 10, null, { sourceType: "web_shell", sourceId: "tab-2" })).toEqual([]);
+      expect(store.sessions("/ws", false, 10, null).map((r) => r.id).sort()).toEqual(["s-new", "s-old"]);
+      // The journal works: an event journaled for the old session reads back.
       let durable = false;
       store.record({ sessionId: "s-old", epoch: "e", eventId: 1, envelope: '{"id":1}', timestamp: 3 }, () => (durable = true));
       store.flush();

@@ -1,0 +1,134 @@
+/**
+ * The routes the reference daemon's web UI (`@qwen-code/qwen-code` `web-shell/`) reads in a normal
+ * session, beyond the core interface:
+ *
+ *   GET   /brand                              {name, version}                      web_shell_brand
+ *   GET   /workspace/settings                 the daemon's effective settings      workspace_settings
+ *   GET   /workspace/models                   {models: []}
+ *   PATCH /workspace/models                   {key, contextWindowSize} → 409 (strict)
+ *   GET   /workspaces/:workspace/mcp          the `/workspace/mcp` snapshot        workspace_mcp
+ *
+ * and, for features this daemon does not offer, the reference's "none" answer instead of a 404 (its
+ * clients read an empty list as a valid state, and cannot tell a 404 from a broken daemon). None of
+ * them is advertised by a tag, since the feature is not there:
+ *
+ *   GET /goals, /session/:id/goal, /scheduled-tasks, /workspace/extensions,
+ *   /workspace/extensions/operations, /workspaces/:workspace/extensions
+ *
+ * `/workspace/models` lists the model configurations a client may edit (the reference's
+ * `modelProviders` settings entries, keyed by a hash); this daemon keeps none, so the list is empty
+ * and a PATCH naming a key finds nothing to change: 409, the reference's answer to a key it no
+ * longer knows. Sessions switch models with `POST /session/:id/model`. Nothing here starts an agent.
+ */
+import { Elysia, type Static } from "elysia";
+import { DaemonError } from "../../errors/daemon-error.ts";
+import { workspaceId } from "../../workspace/workspace-id.ts";
+import type { AppDeps } from "../app-deps.ts";
+import { capability } from "../capability.ts";
+import { apiModels } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import type { SnapshotSource } from "../workspace-snapshots.ts";
+import { workspaceSettings } from "../workspace-settings.ts";
+import {
+  BrandReply,
+  ExtensionOperationsReply,
+  ExtensionsReply,
+  GoalsReply,
+  ModelsPatchBody,
+  ModelsPatchReply,
+  ModelsReply,
+  ScheduledTasksReply,
+  SessionGoalReply,
+  SettingsReply,
+  WorkspaceExtensionsReply,
+  WorkspaceParams,
+} from "./reference-ui-schemas.ts";
+import { SessionIdParams } from "./session-params.ts";
+import { McpSnapshot } from "./workspace-status-schemas.ts";
+import { resolveWorkspace } from "./workspace-selector.ts";
+
+const errors = errorResponses();
+/** 400 `invalid_workspace`, 404 `workspace_not_found`. */
+const workspaceErrors = errorResponses({ also: [404] });
+
+const STALE_MODEL_KEY = "Model configuration changed or is ambiguous. Reload and try again.";
+
+export const referenceUiRoutes = (deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
+  const primary = deps.config.workspace;
+  const mcp = snapshots.find((s) => s.name === "mcp")!;
+  const workspaceOf = (selector: string) => resolveWorkspace(primary, selector);
+
+  return new Elysia({ name: "routes/reference-ui" })
+    .use(apiModels)
+    .get("/brand", () => ({ name: "svc", version: deps.config.version }), {
+      response: { 200: BrandReply, ...errors },
+      detail: capability("web_shell_brand", { summary: "The product name and version a web UI shows (no settings, no secrets)" }),
+    })
+    .get("/workspace/settings", () => workspaceSettings(deps.config), {
+      response: { 200: SettingsReply, ...errors },
+      detail: capability("workspace_settings", { summary: "The daemon's effective settings (never keys, environment or MCP server definitions)" }),
+    })
+    .get("/workspace/models", () => ({ models: [] }), {
+      response: { 200: ModelsReply, ...errors },
+      detail: { summary: "Editable model configurations: none in this daemon (switch a session's model with POST /session/:id/model)" },
+    })
+    .patch(
+      "/workspace/models",
+      () => {
+        throw new DaemonError(409, null, STALE_MODEL_KEY);
+      },
+      {
+        body: ModelsPatchBody,
+        response: { 200: ModelsPatchReply, ...errorResponses({ body: true, also: [409] }) },
+        detail: { summary: "Change a model configuration's context window: 409, this daemon has no configuration to change", "x-svc-strict": true },
+      },
+    )
+    .get("/workspaces/:workspace/mcp", ({ params }) => {
+      workspaceOf(params.workspace);
+      return mcp.read() as Promise<Static<typeof McpSnapshot>>;
+    }, {
+      params: WorkspaceParams,
+      response: { 200: McpSnapshot, ...workspaceErrors },
+      detail: capability("workspace_mcp", { summary: "The named workspace's MCP servers and client budgets (as /workspace/mcp)" }),
+    })
+    .get("/goals", () => ({ v: 1 as const, goals: [], droppedCount: 0 }), {
+      response: { 200: GoalsReply, ...errors },
+      detail: { summary: "Session goals: none (this daemon does not offer goals)" },
+    })
+    .get(
+      "/session/:id/goal",
+      ({ params }) => {
+        deps.sessions.get(params.id);
+        return { snapshot: { v: 2 as const, goal: null, activity: "idle" as const } };
+      },
+      {
+        params: SessionIdParams,
+        response: { 200: SessionGoalReply, ...errorResponses({ also: [404] }) },
+        detail: { summary: "A live session's goal: none (this daemon does not offer goals)" },
+      },
+    )
+    .get("/scheduled-tasks", () => ({ v: 1 as const, tasks: [] }), {
+      response: { 200: ScheduledTasksReply, ...errors },
+      detail: { summary: "Scheduled tasks: none (this daemon does not offer them)" },
+    })
+    .get("/workspace/extensions", () => ({ v: 1 as const, workspaceCwd: primary, initialized: true as const, extensions: [] }), {
+      response: { 200: ExtensionsReply, ...errors },
+      detail: { summary: "Extensions: none (this daemon does not offer extensions)" },
+    })
+    .get("/workspace/extensions/operations", () => ({ v: 1 as const, operations: [] }), {
+      response: { 200: ExtensionOperationsReply, ...errors },
+      detail: { summary: "Extension operations: none (this daemon does not offer extensions)" },
+    })
+    .get(
+      "/workspaces/:workspace/extensions",
+      ({ params }) => {
+        const workspace = workspaceOf(params.workspace);
+        return { v: 1 as const, workspaceId: workspaceId(workspace), workspaceCwd: workspace, trusted: deps.trust.trusted, desiredGeneration: 0 as const, appliedGeneration: 0 as const, extensions: [] };
+      },
+      {
+        params: WorkspaceParams,
+        response: { 200: WorkspaceExtensionsReply, ...workspaceErrors },
+        detail: { summary: "The named workspace's extensions: none (this daemon does not offer extensions)" },
+      },
+    );
+};
