@@ -4,13 +4,10 @@
  * reference's v1 shapes; `available: false` outside a repository or for an unknown commit.
  */
 import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
+import { MAX_SEARCH_CHARS } from "./git-limits.ts";
 import { LOG_DETAIL_FORMAT, LOG_FORMAT, MAX_LISTED_FILES, parseLogRecords, parseNumstat, type LogEntry } from "./git-parse.ts";
 import { timedOut, type GitSession } from "./git-session.ts";
 
-export const DEFAULT_LOG_LIMIT = 50;
-export const MAX_LOG_LIMIT = 200;
-/** Search text used (the rest is ignored, as the reference does). */
-export const MAX_SEARCH_CHARS = 200;
 /** Bytes of a commit's metadata (message included) read; a longer body is cut. */
 const COMMIT_META_BYTES = 1024 * 1024;
 /** A range git is given: revision characters only, never an option. */

@@ -10,7 +10,6 @@ import { gitCommit, gitLog, type LogQuery } from "./git-log.ts";
 import { GitSession, type GitHost } from "./git-session.ts";
 import { gitStatus } from "./git-status.ts";
 
-export { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, MAX_SEARCH_CHARS } from "./git-log.ts";
 export type { GitHost, GitRunnerFactory } from "./git-session.ts";
 export type { LogQuery } from "./git-log.ts";
 
