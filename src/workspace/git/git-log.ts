@@ -6,7 +6,7 @@
 import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
 import { MAX_SEARCH_CHARS } from "./git-limits.ts";
 import { LOG_DETAIL_FORMAT, LOG_FORMAT, MAX_LISTED_FILES, parseLogRecords, parseNumstat, type LogEntry } from "./git-parse.ts";
-import { timedOut, type GitSession } from "./git-session.ts";
+import type { GitSession } from "./git-session.ts";
 
 /** Bytes of a commit's metadata (message included) read; a longer body is cut. */
 const COMMIT_META_BYTES = 1024 * 1024;
@@ -39,7 +39,6 @@ interface Dated {
 
 async function walk(git: GitSession, args: readonly string[]): Promise<Dated[] | null> {
   const r = await git.git(["log", "-z", `--format=${LOG_FORMAT}`, "--date-order", ...args, "--"]);
-  if (r.timedOut) throw timedOut();
   if (r.code !== 0 && !r.truncated) return null;
   return parseLogRecords(r.stdout, r.truncated).map(({ entry, last }) => ({ entry, commitDate: Number.parseInt(last, 10) || 0 }));
 }
@@ -93,7 +92,6 @@ export async function gitCommit(git: GitSession | null, workspaceCwd: string, sh
   const none: CommitBody = { v: 1, workspaceCwd, available: false };
   if (git === null || (await git.repo()) === null) return none;
   const meta = await git.git(["log", "-1", "-z", `--format=${LOG_DETAIL_FORMAT}`, "--end-of-options", sha, "--"], { maxBytes: COMMIT_META_BYTES });
-  if (meta.timedOut) throw timedOut();
   if (meta.code !== 0 && !meta.truncated) return none;
   // A cut message still has its fields before the body: close the record so the body is kept as read.
   const record = parseLogRecords(meta.truncated ? `${meta.stdout}\0\0` : meta.stdout, false)[0];

@@ -6,7 +6,7 @@
  */
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { BRANCH_FORMAT, TAG_FORMAT, parseBranchLines, parseRecentBranches, parseRemotes, parseTagLines, type BranchEntry, type RemoteEntry } from "./git-parse.ts";
-import { gitUnavailable, timedOut, type GitSession } from "./git-session.ts";
+import { gitUnavailable, type GitSession } from "./git-session.ts";
 
 /** Reflog entries read for `recent`. */
 const MAX_REFLOG_ENTRIES = 200;
@@ -47,7 +47,6 @@ export async function gitBranches(session: GitSession | null, workspaceCwd: stri
     git.git(["symbolic-ref", "--quiet", "--short", "HEAD"]),
     git.git(["reflog", "show", "--format=%gs", `-${MAX_REFLOG_ENTRIES}`, "--"]),
   ]);
-  if ([local, remote, tags, head, reflog].some((r) => r.timedOut)) throw timedOut();
   const text = (r: typeof local) => (r.code === 0 || r.truncated ? r.stdout : "");
   const headName = head.code === 0 ? head.stdout.trim() : "";
   const detachedAt = headName === "" ? await git.git(["rev-parse", "--short", "--verify", "--quiet", "HEAD"]) : null;
@@ -72,7 +71,6 @@ export function withoutCredentials(url: string): string {
 export async function gitRemotes(session: GitSession | null, workspaceCwd: string): Promise<RemotesBody> {
   const git = await requireRepo(session);
   const r = await git.git(["config", "--list", "--show-scope", "-z"]);
-  if (r.timedOut) throw timedOut();
   const remotes = r.code === 0 || r.truncated ? parseRemotes(r.stdout, r.truncated) : [];
   return { v: 1, workspaceCwd, available: true, remotes: remotes.map((rm) => ({ ...rm, fetchUrl: withoutCredentials(rm.fetchUrl), pushUrl: withoutCredentials(rm.pushUrl) })) };
 }

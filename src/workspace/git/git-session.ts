@@ -46,21 +46,23 @@ export class GitSession {
     return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), cwd);
   }
 
-  /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`). */
+  /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
   async git(args: readonly string[], options: { maxBytes?: number; cwd?: string } = {}): Promise<GitRun> {
     this.filters ??= this.run([...safeGlobalArgs([]), "config", "--null", "--name-only", "--get-regexp", "^filter\\."], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES }).then((r) => {
       // Cut output could hide a filter: refuse to run rather than run one.
-      if (r.truncated || r.timedOut) throw gitUnavailable("the repository's filter configuration could not be read whole");
+      if (r.timedOut) throw timedOut();
+      if (r.truncated) throw gitUnavailable("the repository's filter configuration could not be read whole");
       return filterNames(r.stdout);
     });
     const filters = await this.filters;
-    return this.run([...safeGlobalArgs(filters), ...args], { cwd: options.cwd ?? this.cwd, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    const run = await this.run([...safeGlobalArgs(filters), ...args], { cwd: options.cwd ?? this.cwd, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    if (run.timedOut) throw timedOut();
+    return run;
   }
 
   /** The repository around the session's directory, or null when it is in none. */
   async repo(): Promise<RepoPaths | null> {
     const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { maxBytes: SMALL_OUTPUT_BYTES });
-    if (r.timedOut) throw timedOut();
     if (r.code !== 0) return null;
     const [top, gitDir, common] = r.stdout.split("\n");
     if (!top || !gitDir || !common) return null;

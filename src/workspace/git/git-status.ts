@@ -6,7 +6,7 @@
 import { closeSync, existsSync, fstatSync, openSync, readSync, constants } from "node:fs";
 import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
 import { countStatusEntries, nulRecords, parseStatusBranchLine } from "./git-parse.ts";
-import { timedOut, type GitSession, type RepoPaths } from "./git-session.ts";
+import type { GitSession, RepoPaths } from "./git-session.ts";
 
 export type GitOperation = "rebase" | "merge" | "cherry-pick" | "revert" | "bisect";
 
@@ -70,7 +70,6 @@ export async function gitStatus(git: GitSession | null, workspaceCwd: string): P
   const repo = await git.repo();
   if (repo === null) return none;
   const r = await git.git(["status", "--porcelain=v1", "--branch", "-z", SAFE_DIFF_OPTIONS[3]]);
-  if (r.timedOut) throw timedOut();
   if (r.code !== 0 && !r.truncated) return none;
   const tokens = nulRecords(r.stdout, r.truncated);
   const branch = parseStatusBranchLine(tokens.shift() ?? "");
