@@ -30,6 +30,8 @@ export interface RepoPaths {
 }
 
 export const gitUnavailable = (why: string) => new DaemonError(503, "git_unavailable", `git cannot be run: ${why}`);
+/** A run past its time bound (`runtime/git-process.ts` killed it). */
+export const timedOut = () => new DaemonError(503, "git_timeout", "git did not answer in time", {}, 5);
 
 export class GitSession {
   private filters: Promise<string[]> | null = null;
@@ -70,4 +72,3 @@ export class GitSession {
   }
 }
 
-export const timedOut = () => new DaemonError(503, "git_timeout", "git did not answer in time", {}, 5);
