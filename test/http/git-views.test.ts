@@ -244,3 +244,15 @@ describe("outside a repository, and untrusted", () => {
     }
   });
 });
+
+describe("a detached HEAD", () => {
+  test("the summary names the commit's short id; branches say detached", async () => {
+    await using repo = tempDir("svc-git-detached-");
+    initRepo(repo.path, { "a.txt": "a\n" });
+    const head = git(repo.path, "rev-parse", "HEAD").trim();
+    git(repo.path, "checkout", "-q", "--detach");
+    await using r = await fakeAgentDaemon(["--trust-workspace"], { workspace: repo.path, env });
+    expect((await r.json("GET", "/workspace/git")).body).toMatchObject({ branch: head.slice(0, 7), detached: true });
+    expect((await r.json("GET", "/workspace/git/branches")).body).toMatchObject({ head: head.slice(0, 7), detached: true });
+  });
+});

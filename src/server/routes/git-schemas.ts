@@ -64,7 +64,7 @@ export const GitStatusBody = t.Object(
   {
     v: t.Literal(2),
     workspaceCwd: WorkspaceCwd,
-    branch: t.Union([t.String(), t.Null()], { description: "The branch checked out; null when detached, or outside a repository" }),
+    branch: t.Union([t.String(), t.Null()], { description: "The branch checked out, the commit's short id while HEAD is detached; null outside a repository" }),
     detached: t.Optional(t.Boolean()),
     staged: t.Optional(count("Entries with staged changes")),
     unstaged: t.Optional(count("Entries with changes not staged")),

@@ -50,8 +50,11 @@ import {
 import { WorkspaceSelector } from "./history-schemas.ts";
 
 const TAG = "workspace_git";
-/** 400 a query's `parse_error` or a path outside the workspace, 403 untrusted, 404 `cwd` not found or not a repository, 503 no usable git or no answer in time. */
-const errors = fsErrorResponses([400, 404]);
+/**
+ * 400 a query's `parse_error` or a path outside the workspace (file-route bodies), 403 untrusted, 404
+ * either body (`cwd` not found; no such workspace, not a repository), 503 no usable git or no answer in time.
+ */
+const errors = fsErrorResponses([400, 404], { also: [404] });
 const Params = t.Object({ workspace: WorkspaceSelector });
 
 const untrusted = () => new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");

@@ -1,7 +1,7 @@
 /**
  * `GET /workspace/git`: the working tree's summary (branch, upstream distance, counts of staged,
  * unstaged, untracked and conflicted entries, stashes, an operation in progress), the reference's
- * v2 shape. Outside a repository, or without a usable git, only `{v: 2, workspaceCwd, branch: null}`.
+ * v2 shape (`branch` is the commit's short id while HEAD is detached). Outside a repository, or without a usable git, only `{v: 2, workspaceCwd, branch: null}`.
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, constants } from "node:fs";
 import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
@@ -27,6 +27,8 @@ export interface GitStatusBody {
   computedAt?: number;
 }
 
+/** Hex digits of the commit id that names a detached HEAD. */
+const DETACHED_NAME_LENGTH = 7;
 /** Bytes of the stash reflog read to count stashes (about 10,000 entries); the count stops there. */
 const STASH_LOG_BYTES = 2 * 1024 * 1024;
 
@@ -75,10 +77,12 @@ export async function gitStatus(git: GitSession | null, workspaceCwd: string): P
   const branch = parseStatusBranchLine(tokens.shift() ?? "");
   const counts = countStatusEntries(tokens);
   const operation = operationOf(repo);
+  // A detached HEAD is named by its commit's first DETACHED_NAME_LENGTH hex digits, as the reference names it.
+  const head = branch.detached ? await git.git(["rev-parse", "--verify", "--quiet", "HEAD"]) : null;
   return {
     v: 2,
     workspaceCwd,
-    branch: branch.branch,
+    branch: head?.code === 0 ? head.stdout.trim().slice(0, DETACHED_NAME_LENGTH) || null : branch.branch,
     detached: branch.detached,
     ...counts,
     hasUpstream: branch.hasUpstream,
