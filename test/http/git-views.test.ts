@@ -256,3 +256,17 @@ describe("a detached HEAD", () => {
     expect((await r.json("GET", "/workspace/git/branches")).body).toMatchObject({ head: head.slice(0, 7), detached: true });
   });
 });
+
+describe("a work tree outside the workspace", () => {
+  test("a repository whose core.worktree points elsewhere is not read", async () => {
+    await using repo = tempDir("svc-git-worktree-");
+    initRepo(repo.path, { "secret.txt": "tracked\n" });
+    writeFileSync(join(outside.path, "secret.txt"), "the user's own file\n");
+    git(repo.path, "config", "core.worktree", outside.path);
+    await using r = await fakeAgentDaemon(["--trust-workspace"], { workspace: repo.path, env });
+    expect((await r.json("GET", "/workspace/git")).body).toEqual({ v: 2, workspaceCwd: repo.path, branch: null });
+    expect((await r.json("GET", "/workspace/git/diff")).body).toMatchObject({ available: false, files: [] });
+    expect((await r.json("GET", "/workspace/git/diff/file?path=secret.txt")).body).toMatchObject({ available: false, hunks: [] });
+    expect((await r.json("GET", "/workspace/git/branches")).status).toBe(404);
+  });
+});

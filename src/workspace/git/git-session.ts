@@ -6,6 +6,7 @@
  */
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { findHostExecutable } from "../host-executable.ts";
+import { isInside } from "../paths.ts";
 import { filterNames, gitEnv, safeGlobalArgs } from "./git-args.ts";
 import type { GitRun, RunGit } from "./git-run.ts";
 
@@ -38,6 +39,7 @@ export class GitSession {
 
   private constructor(
     private readonly run: RunGit,
+    private readonly root: string,
     readonly cwd: string,
   ) {}
 
@@ -45,7 +47,7 @@ export class GitSession {
   static open(host: GitHost, cwd: string): GitSession | null {
     const found = findHostExecutable("git", host.baseEnv.PATH ?? "", host.root);
     if (found.kind !== "found") return null;
-    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), cwd);
+    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), host.root, cwd);
   }
 
   /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
@@ -62,12 +64,17 @@ export class GitSession {
     return run;
   }
 
-  /** The repository around the session's directory, or null when it is in none. */
+  /**
+   * The repository around the session's directory, or null when it is in none, or when its work
+   * tree is neither the workspace, inside it, nor a folder holding it (a `core.worktree` pointing
+   * elsewhere would have the views read files outside the workspace).
+   */
   async repo(): Promise<RepoPaths | null> {
     const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { maxBytes: SMALL_OUTPUT_BYTES });
     if (r.code !== 0) return null;
     const [top, gitDir, common] = r.stdout.split("\n");
     if (!top || !gitDir || !common) return null;
+    if (!isInside(this.root, top) && !isInside(top, this.root)) return null;
     return { top, gitDir, commonDir: common.startsWith("/") ? common : `${this.cwd}/${common}` };
   }
 }
