@@ -78,8 +78,12 @@ test("plain git springs every trap (the traps are live)", () => {
   expect(sh.exitCode).toBe(0);
   const shInside = Bun.spawnSync(["sh", "-c", "git --version"], { cwd: ws.path, env: { PATH: `${ws.path}/tools:${process.env.PATH}` } });
   expect(shInside.exitCode).toBe(0);
+  // A pager runs only on a terminal: `script` gives plain git one.
+  const withTerminal = Bun.which("script") !== null;
+  if (withTerminal) for (const cmd of ["git log -1", "git diff --no-ext-diff --no-textconv HEAD"]) Bun.spawnSync(["script", "-qec", cmd, "/dev/null"], { cwd: ws.path, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" }, stdout: "ignore", stderr: "ignore" });
   const ran = new Set(sprung());
-  for (const name of ["fsmonitor", "diff-command", "textconv", "filter-clean", "filter-process", "gpg", "bin-git", "tools-git"]) expect([name, ran.has(name)]).toEqual([name, true]);
+  const live = ["fsmonitor", "diff-command", "textconv", "filter-clean", "filter-process", "gpg", "bin-git", "tools-git", ...(withTerminal ? ["pager", "pager-log"] : [])];
+  for (const name of live) expect([name, ran.has(name)]).toEqual([name, true]);
   rmSync(ranFile(), { force: true });
 });
 
