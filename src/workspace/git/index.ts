@@ -9,13 +9,19 @@ import { gitDiffFile, gitDiffList } from "./git-diff.ts";
 import { gitCommit, gitLog, type LogQuery } from "./git-log.ts";
 import { GitSession, type GitHost } from "./git-session.ts";
 import { gitStatus } from "./git-status.ts";
+import { RunSlots } from "./run-slots.ts";
 
 export type { GitHost, GitRunnerFactory } from "./git-session.ts";
 export type { LogQuery } from "./git-log.ts";
+export { RunSlots } from "./run-slots.ts";
 
-/** The views of one workspace; `cwd` is a canonical directory inside it. */
+/** The views of one workspace; `cwd` is a canonical directory inside it. Their git runs share one set of slots. */
 export class GitViews {
-  constructor(private readonly host: GitHost) {}
+  private readonly host: GitHost;
+
+  constructor(host: GitHost, slots = new RunSlots()) {
+    this.host = { ...host, runner: (path, env) => slots.limit(host.runner(path, env)) };
+  }
 
   private session(cwd: string): GitSession | null {
     return GitSession.open(this.host, cwd);

@@ -1,13 +1,14 @@
 /**
  * The git views with a scripted runner in place of git: a run past its time bound is 503
- * `git_timeout` on every view, and no view runs anything before the repository's filter names are
- * known (so none runs with a filter left in place).
+ * `git_timeout` on every view, no view runs anything before the repository's filter names are
+ * known (so none runs with a filter left in place), and the views' runs share bounded slots.
  */
 import { expect, test } from "bun:test";
 import { DaemonError } from "../../../src/errors/daemon-error.ts";
-import { GitViews } from "../../../src/workspace/git/index.ts";
+import { GitViews, RunSlots } from "../../../src/workspace/git/index.ts";
 import type { GitRun } from "../../../src/workspace/git/git-run.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
+import { until } from "../../helpers/until.ts";
 
 const ok = (stdout: string): GitRun => ({ code: 0, stdout, stderr: "", truncated: false, timedOut: false });
 const late: GitRun = { code: null, stdout: "", stderr: "", truncated: false, timedOut: true };
@@ -46,4 +47,35 @@ test("filter configuration cut at its bound refuses to run git at all", async ()
   const err = await v.branches(ws.path).then(() => null, (e: unknown) => e);
   expect(err instanceof DaemonError ? err.code : err).toBe("git_unavailable");
   expect(seen).toHaveLength(1);
+});
+
+test("at most the slots' number of git runs at once; past the waiting bound a run is 503 git_busy", async () => {
+  await using ws = tempDir("svc-git-slots-");
+  let running = 0;
+  let most = 0;
+  const gates: (() => void)[] = [];
+  const v = new GitViews(
+    {
+      root: ws.path,
+      baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      runner: () => async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running--;
+        return ok("");
+      },
+    },
+    new RunSlots(2, 3),
+  );
+  const calls = Array.from({ length: 5 }, () => v.status(ws.path).then(() => "ok", (e: DaemonError) => e.code));
+  await until(() => gates.length === 2, 2000, "two runs to start");
+  expect(running).toBe(2);
+  const refused = await v.status(ws.path).then(() => "ok", (e: DaemonError) => e.code);
+  expect(refused).toBe("git_busy");
+  let finished = false;
+  void Promise.all(calls).then(() => (finished = true));
+  await until(() => (gates.shift()?.(), finished), 5000, "every view to finish, one run let go at a time");
+  expect(await Promise.all(calls)).toEqual(["ok", "ok", "ok", "ok", "ok"]);
+  expect(most).toBe(2);
 });
