@@ -19,6 +19,7 @@ import { controlRoutes } from "./routes/controls.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
+import { gitRoutes } from "./routes/git.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes, shallowHealth } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -80,6 +81,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(referenceUiRoutes(deps, snapshots))
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
+    .use(gitRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
 

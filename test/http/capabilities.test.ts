@@ -11,8 +11,9 @@ import { startDaemon } from "../helpers/daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
 /**
- * Every tag the spec names (Versioning §4 and §5), and the reference daemon's `workspace_trust` and
- * `session_source_metadata`, which the spec's list lacks (docs/compat.md).
+ * Every tag the spec names (Versioning §4 and §5), the reference daemon's `workspace_trust` and
+ * `session_source_metadata`, which the spec's list lacks, and svc's `workspace_git` for the git
+ * views, which the reference serves under no tag (docs/compat.md).
  */
 const SPEC_TAGS = new Set(
   `health capabilities session_create session_scope_override session_load session_resume unstable_session_resume session_list
@@ -30,7 +31,7 @@ const SPEC_TAGS = new Set(
   workspace_persisted_transcript workspace_session_export workspace_archived_session_export workspace_session_live_state
   workspace_skill_settings_toggle workspace_skill_settings_batch_toggle user_language_sync
   require_auth mcp_workspace_pool allow_origin prompt_absolute_deadline writer_idle_timeout workspace_settings
-  session_shell_command rate_limit workspace_reload workspace_trust session_source_metadata`.split(/\s+/),
+  session_shell_command rate_limit workspace_reload workspace_trust session_source_metadata workspace_git`.split(/\s+/),
 );
 
 /**
@@ -48,7 +49,7 @@ const BUILD_TAGS = `capabilities client_heartbeat client_identity daemon_status 
   workspace_providers workspace_session_export workspace_session_live_state workspace_skills
   mcp_guardrail_events session_approval_mode_control workspace_init workspace_mcp_restart workspace_skill_settings_batch_toggle
   workspace_skill_settings_toggle workspace_tool_toggle workspace_trust session_source_metadata web_shell_brand
-  workspace_settings`.split(/\s+/).sort();
+  workspace_settings workspace_git`.split(/\s+/).sort();
 
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

@@ -1,0 +1,81 @@
+/**
+ * One request's access to git in one directory: finds the user's `git` (PATH's absolute entries,
+ * never inside the workspace), learns the filter drivers the repository defines (to empty them,
+ * `git-args.ts`), and runs commands with the safe global arguments. Also where the repository is:
+ * its top level and git directories (`rev-parse`).
+ */
+import { DaemonError } from "../../errors/daemon-error.ts";
+import { findHostExecutable } from "../host-executable.ts";
+import { isInside } from "../paths.ts";
+import { filterNames, gitEnv, safeGlobalArgs } from "./git-args.ts";
+import type { GitRun, RunGit } from "./git-run.ts";
+
+/** Output of the config and rev-parse reads (a few paths and names). */
+const SMALL_OUTPUT_BYTES = 256 * 1024;
+
+/** Makes a runner for the `git` at `gitPath` with environment `env` (`runtime/git-process.ts`). */
+export type GitRunnerFactory = (gitPath: string, env: Readonly<Record<string, string>>) => RunGit;
+
+export interface GitHost {
+  /** The canonical workspace. */
+  readonly root: string;
+  /** The daemon's environment without its private variables (`runtime/child-env.ts`). */
+  readonly baseEnv: Readonly<Record<string, string>>;
+  readonly runner: GitRunnerFactory;
+}
+
+export interface RepoPaths {
+  readonly top: string;
+  readonly gitDir: string;
+  readonly commonDir: string;
+}
+
+export const gitUnavailable = (why: string) => new DaemonError(503, "git_unavailable", `git cannot be run: ${why}`);
+/** A run past its time bound (`runtime/git-process.ts` killed it). */
+export const timedOut = () => new DaemonError(503, "git_timeout", "git did not answer in time", {}, 5);
+
+export class GitSession {
+  private filters: Promise<string[]> | null = null;
+
+  private constructor(
+    private readonly run: RunGit,
+    private readonly root: string,
+    readonly cwd: string,
+  ) {}
+
+  /** A session in `cwd`, or null when no usable `git` is on PATH (none, or only inside the workspace). */
+  static open(host: GitHost, cwd: string): GitSession | null {
+    const found = findHostExecutable("git", host.baseEnv.PATH ?? "", host.root);
+    if (found.kind !== "found") return null;
+    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), host.root, cwd);
+  }
+
+  /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
+  async git(args: readonly string[], options: { maxBytes?: number; cwd?: string } = {}): Promise<GitRun> {
+    this.filters ??= this.run([...safeGlobalArgs([]), "config", "--null", "--name-only", "--get-regexp", "^filter\\."], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES }).then((r) => {
+      // Cut output could hide a filter: refuse to run rather than run one.
+      if (r.timedOut) throw timedOut();
+      if (r.truncated) throw gitUnavailable("the repository's filter configuration could not be read whole");
+      return filterNames(r.stdout);
+    });
+    const filters = await this.filters;
+    const run = await this.run([...safeGlobalArgs(filters), ...args], { cwd: options.cwd ?? this.cwd, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    if (run.timedOut) throw timedOut();
+    return run;
+  }
+
+  /**
+   * The repository around the session's directory, or null when it is in none, or when its work
+   * tree is neither the workspace, inside it, nor a folder holding it (a `core.worktree` pointing
+   * elsewhere would have the views read files outside the workspace).
+   */
+  async repo(): Promise<RepoPaths | null> {
+    const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { maxBytes: SMALL_OUTPUT_BYTES });
+    if (r.code !== 0) return null;
+    const [top, gitDir, common] = r.stdout.split("\n");
+    if (!top || !gitDir || !common) return null;
+    if (!isInside(this.root, top) && !isInside(top, this.root)) return null;
+    return { top, gitDir, commonDir: common.startsWith("/") ? common : `${this.cwd}/${common}` };
+  }
+}
+

@@ -1,0 +1,37 @@
+/**
+ * The read-only git views (the `workspace/git/` seam, loaded on first use by `server/routes/git.ts`):
+ * status, diff, log, branches and remotes of the repository around a workspace directory, from the
+ * user's `git` run without any program the repository chose (`git-args.ts`), bounded in bytes and
+ * time. The process itself is `runtime/git-process.ts`'s.
+ */
+import { gitBranches, gitRemotes } from "./git-refs.ts";
+import { gitDiffFile, gitDiffList } from "./git-diff.ts";
+import { gitCommit, gitLog, type LogQuery } from "./git-log.ts";
+import { GitSession, type GitHost } from "./git-session.ts";
+import { gitStatus } from "./git-status.ts";
+import { RunSlots } from "./run-slots.ts";
+
+export type { GitHost, GitRunnerFactory } from "./git-session.ts";
+export type { LogQuery } from "./git-log.ts";
+export { RunSlots } from "./run-slots.ts";
+
+/** The views of one workspace; `cwd` is a canonical directory inside it. Their git runs share one set of slots. */
+export class GitViews {
+  private readonly host: GitHost;
+
+  constructor(host: GitHost, slots = new RunSlots()) {
+    this.host = { ...host, runner: (path, env) => slots.limit(host.runner(path, env)) };
+  }
+
+  private session(cwd: string): GitSession | null {
+    return GitSession.open(this.host, cwd);
+  }
+
+  status = (cwd: string) => gitStatus(this.session(cwd), cwd);
+  diff = (cwd: string) => gitDiffList(this.session(cwd), this.host.root, cwd);
+  diffFile = (cwd: string, path: string, oldPath?: string) => gitDiffFile(this.session(cwd), this.host.root, cwd, path, oldPath);
+  log = (cwd: string, query: LogQuery) => gitLog(this.session(cwd), cwd, query);
+  commit = (cwd: string, sha: string) => gitCommit(this.session(cwd), cwd, sha);
+  branches = (cwd: string) => gitBranches(this.session(cwd), cwd);
+  remotes = (cwd: string) => gitRemotes(this.session(cwd), cwd);
+}
