@@ -32,7 +32,7 @@ const PWA_FILES: Record<string, string> = { "/manifest.webmanifest": "applicatio
 /** Renames headers whose name starts with `from` to start with `to` (case-folded; the rest kept). */
 export function renamePrefix(headers: Headers, from: string, to: string): Headers {
   const out = new Headers();
-  for (const [name, value] of headers) out.append(name.startsWith(from) ? to + name.slice(from.length) : name, value);
+  headers.forEach((value, name) => out.append(name.startsWith(from) ? to + name.slice(from.length) : name, value));
   return out;
 }
 
