@@ -14,7 +14,8 @@
  *
  * The flow, one step per test: create a session by sending a prompt, see its reply streamed (over
  * `GET /session/:id/events`), answer a file write's permission card "Yes, allow once", see the file
- * on disk, and reopen the session from the sidebar. The last test fails on any answer with status
+ * on disk, and reopen the session from the sidebar (the page detaches on leaving and loads it
+ * back). The last test fails on any answer with status
  * ≥ 400 (seen by the proxy or the page) and any uncaught page error in the whole flow, naming each.
  * A step after a failed one fails at once, saying which one broke the flow.
  *
@@ -125,7 +126,9 @@ if (missing.length > 0 && !process.env.CI) {
       await ws?.[Symbol.asyncDispose]();
     });
 
-    const composer = () => page.getByRole("textbox").first();
+    // The prompt box is the page's editable text area: while the page connects it may show its
+    // "Connect to Qwen Code" form, whose address field is a textbox too.
+    const composer = () => page.locator('[contenteditable="true"]').first();
     const sidebar = () => page.getByRole("complementary", { name: "Workspace sidebar" });
     const send = async (text: string) => {
       await composer().fill(text);
@@ -160,6 +163,10 @@ if (missing.length > 0 && !process.env.CI) {
       expect(readFileSync(target, "utf8")).toBe(WRITTEN);
       await page.getByText(TOOL_DONE).first().waitFor({ timeout: STEP_MS });
       expect(proxy.requests.some((r) => r.startsWith(`POST /session/${sessionId}/permission/`))).toBe(true);
+      // The page's client id (its X-Qwen-Client-Id, renamed) reached svc: the vote is attributed to it.
+      const transcript = await (await daemon.fetch(`/session/${encodeURIComponent(sessionId)}/transcript?limit=500`)).json();
+      const resolved = transcript.events.find((e: { type: string }) => e.type === "permission_resolved");
+      expect(resolved?.data).toMatchObject({ outcome: { outcome: "selected", optionId: "proceed_once" }, voterClientId: expect.stringMatching(/^client_/) });
     });
 
     step("the session reopens from the sidebar with its transcript", async () => {
