@@ -45,7 +45,7 @@ const TOOL_DONE = "tool finished";
 const missing = [existsSync(join(WEB_SHELL, "index.html")) ? null : `the reference's web-shell at ${WEB_SHELL} (npm run test:interop installs it)`, existsSync(CHROMIUM) ? null : `chromium at ${CHROMIUM}`].filter(Boolean);
 
 if (missing.length > 0 && !process.env.CI) {
-  console.log(`skipping the reference-UI interop test: no ${missing.join(", no ")}`);
+  console.log(`skipping the reference-UI interop test: it needs ${missing.join(" and ")}`);
   describe.skip("the reference's web UI against svc", () => {});
 } else {
   describe("the reference's web UI against svc", () => {
@@ -144,6 +144,7 @@ if (missing.length > 0 && !process.env.CI) {
 
     step("a prompt creates a session and its reply streams in", async () => {
       await send("please answer");
+      await until(() => proxy.requests.includes("POST /session"), STEP_MS, "the page to create a session (POST /session; the composer drops a send it cannot make)");
       await page.getByText(ANSWER_TEXT).first().waitFor({ timeout: STEP_MS });
       sessionId = sessionOfUrl();
       expect(sessionId.length).toBeGreaterThan(0);
