@@ -152,6 +152,16 @@ export class ClientRegistry {
     };
   }
 
+  /**
+   * Its client says it is gone (`POST /session/:id/detach`): the id is forgotten now, unless a
+   * prompt it submitted or an event stream it opened still holds it, or it votes on a pending
+   * consensus request; such an id expires as usual once released. Unknown ids are ignored.
+   */
+  release(id: string): void {
+    const record = this.clients.get(id);
+    if (record && record.pins === 0 && !this.options.isVoting(id)) this.forget([id]);
+  }
+
   /** Forgets every expired id; returns them. */
   sweep(): string[] {
     const expired = [...this.clients].filter(([, record]) => !this.alive(record)).map(([id]) => id);

@@ -40,7 +40,7 @@ export interface SessionMetadata {
   prs?: { number: number; url: string; state?: "open" | "merged" | "closed" }[];
 }
 
-export type EndReason = "client_close" | "idle_timeout" | "channel_closed" | "daemon_shutdown";
+export type EndReason = "client_close" | "idle_timeout" | "last_client_detached" | "channel_closed" | "daemon_shutdown";
 
 export interface SessionHooks {
   /** The session ended from the runtime side (child exit); the manager forgets it. */
@@ -212,7 +212,7 @@ export class LiveSession implements SessionSink, QueueHost {
    */
   end(reason: EndReason, terminal: { type: "session_closed" | "session_died"; data: Record<string, unknown>; originatorClientId?: string }): void {
     if (this.ended) return;
-    this.prompts.endAll(reason === "client_close" || reason === "idle_timeout" ? "session_closed" : reason === "daemon_shutdown" ? "daemon_shutdown" : "channel_closed");
+    this.prompts.endAll(reason === "client_close" || reason === "idle_timeout" || reason === "last_client_detached" ? "session_closed" : reason === "daemon_shutdown" ? "daemon_shutdown" : "channel_closed");
     this.permissions.cancelAll(reason === "channel_closed" ? "channel_closed" : "session_closed");
     this.ended = reason;
     this.bus.publish(terminal.type, { sessionId: this.id, ...terminal.data }, terminal.originatorClientId ? { originatorClientId: terminal.originatorClientId } : {});

@@ -229,6 +229,21 @@ export class SessionManager {
     return clientId === null ? { sessionId, lastSeenAt } : { sessionId, clientId, lastSeenAt };
   }
 
+  /**
+   * A client leaves (`POST /session/:id/detach`): its id is released (`ClientRegistry.release`),
+   * and a session left with no registered client, no event stream and no running work, queued
+   * prompt or pending permission is closed (`last_client_detached`), as the reference does. An
+   * unknown or ended session has nothing to release: leaving it is done already.
+   */
+  async detach(sessionId: string, clientId: string | null): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    if (clientId !== null) session.clients.release(clientId);
+    session.sweepClients();
+    if (session.clients.size > 0 || session.bus.subscriberCount > 0 || session.busy || this.reopening.has(sessionId)) return;
+    await this.close(sessionId, "last_client_detached");
+  }
+
   /** Starts the idle reaper (`--session-idle-timeout-ms`, 0 disables it). */
   startReaper(): void {
     const { sessionIdleTimeoutMs, sessionReapIntervalMs } = this.deps.config.limits;

@@ -1,15 +1,16 @@
 /**
  * `npm run test:interop`: installs every agent into the `.interop/` cache (`install-agents.ts`, in
  * parallel, skipping what is there), then runs each agent's scenario file (`<agent>.interop.ts`,
- * builtin as the control) against the sources and, when it has been built (`dist/svc`, or
- * SVC_TEST_BINARY), against the compiled binary, and the reference agent's own suites against the
- * sources; one run at a time, each under SUITE_DEADLINE_MS. Each run happens inside a network namespace holding only loopback when the host
+ * builtin as the control) and the reference's web UI in chromium (`reference-ui.interop.ts`) against
+ * the sources and, when it has been built (`dist/svc`, or SVC_TEST_BINARY), against the compiled
+ * binary, and the reference agent's own suites against the sources; one run at a time, each under SUITE_DEADLINE_MS. Each run happens inside a network namespace holding only loopback when the host
  * allows one (`unshare -n`, as root or through a user namespace), so an agent that reaches past the
  * loopback mock fails instead of passing by luck; without one the line says so.
  *
  * Prints one line per agent: `agent <name>: pass` (every target), `agent <name>: fail: [<target>] <reason>`, or
  * `agent <name>: cannot-run-offline: <cause>` when its package is not in the cache and cannot be
- * installed (the registry is out of reach). Exits non-zero if any run failed.
+ * installed (the registry is out of reach); `suite <name>: pass|fail: <reason>` for the others. Exits
+ * non-zero if any run failed.
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -24,6 +25,8 @@ const OUTPUT_TAIL_CHARS = 64 * 1024;
 const HERE = import.meta.dir;
 const AGENTS = ["builtin", ...INSTALLABLE] as const;
 const SUITES = ["qwen-agent", "qwen-persistence"] as const;
+/** Suites of the reference package that run against every target (they need it installed, not its agent). */
+const EVERY_TARGET_SUITES = ["reference-ui"] as const;
 const BINARY = resolve(process.env.SVC_TEST_BINARY || join(HERE, "..", "..", "dist", "svc"));
 /** The daemons each agent's scenario runs against (`test/helpers/test-target.ts`). */
 const TARGETS: Array<{ name: string; env: Record<string, string> }> = [
@@ -108,6 +111,16 @@ for (const agent of AGENTS) {
   }
   if (reasons.length > 0) failed++;
   lines.push(`agent ${agent}: ${reasons.length === 0 ? "pass" : `fail: ${reasons.join("; ")}`}`);
+}
+for (const suite of EVERY_TARGET_SUITES) {
+  if (installError.has("qwen-code")) continue;
+  const reasons: string[] = [];
+  for (const target of TARGETS) {
+    const reason = await runFile(`${suite}.interop.ts`, net.prefix, target.env);
+    if (reason) reasons.push(`[${target.name}] ${reason}`);
+  }
+  if (reasons.length > 0) failed++;
+  lines.push(`suite ${suite}: ${reasons.length === 0 ? "pass" : `fail: ${reasons.join("; ")}`}`);
 }
 for (const suite of SUITES) {
   if (installError.has("qwen-code")) continue;

@@ -24,7 +24,6 @@ import { parseError } from "../../workspace/fs-errors.ts";
 import type { GitViews } from "../../workspace/git/index.ts";
 import { DEFAULT_LOG_LIMIT } from "../../workspace/git/git-limits.ts";
 import { normalizeRequestPath } from "../../workspace/paths.ts";
-import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModels } from "../schemas/api-models.ts";
@@ -48,6 +47,7 @@ import {
   StatusQuery,
 } from "./git-schemas.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
+import { resolveWorkspace } from "./workspace-selector.ts";
 
 const TAG = "workspace_git";
 /**
@@ -73,13 +73,6 @@ export const gitRoutes = (deps: AppDeps) => {
     return await load();
   }
 
-  /** The workspace a selector names (this daemon has one): 400 when it is neither id nor path, 404 when it is another. */
-  function checkWorkspace(selector: string): void {
-    if (selector === root || selector === workspaceId(root)) return;
-    if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/")) throw new DaemonError(400, "invalid_workspace", "`:workspace` must decode to a workspace id or absolute path");
-    throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-  }
-
   /** The directory a `cwd` query names: the workspace when absent, else a directory inside it (links followed only within). */
   async function cwdOf(raw: string | undefined): Promise<string> {
     if (raw === undefined || raw === "") return root;
@@ -90,7 +83,7 @@ export const gitRoutes = (deps: AppDeps) => {
 
   /** The qualified route's views and directory, checked in the reference's order: workspace, trust, cwd. */
   async function qualified(selector: string, cwd: string | undefined): Promise<[GitViews, string]> {
-    checkWorkspace(selector);
+    resolveWorkspace(root, selector);
     const views = await trusted();
     return [views, await cwdOf(cwd)];
   }

@@ -1,6 +1,6 @@
 /**
  * Session lifecycle: create/attach, close, heartbeat, metadata, model switch. Shapes follow
- * spec/protocol-notes.md §2.1–2.5 and §2.18.
+ * spec/protocol-notes.md §2.1–2.5 and §2.18 (close, detach).
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
@@ -167,6 +167,22 @@ export const sessionRoutes = (deps: AppDeps) =>
         headers: ClientIdHeaders,
         response: { 204: t.Null({ description: "closed" }), ...errorResponses({ also: [404, 409] }) },
         detail: capability("session_close", { summary: "Close a live session (204)" }),
+      },
+    )
+    .post(
+      "/session/:id/detach",
+      async ({ params, request, set }) => {
+        await deps.sessions.detach(params.id, parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
+        set.status = 204;
+        return null;
+      },
+      {
+        params: SessionIdParams,
+        headers: ClientIdHeaders,
+        response: { 204: t.Null({ description: "detached (also for an id or session that is not there)" }), ...errorResponses() },
+        detail: capability("client_identity", {
+          summary: "Release this client's id; a session left with no client, stream or work is closed (204)",
+        }),
       },
     )
     .post(
