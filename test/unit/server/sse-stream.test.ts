@@ -7,7 +7,6 @@
 import { describe, expect, test } from "bun:test";
 import { EventBus } from "../../../src/events/event-bus.ts";
 import { sseResponse, WRITE_CHUNK_BYTES } from "../../../src/server/sse-stream.ts";
-import { until } from "../../helpers/until.ts";
 
 const decoder = new TextDecoder();
 
