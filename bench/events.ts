@@ -21,7 +21,8 @@ export const EVENTS_SETTINGS = {
   quick: { prompts: 60, promptWarmup: 30, replays: 5, replayWarmup: 1, fanoutRounds: 2, settleMs: 300 },
 };
 
-const FANOUT_SUBSCRIBERS = [100, 1000] as const;
+/** Fan-out rows; a quick run keeps only the one the target speaks of. */
+const FANOUT_SUBSCRIBERS = { full: [100, 1000], quick: [1000] } as const;
 const FANOUT_CHUNKS = 50;
 /** Chunk spacing of the fan-out prompt: a steady stream, like a model's tokens. */
 const FANOUT_SPACING_MS = 10;
@@ -182,7 +183,7 @@ export async function measureEvents(options: EventsOptions): Promise<EventsResul
   options.progress(`events: ${settings.prompts} echo prompts, one at a time…`);
   const prompts = await measurePrompts(options, settings.prompts, settings.promptWarmup);
   const fanout: FanoutRow[] = [];
-  for (const subscribers of FANOUT_SUBSCRIBERS) {
+  for (const subscribers of FANOUT_SUBSCRIBERS[options.quick ? "quick" : "full"]) {
     options.progress(`events: fan-out to ${subscribers} subscribers, ${settings.fanoutRounds} rounds of @stream ${FANOUT_CHUNKS} ${FANOUT_SPACING_MS}…`);
     fanout.push(
       await measureFanout(options.svc, options.agentEntry, options.home, {
@@ -206,6 +207,8 @@ export function renderEvents(e: EventsResult): string {
     String(f.subscribers),
     String(f.workers),
     String(f.eventsPerRound),
+    fmt.int(Math.round(f.eventsPerSecond)),
+    fmt.int(Math.round(f.framesPerSecond)),
     String(f.rounds),
     fmt.ms(f.lagP50Ms),
     fmt.ms(f.lagP99Ms),
@@ -231,7 +234,7 @@ export function renderEvents(e: EventsResult): string {
     "",
     `Fan-out: one session, ${f0.rounds} rounds of @stream ${f0.chunks} ${f0.spacingMs} (chunks ${f0.spacingMs} ms apart) after a warm-up round; subscribers live in`,
     `  separate Bun load processes (≤ ${SUBSCRIBERS_PER_WORKER} raw-socket subscriptions each, which only timestamp chunks until the round is over)`,
-    table(["subscribers", "load procs", "events/round", "rounds", "lag p50", "lag p99", "vs 1st sub p50", "p99", "mismatches", "daemon CPU µs/frame", "RSS before", "with subs", "after they left", "JS heap MB (same points)"], fan),
+    table(["subscribers", "load procs", "events/round", "events/s", "frames/s delivered", "rounds", "lag p50", "lag p99", "vs 1st sub p50", "p99", "mismatches", "daemon CPU µs/frame", "RSS before", "with subs", "after they left", "JS heap MB (same points)"], fan),
     `  lag = arrival − envelope serverTimestamp (whole ms: reads up to 1 ms high); "vs 1st sub" = arrival − earliest arrival of the same event;`,
     `  mismatches = subscriber-rounds that missed an event, got one out of order or anything extra; RSS = daemon VmRSS;`,
     `  "after" readings come once the daemon counts no open stream; its heap then still holds garbage an idle daemon has not collected`,

@@ -1,0 +1,32 @@
+/**
+ * The floor svc is measured against, built in the same run with the same Bun: `bun build --compile`
+ * of a bare `Bun.serve` that answers "ok" (`servers/bare-serve.ts`) and of a binary that prints a
+ * version (`servers/bare-version.ts`). Built side by side, in parallel with nothing else.
+ */
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { scratchDir, spawnTracked } from "./procs.ts";
+import { REPO_ROOT } from "./servers.ts";
+
+export interface BareBinaries {
+  readonly serve: string;
+  readonly version: string;
+  /** Size of the bare compiled server: the runtime's share of any compiled binary. */
+  readonly serveBytes: number;
+}
+
+async function compile(source: string, outfile: string): Promise<void> {
+  const cmd = [process.execPath, "build", "--compile", "--minify", join(REPO_ROOT, "bench", "servers", source), "--outfile", outfile];
+  const proc = spawnTracked(cmd, { cwd: REPO_ROOT, stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`compiling the baseline failed (exit ${code}): ${cmd.join(" ")}\n${out}${err}`);
+}
+
+export async function buildBareBinaries(): Promise<BareBinaries> {
+  const dir = scratchDir("bare");
+  const serve = join(dir, "bare-serve");
+  const version = join(dir, "bare-version");
+  await compile("bare-serve.ts", serve);
+  await compile("bare-version.ts", version);
+  return { serve, version, serveBytes: statSync(serve).size };
+}
