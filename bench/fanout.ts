@@ -39,7 +39,7 @@ export interface FanoutRow extends FanoutPlan {
   readonly workers: number;
   /** Events per round: bridge echo + chunks + turn_complete. */
   readonly eventsPerRound: number;
-  /** The event rate on the session: events of the measured rounds ÷ their time (prompt POST → every subscriber has turn_complete). */
+  /** The event rate on the session: events of the measured rounds ÷ their span (first to last envelope `serverTimestamp` of each round). */
   readonly eventsPerSecond: number;
   /** Frames delivered per second, all subscribers together. */
   readonly framesPerSecond: number;
@@ -119,17 +119,18 @@ export async function measureFanout(svc: readonly string[], agentEntry: string, 
     const spreads: number[] = [];
     let mismatches = 0;
     let cpuBefore: number | null = null;
-    let measuredMs = 0;
+    /** Sum over the measured rounds of first → last serverTimestamp. */
+    let spanMs = 0;
     for (let round = 0; round <= plan.rounds; round++) {
       if (round === 1) cpuBefore = cpuSeconds(daemon.proc.pid);
-      const roundStarted = performance.now();
       const answer = await client.request("POST", `/session/${encodeURIComponent(sessionId)}/prompt`, { prompt: [{ type: "text", text: `@stream ${plan.chunks} ${plan.spacingMs}` }] });
       if (answer.status !== 202) throw new Error(`POST /prompt answered ${answer.status}: ${answer.text}`);
       const firstId = (JSON.parse(answer.text) as { lastEventId: number }).lastEventId + 1;
       const reports = (await Promise.all(readers.map((_, i) => nextReport(i)))).map((line) => JSON.parse(line) as RoundReport);
       if (round === 0) continue;
-      measuredMs += performance.now() - roundStarted;
       const subs = reports.flatMap((r) => r.subscribers);
+      const stamps = subs[0]?.frames.map(([, , serverTimestamp]) => serverTimestamp) ?? [];
+      spanMs += Math.max(1, Math.max(...stamps) - Math.min(...stamps));
       mismatches += subs.filter((sub) => !roundMatches(sub, firstId, eventsPerRound)).length;
       const firstArrival = new Map<number, number>();
       for (const sub of subs) for (const [id, at] of sub.frames) firstArrival.set(id, Math.min(at, firstArrival.get(id) ?? Infinity));
@@ -160,8 +161,8 @@ export async function measureFanout(svc: readonly string[], agentEntry: string, 
       ...plan,
       workers: workers.length,
       eventsPerRound,
-      eventsPerSecond: (eventsPerRound * plan.rounds * 1000) / measuredMs,
-      framesPerSecond: (frames * 1000) / measuredMs,
+      eventsPerSecond: (eventsPerRound * plan.rounds * 1000) / spanMs,
+      framesPerSecond: (frames * 1000) / spanMs,
       lagP50Ms: percentile(lags, 50),
       lagP99Ms: percentile(lags, 99),
       spreadP50Ms: percentile(spreads, 50),
