@@ -28,7 +28,8 @@ import { bundleFakeAgent, FAKE_AGENT_TS } from "./lib/fake-agent-bundle.ts";
 import { pickLoadGenerator } from "./lib/load.ts";
 import { cleanUp, cleanUpOnSignals, scratchDir } from "./lib/procs.ts";
 import { BARE_NAME, bareServer, REPO_ROOT, SVC_BASELINE, SVC_BINARY, svcCommand, svcServer } from "./lib/servers.ts";
-import { verdicts } from "./lib/targets.ts";
+import { pickSections, SECTIONS } from "./lib/sections.ts";
+import { verdicts, vsBare } from "./lib/targets.ts";
 import { renderReport, type BenchSummary } from "./report.ts";
 import { measureRss } from "./rss.ts";
 import { measureSessions } from "./sessions.ts";
@@ -36,10 +37,6 @@ import { measureStartup } from "./startup.ts";
 import { measureThroughput, type LoadPlan } from "./throughput.ts";
 import { measureWeb } from "./web.ts";
 
-const SECTIONS = ["startup", "version", "rss", "throughput", "sessions", "events", "files", "journal", "web", "agent"] as const;
-type Section = (typeof SECTIONS)[number];
-/** What `--quick` runs unless `--only` says otherwise: the figures issue 23's targets speak of, in under a minute. */
-const QUICK_SECTIONS: readonly Section[] = ["startup", "version", "rss", "throughput", "events", "journal", "agent"];
 
 const SETTINGS = {
   full: { startupRuns: 15, versionRuns: 15, rssRuns: 5, rssSettleMs: 1000, warmupSeconds: 1, durationSeconds: 5, rounds: 3, agentRuns: 10 },
@@ -72,12 +69,9 @@ function readOptions() {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const only = values.only.flatMap((v) => v.split(",")).map((v) => v.trim());
-  for (const name of only)
-    if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: ${JSON.stringify(name)} is not one of ${SECTIONS.join(", ")}`);
   return {
     mode: values.quick ? ("quick" as const) : ("full" as const),
-    sections: (only.length > 0 ? SECTIONS.filter((s) => only.includes(s)) : values.quick ? [...QUICK_SECTIONS] : [...SECTIONS]) as Section[],
+    sections: pickSections(values.only, values.quick),
     binary: values.binary ?? null,
     baseline: values.baseline ?? null,
     forceFallback: values["fallback-load"],
@@ -243,9 +237,9 @@ async function main(): Promise<void> {
     journal,
     web,
     verdicts: verdicts({
-      startupVsBare: vsBare(startup?.results, (r) => r.medianMs),
+      startupVsBare: vsBare(startup?.results, (r) => r.medianMs, SVC_BINARY, BARE_NAME),
       versionVsBare: version === null ? null : { svc: version.svcMedianMs, bare: version.bareMedianMs },
-      rssVsBare: vsBare(rss?.results, (r) => r.medianMb),
+      rssVsBare: vsBare(rss?.results, (r) => r.medianMb, SVC_BINARY, BARE_NAME),
       agentInitMs: builtinAgent?.initMedianMs ?? null,
       agentIdleRssMb: builtinAgent?.idleRssMb ?? null,
       builtinFirstSessionMs: builtinAgent?.firstSessionMedianMs ?? null,
@@ -273,13 +267,6 @@ async function main(): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   writeFileSync(join(outDir, "last.json"), `${JSON.stringify(summary, null, 2)}\n`);
   progress(`summary written to ${join(outDir, "last.json")}`);
-}
-
-/** svc's figure and the bare baseline's from one section's rows, or null when either is missing. */
-function vsBare<R extends { readonly name: string }>(rows: readonly R[] | undefined, figure: (row: R) => number) {
-  const svc = rows?.find((r) => r.name === SVC_BINARY);
-  const bare = rows?.find((r) => r.name === BARE_NAME);
-  return svc === undefined || bare === undefined ? null : { svc: figure(svc), bare: figure(bare) };
 }
 
 cleanUpOnSignals();

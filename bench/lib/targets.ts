@@ -70,6 +70,13 @@ export interface VsBare {
   readonly bare: number;
 }
 
+/** svc's figure and the baseline's from one section's rows (by name), or null when either is missing. */
+export function vsBare<R extends { readonly name: string }>(rows: readonly R[] | undefined, figure: (row: R) => number, svcName: string, bareName: string): VsBare | null {
+  const svc = rows?.find((r) => r.name === svcName);
+  const bare = rows?.find((r) => r.name === bareName);
+  return svc === undefined || bare === undefined ? null : { svc: figure(svc), bare: figure(bare) };
+}
+
 /** The measured figures the targets speak of; a section that did not run leaves its figures null (or out). */
 export interface Measured {
   readonly startupVsBare?: VsBare | null;
