@@ -82,8 +82,8 @@ export interface SubscribeOptions extends ReplayRequest {
 
 /**
  * One subscriber's view: the replay first (read lazily from the ring), then live frames, until it
- * ends. Its writer takes batches with `next` (or `poll` and `whenReady`); whether the writer is
- * waiting decides whether a published frame is owed or charged (see `SubscriberQueue`).
+ * ends. Its writer pulls batches with `next`; whether the writer is waiting decides whether a
+ * published frame is owed or charged (see `SubscriberQueue`).
  */
 export class Subscription {
   private replay: ReplayCursor | null;
@@ -119,35 +119,12 @@ export class Subscription {
    */
   async next(maxBytes = Infinity): Promise<Frame[] | null> {
     for (;;) {
-      const batch = this.poll(maxBytes);
+      const batch = this.take(maxBytes);
       if (batch !== null) return batch;
       if (this.state !== "open") return null;
-      await new Promise<void>((resolve) => this.whenReady(resolve));
+      this.writerWaiting = true;
+      await new Promise<void>((resolve) => (this.waiter = resolve));
     }
-  }
-
-  /**
-   * The synchronous form of `next`: the batch to write now, or null when there is none. After a
-   * null, the subscription is over when `ended` is true; otherwise the writer calls `whenReady`.
-   */
-  poll(maxBytes = Infinity): Frame[] | null {
-    return this.take(maxBytes);
-  }
-
-  /**
-   * The writer found nothing to take and waits: `ready` runs once, synchronously inside the call
-   * that gives it something (a published frame, the end), so a writer that keeps up writes each
-   * frame in the publishing task, with no promise per frame.
-   */
-  whenReady(ready: () => void): void {
-    this.writerWaiting = true;
-    this.waiter = ready;
-  }
-
-  /** The writer no longer waits (it wrote something of its own that the client has not taken). */
-  stopWaiting(): void {
-    this.writerWaiting = false;
-    this.waiter = null;
   }
 
   /** Graceful end (the session closed): what is queued is still delivered, then `next` gives null. */
