@@ -18,6 +18,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { measureEvents } from "./events.ts";
+import { BARE_FANOUT_NAME } from "./fanout.ts";
 import { runFilesBench } from "./files.ts";
 import { measureJournal, measureJournalCost } from "./journal.ts";
 import { buildBareBinaries } from "./lib/bare-binaries.ts";
@@ -192,7 +193,7 @@ async function main(): Promise<void> {
         quick,
         progress,
       });
-    if (options.sections.includes("events")) events = await measureEvents({ svc: svcBinary, agentEntry: bundledAgent, home, quick, progress });
+    if (options.sections.includes("events")) events = await measureEvents({ svc: svcBinary, agentEntry: bundledAgent, home, bareFanout: bare.fanout, quick, progress });
     if (options.sections.includes("journal")) {
       const journalOptions = { svc: svcBinary, agentEntry: bundledAgent, home, quick, progress };
       if (quick) journalCost = await measureJournalCost(journalOptions);
@@ -215,7 +216,8 @@ async function main(): Promise<void> {
 
   const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
   const health = rowOf(SVC_BINARY, "/health");
-  const fanout1000 = events?.fanout.find((f) => f.subscribers === 1000);
+  const fanout1000 = events?.fanout.find((f) => f.subscribers === 1000 && f.server === SVC_BINARY);
+  const bareFanout1000 = events?.fanout.find((f) => f.subscribers === 1000 && f.server === BARE_FANOUT_NAME);
   const bareHealth = rowOf(BARE_NAME, "/health");
   const summary: BenchSummary = {
     finishedAt: new Date().toISOString(),
@@ -245,6 +247,7 @@ async function main(): Promise<void> {
       builtinFirstSessionMs: builtinAgent?.firstSessionMedianMs ?? null,
       journalCost,
       fanout1000Rate: fanout1000 === undefined ? null : { eventsPerSecond: fanout1000.eventsPerSecond, framesPerSecond: fanout1000.framesPerSecond },
+      fanout1000BareP99Ms: bareFanout1000?.lagP99Ms ?? null,
       startupMs: startup?.results.find((r) => r.name === SVC_BINARY)?.medianMs ?? null,
       idleRssMb: rss?.results.find((r) => r.name === SVC_BINARY)?.medianMb ?? null,
       healthRps: health?.requestsPerSecond ?? null,
@@ -257,7 +260,7 @@ async function main(): Promise<void> {
       sessionKb: sessions?.rss.daemonKbPerSession ?? null,
       promptAckP50Ms: events?.prompts.ackP50Ms ?? null,
       promptFirstEventP50Ms: events?.prompts.firstEventP50Ms ?? null,
-      fanout1000P99Ms: events?.fanout.find((f) => f.subscribers === 1000)?.lagP99Ms ?? null,
+      fanout1000P99Ms: fanout1000?.lagP99Ms ?? null,
       replayMs: events?.replay.p50Ms ?? null,
     }),
   };

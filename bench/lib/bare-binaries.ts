@@ -1,7 +1,7 @@
 /**
  * The floor svc is measured against, built in the same run with the same Bun: `bun build --compile`
- * of a bare `Bun.serve` that answers "ok" (`servers/bare-serve.ts`) and of a binary that prints a
- * version (`servers/bare-version.ts`). Built side by side, in parallel with nothing else.
+ * of a bare `Bun.serve` that answers "ok" (`servers/bare-serve.ts`), of a binary that prints a
+ * version (`servers/bare-version.ts`), and of a bare SSE fan-out (`servers/bare-fanout.ts`).
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { REPO_ROOT } from "./servers.ts";
 export interface BareBinaries {
   readonly serve: string;
   readonly version: string;
+  readonly fanout: string;
   /** Size of the bare compiled server: the runtime's share of any compiled binary. */
   readonly serveBytes: number;
 }
@@ -27,6 +28,8 @@ export async function buildBareBinaries(): Promise<BareBinaries> {
   const serve = join(dir, "bare-serve");
   const version = join(dir, "bare-version");
   await compile("bare-serve.ts", serve);
+  const fanout = join(dir, "bare-fanout");
   await compile("bare-version.ts", version);
-  return { serve, version, serveBytes: statSync(serve).size };
+  await compile("bare-fanout.ts", fanout);
+  return { serve, version, fanout, serveBytes: statSync(serve).size };
 }

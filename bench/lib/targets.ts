@@ -88,6 +88,8 @@ export interface Measured {
   readonly journalCost?: { readonly cost: number; readonly offEventsPerSecond: number; readonly onEventsPerSecond: number } | null;
   /** Delivered frames per second (all subscribers) during the 1000-subscriber fan-out, and events per second on the session. */
   readonly fanout1000Rate?: { readonly eventsPerSecond: number; readonly framesPerSecond: number } | null;
+  /** The same lag on the bare compiled fan-out (`servers/bare-fanout.ts`), same run, same load processes. */
+  readonly fanout1000BareP99Ms?: number | null;
   readonly startupMs: number | null;
   readonly idleRssMb: number | null;
   readonly healthRps: number | null;
@@ -153,7 +155,10 @@ export function verdicts(m: Measured): Verdict[] {
       TARGETS.fanout1000P99Ms,
       "at most",
       null,
-      m.fanout1000Rate == null ? "" : `${rate(m.fanout1000Rate.eventsPerSecond)} events, ${rate(m.fanout1000Rate.framesPerSecond)} frames delivered`,
+      [
+        ...(m.fanout1000Rate == null ? [] : [`${rate(m.fanout1000Rate.eventsPerSecond)} events, ${rate(m.fanout1000Rate.framesPerSecond)} frames delivered`]),
+        ...(m.fanout1000BareP99Ms == null ? [] : [`bare fan-out ${ms(m.fanout1000BareP99Ms)} (${(m.fanout1000P99Ms! / m.fanout1000BareP99Ms).toFixed(2)}×)`]),
+      ].join("; "),
     ],
     ["replay of a full ring from Last-Event-ID: 0 (median), ms", m.replayMs ?? null, TARGETS.replayMs, "at most", REFERENCE.replayMs, ""],
     ["built-in agent spawn → initialize (median), ms", m.agentInitMs ?? null, TARGETS.agentInitMs, "at most", null, ""],

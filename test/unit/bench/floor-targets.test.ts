@@ -37,13 +37,14 @@ describe("ratio targets", () => {
       ...base,
       fanout1000P99Ms: 4.2,
       fanout1000Rate: { eventsPerSecond: 99.6, framesPerSecond: 99_600 },
+      fanout1000BareP99Ms: 2.1,
       journalCost: { cost: 0.12, onEventsPerSecond: 8800, offEventsPerSecond: 10_000 },
       agentInitMs: 40,
       agentIdleRssMb: 36,
       builtinFirstSessionMs: 120,
     });
     const by = (what: string) => list.find((v) => v.what.startsWith(what))!;
-    expect(by("1000 subscribers")).toMatchObject({ measured: 4.2, met: true, detail: "100/s events, 99,600/s frames delivered" });
+    expect(by("1000 subscribers")).toMatchObject({ measured: 4.2, met: true, detail: "100/s events, 99,600/s frames delivered; bare fan-out 2.10 ms (2.00×)" });
     expect(by("journaling cost")).toMatchObject({ measured: 0.12, target: 0.1, met: false, detail: "journal on 8,800/s, off 10,000/s events" });
     expect(by("built-in agent spawn")).toMatchObject({ target: 50, met: true });
     expect(by("built-in agent idle RSS")).toMatchObject({ target: 35, met: false });
