@@ -41,7 +41,7 @@ import { measureWeb } from "./web.ts";
 
 const SETTINGS = {
   full: { startupRuns: 15, versionRuns: 15, rssRuns: 5, rssSettleMs: 1000, warmupSeconds: 1, durationSeconds: 5, rounds: 3, agentRuns: 10 },
-  quick: { startupRuns: 5, versionRuns: 7, rssRuns: 3, rssSettleMs: 300, warmupSeconds: 0.5, durationSeconds: 1.5, rounds: 1, agentRuns: 5 },
+  quick: { startupRuns: 5, versionRuns: 7, rssRuns: 3, rssSettleMs: 300, warmupSeconds: 0.5, durationSeconds: 1, rounds: 2, agentRuns: 5 },
 };
 
 const USAGE = `usage: bun bench/run.ts [--quick] [--only ${SECTIONS.join("|")}]... [--binary <path>] [--baseline <path>] [--fallback-load]
