@@ -19,6 +19,8 @@ import type { VersionResult } from "./version.ts";
 
 export interface BenchSummary {
   readonly finishedAt: string;
+  /** Wall time of the whole run, build included. */
+  readonly elapsedSeconds: number;
   readonly mode: "full" | "quick";
   readonly sections: readonly string[];
   readonly machine: {
@@ -65,7 +67,7 @@ const MIB = 1024 * 1024;
 function header(s: BenchSummary): string {
   const m = s.machine;
   const lines = [
-    `svc bench (${s.mode}; sections: ${s.sections.join(", ")}), ${s.finishedAt}`,
+    `svc bench (${s.mode}; sections: ${s.sections.join(", ")}), ${s.finishedAt}, ${s.elapsedSeconds.toFixed(1)} s`,
     `machine: ${m.cpus} cores, ${m.platform}, bun ${m.bun}; load average ${m.loadAverageBefore.toFixed(2)} before, ${m.loadAverageAfter.toFixed(2)} after`,
     `binary: ${s.binary.origin}`,
   ];

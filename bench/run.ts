@@ -79,7 +79,9 @@ function readOptions() {
   };
 }
 
-const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+const benchStarted = performance.now();
+const elapsedSeconds = () => (performance.now() - benchStarted) / 1000;
+const progress = (text: string) => process.stderr.write(`bench: [${elapsedSeconds().toFixed(1)} s] ${text}\n`);
 
 async function main(): Promise<void> {
   const options = readOptions();
@@ -221,6 +223,7 @@ async function main(): Promise<void> {
   const bareHealth = rowOf(BARE_NAME, "/health");
   const summary: BenchSummary = {
     finishedAt: new Date().toISOString(),
+    elapsedSeconds: elapsedSeconds(),
     mode: options.mode,
     sections: options.sections,
     machine: { cpus: cpus().length, platform: `${process.platform}-${process.arch}`, bun: Bun.version, loadAverageBefore, loadAverageAfter: loadavg()[0]! },
