@@ -18,7 +18,7 @@ import { bareFanoutServer, measureFanout, SUBSCRIBERS_PER_WORKER, svcFanoutServe
 
 export const EVENTS_SETTINGS = {
   full: { prompts: 300, promptWarmup: 100, replays: 20, replayWarmup: 3, fanoutRounds: 5, settleMs: 1000 },
-  quick: { prompts: 40, promptWarmup: 20, replays: 3, replayWarmup: 1, fanoutRounds: 2, settleMs: 200 },
+  quick: { prompts: 30, promptWarmup: 10, replays: 3, replayWarmup: 1, fanoutRounds: 2, settleMs: 200 },
 };
 
 /** Fan-out rows; a quick run keeps only the one the target speaks of. */

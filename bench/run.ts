@@ -41,7 +41,7 @@ import { measureWeb } from "./web.ts";
 
 const SETTINGS = {
   full: { startupRuns: 15, versionRuns: 15, rssRuns: 5, rssSettleMs: 1000, warmupSeconds: 1, durationSeconds: 5, rounds: 3, agentRuns: 10 },
-  quick: { startupRuns: 5, versionRuns: 7, rssRuns: 3, rssSettleMs: 300, warmupSeconds: 0.5, durationSeconds: 1, rounds: 2, agentRuns: 5 },
+  quick: { startupRuns: 5, versionRuns: 7, rssRuns: 3, rssSettleMs: 300, warmupSeconds: 0.5, durationSeconds: 1, rounds: 2, agentRuns: 3 },
 };
 
 const USAGE = `usage: bun bench/run.ts [--quick] [--only ${SECTIONS.join("|")}]... [--binary <path>] [--baseline <path>] [--fallback-load]
@@ -89,10 +89,9 @@ async function main(): Promise<void> {
   const loadAverageBefore = loadavg()[0]!;
 
   progress(options.binary === null ? "building the binary from the working tree…" : `using ${options.binary}`);
-  const binary = await obtainBinary(options.binary);
+  progress("compiling the bare baselines alongside (Bun.serve answering ok, a version print, an SSE fan-out)…");
+  const [binary, bare] = await Promise.all([obtainBinary(options.binary), buildBareBinaries()]);
   const baseline = options.baseline === null ? null : await obtainBinary(options.baseline);
-  progress("compiling the bare baselines (Bun.serve answering ok, a version print)…");
-  const bare = await buildBareBinaries();
   const quick = options.mode === "quick";
   const svcBinary = svcCommand(binary.path);
   const svcSource = svcCommand(null);

@@ -1,7 +1,7 @@
 /**
  * The floor svc is measured against, built in the same run with the same Bun: `bun build --compile`
  * of a bare `Bun.serve` that answers "ok" (`servers/bare-serve.ts`), of a binary that prints a
- * version (`servers/bare-version.ts`), and of a bare SSE fan-out (`servers/bare-fanout.ts`).
+ * version (`servers/bare-version.ts`), and of a bare SSE fan-out (`servers/bare-fanout.ts`), all at once.
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -27,9 +27,7 @@ export async function buildBareBinaries(): Promise<BareBinaries> {
   const dir = scratchDir("bare");
   const serve = join(dir, "bare-serve");
   const version = join(dir, "bare-version");
-  await compile("bare-serve.ts", serve);
   const fanout = join(dir, "bare-fanout");
-  await compile("bare-version.ts", version);
-  await compile("bare-fanout.ts", fanout);
+  await Promise.all([compile("bare-serve.ts", serve), compile("bare-version.ts", version), compile("bare-fanout.ts", fanout)]);
   return { serve, version, fanout, serveBytes: statSync(serve).size };
 }
