@@ -14,14 +14,15 @@ import { KeepAliveClient } from "./lib/keep-alive-client.ts";
 import { SseSubscriber } from "./lib/sse-subscriber.ts";
 import { median, percentile } from "./lib/stats.ts";
 import { fmt, table } from "./lib/table.ts";
-import { measureFanout, SUBSCRIBERS_PER_WORKER, type FanoutRow } from "./fanout.ts";
+import { bareFanoutServer, measureFanout, SUBSCRIBERS_PER_WORKER, svcFanoutServer, type FanoutRow } from "./fanout.ts";
 
 export const EVENTS_SETTINGS = {
   full: { prompts: 300, promptWarmup: 100, replays: 20, replayWarmup: 3, fanoutRounds: 5, settleMs: 1000 },
-  quick: { prompts: 60, promptWarmup: 30, replays: 5, replayWarmup: 1, fanoutRounds: 2, settleMs: 300 },
+  quick: { prompts: 30, promptWarmup: 10, replays: 3, replayWarmup: 1, fanoutRounds: 2, settleMs: 200 },
 };
 
-const FANOUT_SUBSCRIBERS = [100, 1000] as const;
+/** Fan-out rows; a quick run keeps only the one the target speaks of. */
+const FANOUT_SUBSCRIBERS = { full: [100, 1000], quick: [1000] } as const;
 const FANOUT_CHUNKS = 50;
 /** Chunk spacing of the fan-out prompt: a steady stream, like a model's tokens. */
 const FANOUT_SPACING_MS = 10;
@@ -66,6 +67,8 @@ export interface EventsOptions {
   /** The pre-bundled fake agent, and the HOME its daemons get. */
   readonly agentEntry: string;
   readonly home: string;
+  /** The compiled bare fan-out (`servers/bare-fanout.ts`): the floor of the 1000-subscriber row. */
+  readonly bareFanout: string;
   readonly quick: boolean;
   readonly progress: (text: string) => void;
 }
@@ -182,17 +185,22 @@ export async function measureEvents(options: EventsOptions): Promise<EventsResul
   options.progress(`events: ${settings.prompts} echo prompts, one at a time…`);
   const prompts = await measurePrompts(options, settings.prompts, settings.promptWarmup);
   const fanout: FanoutRow[] = [];
-  for (const subscribers of FANOUT_SUBSCRIBERS) {
-    options.progress(`events: fan-out to ${subscribers} subscribers, ${settings.fanoutRounds} rounds of @stream ${FANOUT_CHUNKS} ${FANOUT_SPACING_MS}…`);
-    fanout.push(
-      await measureFanout(options.svc, options.agentEntry, options.home, {
-        subscribers,
-        rounds: settings.fanoutRounds,
-        chunks: FANOUT_CHUNKS,
-        spacingMs: FANOUT_SPACING_MS,
-        settleMs: settings.settleMs,
-      }),
-    );
+  const svc = svcFanoutServer(options.svc, options.agentEntry, options.home);
+  for (const subscribers of FANOUT_SUBSCRIBERS[options.quick ? "quick" : "full"]) {
+    // The largest row is also measured on the floor, right after svc, with the same load processes.
+    const servers = subscribers === 1000 ? [svc, bareFanoutServer(options.bareFanout)] : [svc];
+    for (const server of servers) {
+      options.progress(`events: fan-out to ${subscribers} subscribers on ${server.name}, ${settings.fanoutRounds} rounds of @stream ${FANOUT_CHUNKS} ${FANOUT_SPACING_MS}…`);
+      fanout.push(
+        await measureFanout(server, {
+          subscribers,
+          rounds: settings.fanoutRounds,
+          chunks: FANOUT_CHUNKS,
+          spacingMs: FANOUT_SPACING_MS,
+          settleMs: settings.settleMs,
+        }),
+      );
+    }
   }
   options.progress(`events: replay of a full ring from Last-Event-ID: 0, ${settings.replays} runs…`);
   const replay = await measureReplay(options, settings.replays, settings.replayWarmup);
@@ -203,9 +211,12 @@ export function renderEvents(e: EventsResult): string {
   const p = e.prompts;
   const orNa = (n: number | null, digits: number) => (n === null ? "?" : n.toFixed(digits));
   const fan = e.fanout.map((f) => [
+    f.server,
     String(f.subscribers),
     String(f.workers),
     String(f.eventsPerRound),
+    fmt.int(Math.round(f.eventsPerSecond)),
+    fmt.int(Math.round(f.framesPerSecond)),
     String(f.rounds),
     fmt.ms(f.lagP50Ms),
     fmt.ms(f.lagP99Ms),
@@ -231,7 +242,7 @@ export function renderEvents(e: EventsResult): string {
     "",
     `Fan-out: one session, ${f0.rounds} rounds of @stream ${f0.chunks} ${f0.spacingMs} (chunks ${f0.spacingMs} ms apart) after a warm-up round; subscribers live in`,
     `  separate Bun load processes (≤ ${SUBSCRIBERS_PER_WORKER} raw-socket subscriptions each, which only timestamp chunks until the round is over)`,
-    table(["subscribers", "load procs", "events/round", "rounds", "lag p50", "lag p99", "vs 1st sub p50", "p99", "mismatches", "daemon CPU µs/frame", "RSS before", "with subs", "after they left", "JS heap MB (same points)"], fan),
+    table(["server", "subscribers", "load procs", "events/round", "events/s", "frames/s delivered", "rounds", "lag p50", "lag p99", "vs 1st sub p50", "p99", "mismatches", "daemon CPU µs/frame", "RSS before", "with subs", "after they left", "JS heap MB (same points)"], fan),
     `  lag = arrival − envelope serverTimestamp (whole ms: reads up to 1 ms high); "vs 1st sub" = arrival − earliest arrival of the same event;`,
     `  mismatches = subscriber-rounds that missed an event, got one out of order or anything extra; RSS = daemon VmRSS;`,
     `  "after" readings come once the daemon counts no open stream; its heap then still holds garbage an idle daemon has not collected`,

@@ -15,9 +15,10 @@ import type { Subprocess } from "bun";
 import { join } from "node:path";
 import { cpuSeconds } from "./lib/cpu.ts";
 import { daemonStatus, startAgentDaemon, stopAgentDaemon } from "./lib/agent-daemon.ts";
+import { launch, SVC_BINARY, type Launched } from "./lib/servers.ts";
 import type { RoundReport } from "./lib/fanout-worker.ts";
 import { KeepAliveClient } from "./lib/keep-alive-client.ts";
-import { spawnTracked, stopProcess } from "./lib/procs.ts";
+import { scratchDir, spawnTracked, stopProcess } from "./lib/procs.ts";
 import { residentMemory } from "./lib/rss.ts";
 import { percentile } from "./lib/stats.ts";
 
@@ -26,6 +27,35 @@ const WORKER = join(import.meta.dir, "lib", "fanout-worker.ts");
 export const SUBSCRIBERS_PER_WORKER = 500;
 /** How long the daemon gets to notice that every subscriber has gone. */
 const DISCONNECT_TIMEOUT_MS = 10_000;
+
+/** The server a fan-out runs against: svc with the fake agent, or the bare compiled floor. */
+export interface FanoutServer {
+  readonly name: string;
+  start(): Promise<{ readonly launched: Launched; stop(): Promise<void> }>;
+}
+
+export const BARE_FANOUT_NAME = "bare compiled Bun.serve fan-out (floor)";
+
+export function svcFanoutServer(svc: readonly string[], agentEntry: string, home: string): FanoutServer {
+  return {
+    name: SVC_BINARY,
+    async start() {
+      const daemon = await startAgentDaemon(svc, agentEntry, home);
+      return { launched: daemon, stop: () => stopAgentDaemon(daemon) };
+    },
+  };
+}
+
+/** `servers/bare-fanout.ts` compiled: the same frames to the same subscribers, the cheapest way Bun offers. */
+export function bareFanoutServer(binary: string): FanoutServer {
+  return {
+    name: BARE_FANOUT_NAME,
+    async start() {
+      const launched = await launch({ name: BARE_FANOUT_NAME, cmd: [binary], env: { PATH: process.env.PATH ?? "" }, stderrPath: join(scratchDir("log"), "stderr.log") });
+      return { launched, stop: () => stopProcess(launched.proc) };
+    },
+  };
+}
 
 export interface FanoutPlan {
   readonly subscribers: number;
@@ -36,9 +66,14 @@ export interface FanoutPlan {
 }
 
 export interface FanoutRow extends FanoutPlan {
+  readonly server: string;
   readonly workers: number;
   /** Events per round: bridge echo + chunks + turn_complete. */
   readonly eventsPerRound: number;
+  /** The event rate on the session: events of the measured rounds ÷ their span (first to last envelope `serverTimestamp` of each round). */
+  readonly eventsPerSecond: number;
+  /** Frames delivered per second, all subscribers together. */
+  readonly framesPerSecond: number;
   /** Over every (subscriber, event) of the measured rounds. */
   readonly lagP50Ms: number;
   readonly lagP99Ms: number;
@@ -85,8 +120,9 @@ function roundMatches(sub: RoundReport["subscribers"][number], firstId: number, 
   return sub.frames.every(([id], i) => id === firstId + i);
 }
 
-export async function measureFanout(svc: readonly string[], agentEntry: string, home: string, plan: FanoutPlan): Promise<FanoutRow> {
-  const daemon = await startAgentDaemon(svc, agentEntry, home);
+export async function measureFanout(server: FanoutServer, plan: FanoutPlan): Promise<FanoutRow> {
+  const started = await server.start();
+  const daemon = started.launched;
   const workers: Subprocess<"ignore", "pipe", "pipe">[] = [];
   try {
     const client = await KeepAliveClient.connect(daemon.url);
@@ -115,6 +151,8 @@ export async function measureFanout(svc: readonly string[], agentEntry: string, 
     const spreads: number[] = [];
     let mismatches = 0;
     let cpuBefore: number | null = null;
+    /** Sum over the measured rounds of first → last serverTimestamp. */
+    let spanMs = 0;
     for (let round = 0; round <= plan.rounds; round++) {
       if (round === 1) cpuBefore = cpuSeconds(daemon.proc.pid);
       const answer = await client.request("POST", `/session/${encodeURIComponent(sessionId)}/prompt`, { prompt: [{ type: "text", text: `@stream ${plan.chunks} ${plan.spacingMs}` }] });
@@ -123,6 +161,8 @@ export async function measureFanout(svc: readonly string[], agentEntry: string, 
       const reports = (await Promise.all(readers.map((_, i) => nextReport(i)))).map((line) => JSON.parse(line) as RoundReport);
       if (round === 0) continue;
       const subs = reports.flatMap((r) => r.subscribers);
+      const stamps = subs[0]?.frames.map(([, , serverTimestamp]) => serverTimestamp) ?? [];
+      spanMs += Math.max(1, Math.max(...stamps) - Math.min(...stamps));
       mismatches += subs.filter((sub) => !roundMatches(sub, firstId, eventsPerRound)).length;
       const firstArrival = new Map<number, number>();
       for (const sub of subs) for (const [id, at] of sub.frames) firstArrival.set(id, Math.min(at, firstArrival.get(id) ?? Infinity));
@@ -151,8 +191,11 @@ export async function measureFanout(svc: readonly string[], agentEntry: string, 
     const heapAfterMb = (await daemonStatus(daemon.url)).heapUsedMb;
     return {
       ...plan,
+      server: server.name,
       workers: workers.length,
       eventsPerRound,
+      eventsPerSecond: (eventsPerRound * plan.rounds * 1000) / spanMs,
+      framesPerSecond: (frames * 1000) / spanMs,
       lagP50Ms: percentile(lags, 50),
       lagP99Ms: percentile(lags, 99),
       spreadP50Ms: percentile(spreads, 50),
@@ -169,6 +212,6 @@ export async function measureFanout(svc: readonly string[], agentEntry: string, 
     };
   } finally {
     await Promise.all(workers.map((w) => stopProcess(w)));
-    await stopAgentDaemon(daemon);
+    await started.stop();
   }
 }

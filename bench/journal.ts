@@ -44,13 +44,16 @@ const RSS_EVENTS_PER_SESSION = 100;
 const DELETE_ROWS = 25_000;
 const WAIT_MS = 60_000;
 
-export interface JournalResult {
+export interface JournalCost {
   readonly events: number;
   readonly rounds: number;
   readonly offEventsPerSecond: number;
   readonly onEventsPerSecond: number;
   /** 1 − on/off: the share of throughput journaling costs (target ≤ 0.10). */
   readonly cost: number;
+}
+
+export interface JournalResult extends JournalCost {
   readonly loadP50Ms: number;
   readonly loadReplayed: number;
   readonly listFirstPageP50Ms: number;
@@ -299,6 +302,14 @@ async function measureDeleteLag(options: JournalOptions): Promise<{ maxMs: numbe
   } finally {
     await stopAgentDaemon(daemon);
   }
+}
+
+/** Only the throughput with journaling on and off (what `--quick` runs of this section). */
+export async function measureJournalCost(options: JournalOptions): Promise<JournalCost> {
+  const settings = JOURNAL_SETTINGS[options.quick ? "quick" : "full"];
+  options.progress(`journal: ${settings.rounds} rounds of @stream ${settings.events}, journal off and on, through two daemons…`);
+  const rates = await measureThroughput(options, settings.events, settings.rounds);
+  return { events: settings.events, rounds: settings.rounds, offEventsPerSecond: rates.off, onEventsPerSecond: rates.on, cost: 1 - rates.on / rates.off };
 }
 
 export async function measureJournal(options: JournalOptions): Promise<JournalResult> {

@@ -13,9 +13,14 @@ import type { RssResult } from "./rss.ts";
 import { renderSessions, type SessionsResult } from "./sessions.ts";
 import type { StartupResult } from "./startup.ts";
 import type { ThroughputResult } from "./throughput.ts";
+import type { BuiltinAgentResult } from "./builtin-agent.ts";
+import type { JournalCost } from "./journal.ts";
+import type { VersionResult } from "./version.ts";
 
 export interface BenchSummary {
   readonly finishedAt: string;
+  /** Wall time of the whole run, build included. */
+  readonly elapsedSeconds: number;
   readonly mode: "full" | "quick";
   readonly sections: readonly string[];
   readonly machine: {
@@ -27,9 +32,15 @@ export interface BenchSummary {
     readonly loadAverageAfter: number;
   };
   readonly binary: { readonly path: string; readonly origin: string; readonly bytes: number };
+  /** The bare compiled `Bun.serve` built in this run: the runtime's share of any compiled binary. */
+  readonly bareBinaryBytes: number;
   /** The `--baseline` binary, when given. */
   readonly baseline: { readonly path: string; readonly bytes: number } | null;
   readonly startup: { readonly runs: number; readonly results: readonly StartupResult[] } | null;
+  readonly version: VersionResult | null;
+  readonly builtinAgent: BuiltinAgentResult | null;
+  /** Journal on vs off event throughput (also part of `journal` when the whole section ran). */
+  readonly journalCost: JournalCost | null;
   readonly rss: { readonly runs: number; readonly settleMs: number; readonly results: readonly RssResult[] } | null;
   readonly throughput:
     | (ThroughputResult & {
@@ -56,7 +67,7 @@ const MIB = 1024 * 1024;
 function header(s: BenchSummary): string {
   const m = s.machine;
   const lines = [
-    `svc bench (${s.mode}; sections: ${s.sections.join(", ")}), ${s.finishedAt}`,
+    `svc bench (${s.mode}; sections: ${s.sections.join(", ")}), ${s.finishedAt}, ${s.elapsedSeconds.toFixed(1)} s`,
     `machine: ${m.cpus} cores, ${m.platform}, bun ${m.bun}; load average ${m.loadAverageBefore.toFixed(2)} before, ${m.loadAverageAfter.toFixed(2)} after`,
     `binary: ${s.binary.origin}`,
   ];
@@ -67,8 +78,9 @@ function header(s: BenchSummary): string {
 
 function binarySection(s: BenchSummary): string {
   const row = (name: string, b: number) => [name, fmt.int(b), (b / 1e6).toFixed(1), (b / MIB).toFixed(1)];
-  const rows = [row("svc", s.binary.bytes), ...(s.baseline === null ? [] : [row(`baseline (${s.baseline.path})`, s.baseline.bytes)])];
-  return `Binary size\n${table(["binary", "bytes", "MB", "MiB"], rows)}`;
+  const rows = [row("svc", s.binary.bytes), ...(s.baseline === null ? [] : [row(`baseline (${s.baseline.path})`, s.baseline.bytes)]), row(BARE_NAME, s.bareBinaryBytes)];
+  const app = s.binary.bytes - s.bareBinaryBytes;
+  return `Binary size\n${table(["binary", "bytes", "MB", "MiB"], rows)}\n  application bytes (svc − bare): ${fmt.int(app)} (${(app / 1e6).toFixed(2)} MB)`;
 }
 
 function startupSection(startup: NonNullable<BenchSummary["startup"]>): string {
@@ -83,8 +95,32 @@ function startupSection(startup: NonNullable<BenchSummary["startup"]>): string {
   ]);
   return [
     `Cold start: spawn → first GET /health 200 (${startup.runs} runs each, interleaved, after one untimed run)`,
-    `  (the baseline is bench/servers/bare-serve.ts under the same Bun; server CPU = user + system of all its threads)`,
+    `  (the baseline is bench/servers/bare-serve.ts compiled with bun build --compile in this run; server CPU = user + system of all its threads)`,
     table(["server", "median", "p90", "to stdout line (median)", "server CPU used (median)", "÷ bare (median)"], rows),
+  ].join("\n");
+}
+
+function versionSection(v: VersionResult): string {
+  return [
+    `svc --version: spawn → exit (${v.runs} runs each, interleaved, after one untimed run)`,
+    table(["binary", "median", "÷ bare"], [
+      ["svc (binary) --version", fmt.ms(v.svcMedianMs), `${fmt.ratio(v.ratio)}×`],
+      ["bare compiled version print (baseline)", fmt.ms(v.bareMedianMs), "1.00×"],
+    ]),
+  ].join("\n");
+}
+
+function builtinAgentSection(a: BuiltinAgentResult): string {
+  return [
+    `Built-in agent (svc --acp, compiled binary, mock model; medians of ${a.runs} runs)`,
+    table(["spawn → initialize", "idle RSS (1 session, 3 turns)", "daemon spawn → first POST /session answered"], [[fmt.ms(a.initMedianMs), fmt.mb(a.idleRssMb), fmt.ms(a.firstSessionMedianMs)]]),
+  ].join("\n");
+}
+
+function journalCostSection(j: JournalCost): string {
+  return [
+    `Journal cost: @stream ${j.events} to one subscriber, ${j.rounds} rounds, journal off and on interleaved (medians)`,
+    table(["journal off ev/s", "journal on ev/s", "cost (≤ 10%)"], [[fmt.int(Math.round(j.offEventsPerSecond)), fmt.int(Math.round(j.onEventsPerSecond)), `${(j.cost * 100).toFixed(1)}%`]]),
   ].join("\n");
 }
 
@@ -137,28 +173,37 @@ function throughputSection(t: NonNullable<BenchSummary["throughput"]>): string {
   ].join("\n");
 }
 
-function verdictSection(verdicts: readonly Verdict[]): string {
-  const show = (v: Verdict, n: number) => (v.what.includes("req/s") ? fmt.rps(n) : v.what.includes("÷") ? fmt.ratio(n) : n.toFixed(n < 10 ? 2 : 1));
-  const rows = verdicts.map((v) => [
+function verdictSection(s: BenchSummary): string {
+  const show = (v: Verdict, n: number) =>
+    v.what.includes("req/s") ? fmt.rps(n) : v.what.includes("÷") ? `${fmt.ratio(n)}×` : v.what.includes("share") ? `${(n * 100).toFixed(1)}%` : n.toFixed(n < 10 ? 2 : 1);
+  const rows = s.verdicts.map((v) => [
     v.what,
     show(v, v.measured),
     `${v.direction === "at most" ? "≤" : "≥"} ${show(v, v.target)}`,
-    v.met ? "ok" : "MISSED",
+    v.met ? "pass" : "FAIL",
+    v.detail,
     v.reference === null ? "" : show(v, v.reference),
   ]);
-  return [`Targets (MB = 10^6 bytes; timing never fails the bench)`, table(["figure", "measured", "target", "", REFERENCE.name], rows)].join("\n");
+  const m = s.machine;
+  return [
+    `Targets (MB = 10^6 bytes; timing never fails the bench); load average ${m.loadAverageBefore.toFixed(2)} before, ${m.loadAverageAfter.toFixed(2)} after, ${m.cpus} cores`,
+    table(["figure", "measured", "target", "", "made of", REFERENCE.name], rows),
+  ].join("\n");
 }
 
 export function renderReport(s: BenchSummary): string {
   const parts = [header(s), binarySection(s)];
   if (s.startup !== null) parts.push(startupSection(s.startup));
+  if (s.version !== null) parts.push(versionSection(s.version));
   if (s.rss !== null) parts.push(rssSection(s.rss));
   if (s.throughput !== null) parts.push(throughputSection(s.throughput));
   if (s.sessions !== null) parts.push(renderSessions(s.sessions));
   if (s.events !== null) parts.push(renderEvents(s.events));
   if (s.files !== null) parts.push(renderFilesReport(s.files).trimEnd());
   if (s.journal !== null) parts.push(renderJournal(s.journal));
+  else if (s.journalCost !== null) parts.push(journalCostSection(s.journalCost));
+  if (s.builtinAgent !== null) parts.push(builtinAgentSection(s.builtinAgent));
   if (s.web !== null) parts.push(renderWeb(s.web));
-  parts.push(verdictSection(s.verdicts));
+  parts.push(verdictSection(s));
   return `${parts.join("\n\n")}\n`;
 }

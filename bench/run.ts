@@ -1,8 +1,10 @@
 /**
- * `bun run bench [--quick] [--only startup|rss|throughput|sessions|events|files|journal|web] [--binary <path>] [--baseline <path>] [--fallback-load]`
+ * `bun run bench [--quick] [--only startup|version|rss|throughput|sessions|events|files|journal|web|agent] [--binary <path>] [--baseline <path>] [--fallback-load]`
  *
- * Measures svc's figures against the issues' targets: the foundation against a bare `Bun.serve`
- * baseline measured in the same run (binary size, cold start, idle RSS, throughput/latency of
+ * Measures svc's figures against the issues' targets: the foundation against the floor, built in
+ * the same run with the same Bun (`bun build --compile` of a bare `Bun.serve` that answers "ok",
+ * and of a binary that prints a version), each figure as a ratio to it beside its absolute value
+ * (binary size, cold start, `--version`, idle RSS, throughput/latency of
  * /health and /capabilities), sessions and events with the fake ACP agent as the agent child, the
  * workspace file routes, and the web UI (bundle size, idle RSS with and without it, and in chromium
  * the session list's first render and 5,000 streamed chunks). Prints tables on stdout (progress on
@@ -16,14 +18,19 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { measureEvents } from "./events.ts";
+import { BARE_FANOUT_NAME } from "./fanout.ts";
 import { runFilesBench } from "./files.ts";
-import { measureJournal } from "./journal.ts";
+import { measureJournal, measureJournalCost } from "./journal.ts";
+import { buildBareBinaries } from "./lib/bare-binaries.ts";
+import { measureBuiltinAgent } from "./builtin-agent.ts";
+import { measureVersion } from "./version.ts";
 import { obtainBinary } from "./lib/binary.ts";
 import { bundleFakeAgent, FAKE_AGENT_TS } from "./lib/fake-agent-bundle.ts";
 import { pickLoadGenerator } from "./lib/load.ts";
 import { cleanUp, cleanUpOnSignals, scratchDir } from "./lib/procs.ts";
 import { BARE_NAME, bareServer, REPO_ROOT, SVC_BASELINE, SVC_BINARY, svcCommand, svcServer } from "./lib/servers.ts";
-import { verdicts } from "./lib/targets.ts";
+import { pickSections, SECTIONS } from "./lib/sections.ts";
+import { verdicts, vsBare } from "./lib/targets.ts";
 import { renderReport, type BenchSummary } from "./report.ts";
 import { measureRss } from "./rss.ts";
 import { measureSessions } from "./sessions.ts";
@@ -31,16 +38,15 @@ import { measureStartup } from "./startup.ts";
 import { measureThroughput, type LoadPlan } from "./throughput.ts";
 import { measureWeb } from "./web.ts";
 
-const SECTIONS = ["startup", "rss", "throughput", "sessions", "events", "files", "journal", "web"] as const;
-type Section = (typeof SECTIONS)[number];
 
 const SETTINGS = {
-  full: { startupRuns: 15, rssRuns: 5, rssSettleMs: 1000, warmupSeconds: 1, durationSeconds: 5, rounds: 3 },
-  quick: { startupRuns: 5, rssRuns: 2, rssSettleMs: 300, warmupSeconds: 1, durationSeconds: 2, rounds: 1 },
+  full: { startupRuns: 15, versionRuns: 15, rssRuns: 5, rssSettleMs: 1000, warmupSeconds: 1, durationSeconds: 5, rounds: 3, agentRuns: 10 },
+  quick: { startupRuns: 5, versionRuns: 7, rssRuns: 3, rssSettleMs: 300, warmupSeconds: 0.5, durationSeconds: 1, rounds: 2, agentRuns: 3 },
 };
 
 const USAGE = `usage: bun bench/run.ts [--quick] [--only ${SECTIONS.join("|")}]... [--binary <path>] [--baseline <path>] [--fallback-load]
-  --quick          fewer runs and shorter load runs (a smoke run)
+  --quick          the issue-23 targets only (startup, version, rss, throughput, 1000-subscriber
+                   fan-out, journal cost, built-in agent), fewer runs: under a minute
   --only <name>    run only these sections (repeatable or comma-separated)
   --binary <path>  measure this compiled binary instead of building one from the working tree
   --baseline <path>  also measure this binary (size, startup, rss, throughput), for a before/after
@@ -64,19 +70,18 @@ function readOptions() {
     process.stdout.write(USAGE);
     process.exit(0);
   }
-  const only = values.only.flatMap((v) => v.split(",")).map((v) => v.trim());
-  for (const name of only)
-    if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`--only: ${JSON.stringify(name)} is not one of ${SECTIONS.join(", ")}`);
   return {
     mode: values.quick ? ("quick" as const) : ("full" as const),
-    sections: (only.length === 0 ? [...SECTIONS] : SECTIONS.filter((s) => only.includes(s))) as Section[],
+    sections: pickSections(values.only, values.quick),
     binary: values.binary ?? null,
     baseline: values.baseline ?? null,
     forceFallback: values["fallback-load"],
   };
 }
 
-const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+const benchStarted = performance.now();
+const elapsedSeconds = () => (performance.now() - benchStarted) / 1000;
+const progress = (text: string) => process.stderr.write(`bench: [${elapsedSeconds().toFixed(1)} s] ${text}\n`);
 
 async function main(): Promise<void> {
   const options = readOptions();
@@ -84,22 +89,31 @@ async function main(): Promise<void> {
   const loadAverageBefore = loadavg()[0]!;
 
   progress(options.binary === null ? "building the binary from the working tree…" : `using ${options.binary}`);
-  const binary = await obtainBinary(options.binary);
+  progress("compiling the bare baselines alongside (Bun.serve answering ok, a version print, an SSE fan-out)…");
+  const [binary, bare] = await Promise.all([obtainBinary(options.binary), buildBareBinaries()]);
   const baseline = options.baseline === null ? null : await obtainBinary(options.baseline);
+  const quick = options.mode === "quick";
   const svcBinary = svcCommand(binary.path);
   const svcSource = svcCommand(null);
   const baselineServer = (stderr: "file" | "null") => (baseline === null ? [] : [svcServer(SVC_BASELINE, svcCommand(baseline.path), { stderr })]);
   const bootServers = [
     svcServer(SVC_BINARY, svcBinary, { stderr: "file" }),
     ...baselineServer("file"),
-    svcServer("svc (bun src/main.ts)", svcSource, { stderr: "file" }),
-    bareServer({ stderr: "file" }),
+    // From source only in a full run: it is context, not a target.
+    ...(quick ? [] : [svcServer("svc (bun src/main.ts)", svcSource, { stderr: "file" })]),
+    bareServer(bare.serve, { stderr: "file" }),
   ];
 
   let startup: BenchSummary["startup"] = null;
   if (options.sections.includes("startup")) {
     progress(`cold start, ${settings.startupRuns} runs per server…`);
     startup = { runs: settings.startupRuns, results: await measureStartup(bootServers, settings.startupRuns) };
+  }
+
+  let version: BenchSummary["version"] = null;
+  if (options.sections.includes("version")) {
+    progress(`svc --version, ${settings.versionRuns} runs each…`);
+    version = await measureVersion(binary.path, bare.version, settings.versionRuns);
   }
 
   let rss: BenchSummary["rss"] = null;
@@ -113,7 +127,11 @@ async function main(): Promise<void> {
     const generator = pickLoadGenerator({ forceFallback: options.forceFallback });
     // The access log is part of the default configuration, so the headline rows keep it (written to
     // /dev/null: the cost measured is svc's, not a disk's). The warn-level rows show what it costs.
-    const plans: LoadPlan[] = [
+    const quickPlans: LoadPlan[] = [
+      { ...svcServer(SVC_BINARY, svcBinary, { stderr: "null" }), runs: [{ path: "/health", concurrency: 50 }, { path: "/capabilities", concurrency: 50 }] },
+      { ...bareServer(bare.serve, { stderr: "null" }), runs: [{ path: "/health", concurrency: 50 }] },
+    ];
+    const plans: LoadPlan[] = quick ? quickPlans : [
       {
         ...svcServer(SVC_BINARY, svcBinary, { stderr: "null" }),
         runs: [
@@ -141,7 +159,7 @@ async function main(): Promise<void> {
         ],
       })),
       {
-        ...bareServer({ stderr: "null" }),
+        ...bareServer(bare.serve, { stderr: "null" }),
         runs: [
           { path: "/health", concurrency: 1 },
           { path: "/health", concurrency: 50 },
@@ -160,11 +178,11 @@ async function main(): Promise<void> {
   let sessions: BenchSummary["sessions"] = null;
   let events: BenchSummary["events"] = null;
   let journal: BenchSummary["journal"] = null;
+  let journalCost: BenchSummary["journalCost"] = null;
   if (options.sections.includes("sessions") || options.sections.includes("events") || options.sections.includes("journal")) {
     progress("bundling the fake agent…");
     const bundledAgent = await bundleFakeAgent();
     const home = scratchDir("agent-home");
-    const quick = options.mode === "quick";
     if (options.sections.includes("sessions"))
       sessions = await measureSessions({
         svc: svcBinary,
@@ -176,8 +194,12 @@ async function main(): Promise<void> {
         quick,
         progress,
       });
-    if (options.sections.includes("events")) events = await measureEvents({ svc: svcBinary, agentEntry: bundledAgent, home, quick, progress });
-    if (options.sections.includes("journal")) journal = await measureJournal({ svc: svcBinary, agentEntry: bundledAgent, home, quick, progress });
+    if (options.sections.includes("events")) events = await measureEvents({ svc: svcBinary, agentEntry: bundledAgent, home, bareFanout: bare.fanout, quick, progress });
+    if (options.sections.includes("journal")) {
+      const journalOptions = { svc: svcBinary, agentEntry: bundledAgent, home, quick, progress };
+      if (quick) journalCost = await measureJournalCost(journalOptions);
+      else journalCost = journal = await measureJournal(journalOptions);
+    }
   }
 
   let files: BenchSummary["files"] = null;
@@ -187,15 +209,28 @@ async function main(): Promise<void> {
   if (options.sections.includes("web")) web = await measureWeb({ binary: binary.path, quick: options.mode === "quick", rssRuns: settings.rssRuns, settleMs: settings.rssSettleMs, progress });
 
 
+  let builtinAgent: BenchSummary["builtinAgent"] = null;
+  if (options.sections.includes("agent")) {
+    progress(`built-in agent: spawn → initialize, idle RSS, daemon → first session, ${settings.agentRuns} runs…`);
+    builtinAgent = await measureBuiltinAgent(binary.path, settings.agentRuns, settings.rssSettleMs);
+  }
+
   const rowOf = (server: string, path: string) => throughput?.rows.find((r) => r.server === server && r.path === path && r.concurrency === 50);
   const health = rowOf(SVC_BINARY, "/health");
-  const bare = rowOf(BARE_NAME, "/health");
+  const fanout1000 = events?.fanout.find((f) => f.subscribers === 1000 && f.server === SVC_BINARY);
+  const bareFanout1000 = events?.fanout.find((f) => f.subscribers === 1000 && f.server === BARE_FANOUT_NAME);
+  const bareHealth = rowOf(BARE_NAME, "/health");
   const summary: BenchSummary = {
     finishedAt: new Date().toISOString(),
+    elapsedSeconds: elapsedSeconds(),
     mode: options.mode,
     sections: options.sections,
     machine: { cpus: cpus().length, platform: `${process.platform}-${process.arch}`, bun: Bun.version, loadAverageBefore, loadAverageAfter: loadavg()[0]! },
     binary: { path: options.binary ?? "(temporary build, removed)", origin: binary.origin, bytes: binary.bytes },
+    bareBinaryBytes: bare.serveBytes,
+    version,
+    builtinAgent,
+    journalCost,
     baseline: baseline === null ? null : { path: baseline.path, bytes: baseline.bytes },
     startup,
     rss,
@@ -206,10 +241,19 @@ async function main(): Promise<void> {
     journal,
     web,
     verdicts: verdicts({
+      startupVsBare: vsBare(startup?.results, (r) => r.medianMs, SVC_BINARY, BARE_NAME),
+      versionVsBare: version === null ? null : { svc: version.svcMedianMs, bare: version.bareMedianMs },
+      rssVsBare: vsBare(rss?.results, (r) => r.medianMb, SVC_BINARY, BARE_NAME),
+      agentInitMs: builtinAgent?.initMedianMs ?? null,
+      agentIdleRssMb: builtinAgent?.idleRssMb ?? null,
+      builtinFirstSessionMs: builtinAgent?.firstSessionMedianMs ?? null,
+      journalCost,
+      fanout1000Rate: fanout1000 === undefined ? null : { eventsPerSecond: fanout1000.eventsPerSecond, framesPerSecond: fanout1000.framesPerSecond },
+      fanout1000BareP99Ms: bareFanout1000?.lagP99Ms ?? null,
       startupMs: startup?.results.find((r) => r.name === SVC_BINARY)?.medianMs ?? null,
       idleRssMb: rss?.results.find((r) => r.name === SVC_BINARY)?.medianMb ?? null,
       healthRps: health?.requestsPerSecond ?? null,
-      healthVsBare: health !== undefined && bare !== undefined ? health.requestsPerSecond / bare.requestsPerSecond : null,
+      healthVsBare: health !== undefined && bareHealth !== undefined ? health.requestsPerSecond / bareHealth.requestsPerSecond : null,
       capabilitiesRps: rowOf(SVC_BINARY, "/capabilities")?.requestsPerSecond ?? null,
       binaryMb: binary.bytes / 1e6,
       firstSessionMs: sessions?.firstSession[1]?.medianMs ?? null,
@@ -218,7 +262,7 @@ async function main(): Promise<void> {
       sessionKb: sessions?.rss.daemonKbPerSession ?? null,
       promptAckP50Ms: events?.prompts.ackP50Ms ?? null,
       promptFirstEventP50Ms: events?.prompts.firstEventP50Ms ?? null,
-      fanout1000P99Ms: events?.fanout.find((f) => f.subscribers === 1000)?.lagP99Ms ?? null,
+      fanout1000P99Ms: fanout1000?.lagP99Ms ?? null,
       replayMs: events?.replay.p50Ms ?? null,
     }),
   };

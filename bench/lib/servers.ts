@@ -1,6 +1,6 @@
 /**
  * The servers under test and how to start one: `svc serve` (compiled binary or `bun src/main.ts`,
- * always `--port 0`, a temp workspace and a temp SVC_HOME) and the bare `Bun.serve` baseline.
+ * always `--port 0`, a temp workspace and a temp SVC_HOME) and the bare compiled `Bun.serve` baseline.
  * `launch` spawns one and resolves once it has printed `listening on <url>` on stdout.
  */
 import type { Subprocess } from "bun";
@@ -10,7 +10,6 @@ import { scratchDir, spawnTracked, stopProcess } from "./procs.ts";
 
 export const REPO_ROOT = join(import.meta.dir, "..", "..");
 const MAIN_TS = join(REPO_ROOT, "src", "main.ts");
-const BARE_SERVE_TS = join(REPO_ROOT, "bench", "servers", "bare-serve.ts");
 
 /** A server that has not printed its URL by then is taken as broken. */
 const LAUNCH_TIMEOUT_MS = 15_000;
@@ -64,18 +63,19 @@ export function svcServer(name: string, command: readonly string[], options: { a
   };
 }
 
-export const BARE_NAME = "bare Bun.serve (baseline)";
+export const BARE_NAME = "bare compiled Bun.serve (baseline)";
 /** The headline server: the targets speak of the compiled binary at the default log level. */
 export const SVC_BINARY = "svc (binary)";
 /** The `--baseline` binary, measured beside the headline one for a before/after comparison. */
 export const SVC_BASELINE = "svc (baseline binary)";
 
-export function bareServer(options: { stderr: "file" | "null" }): ServerChoice {
+/** The compiled bare server (`lib/bare-binaries.ts`). */
+export function bareServer(binary: string, options: { stderr: "file" | "null" }): ServerChoice {
   return {
     name: BARE_NAME,
     spec: () => ({
       name: BARE_NAME,
-      cmd: [process.execPath, BARE_SERVE_TS],
+      cmd: [binary],
       env: cleanEnv(),
       stderrPath: options.stderr === "file" ? join(scratchDir("log"), "stderr.log") : null,
     }),
