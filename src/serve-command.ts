@@ -8,7 +8,7 @@
 import { hostKeyVariableNames } from "./config/agent-keys.ts";
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
-import { flagHelp, helpRequested } from "./config/flags.ts";
+import { helpRequested } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { routeConsoleToLogger } from "./logging/console-route.ts";
@@ -24,11 +24,9 @@ import { VERSION } from "./version.ts";
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 5000;
 
-export const SERVE_USAGE = `usage: svc serve [flags]\n\nflags:\n${flagHelp()}\n`;
-
 export async function serveCommand(args: readonly string[], processStartedAt: number): Promise<void> {
   if (helpRequested(args)) {
-    process.stdout.write(SERVE_USAGE);
+    process.stdout.write((await import("./usage.ts")).serveUsage());
     return;
   }
   let config: Config;
