@@ -10,6 +10,7 @@
 import { Elysia } from "elysia";
 import { Memoirist } from "memoirist";
 import type { AppDeps } from "./app-deps.ts";
+import { shallowHealth } from "./health-answer.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
@@ -20,7 +21,7 @@ import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { eventRoutes } from "./routes/events.ts";
-import { healthRoutes, shallowHealth } from "./routes/health.ts";
+import { healthRoutes } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
 import { permissionRoutes } from "./routes/permissions.ts";
 import { promptRoutes } from "./routes/prompts.ts";
