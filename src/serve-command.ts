@@ -12,6 +12,7 @@ import { helpRequested } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { routeConsoleToLogger } from "./logging/console-route.ts";
+import { loadedModules } from "./logging/loaded-modules.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
@@ -78,6 +79,9 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // signal that came before the handlers would kill the process instead of stopping it cleanly.
   process.on("SIGINT", () => void shutdown({ signal: "SIGINT" }));
   process.on("SIGTERM", () => void shutdown({ signal: "SIGTERM" }));
+  // At debug level, SIGUSR2 logs what the daemon has loaded: how the module guard
+  // (test/e2e/boot-modules.test.ts) sees what an idle daemon holds.
+  if (logger.enabled("debug")) process.on("SIGUSR2", () => logger.debug("modules loaded", { modules: loadedModules().join(" ") }));
 
   const record = discoveryRecord(config, daemon, processStartedAt);
   // Published before the announcement, so a launcher that has read it finds the file too.

@@ -1,0 +1,69 @@
+/**
+ * The module guard's allow-list (`boot-modules.test.ts`): every module an idle `svc serve` may have
+ * loaded, each entry with its reason. An entry is a repo-relative source path, or a folder when it
+ * ends in `/`. A module that no entry admits fails the guard: load it through a seam
+ * (`src/server/lazy-seams.ts`, `src/main.ts` for commands) or add it here with its reason.
+ *
+ * Idle means: the daemon has answered the launcher's `GET /health` and nothing else. At that point
+ * it holds its front door and nothing past it: no package at all (no Elysia, no TypeBox, no ACP or
+ * AI or MCP SDK), no session, runtime, event or store code, no route, no web UI.
+ */
+export interface Allowed {
+  readonly module: string;
+  readonly reason: string;
+}
+
+export const IDLE_DAEMON: readonly Allowed[] = [
+  { module: "src/main.ts", reason: "the entry: reads the command and imports that command's code only" },
+  { module: "src/version.ts", reason: "the version, printed in the listening line and the discovery record" },
+  { module: "package.json", reason: "the version's fallback (bundled: a few bytes)" },
+  { module: "src/serve-command.ts", reason: "svc serve: config, process hardening, discovery file, signals" },
+  { module: "src/daemon.ts", reason: "binds the listener behind the front door; the core comes through lazy-seams.ts" },
+
+  // Configuration: every flag, environment variable and settings file is read and checked at boot, so a bad one stops the start.
+  { module: "src/config/flags.ts", reason: "the flag table" },
+  { module: "src/config/config.ts", reason: "the Config, derived from flags, env and settings" },
+  { module: "src/config/boot-error.ts", reason: "how a bad setting stops the start" },
+  { module: "src/config/settings.ts", reason: "the host settings file" },
+  { module: "src/config/settings-file.ts", reason: "reads settings files within their bound" },
+  { module: "src/config/settings-doc.ts", reason: "the settings document's shape" },
+  { module: "src/config/agent-launch.ts", reason: "which agent to run, checked at boot (an unknown or missing one is a boot error)" },
+  { module: "src/config/agent-catalog.ts", reason: "the agent names --agent accepts" },
+  { module: "src/config/agent-settings.ts", reason: "agent entries of the host settings" },
+  { module: "src/config/approval-modes.ts", reason: "--approval-mode's values" },
+  { module: "src/config/net.ts", reason: "loopback and URL host of --hostname" },
+  { module: "src/config/origin-patterns.ts", reason: "--allow-origin's patterns" },
+  { module: "src/config/token.ts", reason: "the bearer token's checks" },
+  { module: "src/config/canonical-folder.ts", reason: "the workspace's canonical path" },
+  { module: "src/config/agent-keys.ts", reason: "the host's agent keys, shielded from children before anything spawns" },
+  { module: "src/config/env-providers.ts", reason: "which environment variables hold agent keys (for the shield)" },
+  { module: "src/config/secret-names.ts", reason: "which variable names are secrets (for the shield)" },
+  { module: "src/config/workspace-policy.ts", reason: "warns at boot about workspace settings the built-in agent will not apply" },
+
+  { module: "src/logging/", reason: "the logger, console routing, fault handlers and the SIGUSR2 module report" },
+  { module: "src/errors/daemon-error.ts", reason: "typed errors the front door and the trust store throw" },
+  { module: "src/trust/", reason: "the workspace's trust: decided and logged at boot, its store watched for changes" },
+
+  // Process hardening and the launcher contract, before the announcement.
+  { module: "src/runtime/secret-shield.ts", reason: "secrets out of children's reach (prctl), before anything spawns" },
+  { module: "src/runtime/startup-strings.ts", reason: "blanks secrets in the process's startup strings" },
+  { module: "src/runtime/libc.ts", reason: "prctl for the shield and the subreaper" },
+  { module: "src/runtime/agent-family.ts", reason: "adopts orphaned tool processes (child subreaper)" },
+  { module: "src/runtime/process-table.ts", reason: "reads /proc for the subreaper's adopted orphans" },
+  { module: "src/runtime/stderr-secrets.ts", reason: "secrets the console routing redacts" },
+  { module: "src/runtime/discovery-file.ts", reason: "the discovery file launchers find the daemon by" },
+  { module: "src/runtime/process-identity.ts", reason: "pid start times for the discovery record and --parent-pid" },
+  { module: "src/runtime/parent-watch.ts", reason: "--parent-pid" },
+
+  // The front door: every request passes it, and it answers GET /health on its own.
+  { module: "src/server/front-door.ts", reason: "the security chain in front of the app, and /health before the app exists" },
+  { module: "src/server/security/", reason: "CORS, Host allowlist, bearer, rate limits: the front door's gates" },
+  { module: "src/server/health-answer.ts", reason: "the shallow /health answer" },
+  { module: "src/server/error-response.ts", reason: "the front door's error bodies" },
+  { module: "src/server/json-body.ts", reason: "the body size cap the front door checks (MAX_JSON_BODY_BYTES)" },
+  { module: "src/server/transport-stats.ts", reason: "connection and request counts the front door keeps" },
+  { module: "src/server/lazy-seams.ts", reason: "the seams themselves: functions that import the rest on first use" },
+];
+
+/** Whether `module` (a manifest path) is admitted by `list`. */
+export const admitted = (list: readonly Allowed[], module: string) => list.some((a) => (a.module.endsWith("/") ? module.startsWith(a.module) : module === a.module));
