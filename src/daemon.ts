@@ -3,7 +3,8 @@
  * It owns the process-wide resources (listener, timers) and releases them in `stop()`, which is
  * idempotent and bounded.
  *
- * At boot the daemon holds the front door and the workspace's trust, and answers `GET /health`.
+ * At boot the daemon holds the front door and the workspace's trust, and answers `GET /health` and
+ * `GET /capabilities` (what launchers poll).
  * The core (runtimes, sessions, store, the HTTP app with its routes) is loaded and built by the
  * first request that needs it, through `server/lazy-seams.ts`; requests that come meanwhile wait
  * for it and get the answers they would have had from a daemon that built it at boot.
@@ -15,8 +16,11 @@ import { urlHost } from "./config/net.ts";
 import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
 import type { CoreDeps, DaemonCore } from "./server/app-core.ts";
+import { capabilitiesResponder } from "./server/capabilities-answer.ts";
+import { featureTags } from "./server/capability.ts";
 import { createFrontDoor } from "./server/front-door.ts";
 import { loadAppCore } from "./server/lazy-seams.ts";
+import { ROUTE_TAGS } from "./server/route-tags.ts";
 import { RateLimiter } from "./server/security/rate-limiter.ts";
 import { TransportStats } from "./server/transport-stats.ts";
 import { WorkspaceTrust } from "./trust/index.ts";
@@ -95,6 +99,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     config,
     logger,
     routing,
+    bootGets: new Map([["/capabilities", capabilitiesResponder(config, () => featureTags(ROUTE_TAGS, config), () => trust.trusted)]]),
     rateLimiter: coreDeps.rateLimiter,
     transport,
     port,

@@ -10,11 +10,12 @@
 import { Elysia } from "elysia";
 import { Memoirist } from "memoirist";
 import type { AppDeps } from "./app-deps.ts";
+import { capabilitiesResponder } from "./capabilities-answer.ts";
 import { shallowHealth } from "./health-answer.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
-import { capabilitiesResponder, capabilitiesRoutes } from "./routes/capabilities.ts";
+import { capabilitiesRoutes } from "./routes/capabilities.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { controlRoutes } from "./routes/controls.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";

@@ -46,6 +46,8 @@ export interface FrontDoorDeps {
    * answers the query-less `GET /health` alone, exactly as the app would (`BOOT_ROUTING`).
    */
   readonly routing: Routing | (() => Promise<Routing>);
+  /** More constant answers to query-less GETs the door serves before the app is built; each must be the app's own. */
+  readonly bootGets?: ReadonlyMap<string, () => Response>;
   readonly rateLimiter: RateLimiter | null;
   readonly transport: TransportStats;
   /** The port actually bound (differs from config.port for --port 0). */
@@ -87,23 +89,22 @@ function withHeaders(response: Response, headers: Record<string, string>): Respo
 
 export type FrontDoor = (request: Request, server: Server<unknown>) => Response | Promise<Response>;
 
-/**
- * What the door knows before the app is built: the shallow `/health` (the app's own constant
- * answer), no strict route (the strict gate judges mutations only, and those wait for the app) and
- * no public path besides it (the web UI's paths are not `/health`).
- */
-const BOOT_ROUTING: Routing = {
-  app: () => {
-    throw new Error("the app is not built yet");
-  },
-  constantGets: new Map([["/health", shallowHealth]]),
-  isStrictRoute: () => false,
-  isPublicGet: () => false,
-};
-
 export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const { config, logger, transport } = deps;
-  let routing: Routing = typeof deps.routing === "function" ? BOOT_ROUTING : deps.routing;
+  /**
+   * What the door knows before the app is built: the shallow `/health` and the `bootGets` (the
+   * app's own constant answers), no strict route (the strict gate judges mutations only, and those
+   * wait for the app) and no public path (the web UI's paths are none of these).
+   */
+  const bootRouting: Routing = {
+    app: () => {
+      throw new Error("the app is not built yet");
+    },
+    constantGets: new Map([["/health", shallowHealth], ...(deps.bootGets ?? [])]),
+    isStrictRoute: () => false,
+    isPublicGet: () => false,
+  };
+  let routing: Routing = typeof deps.routing === "function" ? bootRouting : deps.routing;
   let building: Promise<Routing> | null = null;
   /** The built routing; a build that failed is tried again by the next request. */
   const built = (build: () => Promise<Routing>) =>
@@ -228,7 +229,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   }
 
   function frontDoor(request: Request, server: Server<unknown>): Response | Promise<Response> {
-    if (routing === BOOT_ROUTING && typeof deps.routing === "function" && !answeredAtBoot(request)) {
+    if (routing === bootRouting && typeof deps.routing === "function" && !answeredAtBoot(request)) {
       const started = performance.now();
       return built(deps.routing).then(
         () => frontDoor(request, server),
@@ -281,13 +282,13 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     return finish(response, cors, method, path, started);
   }
 
-  return frontDoor;
-}
+  /** A query-less `GET`/`HEAD` of a constant answer: the requests the door answers before the app is built. */
+  function answeredAtBoot(request: Request): boolean {
+    const method = request.method;
+    if (method !== "GET" && method !== "HEAD") return false;
+    const url = request.url;
+    return !url.includes("?") && bootRouting.constantGets.has(pathOf(url));
+  }
 
-/** A query-less `GET`/`HEAD /health`: the one request the door answers before the app is built. */
-function answeredAtBoot(request: Request): boolean {
-  const method = request.method;
-  if (method !== "GET" && method !== "HEAD") return false;
-  const url = request.url;
-  return !url.includes("?") && pathOf(url) === "/health";
+  return frontDoor;
 }

@@ -4,7 +4,7 @@
  * ends in `/`. A module that no entry admits fails the guard: load it through a seam
  * (`src/server/lazy-seams.ts`, `src/main.ts` for commands) or add it here with its reason.
  *
- * Idle means: the daemon has answered the launcher's `GET /health` and nothing else. At that point
+ * Idle means: the daemon has answered a launcher's `GET /health` and `GET /capabilities` and nothing else. At that point
  * it holds its front door and nothing past it: no package at all (no Elysia, no TypeBox, no ACP or
  * AI or MCP SDK), no session, runtime, event or store code, no route, no web UI.
  */
@@ -59,6 +59,10 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/server/front-door.ts", reason: "the security chain in front of the app, and /health before the app exists" },
   { module: "src/server/security/", reason: "CORS, Host allowlist, bearer, rate limits: the front door's gates" },
   { module: "src/server/health-answer.ts", reason: "the shallow /health answer" },
+  { module: "src/server/capabilities-answer.ts", reason: "the /capabilities answer, which launchers poll too" },
+  { module: "src/server/route-tags.ts", reason: "the build's capability tags, for /capabilities without the app" },
+  { module: "src/server/capability.ts", reason: "features from tags and config (featureTags)" },
+  { module: "src/workspace/workspace-id.ts", reason: "the workspace id in /capabilities" },
   { module: "src/server/error-response.ts", reason: "the front door's error bodies" },
   { module: "src/server/json-body.ts", reason: "the body size cap the front door checks (MAX_JSON_BODY_BYTES)" },
   { module: "src/server/transport-stats.ts", reason: "connection and request counts the front door keeps" },

@@ -1,9 +1,9 @@
 /**
- * The module guard: the compiled binary, started as a launcher starts it and polled on `/health`,
- * has loaded nothing outside the allow-list (`boot-modules.allow.ts`) once it is idle. A list check,
- * not a timing check: what a daemon holds is read from Bun's module registry (SIGUSR2 at debug
- * level logs it, `src/logging/loaded-modules.ts`) and named through the build's manifest of what
- * each embedded chunk holds (`<binary>.modules.json`, written by build.ts).
+ * The module guard: the compiled binary, started as a launcher starts it and polled on `/health`
+ * and `/capabilities`, has loaded nothing outside the allow-list (`boot-modules.allow.ts`) once it
+ * is idle. A list check, not a timing check: what a daemon holds is read from Bun's module registry
+ * (SIGUSR2 at debug level logs it, `src/logging/loaded-modules.ts`) and named through the build's
+ * manifest of what each embedded chunk holds (`<binary>.modules.json`, written by build.ts).
  *
  * Under `npm run test:binary` it checks SVC_TEST_BINARY; otherwise it builds the working tree's binary.
  */
@@ -62,12 +62,12 @@ async function loadedSources(d: ReadyDaemon, manifest: Manifest): Promise<string
   return [...new Set(chunks.flatMap((chunk) => manifest.chunks[chunk]!))].sort();
 }
 
-test("an idle daemon polled on /health has loaded only its front door (allow-list in boot-modules.allow.ts)", async () => {
+test("an idle daemon polled on /health and /capabilities has loaded only its front door (allow-list in boot-modules.allow.ts)", async () => {
   const manifest = JSON.parse(readFileSync(`${binary}.modules.json`, "utf8")) as Manifest;
   await using ws = tempDir("svc-guard-ws-");
   await using home = tempDir("svc-guard-home-");
   await using d = await spawnReady(["--workspace", ws.path, "--log-level", "debug", "--log-format", "json"], { cmd: [binary], env: { SVC_HOME: home.path } });
-  for (let i = 0; i < 3; i++) expect((await fetch(`${d.ready.url}/health`)).status).toBe(200);
+  for (let i = 0; i < 3; i++) for (const path of ["/health", "/capabilities"]) expect((await fetch(d.ready.url + path)).status).toBe(200);
   await idle(d.proc.pid);
 
   const loaded = await loadedSources(d, manifest);
