@@ -69,5 +69,32 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/server/lazy-seams.ts", reason: "the seams themselves: functions that import the rest on first use" },
 ];
 
+/**
+ * What a daemon may hold once it has served a session list and the full daemon status (its core is
+ * built, `src/server/app-core.ts`), besides IDLE_DAEMON. Still never the built-in agent (its code,
+ * the AI and MCP SDKs), the web UI's bundle (read when a browser asks), the OpenAPI generator (built
+ * when /openapi.json is asked for), the ACP SDK (loaded with the first agent child), the agent
+ * installer or the trust command.
+ */
+export const BUILT_CORE: readonly Allowed[] = [
+  { module: "src/server/", reason: "the HTTP app: routes, schemas, status and the core's wiring" },
+  { module: "src/sessions/", reason: "the session manager and what a session is made of" },
+  { module: "src/runtime/", reason: "agent children: spawn, ACP channel (its SDK loads with the first child), wedge and budget watches" },
+  { module: "src/events/", reason: "event buses, replay rings and subscriber queues" },
+  { module: "src/workspace/", reason: "the file routes and the workspace status cells" },
+  { module: "src/store/", reason: "the journal and catalog: built with the core (its API is synchronous; it opens svc.db on first use)" },
+  { module: "src/config/agent-args.ts", reason: "the arguments the built-in agent child is started with" },
+  { module: "src/config/search-path.ts", reason: "finding an agent's program on PATH" },
+  { module: "src/web/index.html", reason: "the web UI's HTML import: the list of its embedded files, read when a browser asks" },
+  { module: "asset:docs", reason: "the /docs page's HTML, CSS and JS (text imports of routes/docs.ts)" },
+  { module: "node_modules/elysia/", reason: "the router and validators of the HTTP app" },
+  { module: "node_modules/@sinclair/typebox/", reason: "request and response schemas" },
+  { module: "node_modules/memoirist/", reason: "Elysia's router; also the strict-route table" },
+  { module: "node_modules/exact-mirror/", reason: "Elysia's response normalisation" },
+  { module: "node_modules/fast-decode-uri-component/", reason: "Elysia's path parameter decoding" },
+  { module: "node_modules/cookie/", reason: "imported by Elysia (no route reads cookies)" },
+  { module: "node_modules/ignore/", reason: ".gitignore rules of the file routes" },
+];
+
 /** Whether `module` (a manifest path) is admitted by `list`. */
 export const admitted = (list: readonly Allowed[], module: string) => list.some((a) => (a.module.endsWith("/") ? module.startsWith(a.module) : module === a.module));
