@@ -11,3 +11,6 @@ export const loadAppCore = () => import("./app-core.ts");
 
 /** The OpenAPI document's generator, for `/openapi.json` and `/docs`. */
 export const loadOpenApi = () => import("@elysiajs/openapi/openapi");
+
+/** The transcript export's renderer (html, md, json, jsonl), for `/session/:id/export`. */
+export const loadExportRenderer = () => import("../sessions/transcript-export.ts");
