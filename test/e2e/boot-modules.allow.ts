@@ -11,6 +11,8 @@
 export interface Allowed {
   readonly module: string;
   readonly reason: string;
+  /** Modules under a folder entry that it does not admit (each loads on its own first use). */
+  readonly except?: readonly string[];
 }
 
 export const IDLE_DAEMON: readonly Allowed[] = [
@@ -73,12 +75,12 @@ export const IDLE_DAEMON: readonly Allowed[] = [
  * What a daemon may hold once it has served a session list and the full daemon status (its core is
  * built, `src/server/app-core.ts`), besides IDLE_DAEMON. Still never the built-in agent (its code,
  * the AI and MCP SDKs), the web UI's bundle (read when a browser asks), the OpenAPI generator (built
- * when /openapi.json is asked for), the ACP SDK (loaded with the first agent child), the agent
- * installer or the trust command.
+ * when /openapi.json is asked for), the export renderer (the first export), the ACP SDK (loaded with
+ * the first agent child), the agent installer or the trust command.
  */
 export const BUILT_CORE: readonly Allowed[] = [
   { module: "src/server/", reason: "the HTTP app: routes, schemas, status and the core's wiring" },
-  { module: "src/sessions/", reason: "the session manager and what a session is made of" },
+  { module: "src/sessions/", reason: "the session manager and what a session is made of", except: ["src/sessions/transcript-export.ts"] },
   { module: "src/runtime/", reason: "agent children: spawn, ACP channel (its SDK loads with the first child), wedge and budget watches" },
   { module: "src/events/", reason: "event buses, replay rings and subscriber queues" },
   { module: "src/workspace/", reason: "the file routes and the workspace status cells" },
@@ -97,4 +99,5 @@ export const BUILT_CORE: readonly Allowed[] = [
 ];
 
 /** Whether `module` (a manifest path) is admitted by `list`. */
-export const admitted = (list: readonly Allowed[], module: string) => list.some((a) => (a.module.endsWith("/") ? module.startsWith(a.module) : module === a.module));
+export const admitted = (list: readonly Allowed[], module: string) =>
+  list.some((a) => (a.module.endsWith("/") ? module.startsWith(a.module) && !a.except?.includes(module) : module === a.module));
