@@ -30,29 +30,29 @@ const FILES = [
   // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.
   "e2e/launcher-shutdown-start.test.ts",
   // The built-in agent inside the binary: its status surface, grep's Worker, and a daemon driving it.
-  "agent/agent-status.test.ts",
-  "agent/agent-grep.test.ts",
+  "builtin-agent/agent-status.test.ts",
+  "builtin-agent/agent-grep.test.ts",
   "e2e/agent-daemon.test.ts",
   // The built-in agent's guards in the binary: the auto-approved shell class, bounded ACP output, no orphans.
-  "agent/agent-auto-class.test.ts",
+  "builtin-agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",
   // The model's HTTP response and a streamable HTTP MCP server's answers, bounded in bytes before they are parsed.
-  "agent/agent-response-bounds.test.ts",
-  "agent/agent-mcp-bounds.test.ts",
-  "agent/agent-orphans.test.ts",
+  "builtin-agent/agent-response-bounds.test.ts",
+  "builtin-agent/agent-mcp-bounds.test.ts",
+  "builtin-agent/agent-orphans.test.ts",
   // A shell command deaf to SIGTERM is still killed; an option id the agent never offered runs nothing.
-  "agent/agent-shell-term.test.ts",
-  "agent/agent-permission-options.test.ts",
+  "builtin-agent/agent-shell-term.test.ts",
+  "builtin-agent/agent-permission-options.test.ts",
   // Issue 22: protected paths always ask; the agent's programs are the user's, never the workspace's.
-  "agent/agent-protected-paths.test.ts",
-  "agent/agent-host-programs.test.ts",
-  "agent/agent-device-names.test.ts",
+  "builtin-agent/agent-protected-paths.test.ts",
+  "builtin-agent/agent-host-programs.test.ts",
+  "builtin-agent/agent-device-names.test.ts",
   "e2e/agent-protected-daemon.test.ts",
   // Commands cannot read the built-in agent's keys, and what they detach ends with their session and survives no daemon SIGKILL.
   "e2e/agent-secrets.test.ts",
   "e2e/agent-detached.test.ts",
   // Folder trust in the built-in agent inside the binary: its own decision from the trust store, the daemon's argument, live changes.
-  "agent/agent-trust.test.ts",
+  "builtin-agent/agent-trust.test.ts",
   // Agent selection (--agent, profiles, not-installed answers) and `svc agents install` in the product.
   "e2e/agents-launch.test.ts",
   "e2e/agents-install.test.ts",
