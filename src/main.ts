@@ -5,6 +5,7 @@
  * before, so `svc --version` loads the version and nothing else, `svc discover` the discovery
  * files, and the daemon never the built-in agent (`--acp`) or the commands' code.
  */
+import { printOut } from "./logging/print-out.ts";
 import { VERSION } from "./version.ts";
 
 const processStartedAt = Date.now() - Math.round(performance.now());
@@ -13,9 +14,9 @@ const args = process.argv.slice(2);
 const [first, ...rest] = args;
 
 if (first === "--version" || first === "-v" || first === "version") {
-  process.stdout.write(`${VERSION}\n`);
+  printOut(`${VERSION}\n`);
 } else if (first === "--help" || first === "-h" || first === "help") {
-  process.stdout.write((await import("./usage.ts")).mainUsage());
+  printOut((await import("./usage.ts")).mainUsage());
 } else if (first === "--acp") {
   await (await import("./builtin-agent/run-agent.ts")).runAgent({ env: process.env, cwd: process.cwd(), args: rest });
 } else if (first === "serve") {

@@ -13,6 +13,7 @@ import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { routeConsoleToLogger } from "./logging/console-route.ts";
 import { loadedModules } from "./logging/loaded-modules.ts";
+import { printOut } from "./logging/print-out.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
@@ -27,7 +28,7 @@ const SHUTDOWN_DEADLINE_MS = 5000;
 
 export async function serveCommand(args: readonly string[], processStartedAt: number): Promise<void> {
   if (helpRequested(args)) {
-    process.stdout.write((await import("./usage.ts")).serveUsage());
+    printOut((await import("./usage.ts")).serveUsage());
     return;
   }
   let config: Config;
@@ -87,7 +88,12 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // Published before the announcement, so a launcher that has read it finds the file too.
   const published = (discovery = publish(config, record, logger));
   if (published !== null) process.once("exit", () => published.remove());
-  process.stdout.write(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+  try {
+    printOut(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+  } catch (err) {
+    // A launcher that closed our stdout cannot read the line; the daemon serves anyway (discovery file, logs).
+    logger.warn("the listening line could not be written to stdout", { error: (err as Error).message });
+  }
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
 }
 

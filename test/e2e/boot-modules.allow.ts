@@ -42,7 +42,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/config/secret-names.ts", reason: "which variable names are secrets (for the shield)" },
   { module: "src/config/workspace-policy.ts", reason: "warns at boot about workspace settings the built-in agent will not apply" },
 
-  { module: "src/logging/", reason: "the logger, console routing, fault handlers and the SIGUSR2 module report" },
+  { module: "src/logging/", reason: "the logger, console routing, fault handlers, the SIGUSR2 module report and printOut (the listening line)" },
   { module: "src/errors/daemon-error.ts", reason: "typed errors the front door and the trust store throw" },
   { module: "src/trust/", reason: "the workspace's trust: decided and logged at boot, its store watched for changes" },
 
