@@ -1,19 +1,32 @@
 /**
  * Builds the single `svc` binary: `bun build.ts [--outfile dist/svc] [--target bun-linux-arm64]`.
  *
- * The executable is minified (white space and syntax, not identifiers: see MINIFY), its top-level
- * code compiled to bytecode (parsing the bundle at every start was most of the cold start: ~110 ms →
- * ~40 ms; depth 0 costs ~0.8 MB of binary where full depth costs ~4 MB for a few ms more), stamped
+ * The executable is minified (white space and syntax, not identifiers: see MINIFY), split into
+ * chunks that load when first imported (the daemon's boot path is ~90 KB of the bundle; its core,
+ * the built-in agent and the commands are chunks of their own, `src/server/lazy-seams.ts`), stamped
  * with `<package version>+<short git sha>` (the sha only when git is available), and ignores any
  * `.env` or `bunfig.toml` in the directory it runs from: the daemon's configuration comes from its
  * flags, environment and settings files, never from a stray project file.
- * Beside it goes `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads against.
+ *
+ * No bytecode: it weighs more than the code it compiles (+1.6 MB; the payload is bounded below).
+ * Its price in time, measured on a loaded 2-core machine: parsing the ~90 KB boot path (~8 ms of
+ * CPU before the first /health), and the first load of the core (~35 ms) and of the built-in agent
+ * (~20 ms).
+ *
+ * Beside the binary go `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads
+ * against, and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
+ * `test/e2e/boot-modules.test.ts`, reads it to name what a running daemon has loaded).
  * The web UI (`src/web/`, an HTML import of the server) is bundled into the binary by the same
- * build; the size a browser downloads is printed last (`web ui N KB gzipped`, target ≤ 150 KB).
+ * build; the size a browser downloads is printed (`web ui N KB gzipped`, target ≤ 150 KB).
+ *
+ * Last, the application's payload: the binary's size minus that of a bare compiled runtime of the
+ * same Bun and target (an empty script, compiled once and its size kept in `dist/bare-runtime.json`
+ * by Bun version and target). Above PAYLOAD_BOUND_BYTES the build fails.
  */
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { createReadStream, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { version as packageVersion } from "./package.json";
 
@@ -61,23 +74,49 @@ const MINIFY = { whitespace: true, syntax: true, identifiers: false } as const;
 const sha = gitShortSha();
 const version = sha === null ? packageVersion : `${packageVersion}+${sha}`;
 
-await Bun.build({
+/** The application's bytes in the binary may not exceed this (binary − bare runtime). */
+const PAYLOAD_BOUND_BYTES = 3_000_000;
+
+const compileOptions = {
+  autoloadDotenv: false,
+  autoloadBunfig: false,
+  ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
+};
+
+const build = await Bun.build({
   entrypoints: [join(ROOT, "src", "main.ts")],
   minify: MINIFY,
-  bytecode: true,
-  bytecodeDepth: 0,
-  // Lazily imported modules (the ACP SDK, the OpenAPI generator) become separate embedded chunks
-  // that are read only when first imported: ~1 MB less resident memory at idle.
+  // Dynamically imported modules become separate embedded chunks, read and evaluated only when
+  // first imported.
   splitting: true,
   format: "esm",
+  metafile: true,
   define: { SVC_BUILD_VERSION: JSON.stringify(version) },
-  compile: {
-    outfile,
-    autoloadDotenv: false,
-    autoloadBunfig: false,
-    ...(values.target ? { target: values.target as Bun.Build.CompileTarget } : {}),
-  },
+  compile: { outfile, ...compileOptions },
 });
+await Bun.write(`${outfile}.modules.json`, `${JSON.stringify(chunkManifest(build.metafile), null, 1)}\n`);
+
+/**
+ * Embedded chunk file name → the modules bundled into it (repo-relative source paths, packages as
+ * `node_modules/<name>/…`). The entry chunk is listed under `entry`, as it runs under the binary's name.
+ */
+function chunkManifest(metafile: Bun.BuildMetafile | undefined): { entry: string; chunks: Record<string, string[]> } {
+  if (metafile === undefined) throw new Error("Bun.build returned no metafile");
+  // The metafile's paths are relative to the working directory, packages through node_modules' real path.
+  const source = (path: string) => {
+    const fromRoot = relative(ROOT, resolve(path));
+    const pkg = fromRoot.indexOf("node_modules/");
+    return pkg === -1 ? fromRoot : fromRoot.slice(pkg);
+  };
+  const chunks: Record<string, string[]> = {};
+  let entry = "";
+  for (const [path, output] of Object.entries(metafile.outputs)) {
+    const name = basename(path);
+    if (output.entryPoint !== undefined && source(output.entryPoint) === "src/main.ts") entry = name;
+    chunks[name] = Object.keys(output.inputs).map(source);
+  }
+  return { entry, chunks };
+}
 
 // Hash the binary chunk by chunk rather than reading ~100 MB into memory at once.
 const hash = createHash("sha256");
@@ -96,7 +135,36 @@ async function webUiGzippedBytes(): Promise<number> {
   return total;
 }
 
+/**
+ * The size of a bare compiled runtime of this Bun for this target: an empty script compiled with
+ * the binary's options, measured once per Bun version and target and kept in `dist/bare-runtime.json`.
+ */
+async function bareRuntimeBytes(): Promise<number> {
+  const cachePath = join(ROOT, "dist", "bare-runtime.json");
+  const key = `${Bun.version} ${values.target ?? `bun-${process.platform}-${process.arch}`}`;
+  const cache = (await Bun.file(cachePath).exists()) ? ((await Bun.file(cachePath).json()) as Record<string, number>) : {};
+  if (typeof cache[key] === "number") return cache[key];
+  const scratch = mkdtempSync(join(tmpdir(), "svc-bare-"));
+  try {
+    await Bun.write(join(scratch, "empty.ts"), "");
+    await Bun.build({ entrypoints: [join(scratch, "empty.ts")], compile: { outfile: join(scratch, "bare"), ...compileOptions } });
+    cache[key] = Bun.file(join(scratch, "bare")).size;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  await Bun.write(cachePath, `${JSON.stringify(cache, null, 1)}\n`);
+  return cache[key];
+}
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 const size = Bun.file(outfile).size;
 console.log(`built ${outfile} (svc ${version}${values.target ? `, ${values.target}` : ""})`);
 console.log(`size ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB); checksum in ${outfile}.sha256`);
 console.log(`web ui ${((await webUiGzippedBytes()) / 1000).toFixed(1)} KB gzipped (JS + CSS)`);
+const bare = await bareRuntimeBytes();
+const payload = size - bare;
+console.log(`app payload ${payload} bytes (${mb(payload)}; bound ${mb(PAYLOAD_BOUND_BYTES)}): binary ${mb(size)} − bare Bun ${Bun.version} runtime ${mb(bare)}`);
+if (payload > PAYLOAD_BOUND_BYTES) {
+  console.error(`build.ts: the application's payload is ${mb(payload)}, above its bound of ${mb(PAYLOAD_BOUND_BYTES)}: shrink what the binary embeds`);
+  process.exit(1);
+}

@@ -9,7 +9,6 @@ import { constants as osConstants } from "node:os";
 import { agentRows, describeState } from "./agent-install/inventory.ts";
 import { AGENTS_USAGE, resolveAgentsConfig, type AgentsConfig } from "./config/agents-config.ts";
 import { BootError } from "./config/boot-error.ts";
-import { installAgent } from "./agent-install/install.ts";
 import { AgentInstallError } from "./agent-install/install-error.ts";
 
 const INTERRUPTS: readonly NodeJS.Signals[] = ["SIGTERM", "SIGINT"];
@@ -47,6 +46,8 @@ export async function agentsCommand(args: readonly string[]): Promise<void> {
   };
   for (const signal of INTERRUPTS) process.on(signal, onSignal);
   try {
+    // The installer (bun add, staging, its watchdog) is loaded only for `install`, never for the list.
+    const { installAgent } = await import("./agent-install/install.ts");
     const done = await installAgent({ dataDir: config.dataDir, agent: command.agent, registry: config.registry, execPath: config.execPath, proxyEnv: config.proxyEnv, log: (line) => process.stderr.write(`${line}\n`), signal: interrupt.signal });
     process.stdout.write(`installed ${command.agent} ${done.version}: ${done.path}\n`);
   } catch (err) {

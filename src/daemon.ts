@@ -1,6 +1,13 @@
 /**
- * `createDaemon(config)`: wires the parts together and binds the listener. It owns the process-wide
- * resources (listener, timers) and releases them in `stop()`, which is idempotent and bounded.
+ * `createDaemon(config)`: binds the listener behind the front door and wires the rest on first use.
+ * It owns the process-wide resources (listener, timers) and releases them in `stop()`, which is
+ * idempotent and bounded.
+ *
+ * At boot the daemon holds the front door and the workspace's trust, and answers `GET /health` and
+ * `GET /capabilities` (what launchers poll).
+ * The core (runtimes, sessions, store, the HTTP app with its routes) is loaded and built by the
+ * first request that needs it, through `server/lazy-seams.ts`; requests that come meanwhile wait
+ * for it and get the answers they would have had from a daemon that built it at boot.
  */
 import type { Server } from "bun";
 import type { Config } from "./config/config.ts";
@@ -8,15 +15,14 @@ import { BootError } from "./config/boot-error.ts";
 import { urlHost } from "./config/net.ts";
 import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
-import type { AppDeps } from "./server/app-deps.ts";
-import { createApp } from "./server/app.ts";
+import type { CoreDeps, DaemonCore } from "./server/app-core.ts";
+import { capabilitiesResponder } from "./server/capabilities-answer.ts";
+import { featureTags } from "./server/capability.ts";
 import { createFrontDoor } from "./server/front-door.ts";
+import { loadAppCore } from "./server/lazy-seams.ts";
+import { ROUTE_TAGS } from "./server/route-tags.ts";
 import { RateLimiter } from "./server/security/rate-limiter.ts";
 import { TransportStats } from "./server/transport-stats.ts";
-import { RuntimeRegistry } from "./sessions/runtime-registry.ts";
-import { SessionManager } from "./sessions/session-manager.ts";
-import { TrustSync } from "./sessions/trust-sync.ts";
-import { Store } from "./store/store.ts";
 import { WorkspaceTrust } from "./trust/index.ts";
 
 /**
@@ -30,7 +36,6 @@ const MAX_REQUEST_BODY_BYTES = 64 * 1024 * 1024;
 export interface Daemon {
   readonly url: string;
   readonly port: number;
-  readonly features: readonly string[];
   /** Stops accepting, ends open streams and releases everything; resolves within `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -46,41 +51,18 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   const transport = new TransportStats();
   const trust = new WorkspaceTrust({ dataDir: config.dataDir, workspace: config.workspace, folderTrust: config.settings.folderTrust, trustWorkspace: config.trustWorkspace, warn: (message) => logger.warn(message) });
   reportTrust(config, trust, logger);
-  const runtimes = new RuntimeRegistry(config, logger, trust);
-  // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
-  const store = new Store(config.dataDir);
-  const sessions = new SessionManager({ config, logger, runtimes, store });
-  const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
   let server: Server<unknown> | null = null;
-  const deps: AppDeps = {
+  const coreDeps: CoreDeps = {
     config,
     logger,
     daemon: { id: `daemon:${process.pid}`, pid: process.pid, processStartedAt: options.processStartedAt ?? Date.now(), listenerReadyAt: null },
     transport,
     rateLimiter: config.rateLimit.enabled ? new RateLimiter(config.rateLimit) : null,
-    activity: () => {
-      let pendingPermissions = 0;
-      let activePrompts = 0;
-      for (const s of sessions.all()) {
-        pendingPermissions += s.permissions.pendingCount;
-        if (s.prompts.running) activePrompts++;
-      }
-      const all = runtimes.all();
-      return {
-        sessions: sessions.count,
-        pendingPermissions,
-        activePrompts,
-        liveChannels: all.filter((r) => r.channelLive).length,
-        childPids: all.map((r) => r.pid).filter((pid): pid is number => pid !== null),
-      };
-    },
-    sessions,
-    runtimes,
     trust,
-    trustSync,
     remoteAddress: (request) => server?.requestIP(request)?.address ?? null,
   };
-  const built = createApp(deps);
+  let core: Promise<DaemonCore> | null = null;
+  const buildCore = () => (core ??= loadAppCore().then(({ buildCore }) => buildCore(coreDeps)));
 
   let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
   try {
@@ -99,7 +81,6 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    store.close();
     trust.close();
     if (code === "EADDRINUSE") throw new BootError(`port ${config.port} on ${config.hostname} is already in use`);
     if (code === "EADDRNOTAVAIL") throw new BootError(`--hostname ${config.hostname} is not an address of this machine`);
@@ -108,35 +89,47 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   }
   const listener = server;
   const port = listener.port!;
-  frontDoor = createFrontDoor({ config, logger, app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, isPublicGet: built.isPublicGet, rateLimiter: deps.rateLimiter, transport, port, socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS });
-  deps.daemon.listenerReadyAt = Date.now();
-  sessions.startReaper();
+  const routing = async () => {
+    const started = performance.now();
+    const built = (await buildCore()).routing;
+    logger.debug("app built", { ms: Math.round(performance.now() - started) });
+    return built;
+  };
+  frontDoor = createFrontDoor({
+    config,
+    logger,
+    routing,
+    bootGets: new Map([["/capabilities", capabilitiesResponder(config, () => featureTags(ROUTE_TAGS, config), () => trust.trusted)]]),
+    rateLimiter: coreDeps.rateLimiter,
+    transport,
+    port,
+    socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS,
+  });
+  coreDeps.daemon.listenerReadyAt = Date.now();
   trust.watch();
 
   let stopping: Promise<void> | null = null;
   return {
     url: `http://${urlHost(config.hostname)}:${port}`,
     port,
-    features: built.features,
     stop(graceMs = 5000) {
       stopping ??= (async () => {
         // Stop accepting, end every session (their prompts get terminal events, streams close),
-        // then stop the agent children; whatever is still open at the deadline is cut.
-        // The sessions' terminal events are committed (and so released to their streams) at once.
-        trustSync.close();
+        // then stop the agent children; whatever is still open at the deadline is cut. A core still
+        // being built is finished first, so what it started is stopped too.
         trust.close();
         const graceful = listener.stop(false);
-        sessions.shutdown();
-        store.flush();
-        const deadline = new Promise<"timeout">((resolve) => setTimeout(resolve, graceMs, "timeout").unref());
-        const done = Promise.all([graceful, runtimes.stop()]).then(() => "done" as const);
-        if ((await Promise.race([done, deadline])) === "timeout") await listener.stop(true);
-        store.close();
+        const built = core === null ? null : await core.catch(() => null);
+        const outcome = built === null ? await Promise.race([graceful.then(() => "done" as const), timeout(graceMs)]) : await built.stop(graceful, graceMs);
+        if (outcome === "timeout") await listener.stop(true);
+        built?.close();
       })();
       return stopping;
     },
   };
 }
+
+const timeout = (ms: number) => new Promise<"timeout">((resolve) => setTimeout(resolve, ms, "timeout").unref());
 
 /**
  * At start: the workspace's trust (info), and in one warning line what the workspace's settings

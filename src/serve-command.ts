@@ -8,10 +8,12 @@
 import { hostKeyVariableNames } from "./config/agent-keys.ts";
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
-import { flagHelp, helpRequested } from "./config/flags.ts";
+import { helpRequested } from "./config/flags.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { routeConsoleToLogger } from "./logging/console-route.ts";
+import { loadedModules } from "./logging/loaded-modules.ts";
+import { printOut } from "./logging/print-out.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
@@ -24,11 +26,9 @@ import { VERSION } from "./version.ts";
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 5000;
 
-export const SERVE_USAGE = `usage: svc serve [flags]\n\nflags:\n${flagHelp()}\n`;
-
 export async function serveCommand(args: readonly string[], processStartedAt: number): Promise<void> {
   if (helpRequested(args)) {
-    process.stdout.write(SERVE_USAGE);
+    printOut((await import("./usage.ts")).serveUsage());
     return;
   }
   let config: Config;
@@ -80,12 +80,20 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // signal that came before the handlers would kill the process instead of stopping it cleanly.
   process.on("SIGINT", () => void shutdown({ signal: "SIGINT" }));
   process.on("SIGTERM", () => void shutdown({ signal: "SIGTERM" }));
+  // At debug level, SIGUSR2 logs what the daemon has loaded: how the module guard
+  // (test/e2e/boot-modules.test.ts) sees what an idle daemon holds.
+  if (logger.enabled("debug")) process.on("SIGUSR2", () => logger.debug("modules loaded", { modules: loadedModules().join(" ") }));
 
   const record = discoveryRecord(config, daemon, processStartedAt);
   // Published before the announcement, so a launcher that has read it finds the file too.
   const published = (discovery = publish(config, record, logger));
   if (published !== null) process.once("exit", () => published.remove());
-  process.stdout.write(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+  try {
+    printOut(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+  } catch (err) {
+    // A launcher that closed our stdout cannot read the line; the daemon serves anyway (discovery file, logs).
+    logger.warn("the listening line could not be written to stdout", { error: (err as Error).message });
+  }
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
 }
 

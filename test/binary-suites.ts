@@ -21,6 +21,8 @@ const FOLDERS = ["http", "integration", "browser"];
 const FILES = [
   "e2e/hostile-probe.test.ts",
   "e2e/binary-parity.test.ts",
+  // The module guard: what an idle daemon has loaded, read from the binary's own module registry.
+  "e2e/boot-modules.test.ts",
   // The launcher contract (--ready-json, --parent-pid, discovery files) is a surface of the binary too.
   "e2e/launcher-ready-json.test.ts",
   "e2e/launcher-parent-pid.test.ts",

@@ -16,6 +16,7 @@ import type { Server } from "bun";
 import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import { ERROR_HEADERS, jsonResponse } from "./error-response.ts";
+import { shallowHealth } from "./health-answer.ts";
 import { MAX_JSON_BODY_BYTES } from "./json-body.ts";
 import { createBearerCheck } from "./security/bearer.ts";
 import { decideCors } from "./security/cors.ts";
@@ -25,16 +26,28 @@ import type { TransportStats } from "./transport-stats.ts";
 
 export type AppFetch = (request: Request) => Response | Promise<Response>;
 
-export interface FrontDoorDeps {
-  readonly config: Config;
-  readonly logger: Logger;
+/** What the front door needs from the app behind it (see BuiltApp). */
+export interface Routing {
   readonly app: AppFetch;
-  /** Constant answers to query-less GETs, served without entering the app (see BuiltApp). */
+  /** Constant answers to query-less GETs, served without entering the app. */
   readonly constantGets: ReadonlyMap<string, () => Response>;
   /** True for `METHOD path` pairs of strict mutation routes. */
   readonly isStrictRoute: (method: string, path: string) => boolean;
-  /** GET/HEAD paths that need no bearer (the web UI's static files, see BuiltApp). */
+  /** GET/HEAD paths that need no bearer (the web UI's static files). */
   readonly isPublicGet: (path: string) => boolean;
+}
+
+export interface FrontDoorDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  /**
+   * The app behind the door, or how to build it. A routing to build is built on the first request
+   * that needs it, which waits for it like every request that comes meanwhile; until then the door
+   * answers the query-less `GET /health` alone, exactly as the app would (`BOOT_ROUTING`).
+   */
+  readonly routing: Routing | (() => Promise<Routing>);
+  /** More constant answers to query-less GETs the door serves before the app is built; each must be the app's own. */
+  readonly bootGets?: ReadonlyMap<string, () => Response>;
   readonly rateLimiter: RateLimiter | null;
   readonly transport: TransportStats;
   /** The port actually bound (differs from config.port for --port 0). */
@@ -78,6 +91,30 @@ export type FrontDoor = (request: Request, server: Server<unknown>) => Response 
 
 export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const { config, logger, transport } = deps;
+  /**
+   * What the door knows before the app is built: the shallow `/health` and the `bootGets` (the
+   * app's own constant answers), no strict route (the strict gate judges mutations only, and those
+   * wait for the app) and no public path (the web UI's paths are none of these).
+   */
+  const bootRouting: Routing = {
+    app: () => {
+      throw new Error("the app is not built yet");
+    },
+    constantGets: new Map([["/health", shallowHealth], ...(deps.bootGets ?? [])]),
+    isStrictRoute: () => false,
+    isPublicGet: () => false,
+  };
+  let routing: Routing = typeof deps.routing === "function" ? bootRouting : deps.routing;
+  let building: Promise<Routing> | null = null;
+  /** The built routing; a build that failed is tried again by the next request. */
+  const built = (build: () => Promise<Routing>) =>
+    (building ??= build().then(
+      (r) => (routing = r),
+      (err: unknown) => {
+        building = null;
+        throw err;
+      },
+    ));
   const strip = selfOrigins(config.hostname, deps.port);
   const allowedHosts = config.loopbackBind ? selfAuthorities(config.hostname, deps.port) : null;
   const checkBearer = config.token === null ? null : createBearerCheck(config.token);
@@ -117,7 +154,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
 
     // 4. Bearer.
     const isRead = method === "GET" || method === "HEAD";
-    const exempt = isRead && ((path === "/health" && healthExempt) || deps.isPublicGet(path));
+    const exempt = isRead && ((path === "/health" && healthExempt) || routing.isPublicGet(path));
     if (checkBearer !== null && !exempt && !checkBearer(headers.get("authorization")))
       return [new Response(UNAUTHORIZED, { status: 401, headers: UNAUTHORIZED_HEADERS }), cors];
 
@@ -142,12 +179,12 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     }
 
     // 6. Strict mutation gate: such routes need a configured token (which step 4 then enforced).
-    if (checkBearer === null && method !== "GET" && deps.isStrictRoute(method, path)) return [jsonResponse(TOKEN_REQUIRED, 401), cors];
+    if (checkBearer === null && method !== "GET" && routing.isStrictRoute(method, path)) return [jsonResponse(TOKEN_REQUIRED, 401), cors];
 
     // Constant answers need nothing below (their paths are plain and they read no body). Bun sends
     // a HEAD answer's headers only.
     if (method === "GET" || method === "HEAD") {
-      const constant = deps.constantGets.get(path);
+      const constant = routing.constantGets.get(path);
       if (constant !== undefined && !url.includes("?")) return [constant(), cors];
     }
 
@@ -191,7 +228,21 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     if (!transport.whenStreamEnds(request, rearm)) rearm();
   }
 
-  return function frontDoor(request, server) {
+  function frontDoor(request: Request, server: Server<unknown>): Response | Promise<Response> {
+    if (routing === bootRouting && typeof deps.routing === "function" && !answeredAtBoot(request)) {
+      const started = performance.now();
+      return built(deps.routing).then(
+        () => frontDoor(request, server),
+        (err: unknown) => {
+          transport.activeRequests++;
+          return failed(err, request.method, pathOf(request.url), started);
+        },
+      );
+    }
+    return enter(request, server);
+  }
+
+  function enter(request: Request, server: Server<unknown>): Response | Promise<Response> {
     const started = performance.now();
     const method = request.method;
     const url = request.url;
@@ -211,7 +262,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       // idle timer, which guards half-open sockets and would also count that time, is off until the
       // app answers. Waiting for a request body is bounded by the body reader (json-body.ts).
       server.timeout(request, 0);
-      response = deps.app(request);
+      response = routing.app(request);
     } catch (err) {
       rearmIdleTimer(request, server);
       return failed(err, method, path, started);
@@ -229,5 +280,15 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       );
     rearmIdleTimer(request, server);
     return finish(response, cors, method, path, started);
-  };
+  }
+
+  /** A query-less `GET`/`HEAD` of a constant answer: the requests the door answers before the app is built. */
+  function answeredAtBoot(request: Request): boolean {
+    const method = request.method;
+    if (method !== "GET" && method !== "HEAD") return false;
+    const url = request.url;
+    return !url.includes("?") && bootRouting.constantGets.has(pathOf(url));
+  }
+
+  return frontDoor;
 }

@@ -6,17 +6,10 @@
  */
 import type { JournalRecord } from "../store/store.ts";
 import type { SessionRecord } from "./session-history.ts";
+import type { ExportFormat } from "./export-formats.ts";
 import { transcriptEntries, type EntryKind, type TranscriptEntry } from "./transcript-entries.ts";
 
-export const EXPORT_FORMATS = ["html", "md", "json", "jsonl"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
-  html: "text/html; charset=utf-8",
-  md: "text/markdown; charset=utf-8",
-  json: "application/json",
-  jsonl: "application/jsonl",
-};
+export type { ExportFormat };
 
 const STYLE =
   "body{font:15px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}" +

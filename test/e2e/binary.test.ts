@@ -139,4 +139,13 @@ describe("compiled binary", () => {
     expect(await Bun.file(`${binary.path}.sha256`).text()).toBe(`${hash.digest("hex")}  svc\n`);
     expect(binary.buildOutput).toContain(`${statSync(binary.path).size} bytes`);
   });
+
+  test("build.ts reports the application's payload (binary − bare runtime) under its 3 MB bound, and what each chunk holds", async () => {
+    const payload = /app payload (\d+) bytes \(.*bound 3\.00 MB\): binary .* − bare Bun .* runtime/.exec(binary.buildOutput);
+    expect(payload).not.toBeNull();
+    expect(Number(payload![1])).toBeGreaterThan(0);
+    expect(Number(payload![1])).toBeLessThanOrEqual(3_000_000);
+    const manifest = (await Bun.file(`${binary.path}.modules.json`).json()) as { entry: string; chunks: Record<string, string[]> };
+    expect(manifest.chunks[manifest.entry]).toContain("src/main.ts");
+  });
 });

@@ -110,10 +110,12 @@ export async function startFrontDoor(args: string[] = [], options: FrontDoorOpti
   frontDoor = createFrontDoor({
     config,
     logger,
-    app: app.fetch,
-    constantGets: new Map(),
-    isStrictRoute: (method, path) => strict.find(method, path) !== null,
-    isPublicGet: () => false,
+    routing: {
+      app: app.fetch,
+      constantGets: new Map(),
+      isStrictRoute: (method, path) => strict.find(method, path) !== null,
+      isPublicGet: () => false,
+    },
     rateLimiter,
     transport,
     port,

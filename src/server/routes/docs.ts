@@ -9,6 +9,7 @@ import { Elysia } from "elysia";
 import docsCss from "../assets/docs.css" with { type: "text" };
 import docsPage from "../assets/docs.html" with { type: "text" };
 import docsJs from "../assets/docs.js" with { type: "text" };
+import { loadOpenApi } from "../lazy-seams.ts";
 
 // bun-types types *.html imports as HTML bundles; `type: "text"` makes them plain strings.
 const docsHtml = docsPage as unknown as string;
@@ -96,7 +97,7 @@ function asset(body: string, type: string) {
 export const docsRoutes = (version: string, app: () => Elysia) => {
   let document: Promise<string> | null = null;
   const render = async () => {
-    const { toOpenAPISchema } = await import("@elysiajs/openapi/openapi");
+    const { toOpenAPISchema } = await loadOpenApi();
     const root = app();
     // Elysia builds a route's validators when the route first runs, and doing so writes into the
     // route's schema objects (`additionalProperties: false` for normalisation). Build them all first,

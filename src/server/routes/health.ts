@@ -3,6 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
+import { shallowHealth } from "../health-answer.ts";
 import { apiModels } from "../schemas/api-models.ts";
 import { ErrorBody } from "../schemas/error-body.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
@@ -18,12 +19,6 @@ const HealthDeep = t.Object({
   channelAlive: t.Boolean(),
 });
 const Degraded = t.Object({ status: t.Literal("degraded"), reason: t.String() });
-
-const OK_BODY = JSON.stringify({ status: "ok" });
-const OK_HEADERS = { "Content-Type": "application/json; charset=utf-8" };
-
-/** The shallow answer, also served straight from the front door for a query-less GET. */
-export const shallowHealth = () => new Response(OK_BODY, { headers: OK_HEADERS });
 
 /** `deep` given as `1`, `true` or bare (`?deep`). */
 function wantsDeep(query: Record<string, string | undefined>): boolean {

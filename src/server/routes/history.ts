@@ -7,7 +7,7 @@ import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
-import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, EXPORT_HTML_CSP, exportPieces, type ExportFormat } from "../../sessions/transcript-export.ts";
+import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from "../../sessions/export-formats.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -16,6 +16,7 @@ import { errorResponseObjects, errorResponses } from "../schemas/error-statuses.
 import { queryInteger } from "../schemas/query-integer.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
+import { loadExportRenderer } from "../lazy-seams.ts";
 
 const invalidLimit = () =>
   new DaemonError(400, "invalid_transcript_limit", `\`limit\` must be a whole number from 1 to ${MAX_TRANSCRIPT_LIMIT}`, { maxLimit: MAX_TRANSCRIPT_LIMIT });
@@ -92,7 +93,8 @@ export const historyRoutes = (deps: AppDeps) => {
    * it, with a turn of the event loop between pages, so one export holds one page and its
    * rendering and other requests are answered while it runs.
    */
-  function exportResponse(sessionId: string, format: ExportFormat = "html"): Response {
+  async function exportResponse(sessionId: string, format: ExportFormat = "html"): Promise<Response> {
+    const { exportPieces, EXPORT_HTML_CSP } = await loadExportRenderer();
     if (exporting >= MAX_CONCURRENT_EXPORTS)
       throw new DaemonError(429, "too_many_exports", "Too many exports are running; retry shortly", { maxConcurrentExports: MAX_CONCURRENT_EXPORTS }, EXPORT_RETRY_AFTER_SECONDS);
     const { session, pages } = history.exportData(sessionId);

@@ -1,0 +1,16 @@
+/**
+ * The daemon's lazy seams: every subsystem the daemon process loads on first use, not at boot, is
+ * imported here and only here. At boot the daemon holds the front door (config, logging, the
+ * security chain, the listener) and answers `GET /health` with nothing else; the rest comes in
+ * through these functions. The guard `test/e2e/boot-modules.test.ts` checks, against the binary,
+ * what an idle daemon has loaded.
+ */
+
+/** The runtimes, sessions, store and HTTP app, with every route (`app-core.ts`). */
+export const loadAppCore = () => import("./app-core.ts");
+
+/** The OpenAPI document's generator, for `/openapi.json` and `/docs`. */
+export const loadOpenApi = () => import("@elysiajs/openapi/openapi");
+
+/** The transcript export's renderer (html, md, json, jsonl), for `/session/:id/export`. */
+export const loadExportRenderer = () => import("../sessions/transcript-export.ts");

@@ -1,0 +1,100 @@
+/**
+ * The module guard: the compiled binary, started as a launcher starts it and polled on `/health`
+ * and `/capabilities`, has loaded nothing outside the allow-list (`boot-modules.allow.ts`) once it
+ * is idle. A list check, not a timing check: what a daemon holds is read from Bun's module registry
+ * (SIGUSR2 at debug level logs it, `src/logging/loaded-modules.ts`) and named through the build's
+ * manifest of what each embedded chunk holds (`<binary>.modules.json`, written by build.ts).
+ *
+ * Under `npm run test:binary` it checks SVC_TEST_BINARY; otherwise it builds the working tree's binary.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { buildBinary, type BuiltBinary } from "../helpers/build-binary.ts";
+import { spawnReady, type ReadyDaemon } from "../helpers/launcher.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { testTarget } from "../helpers/test-target.ts";
+import { until } from "../helpers/until.ts";
+import { admitted, BUILT_CORE, IDLE_DAEMON } from "./boot-modules.allow.ts";
+
+interface Manifest {
+  readonly entry: string;
+  readonly chunks: Record<string, string[]>;
+}
+
+let built: BuiltBinary | null = null;
+let binary: string;
+
+beforeAll(async () => {
+  const target = testTarget();
+  if (target.kind === "binary") binary = target.path;
+  else binary = (built = await buildBinary()).path;
+}, 60_000);
+
+afterAll(async () => {
+  await built?.[Symbol.asyncDispose]();
+});
+
+/** CPU time (user + system, in clock ticks) the process has used so far. */
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+/** Resolves once the process has used no CPU for `quietMs`: nothing is loading or being built any more. */
+async function idle(pid: number, quietMs = 200): Promise<void> {
+  let last = cpuTicks(pid);
+  let since = Date.now();
+  await until(() => {
+    const now = cpuTicks(pid);
+    if (now !== last) [last, since] = [now, Date.now()];
+    return Date.now() - since >= quietMs;
+  }, 10_000, "the daemon to go idle");
+}
+
+/** What the daemon has loaded, as source paths (through the manifest), after SIGUSR2. */
+async function loadedSources(d: ReadyDaemon, manifest: Manifest): Promise<string[]> {
+  const before = d.stderr().length;
+  d.proc.kill("SIGUSR2");
+  const line = await until(() => d.stderr().slice(before).split("\n").find((l) => l.includes('"modules loaded"')), 5000, "the modules report");
+  const chunks = (JSON.parse(line) as { modules: string }).modules.split(" ").map((path) => path.slice(path.lastIndexOf("/") + 1));
+  // Text imports (the /docs page) are embedded files the metafile does not list: named by their source.
+  return [...new Set(chunks.flatMap((chunk) => manifest.chunks[chunk] ?? [TEXT_ASSET.test(chunk) ? `asset:${chunk.slice(0, chunk.lastIndexOf("-"))}` : `unknown chunk ${chunk}`]))].sort();
+}
+
+const TEXT_ASSET = /^[a-z]+-[a-z0-9]{8}\.(html|css|js)$/;
+
+async function launch(ws: string, home: string): Promise<ReadyDaemon> {
+  const d = await spawnReady(["--workspace", ws, "--log-level", "debug", "--log-format", "json"], { cmd: [binary], env: { SVC_HOME: home } });
+  for (let i = 0; i < 3; i++) for (const path of ["/health", "/capabilities"]) expect((await fetch(d.ready.url + path)).status).toBe(200);
+  await idle(d.proc.pid);
+  return d;
+}
+
+test("an idle daemon polled on /health and /capabilities has loaded only its front door (allow-list in boot-modules.allow.ts)", async () => {
+  const manifest = JSON.parse(readFileSync(`${binary}.modules.json`, "utf8")) as Manifest;
+  await using ws = tempDir("svc-guard-ws-");
+  await using home = tempDir("svc-guard-home-");
+  await using d = await launch(ws.path, home.path);
+
+  const loaded = await loadedSources(d, manifest);
+  expect(loaded).toContain("src/server/front-door.ts"); // the report does name what the daemon runs
+  const outside = loaded.filter((module) => !admitted(IDLE_DAEMON, module));
+  expect(outside).toEqual([]);
+  expect(await d.terminate()).toBe(0);
+}, 30_000);
+
+test("once its core is built (a session list, the full status), it holds the core and still no agent, UI bundle or SDK (BUILT_CORE)", async () => {
+  const manifest = JSON.parse(readFileSync(`${binary}.modules.json`, "utf8")) as Manifest;
+  await using ws = tempDir("svc-guard-ws-");
+  await using home = tempDir("svc-guard-home-");
+  await using d = await launch(ws.path, home.path);
+  const { workspaces } = (await (await fetch(`${d.ready.url}/capabilities`)).json()) as { workspaces: { id: string }[] };
+  for (const path of [`/workspaces/${workspaces[0]!.id}/sessions`, "/daemon/status?detail=full"]) expect((await fetch(d.ready.url + path)).status).toBe(200);
+  await idle(d.proc.pid);
+
+  const loaded = await loadedSources(d, manifest);
+  expect(loaded).toContain("src/sessions/session-manager.ts");
+  const outside = loaded.filter((module) => !admitted(IDLE_DAEMON, module) && !admitted(BUILT_CORE, module));
+  expect(outside).toEqual([]);
+  expect(await d.terminate()).toBe(0);
+}, 30_000);
