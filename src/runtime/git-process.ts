@@ -61,7 +61,7 @@ export function gitProcessRunner(gitPath: string, env: Readonly<Record<string, s
   return async (args, options): Promise<GitRun> => {
     const proc = Bun.spawn([gitPath, ...args], {
       cwd: options.cwd,
-      env: { ...env },
+      env: { ...env, ...options.env },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",

@@ -7,7 +7,7 @@
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { findHostExecutable } from "../host-executable.ts";
 import { isInside } from "../paths.ts";
-import { filterNames, gitEnv, safeGlobalArgs } from "./git-args.ts";
+import { FILTER_QUERY, SAFE_GLOBAL_ARGS, configEnv, filterNames, gitEnv } from "./git-args.ts";
 import type { GitRun, RunGit } from "./git-run.ts";
 
 /** Output of the config and rev-parse reads (a few paths and names). */
@@ -52,14 +52,16 @@ export class GitSession {
 
   /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
   async git(args: readonly string[], options: { maxBytes?: number; cwd?: string } = {}): Promise<GitRun> {
-    this.filters ??= this.run([...safeGlobalArgs([]), "config", "--null", "--name-only", "--get-regexp", "^filter\\."], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES }).then((r) => {
+    this.filters ??= this.run([...SAFE_GLOBAL_ARGS, ...FILTER_QUERY], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES, env: configEnv([]) }).then((r) => {
       // Cut output could hide a filter: refuse to run rather than run one.
       if (r.timedOut) throw timedOut();
       if (r.truncated) throw gitUnavailable("the repository's filter configuration could not be read whole");
-      return filterNames(r.stdout);
+      const names = filterNames(r.stdout);
+      if (names === null) throw gitUnavailable("this git ignores GIT_CONFIG_COUNT (git 2.31 or later is needed)");
+      return names;
     });
     const filters = await this.filters;
-    const run = await this.run([...safeGlobalArgs(filters), ...args], { cwd: options.cwd ?? this.cwd, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    const run = await this.run([...SAFE_GLOBAL_ARGS, ...args], { cwd: options.cwd ?? this.cwd, env: configEnv(filters), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
     if (run.timedOut) throw timedOut();
     return run;
   }
