@@ -4,6 +4,7 @@
  * `git-args.ts`), and runs commands with the safe global arguments. Also where the repository is:
  * its top level and git directories (`rev-parse`).
  */
+import { realpath } from "node:fs/promises";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { findHostExecutable } from "../host-executable.ts";
 import { isInside } from "../paths.ts";
@@ -67,17 +68,44 @@ export class GitSession {
   }
 
   /**
-   * The repository around the session's directory, or null when it is in none, or when its work
-   * tree is neither the workspace, inside it, nor a folder holding it (a `core.worktree` pointing
-   * elsewhere would have the views read files outside the workspace).
+   * The repository around the session's directory, or null when it is in none, when its work tree
+   * is neither the workspace, inside it, nor a folder holding it (a `core.worktree` pointing
+   * elsewhere would have the views read files outside the workspace), or when it is another
+   * repository than the workspace's own whose git directories lie outside the workspace (a `.git`
+   * file or link in a workspace folder may name any repository on disk).
    */
   async repo(): Promise<RepoPaths | null> {
-    const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { maxBytes: SMALL_OUTPUT_BYTES });
+    const here = await this.paths(this.cwd);
+    if (here === null) return null;
+    if (!isInside(this.root, here.top) && !isInside(here.top, this.root)) return null;
+    if (this.cwd === this.root || (await this.ownDirs(here))) return here;
+    return null;
+  }
+
+  /** Whether `repo`'s git and common directories lie inside the workspace, or are those of the repository the workspace itself is in. */
+  private async ownDirs(repo: RepoPaths): Promise<boolean> {
+    const dirs = await realDirs(repo);
+    if (dirs === null) return false;
+    if (dirs.every((dir) => isInside(this.root, dir))) return true;
+    const workspace = await this.paths(this.root);
+    const own = workspace === null ? null : await realDirs(workspace);
+    return own !== null && own[0] === dirs[0] && own[1] === dirs[1];
+  }
+
+  private async paths(cwd: string): Promise<RepoPaths | null> {
+    const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { cwd, maxBytes: SMALL_OUTPUT_BYTES });
     if (r.code !== 0) return null;
     const [top, gitDir, common] = r.stdout.split("\n");
     if (!top || !gitDir || !common) return null;
-    if (!isInside(this.root, top) && !isInside(top, this.root)) return null;
-    return { top, gitDir, commonDir: common.startsWith("/") ? common : `${this.cwd}/${common}` };
+    return { top, gitDir, commonDir: common.startsWith("/") ? common : `${cwd}/${common}` };
   }
 }
 
+/** The real paths of a repository's git and common directories, or null when either cannot be resolved. */
+async function realDirs(repo: RepoPaths): Promise<[string, string] | null> {
+  try {
+    return [await realpath(repo.gitDir), await realpath(repo.commonDir)];
+  } catch {
+    return null;
+  }
+}
