@@ -214,6 +214,20 @@ describe("bounds", () => {
     const status = await m.json("GET", "/workspace/git");
     expect(status.body.untracked).toBe(520);
   });
+
+  test("untracked files are read up to 8 MiB in all for one diff; past it their counts are marked truncated", async () => {
+    await using many = tempDir("svc-git-big-untracked-");
+    initRepo(many.path, { "a.txt": "a\n" });
+    const mib = "\n".repeat(1024 * 1024);
+    for (let i = 0; i < 12; i++) writeFileSync(join(many.path, `u${String(i).padStart(2, "0")}.txt`), mib);
+    await using m = await fakeAgentDaemon(["--trust-workspace"], { workspace: many.path, env });
+    const { body } = await m.json("GET", "/workspace/git/diff");
+    const files = body.files as { path: string; added: number; truncated: boolean }[];
+    expect(files).toHaveLength(12);
+    expect(files.slice(0, 8).map((f) => [f.added, f.truncated])).toEqual(Array.from({ length: 8 }, () => [1024 * 1024, false]));
+    expect(files.slice(8).map((f) => [f.added, f.truncated])).toEqual(Array.from({ length: 4 }, () => [0, true]));
+    expect(body.linesAdded).toBe(8 * 1024 * 1024);
+  });
 });
 
 describe("outside a repository, and untrusted", () => {

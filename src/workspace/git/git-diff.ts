@@ -12,10 +12,12 @@ import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
 import { MAX_LINES_PER_FILE, MAX_LISTED_FILES, deletedPaths, nulRecords, parseFileHunks, parseNumstat, parseShortstat, type Hunk } from "./git-parse.ts";
 import type { GitSession } from "./git-session.ts";
 import { operationOf } from "./git-status.ts";
-import { readUntracked, textLines } from "./untracked-read.ts";
+import { countLines, readUntracked, textLines } from "./untracked-read.ts";
 
 /** Past this many changed files (tracked and untracked) the diff answers its totals only. */
 export const MAX_FILES_FOR_DETAILS = 500;
+/** Bytes of untracked files one diff list reads in all; past them a file is counted as no lines, marked truncated. */
+export const UNTRACKED_LIST_BYTES = 8 * 1024 * 1024;
 /** Bytes of one file's diff read; the rest is not. */
 export const FILE_DIFF_BYTES = 1024 * 1024;
 
@@ -81,9 +83,11 @@ export async function gitDiffList(git: GitSession | null, root: string, workspac
     if (files.length < MAX_LISTED_FILES)
       files.push({ path: e.path, ...(e.oldPath === undefined ? {} : { oldPath: e.oldPath }), added: e.added, removed: e.removed, isBinary: e.isBinary, isUntracked: false, isDeleted: deleted.has(e.path), truncated: false });
   }
+  let budget = UNTRACKED_LIST_BYTES;
   for (const path of untracked) {
-    const read = readUntracked(root, absoluteOf(top, path));
-    const added = read === null || read.isBinary ? 0 : textLines(read.text).length;
+    const read = budget > 0 ? await readUntracked(root, absoluteOf(top, path), budget) : { bytes: Buffer.alloc(0), isBinary: false, truncated: true };
+    budget -= read?.bytes.length ?? 0;
+    const added = read === null || read.isBinary ? 0 : countLines(read.bytes);
     linesAdded += added;
     if (files.length < MAX_LISTED_FILES) files.push({ path, added, removed: 0, isBinary: read?.isBinary ?? false, isUntracked: true, isDeleted: false, truncated: read?.truncated ?? false });
   }
@@ -111,9 +115,9 @@ export async function gitDiffFile(git: GitSession | null, root: string, workspac
 
   const listed = await git.git(["ls-files", "-z", "--others", "--exclude-standard", "--", rel], at);
   if (listed.code !== 0 || listed.stdout === "") return none;
-  const read = readUntracked(root, absoluteOf(top, rel));
+  const read = await readUntracked(root, absoluteOf(top, rel));
   if (read === null || read.isBinary) return none;
-  const lines = textLines(read.text);
+  const lines = textLines(read.bytes.toString("utf8"));
   const kept = lines.slice(0, MAX_LINES_PER_FILE);
   const truncated = read.truncated || lines.length > kept.length;
   if (kept.length === 0) return { ...none, ...(truncated ? { truncated: true as const } : {}) };
