@@ -24,6 +24,8 @@ export interface GitRunOptions {
   readonly maxBytes?: number;
   /** Variables set over the runner's environment for this run. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Aborted when the answer is no longer wanted (its client went away): the run is stopped, or never started. */
+  readonly signal?: AbortSignal;
 }
 
 /** Runs `git <args>` (the views add every safety argument themselves, `git-args.ts`). */

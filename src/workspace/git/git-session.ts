@@ -42,18 +42,22 @@ export class GitSession {
     private readonly run: RunGit,
     private readonly root: string,
     readonly cwd: string,
+    private readonly signal: AbortSignal | undefined,
   ) {}
 
-  /** A session in `cwd`, or null when no usable `git` is on PATH (none, or only inside the workspace). */
-  static open(host: GitHost, cwd: string): GitSession | null {
+  /**
+   * A session in `cwd`, or null when no usable `git` is on PATH (none, or only inside the workspace).
+   * Its runs stop, or never start, once `signal` aborts.
+   */
+  static open(host: GitHost, cwd: string, signal?: AbortSignal): GitSession | null {
     const found = findHostExecutable("git", host.baseEnv.PATH ?? "", host.root);
     if (found.kind !== "found") return null;
-    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), host.root, cwd);
+    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), host.root, cwd, signal);
   }
 
   /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
   async git(args: readonly string[], options: { maxBytes?: number; cwd?: string } = {}): Promise<GitRun> {
-    this.filters ??= this.run([...SAFE_GLOBAL_ARGS, ...FILTER_QUERY], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES, env: configEnv([]) }).then((r) => {
+    this.filters ??= this.run([...SAFE_GLOBAL_ARGS, ...FILTER_QUERY], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES, env: configEnv([]), ...this.aborts() }).then((r) => {
       // Cut output could hide a filter: refuse to run rather than run one.
       if (r.timedOut) throw timedOut();
       if (r.truncated) throw gitUnavailable("the repository's filter configuration could not be read whole");
@@ -62,9 +66,13 @@ export class GitSession {
       return names;
     });
     const filters = await this.filters;
-    const run = await this.run([...SAFE_GLOBAL_ARGS, ...args], { cwd: options.cwd ?? this.cwd, env: configEnv(filters), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    const run = await this.run([...SAFE_GLOBAL_ARGS, ...args], { cwd: options.cwd ?? this.cwd, env: configEnv(filters), ...this.aborts(), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
     if (run.timedOut) throw timedOut();
     return run;
+  }
+
+  private aborts(): { signal?: AbortSignal } {
+    return this.signal === undefined ? {} : { signal: this.signal };
   }
 
   /**

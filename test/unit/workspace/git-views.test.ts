@@ -89,3 +89,27 @@ test("a git that ignores the command-scope variables (no guard listed) is not ru
   expect(err instanceof DaemonError ? err.code : err).toBe("git_unavailable");
   expect(seen).toHaveLength(1);
 });
+
+test("a waiting run whose signal aborts leaves the queue (git_cancelled) and never runs", async () => {
+  const gates: (() => void)[] = [];
+  const ran: string[] = [];
+  const run = new RunSlots(1, 1).limit(async (args) => {
+    ran.push(args[0]!);
+    await new Promise<void>((resolve) => gates.push(resolve));
+    return ok("");
+  });
+  const first = run(["first"], { cwd: "/" });
+  const abort = new AbortController();
+  const second = run(["second"], { cwd: "/", signal: abort.signal }).then(() => "ok", (e: DaemonError) => e.code);
+  abort.abort();
+  expect(await second).toBe("git_cancelled");
+  // Its place in the queue is free again: a third run may wait, and runs once the first is done.
+  const third = run(["third"], { cwd: "/" });
+  await until(() => gates.length === 1, 2000, "the first run");
+  gates.shift()!();
+  await first;
+  await until(() => gates.length === 1, 2000, "the third run");
+  gates.shift()!();
+  await third;
+  expect(ran).toEqual(["first", "third"]);
+});
