@@ -215,6 +215,25 @@ describe("bounds", () => {
     expect(status.body.untracked).toBe(520);
   });
 
+  test("a search whose matches pass the output bound says more follow rather than that the history ended", async () => {
+    await using many = tempDir("svc-git-many-commits-");
+    git(many.path, "init", "-q", "-b", "main");
+    const commits: string[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const m = `match commit ${i} ${"x".repeat(60)}`;
+      commits.push(`commit refs/heads/main\nmark :${i + 1}\ncommitter A <a@b> ${1_600_000_000 + i} +0000\ndata ${m.length}\n${m}\n${i ? `from :${i}\n` : ""}`);
+    }
+    const fi = Bun.spawnSync(["git", "fast-import", "--quiet"], { cwd: many.path, stdin: Buffer.from(commits.join("")), env });
+    expect(fi.exitCode).toBe(0);
+    await using m = await fakeAgentDaemon(["--trust-workspace"], { workspace: many.path, env });
+    expect((await m.json("GET", "/workspace/git/log?limit=2&skip=25000")).body.entries).toHaveLength(2);
+    const deep = await m.json("GET", "/workspace/git/log?limit=2&skip=25000&search=match");
+    expect(deep.body).toMatchObject({ available: true, hasMore: true });
+    const first = await m.json("GET", "/workspace/git/log?limit=2&search=match");
+    expect(first.body.entries.map((e: { subject: string }) => e.subject)).toEqual([`match commit 39999 ${"x".repeat(60)}`, `match commit 39998 ${"x".repeat(60)}`]);
+    expect(first.body.hasMore).toBe(true);
+  }, 60_000);
+
   test("untracked files are read up to 8 MiB in all for one diff; past it their counts are marked truncated", async () => {
     await using many = tempDir("svc-git-big-untracked-");
     initRepo(many.path, { "a.txt": "a\n" });
