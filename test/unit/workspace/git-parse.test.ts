@@ -68,6 +68,11 @@ test("branches, recent checkouts and remotes", () => {
   expect(parseRemotes(config, false)).toEqual([{ name: "origin", fetchUrl: "https://e/r.git", pushUrl: "https://e/r.git", extraFetchUrls: 1, extraPushUrls: 1, promisor: false, customRefspec: false, otherSettings: 1 }]);
   expect(withoutCredentials("https://user:tok@host/r.git")).toBe("https://***@host/r.git");
   expect(withoutCredentials("git@host:r.git")).toBe("git@host:r.git");
+  expect(withoutCredentials("https://u:SEC@RET4@host/r.git")).toBe("https://***@host/r.git");
+  expect(withoutCredentials("https://host/r.git?private_token=SECRET1")).toBe("https://host/r.git?***");
+  expect(withoutCredentials("https://host?t=S#frag")).toBe("https://host?***");
+  expect(withoutCredentials("https://host/r.git#SECRET2")).toBe("https://host/r.git#***");
+  expect(withoutCredentials("ssh://git@host:22/r.git")).toBe("ssh://***@host:22/r.git");
 });
 
 test("filter drivers are found by name (dotted, with '=', empty), only under the guard, and each is emptied", () => {
