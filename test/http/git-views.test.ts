@@ -5,7 +5,7 @@
  * leave the workspace). Every answer is checked against the daemon's OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { git, initRepo } from "../helpers/git-repo.ts";
@@ -199,6 +199,12 @@ describe("a workspace inside a larger repository", () => {
     expect([res.status, res.body.errorKind]).toEqual([400, "path_outside_workspace"]);
     const untracked = await sub.json("GET", "/workspace/git/diff/file?path=new.txt");
     expect([untracked.status, untracked.body.errorKind]).toEqual([400, "path_outside_workspace"]);
+    // The diff lists the workspace's files only, not the rest of the repository's changes.
+    writeFileSync(join(ws.path, "sub", "u.txt"), "u\n");
+    const diff = await sub.json("GET", "/workspace/git/diff");
+    expect(diff.body).toMatchObject({ available: true, filesCount: 2, linesAdded: 2, linesRemoved: 0, hiddenCount: 0 });
+    expect(diff.body.files.map((f: { path: string }) => f.path).sort()).toEqual(["sub/s.txt", "sub/u.txt"]);
+    rmSync(join(ws.path, "sub", "u.txt"));
     writeFileSync(join(ws.path, "sub", "s.txt"), "s\n");
   });
 });

@@ -1,11 +1,12 @@
 /**
  * `GET /workspace/git/diff` (the working tree against HEAD: totals and the first MAX_LISTED_FILES
  * files, untracked files included) and `GET /workspace/git/diff/file` (one file's hunks), the
- * reference's v1 shapes. Outside a repository, or while an operation (rebase, merge…) is in
+ * reference's v1 shapes; in a workspace inside a larger repository, of the workspace's files only. Outside a repository, or while an operation (rebase, merge…) is in
  * progress, `available: false`. Bounded: past MAX_FILES_FOR_DETAILS changed files only the totals
  * are answered; a file's diff is read up to FILE_DIFF_BYTES and MAX_LINES_PER_FILE lines, then
  * marked `truncated`.
  */
+import { relative } from "node:path";
 import { outsideWorkspace } from "../fs-errors.ts";
 import { absoluteOf, isInside, normalizeRequestPath } from "../paths.ts";
 import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
@@ -65,13 +66,15 @@ export async function gitDiffList(git: GitSession | null, root: string, workspac
   const top = await diffableTop(git);
   if (git === null || top === null) return unavailableList(workspaceCwd);
   const at = { cwd: top };
-  const [short, others] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--shortstat", "HEAD", "--"], at), git.git(["ls-files", "-z", "--others", "--exclude-standard"], at)]);
+  // A workspace inside a larger repository lists its own files only.
+  const within = isInside(top, root) && top !== root ? [relative(top, root)] : [];
+  const [short, others] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--shortstat", "HEAD", "--", ...within], at), git.git(["ls-files", "-z", "--others", "--exclude-standard", "--", ...within], at)]);
   const untracked = nulRecords(others.stdout, others.truncated);
   const totals = short.code === 0 ? parseShortstat(short.stdout) : { filesCount: 0, linesAdded: 0, linesRemoved: 0 };
   if (others.truncated || totals.filesCount + untracked.length > MAX_FILES_FOR_DETAILS)
     return { v: 1, workspaceCwd, available: true, ...totals, filesCount: totals.filesCount + untracked.length, files: [], hiddenCount: totals.filesCount + untracked.length };
 
-  const [numstat, names] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--numstat", "-z", "HEAD", "--"], at), git.git(["diff", ...SAFE_DIFF_OPTIONS, "--name-status", "-z", "HEAD", "--"], at)]);
+  const [numstat, names] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--numstat", "-z", "HEAD", "--", ...within], at), git.git(["diff", ...SAFE_DIFF_OPTIONS, "--name-status", "-z", "HEAD", "--", ...within], at)]);
   const tracked = numstat.code === 0 || numstat.truncated ? parseNumstat(numstat.stdout, numstat.truncated) : [];
   const deleted = names.code === 0 || names.truncated ? deletedPaths(names.stdout, names.truncated) : new Set<string>();
   const files: DiffFileEntry[] = [];
