@@ -6,7 +6,8 @@
  * process group (`detached`) with the environment it is given, stdin closed. stdout is read up to
  * the run's bound: one byte more and the whole group is SIGKILLed and the output marked truncated.
  * stderr is read to its end and its first GIT_STDERR_BYTES kept. Past GIT_TIMEOUT_MS the group is
- * SIGKILLed, and the pipes are read no more DRAIN_AFTER_KILL_MS later. After the leader exits, on any path, the group is signalled once more, so nothing git
+ * SIGKILLed, and the pipes are read no more DRAIN_AFTER_KILL_MS later; an aborted `signal` (the
+ * client went away) stops the run the same way. After the leader exits, on any path, the group is signalled once more, so nothing git
  * started (a filter, a helper) outlives the run.
  */
 import { GIT_OUTPUT_BYTES, GIT_STDERR_BYTES, GIT_TIMEOUT_MS, type GitRun, type RunGit } from "../workspace/git/git-run.ts";
@@ -61,7 +62,7 @@ export function gitProcessRunner(gitPath: string, env: Readonly<Record<string, s
   return async (args, options): Promise<GitRun> => {
     const proc = Bun.spawn([gitPath, ...args], {
       cwd: options.cwd,
-      env: { ...env },
+      env: { ...env, ...options.env },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
@@ -71,11 +72,17 @@ export function gitProcessRunner(gitPath: string, env: Readonly<Record<string, s
     let timedOut = false;
     let stopReading = (_: null) => {};
     const stop = new Promise<null>((resolve) => (stopReading = resolve));
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const stopRun = () => {
       killGroup(proc.pid);
       setTimeout(stopReading, DRAIN_AFTER_KILL_MS, null).unref();
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stopRun();
     }, timeoutMs);
+    const { signal } = options;
+    if (signal?.aborted) stopRun();
+    signal?.addEventListener("abort", stopRun, { once: true });
     try {
       const [out, err, code] = await Promise.all([
         readCapped(proc.stdout, options.maxBytes ?? GIT_OUTPUT_BYTES, () => {
@@ -89,6 +96,7 @@ export function gitProcessRunner(gitPath: string, env: Readonly<Record<string, s
       return { code: stopped ? null : code, stdout: out.text, stderr: err.text, truncated: out.truncated, timedOut };
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", stopRun);
       killGroup(proc.pid);
     }
   };

@@ -3,7 +3,7 @@
  * (`sourceType`, and optionally `sourceId` within that type), kept in the catalog and filtered on
  * by the session lists. The rules are the reference daemon's (0.24.4): a type is
  * `[a-z][a-z0-9_-]{0,63}`, an id is 1 to 256 characters (UTF-16 code units) with no C0 control
- * character and no DEL, an id needs a type, and the sources the reference keeps for its own
+ * character, no DEL and no lone surrogate (the catalog could not keep it as sent), an id needs a type, and the sources the reference keeps for its own
  * sessions (`standalone`; `default` with a `realtime_voice:` id) are refused.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
@@ -35,7 +35,7 @@ export function parseSessionSource(sourceType: unknown, sourceId: unknown, reser
     throw new DaemonError(400, "reserved_session_source", "The requested session source is reserved for daemon-owned standalone sessions.");
   if (typeof sourceType !== "string" || !TYPE.test(sourceType)) throw invalidSource(SOURCE_TYPE_RULE);
   if (sourceId === undefined) return { sourceType };
-  if (typeof sourceId !== "string" || sourceId.length === 0 || sourceId.length > MAX_SOURCE_ID_LENGTH || CONTROL.test(sourceId)) throw invalidSource(SOURCE_ID_RULE);
+  if (typeof sourceId !== "string" || sourceId.length === 0 || sourceId.length > MAX_SOURCE_ID_LENGTH || CONTROL.test(sourceId) || !sourceId.isWellFormed()) throw invalidSource(SOURCE_ID_RULE);
   if (reserved && sourceType === "default" && sourceId.startsWith("realtime_voice:"))
     throw new DaemonError(400, "reserved_session_source", "The requested session source is reserved for daemon-owned Live Voice sessions.");
   return { sourceType, sourceId };

@@ -5,7 +5,7 @@
  * leave the workspace). Every answer is checked against the daemon's OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { git, initRepo } from "../helpers/git-repo.ts";
@@ -199,6 +199,12 @@ describe("a workspace inside a larger repository", () => {
     expect([res.status, res.body.errorKind]).toEqual([400, "path_outside_workspace"]);
     const untracked = await sub.json("GET", "/workspace/git/diff/file?path=new.txt");
     expect([untracked.status, untracked.body.errorKind]).toEqual([400, "path_outside_workspace"]);
+    // The diff lists the workspace's files only, not the rest of the repository's changes.
+    writeFileSync(join(ws.path, "sub", "u.txt"), "u\n");
+    const diff = await sub.json("GET", "/workspace/git/diff");
+    expect(diff.body).toMatchObject({ available: true, filesCount: 2, linesAdded: 2, linesRemoved: 0, hiddenCount: 0 });
+    expect(diff.body.files.map((f: { path: string }) => f.path).sort()).toEqual(["sub/s.txt", "sub/u.txt"]);
+    rmSync(join(ws.path, "sub", "u.txt"));
     writeFileSync(join(ws.path, "sub", "s.txt"), "s\n");
   });
 });
@@ -213,6 +219,39 @@ describe("bounds", () => {
     expect(body).toMatchObject({ available: true, filesCount: 520, files: [], hiddenCount: 520 });
     const status = await m.json("GET", "/workspace/git");
     expect(status.body.untracked).toBe(520);
+  });
+
+  test("a search whose matches pass the output bound says more follow rather than that the history ended", async () => {
+    await using many = tempDir("svc-git-many-commits-");
+    git(many.path, "init", "-q", "-b", "main");
+    const commits: string[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const m = `match commit ${i} ${"x".repeat(60)}`;
+      commits.push(`commit refs/heads/main\nmark :${i + 1}\ncommitter A <a@b> ${1_600_000_000 + i} +0000\ndata ${m.length}\n${m}\n${i ? `from :${i}\n` : ""}`);
+    }
+    const fi = Bun.spawnSync(["git", "fast-import", "--quiet"], { cwd: many.path, stdin: Buffer.from(commits.join("")), env });
+    expect(fi.exitCode).toBe(0);
+    await using m = await fakeAgentDaemon(["--trust-workspace"], { workspace: many.path, env });
+    expect((await m.json("GET", "/workspace/git/log?limit=2&skip=25000")).body.entries).toHaveLength(2);
+    const deep = await m.json("GET", "/workspace/git/log?limit=2&skip=25000&search=match");
+    expect(deep.body).toMatchObject({ available: true, hasMore: true });
+    const first = await m.json("GET", "/workspace/git/log?limit=2&search=match");
+    expect(first.body.entries.map((e: { subject: string }) => e.subject)).toEqual([`match commit 39999 ${"x".repeat(60)}`, `match commit 39998 ${"x".repeat(60)}`]);
+    expect(first.body.hasMore).toBe(true);
+  }, 60_000);
+
+  test("untracked files are read up to 8 MiB in all for one diff; past it their counts are marked truncated", async () => {
+    await using many = tempDir("svc-git-big-untracked-");
+    initRepo(many.path, { "a.txt": "a\n" });
+    const mib = "\n".repeat(1024 * 1024);
+    for (let i = 0; i < 12; i++) writeFileSync(join(many.path, `u${String(i).padStart(2, "0")}.txt`), mib);
+    await using m = await fakeAgentDaemon(["--trust-workspace"], { workspace: many.path, env });
+    const { body } = await m.json("GET", "/workspace/git/diff");
+    const files = body.files as { path: string; added: number; truncated: boolean }[];
+    expect(files).toHaveLength(12);
+    expect(files.slice(0, 8).map((f) => [f.added, f.truncated])).toEqual(Array.from({ length: 8 }, () => [1024 * 1024, false]));
+    expect(files.slice(8).map((f) => [f.added, f.truncated])).toEqual(Array.from({ length: 4 }, () => [0, true]));
+    expect(body.linesAdded).toBe(8 * 1024 * 1024);
   });
 });
 

@@ -25,6 +25,9 @@ describe("POST /session", () => {
       [{ sourceType: "web", sourceId: "i".repeat(257) }, "invalid_session_source", ID_RULE],
       [{ sourceType: "web", sourceId: "a\nb" }, "invalid_session_source", ID_RULE],
       [{ sourceType: "web", sourceId: "a\u007fb" }, "invalid_session_source", ID_RULE],
+      // A lone surrogate would be stored as U+FFFD, not as sent.
+      [{ sourceType: "web", sourceId: "\ud800x" }, "invalid_session_source", ID_RULE],
+      [{ sourceType: "web", sourceId: "x\udfff" }, "invalid_session_source", ID_RULE],
       [{ sourceType: "web", sourceId: ["x"] }, "invalid_session_source", ID_RULE],
       [{ sourceType: "standalone" }, "reserved_session_source", "The requested session source is reserved for daemon-owned standalone sessions."],
       [{ sourceType: "default", sourceId: "realtime_voice:1" }, "reserved_session_source", "The requested session source is reserved for daemon-owned Live Voice sessions."],

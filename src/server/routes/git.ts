@@ -13,7 +13,7 @@
  * All under the capability tag `workspace_git` (the reference advertises none for them). Only in a
  * trusted workspace (403 `untrusted_workspace`, the reference's answer): git reads the repository's
  * config. The views (`workspace/git/`) and the process runner (`runtime/git-process.ts`) load on the
- * first request. Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
+ * first request. A request's git runs stop when its client goes away (`request.signal`). Every answer carries `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
  */
 import { stat } from "node:fs/promises";
 import { Elysia, t } from "elysia";
@@ -104,61 +104,61 @@ export const gitRoutes = (deps: AppDeps) => {
         set.headers["cache-control"] = "no-store";
         set.headers["x-content-type-options"] = "nosniff";
       })
-      .get("/workspace/git", async () => (await trusted()).status(root), {
+      .get("/workspace/git", async ({ request }) => (await trusted()).status(root, request.signal), {
         query: StatusQuery,
         response: { 200: GitStatusBody, ...errors },
         detail: detail("The working tree's summary: branch, upstream distance, changed entries, stashes"),
       })
-      .get("/workspaces/:workspace/git", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.status(cwd);
+        return views.status(cwd, request.signal);
       }, { params: Params, query: QualifiedStatusQuery, response: { 200: GitStatusBody, ...errors }, detail: detail("The named workspace's working-tree summary") })
-      .get("/workspace/git/branches", async () => (await trusted()).branches(root), {
+      .get("/workspace/git/branches", async ({ request }) => (await trusted()).branches(root, request.signal), {
         response: { 200: BranchesBody, ...errors },
         detail: detail("Branches, remote-tracking branches, tags and HEAD"),
       })
-      .get("/workspaces/:workspace/git/branches", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git/branches", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.branches(cwd);
+        return views.branches(cwd, request.signal);
       }, { params: Params, query: CwdQuery, response: { 200: BranchesBody, ...errors }, detail: detail("The named workspace's branches and tags") })
-      .get("/workspace/git/diff", async () => (await trusted()).diff(root), {
+      .get("/workspace/git/diff", async ({ request }) => (await trusted()).diff(root, request.signal), {
         response: { 200: DiffListBody, ...errors },
         detail: detail("The working tree against HEAD: totals and the first files"),
       })
-      .get("/workspaces/:workspace/git/diff", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git/diff", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.diff(cwd);
+        return views.diff(cwd, request.signal);
       }, { params: Params, query: CwdQuery, response: { 200: DiffListBody, ...errors }, detail: detail("The named workspace's working tree against HEAD") })
-      .get("/workspace/git/diff/file", async ({ query }) => (await trusted()).diffFile(root, query.path, query.oldPath), {
+      .get("/workspace/git/diff/file", async ({ query, request }) => (await trusted()).diffFile(root, query.path, query.oldPath, request.signal), {
         query: DiffFileQuery,
         response: { 200: DiffFileBody, ...errors },
         detail: detail("One file's hunks against HEAD"),
       })
-      .get("/workspaces/:workspace/git/diff/file", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git/diff/file", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.diffFile(cwd, query.path, query.oldPath);
+        return views.diffFile(cwd, query.path, query.oldPath, request.signal);
       }, { params: Params, query: QualifiedDiffFileQuery, response: { 200: DiffFileBody, ...errors }, detail: detail("One file's hunks against HEAD in the named workspace") })
-      .get("/workspace/git/log", async ({ query }) => (await trusted()).log(root, logQuery(query)), {
+      .get("/workspace/git/log", async ({ query, request }) => (await trusted()).log(root, logQuery(query), request.signal), {
         query: LogQuery,
         response: { 200: LogBody, ...errors },
         detail: detail("A page of commits, newest first"),
       })
-      .get("/workspaces/:workspace/git/log", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git/log", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.log(cwd, logQuery(query));
+        return views.log(cwd, logQuery(query), request.signal);
       }, { params: Params, query: QualifiedLogQuery, response: { 200: LogBody, ...errors }, detail: detail("A page of the named workspace's commits") })
-      .get("/workspace/git/log/commit", async ({ query }) => (await trusted()).commit(root, query.sha), {
+      .get("/workspace/git/log/commit", async ({ query, request }) => (await trusted()).commit(root, query.sha, request.signal), {
         query: CommitQuery,
         response: { 200: CommitBody, ...errors },
         detail: detail("One commit and the files it changed"),
       })
-      .get("/workspaces/:workspace/git/log/commit", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git/log/commit", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.commit(cwd, query.sha);
+        return views.commit(cwd, query.sha, request.signal);
       }, { params: Params, query: QualifiedCommitQuery, response: { 200: CommitBody, ...errors }, detail: detail("One commit of the named workspace") })
-      .get("/workspaces/:workspace/git/remotes", async ({ params, query }) => {
+      .get("/workspaces/:workspace/git/remotes", async ({ params, query, request }) => {
         const [views, cwd] = await qualified(params.workspace, query.cwd);
-        return views.remotes(cwd);
+        return views.remotes(cwd, request.signal);
       }, { params: Params, query: CwdQuery, response: { 200: RemotesBody, ...errors }, detail: detail("The remotes the named workspace's repository defines") })
   );
 };

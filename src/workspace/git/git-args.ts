@@ -6,12 +6,15 @@
  * `diff.external` and a diff driver's `command`/`textconv`, a clean filter (`filter.<name>.clean` or
  * `.process`, run by status and diff on modified files), `gpg.program` (through
  * `log.showSignature`), and, in a partial clone, a lazy fetch's transport (`core.sshCommand`,
- * credential helpers). Command-line `-c` settings win over every config file, so each run starts
- * with SAFE_CONFIG, the filter names the repository defines are emptied (`filterOverrides`: an
- * empty command means no filter to git), diffs pass `--no-ext-diff --no-textconv`, and submodules
- * are not entered (their config is their own). Paths are literal (`--literal-pathspecs`: a query's
- * `:(glob)*` names a file of that name). `--no-pager`, no terminal, and `protocol.allow=never`
- * (no transport at all) close the rest.
+ * credential helpers). Settings in the command scope win over every config file, so each run starts
+ * with SAFE_CONFIG and the filter names the repository defines emptied (`configEnv`: an
+ * empty command means no filter to git), all passed as GIT_CONFIG_COUNT/KEY/VALUE variables, not
+ * `-c`: git splits a `-c` at its first `=`, and a filter name may hold one (or be empty). A guard
+ * key among them shows a run that git read them (`CONFIG_GUARD`; a git too old for the variables
+ * would ignore them). Diffs pass `--no-ext-diff --no-textconv`, and submodules are not entered
+ * (their config is their own). Paths are literal (`--literal-pathspecs`: a query's `:(glob)*`
+ * names a file of that name). `--no-pager`, no terminal, and an empty GIT_ALLOW_PROTOCOL (no
+ * transport at all, whatever `protocol.*.allow` the repository sets) close the rest.
  *
  * The environment is the daemon's, scrubbed: no variable named like a secret
  * (`config/secret-names.ts`), none the daemon keeps from children (`runtime/child-env.ts`'s list is
@@ -22,7 +25,7 @@
 import { isSecretName } from "../../config/secret-names.ts";
 import { withHostSearchPath } from "../host-executable.ts";
 
-/** `-c` settings every run starts with. */
+/** Command-scope settings every run starts with. */
 export const SAFE_CONFIG: readonly (readonly [string, string])[] = [
   ["core.fsmonitor", "false"],
   ["core.pager", "cat"],
@@ -44,22 +47,40 @@ export const SAFE_CONFIG: readonly (readonly [string, string])[] = [
 /** Options every diff-producing command gets. */
 export const SAFE_DIFF_OPTIONS = ["--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"] as const;
 
-/** The filter driver names in `git config --null --name-only --get-regexp ^filter\.` output. */
-export function filterNames(configOutput: string): string[] {
+/** A key every run sets; `git config` listing it shows the run read the command-scope variables. */
+export const CONFIG_GUARD = "svc.viewsguard";
+
+/** The arguments of the run listing the filter names (`filterNames`) and the guard. */
+export const FILTER_QUERY = ["config", "--null", "--name-only", "--get-regexp", "^(filter\\.|svc\\.viewsguard$)"] as const;
+
+/**
+ * The filter driver names in FILTER_QUERY's output (a name may be empty, or hold `=` or `.`), or
+ * null when the guard is missing (the run ignored the command-scope variables).
+ */
+export function filterNames(configOutput: string): string[] | null {
   const names = new Set<string>();
+  let guarded = false;
   for (const key of configOutput.split("\0")) {
-    const match = /^filter\.(.+)\.[^.]+$/s.exec(key.trim());
+    if (key === CONFIG_GUARD) guarded = true;
+    const match = /^filter\.(.*)\.[^.]+$/s.exec(key);
     if (match) names.add(match[1]!);
   }
-  return [...names];
+  return guarded ? [...names] : null;
 }
 
-/** The global arguments of a run: `--no-pager`, SAFE_CONFIG, and each named filter emptied. */
-export function safeGlobalArgs(filters: readonly string[]): string[] {
-  const args = ["--no-pager", "--no-optional-locks", "--literal-pathspecs"];
-  for (const [key, value] of SAFE_CONFIG) args.push("-c", `${key}=${value}`);
-  for (const name of filters) for (const key of ["clean", "smudge", "process"]) args.push("-c", `filter.${name}.${key}=`);
-  return args;
+/** The global arguments of a run. */
+export const SAFE_GLOBAL_ARGS = ["--no-pager", "--no-optional-locks", "--literal-pathspecs"] as const;
+
+/** The command-scope variables of a run: SAFE_CONFIG, the guard, and each named filter emptied. */
+export function configEnv(filters: readonly string[]): Record<string, string> {
+  const pairs: (readonly [string, string])[] = [...SAFE_CONFIG, [CONFIG_GUARD, "1"]];
+  for (const name of filters) for (const key of ["clean", "smudge", "process"]) pairs.push([`filter.${name}.${key}`, ""]);
+  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(pairs.length) };
+  pairs.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return env;
 }
 
 /** The variables svc sets for every run, over the scrubbed environment. */
@@ -68,6 +89,7 @@ const GIT_ENV: Readonly<Record<string, string>> = {
   GIT_TERMINAL_PROMPT: "0",
   GIT_OPTIONAL_LOCKS: "0",
   GIT_NO_LAZY_FETCH: "1",
+  GIT_ALLOW_PROTOCOL: "",
   GIT_PAGER: "cat",
   PAGER: "cat",
   LC_ALL: "C",

@@ -1,21 +1,24 @@
 /**
  * `GET /workspace/git/diff` (the working tree against HEAD: totals and the first MAX_LISTED_FILES
  * files, untracked files included) and `GET /workspace/git/diff/file` (one file's hunks), the
- * reference's v1 shapes. Outside a repository, or while an operation (rebase, merge…) is in
+ * reference's v1 shapes; in a workspace inside a larger repository, of the workspace's files only. Outside a repository, or while an operation (rebase, merge…) is in
  * progress, `available: false`. Bounded: past MAX_FILES_FOR_DETAILS changed files only the totals
  * are answered; a file's diff is read up to FILE_DIFF_BYTES and MAX_LINES_PER_FILE lines, then
  * marked `truncated`.
  */
+import { relative } from "node:path";
 import { outsideWorkspace } from "../fs-errors.ts";
 import { absoluteOf, isInside, normalizeRequestPath } from "../paths.ts";
 import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
 import { MAX_LINES_PER_FILE, MAX_LISTED_FILES, deletedPaths, nulRecords, parseFileHunks, parseNumstat, parseShortstat, type Hunk } from "./git-parse.ts";
 import type { GitSession } from "./git-session.ts";
 import { operationOf } from "./git-status.ts";
-import { readUntracked, textLines } from "./untracked-read.ts";
+import { countLines, readUntracked, textLines } from "./untracked-read.ts";
 
 /** Past this many changed files (tracked and untracked) the diff answers its totals only. */
 export const MAX_FILES_FOR_DETAILS = 500;
+/** Bytes of untracked files one diff list reads in all; past them a file is counted as no lines, marked truncated. */
+export const UNTRACKED_LIST_BYTES = 8 * 1024 * 1024;
 /** Bytes of one file's diff read; the rest is not. */
 export const FILE_DIFF_BYTES = 1024 * 1024;
 
@@ -63,13 +66,15 @@ export async function gitDiffList(git: GitSession | null, root: string, workspac
   const top = await diffableTop(git);
   if (git === null || top === null) return unavailableList(workspaceCwd);
   const at = { cwd: top };
-  const [short, others] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--shortstat", "HEAD", "--"], at), git.git(["ls-files", "-z", "--others", "--exclude-standard"], at)]);
+  // A workspace inside a larger repository lists its own files only.
+  const within = isInside(top, root) && top !== root ? [relative(top, root)] : [];
+  const [short, others] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--shortstat", "HEAD", "--", ...within], at), git.git(["ls-files", "-z", "--others", "--exclude-standard", "--", ...within], at)]);
   const untracked = nulRecords(others.stdout, others.truncated);
   const totals = short.code === 0 ? parseShortstat(short.stdout) : { filesCount: 0, linesAdded: 0, linesRemoved: 0 };
   if (others.truncated || totals.filesCount + untracked.length > MAX_FILES_FOR_DETAILS)
     return { v: 1, workspaceCwd, available: true, ...totals, filesCount: totals.filesCount + untracked.length, files: [], hiddenCount: totals.filesCount + untracked.length };
 
-  const [numstat, names] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--numstat", "-z", "HEAD", "--"], at), git.git(["diff", ...SAFE_DIFF_OPTIONS, "--name-status", "-z", "HEAD", "--"], at)]);
+  const [numstat, names] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--numstat", "-z", "HEAD", "--", ...within], at), git.git(["diff", ...SAFE_DIFF_OPTIONS, "--name-status", "-z", "HEAD", "--", ...within], at)]);
   const tracked = numstat.code === 0 || numstat.truncated ? parseNumstat(numstat.stdout, numstat.truncated) : [];
   const deleted = names.code === 0 || names.truncated ? deletedPaths(names.stdout, names.truncated) : new Set<string>();
   const files: DiffFileEntry[] = [];
@@ -81,9 +86,11 @@ export async function gitDiffList(git: GitSession | null, root: string, workspac
     if (files.length < MAX_LISTED_FILES)
       files.push({ path: e.path, ...(e.oldPath === undefined ? {} : { oldPath: e.oldPath }), added: e.added, removed: e.removed, isBinary: e.isBinary, isUntracked: false, isDeleted: deleted.has(e.path), truncated: false });
   }
+  let budget = UNTRACKED_LIST_BYTES;
   for (const path of untracked) {
-    const read = readUntracked(root, absoluteOf(top, path));
-    const added = read === null || read.isBinary ? 0 : textLines(read.text).length;
+    const read = budget > 0 ? await readUntracked(root, absoluteOf(top, path), budget) : { bytes: Buffer.alloc(0), isBinary: false, truncated: true };
+    budget -= read?.bytes.length ?? 0;
+    const added = read === null || read.isBinary ? 0 : countLines(read.bytes);
     linesAdded += added;
     if (files.length < MAX_LISTED_FILES) files.push({ path, added, removed: 0, isBinary: read?.isBinary ?? false, isUntracked: true, isDeleted: false, truncated: read?.truncated ?? false });
   }
@@ -111,9 +118,9 @@ export async function gitDiffFile(git: GitSession | null, root: string, workspac
 
   const listed = await git.git(["ls-files", "-z", "--others", "--exclude-standard", "--", rel], at);
   if (listed.code !== 0 || listed.stdout === "") return none;
-  const read = readUntracked(root, absoluteOf(top, rel));
+  const read = await readUntracked(root, absoluteOf(top, rel));
   if (read === null || read.isBinary) return none;
-  const lines = textLines(read.text);
+  const lines = textLines(read.bytes.toString("utf8"));
   const kept = lines.slice(0, MAX_LINES_PER_FILE);
   const truncated = read.truncated || lines.length > kept.length;
   if (kept.length === 0) return { ...none, ...(truncated ? { truncated: true as const } : {}) };

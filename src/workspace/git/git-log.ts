@@ -37,10 +37,16 @@ interface Dated {
   commitDate: number;
 }
 
-async function walk(git: GitSession, args: readonly string[]): Promise<Dated[] | null> {
+/** The commits of one walk, and whether its output was cut at the run's byte bound (older ones went unread). */
+interface Walk {
+  found: Dated[];
+  cut: boolean;
+}
+
+async function walk(git: GitSession, args: readonly string[]): Promise<Walk | null> {
   const r = await git.git(["log", "-z", `--format=${LOG_FORMAT}`, "--date-order", ...args, "--"]);
   if (r.code !== 0 && !r.truncated) return null;
-  return parseLogRecords(r.stdout, r.truncated).map(({ entry, last }) => ({ entry, commitDate: Number.parseInt(last, 10) || 0 }));
+  return { found: parseLogRecords(r.stdout, r.truncated).map(({ entry, last }) => ({ entry, commitDate: Number.parseInt(last, 10) || 0 })), cut: r.truncated };
 }
 
 export async function gitLog(git: GitSession | null, workspaceCwd: string, q: LogQuery): Promise<LogBody> {
@@ -53,18 +59,23 @@ export async function gitLog(git: GitSession | null, workspaceCwd: string, q: Lo
     const window = ["-n", String(q.skip + q.limit + 1)];
     const runs = [walk(git, ["-i", "--fixed-strings", `--grep=${search}`, ...window, ...revisions]), walk(git, ["-i", "--fixed-strings", `--author=${search}`, ...window, ...revisions])];
     if (/^[0-9a-f]{4,40}$/i.test(search)) runs.push(walk(git, ["--no-walk", "--end-of-options", `${search}^{commit}`]));
+    const walks = (await Promise.all(runs)).filter((w) => w !== null);
     const bySha = new Map<string, Dated>();
-    for (const found of await Promise.all(runs)) for (const d of found ?? []) if (!bySha.has(d.entry.sha)) bySha.set(d.entry.sha, d);
-    const sorted = [...bySha.values()].sort((a, b) => b.commitDate - a.commitDate).map((d) => d.entry);
-    return { ...none, available: true, entries: sorted.slice(q.skip, q.skip + q.limit), hasMore: sorted.length > q.skip + q.limit };
+    for (const w of walks) for (const d of w.found) if (!bySha.has(d.entry.sha)) bySha.set(d.entry.sha, d);
+    // A cut walk read its matches down to its last commit's date only: older merged commits may miss
+    // some of its matches, so the page ends there, and more are said to follow.
+    const cuts = walks.filter((w) => w.cut).map((w) => w.found.at(-1)?.commitDate ?? Number.POSITIVE_INFINITY);
+    const readTo = cuts.length === 0 ? Number.NEGATIVE_INFINITY : Math.max(...cuts);
+    const sorted = [...bySha.values()].sort((a, b) => b.commitDate - a.commitDate).filter((d) => d.commitDate >= readTo).map((d) => d.entry);
+    return { ...none, available: true, entries: sorted.slice(q.skip, q.skip + q.limit), hasMore: cuts.length > 0 || sorted.length > q.skip + q.limit };
   }
-  const found = await walk(git, ["-n", String(q.limit + 1), ...(q.skip > 0 ? ["--skip", String(q.skip)] : []), ...revisions]);
-  if (found === null) {
+  const walked = await walk(git, ["-n", String(q.limit + 1), ...(q.skip > 0 ? ["--skip", String(q.skip)] : []), ...revisions]);
+  if (walked === null) {
     // No commits yet: an empty history, not an unavailable one.
     const head = await git.git(["rev-parse", "--verify", "--quiet", "HEAD"]);
     return head.code === 0 ? none : { ...none, available: true };
   }
-  return { ...none, available: true, entries: found.slice(0, q.limit).map((d) => d.entry), hasMore: found.length > q.limit };
+  return { ...none, available: true, entries: walked.found.slice(0, q.limit).map((d) => d.entry), hasMore: walked.cut || walked.found.length > q.limit };
 }
 
 export interface CommitBody {

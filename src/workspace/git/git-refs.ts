@@ -63,9 +63,16 @@ export async function gitBranches(session: GitSession | null, workspaceCwd: stri
   };
 }
 
-/** A URL with its user info (credentials, tokens) replaced by `***`. */
+/**
+ * A URL with what may carry a secret replaced by `***`: its user info (up to the authority's last
+ * `@`, as URL parsers read it: a password may hold an `@`), its query and its fragment.
+ */
 export function withoutCredentials(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, "$1***@");
+  const parts = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#]*)([^?#]*)([?#])?/is.exec(url);
+  if (parts === null) return url;
+  const [, scheme, authority, path, mark] = parts as unknown as [string, string, string, string, string | undefined];
+  const at = authority.lastIndexOf("@");
+  return `${scheme}${at === -1 ? authority : `***@${authority.slice(at + 1)}`}${path}${mark === undefined ? "" : `${mark}***`}`;
 }
 
 export async function gitRemotes(session: GitSession | null, workspaceCwd: string): Promise<RemotesBody> {

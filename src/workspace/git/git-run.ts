@@ -22,6 +22,10 @@ export interface GitRunOptions {
   readonly cwd: string;
   /** stdout bound in bytes (default GIT_OUTPUT_BYTES). */
   readonly maxBytes?: number;
+  /** Variables set over the runner's environment for this run. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Aborted when the answer is no longer wanted (its client went away): the run is stopped, or never started. */
+  readonly signal?: AbortSignal;
 }
 
 /** Runs `git <args>` (the views add every safety argument themselves, `git-args.ts`). */

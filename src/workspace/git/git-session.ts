@@ -4,10 +4,11 @@
  * `git-args.ts`), and runs commands with the safe global arguments. Also where the repository is:
  * its top level and git directories (`rev-parse`).
  */
+import { realpath } from "node:fs/promises";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { findHostExecutable } from "../host-executable.ts";
 import { isInside } from "../paths.ts";
-import { filterNames, gitEnv, safeGlobalArgs } from "./git-args.ts";
+import { FILTER_QUERY, SAFE_GLOBAL_ARGS, configEnv, filterNames, gitEnv } from "./git-args.ts";
 import type { GitRun, RunGit } from "./git-run.ts";
 
 /** Output of the config and rev-parse reads (a few paths and names). */
@@ -41,41 +42,78 @@ export class GitSession {
     private readonly run: RunGit,
     private readonly root: string,
     readonly cwd: string,
+    private readonly signal: AbortSignal | undefined,
   ) {}
 
-  /** A session in `cwd`, or null when no usable `git` is on PATH (none, or only inside the workspace). */
-  static open(host: GitHost, cwd: string): GitSession | null {
+  /**
+   * A session in `cwd`, or null when no usable `git` is on PATH (none, or only inside the workspace).
+   * Its runs stop, or never start, once `signal` aborts.
+   */
+  static open(host: GitHost, cwd: string, signal?: AbortSignal): GitSession | null {
     const found = findHostExecutable("git", host.baseEnv.PATH ?? "", host.root);
     if (found.kind !== "found") return null;
-    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), host.root, cwd);
+    return new GitSession(host.runner(found.path, gitEnv(host.baseEnv, host.root)), host.root, cwd, signal);
   }
 
   /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
   async git(args: readonly string[], options: { maxBytes?: number; cwd?: string } = {}): Promise<GitRun> {
-    this.filters ??= this.run([...safeGlobalArgs([]), "config", "--null", "--name-only", "--get-regexp", "^filter\\."], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES }).then((r) => {
+    this.filters ??= this.run([...SAFE_GLOBAL_ARGS, ...FILTER_QUERY], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES, env: configEnv([]), ...this.aborts() }).then((r) => {
       // Cut output could hide a filter: refuse to run rather than run one.
       if (r.timedOut) throw timedOut();
       if (r.truncated) throw gitUnavailable("the repository's filter configuration could not be read whole");
-      return filterNames(r.stdout);
+      const names = filterNames(r.stdout);
+      if (names === null) throw gitUnavailable("this git ignores GIT_CONFIG_COUNT (git 2.31 or later is needed)");
+      return names;
     });
     const filters = await this.filters;
-    const run = await this.run([...safeGlobalArgs(filters), ...args], { cwd: options.cwd ?? this.cwd, ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    const run = await this.run([...SAFE_GLOBAL_ARGS, ...args], { cwd: options.cwd ?? this.cwd, env: configEnv(filters), ...this.aborts(), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
     if (run.timedOut) throw timedOut();
     return run;
   }
 
+  private aborts(): { signal?: AbortSignal } {
+    return this.signal === undefined ? {} : { signal: this.signal };
+  }
+
   /**
-   * The repository around the session's directory, or null when it is in none, or when its work
-   * tree is neither the workspace, inside it, nor a folder holding it (a `core.worktree` pointing
-   * elsewhere would have the views read files outside the workspace).
+   * The repository around the session's directory, or null when it is in none, when its work tree
+   * is neither the workspace, inside it, nor a folder holding it (a `core.worktree` pointing
+   * elsewhere would have the views read files outside the workspace), or when it is another
+   * repository than the workspace's own whose git directories lie outside the workspace (a `.git`
+   * file or link in a workspace folder may name any repository on disk).
    */
   async repo(): Promise<RepoPaths | null> {
-    const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { maxBytes: SMALL_OUTPUT_BYTES });
+    const here = await this.paths(this.cwd);
+    if (here === null) return null;
+    if (!isInside(this.root, here.top) && !isInside(here.top, this.root)) return null;
+    if (this.cwd === this.root || (await this.ownDirs(here))) return here;
+    return null;
+  }
+
+  /** Whether `repo`'s git and common directories lie inside the workspace, or are those of the repository the workspace itself is in. */
+  private async ownDirs(repo: RepoPaths): Promise<boolean> {
+    const dirs = await realDirs(repo);
+    if (dirs === null) return false;
+    if (dirs.every((dir) => isInside(this.root, dir))) return true;
+    const workspace = await this.paths(this.root);
+    const own = workspace === null ? null : await realDirs(workspace);
+    return own !== null && own[0] === dirs[0] && own[1] === dirs[1];
+  }
+
+  private async paths(cwd: string): Promise<RepoPaths | null> {
+    const r = await this.git(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"], { cwd, maxBytes: SMALL_OUTPUT_BYTES });
     if (r.code !== 0) return null;
     const [top, gitDir, common] = r.stdout.split("\n");
     if (!top || !gitDir || !common) return null;
-    if (!isInside(this.root, top) && !isInside(top, this.root)) return null;
-    return { top, gitDir, commonDir: common.startsWith("/") ? common : `${this.cwd}/${common}` };
+    return { top, gitDir, commonDir: common.startsWith("/") ? common : `${cwd}/${common}` };
   }
 }
 
+/** The real paths of a repository's git and common directories, or null when either cannot be resolved. */
+async function realDirs(repo: RepoPaths): Promise<[string, string] | null> {
+  try {
+    return [await realpath(repo.gitDir), await realpath(repo.commonDir)];
+  } catch {
+    return null;
+  }
+}

@@ -23,15 +23,16 @@ export class GitViews {
     this.host = { ...host, runner: (path, env) => slots.limit(host.runner(path, env)) };
   }
 
-  private session(cwd: string): GitSession | null {
-    return GitSession.open(this.host, cwd);
+  private session(cwd: string, signal: AbortSignal | undefined): GitSession | null {
+    return GitSession.open(this.host, cwd, signal);
   }
 
-  status = (cwd: string) => gitStatus(this.session(cwd), cwd);
-  diff = (cwd: string) => gitDiffList(this.session(cwd), this.host.root, cwd);
-  diffFile = (cwd: string, path: string, oldPath?: string) => gitDiffFile(this.session(cwd), this.host.root, cwd, path, oldPath);
-  log = (cwd: string, query: LogQuery) => gitLog(this.session(cwd), cwd, query);
-  commit = (cwd: string, sha: string) => gitCommit(this.session(cwd), cwd, sha);
-  branches = (cwd: string) => gitBranches(this.session(cwd), cwd);
-  remotes = (cwd: string) => gitRemotes(this.session(cwd), cwd);
+  // Each view's `signal` aborts when its answer is no longer wanted: its git runs stop.
+  status = (cwd: string, signal?: AbortSignal) => gitStatus(this.session(cwd, signal), cwd);
+  diff = (cwd: string, signal?: AbortSignal) => gitDiffList(this.session(cwd, signal), this.host.root, cwd);
+  diffFile = (cwd: string, path: string, oldPath?: string, signal?: AbortSignal) => gitDiffFile(this.session(cwd, signal), this.host.root, cwd, path, oldPath);
+  log = (cwd: string, query: LogQuery, signal?: AbortSignal) => gitLog(this.session(cwd, signal), cwd, query);
+  commit = (cwd: string, sha: string, signal?: AbortSignal) => gitCommit(this.session(cwd, signal), cwd, sha);
+  branches = (cwd: string, signal?: AbortSignal) => gitBranches(this.session(cwd, signal), cwd);
+  remotes = (cwd: string, signal?: AbortSignal) => gitRemotes(this.session(cwd, signal), cwd);
 }

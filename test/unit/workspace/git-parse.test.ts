@@ -2,7 +2,7 @@
 import { expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { filterNames, gitEnv, safeGlobalArgs } from "../../../src/workspace/git/git-args.ts";
+import { configEnv, filterNames, gitEnv } from "../../../src/workspace/git/git-args.ts";
 import {
   countStatusEntries,
   deletedPaths,
@@ -68,19 +68,26 @@ test("branches, recent checkouts and remotes", () => {
   expect(parseRemotes(config, false)).toEqual([{ name: "origin", fetchUrl: "https://e/r.git", pushUrl: "https://e/r.git", extraFetchUrls: 1, extraPushUrls: 1, promisor: false, customRefspec: false, otherSettings: 1 }]);
   expect(withoutCredentials("https://user:tok@host/r.git")).toBe("https://***@host/r.git");
   expect(withoutCredentials("git@host:r.git")).toBe("git@host:r.git");
+  expect(withoutCredentials("https://u:SEC@RET4@host/r.git")).toBe("https://***@host/r.git");
+  expect(withoutCredentials("https://host/r.git?private_token=SECRET1")).toBe("https://host/r.git?***");
+  expect(withoutCredentials("https://host?t=S#frag")).toBe("https://host?***");
+  expect(withoutCredentials("https://host/r.git#SECRET2")).toBe("https://host/r.git#***");
+  expect(withoutCredentials("ssh://git@host:22/r.git")).toBe("ssh://***@host:22/r.git");
 });
 
-test("filter drivers are found by name, dotted names included, and each is emptied", () => {
-  expect(filterNames("filter.lfs.clean\0filter.lfs.process\0filter.a.b.smudge\0")).toEqual(["lfs", "a.b"]);
-  const args = safeGlobalArgs(["lfs"]);
-  for (const key of ["clean", "smudge", "process"]) expect(args).toContain(`filter.lfs.${key}=`);
-  expect(args).toContain("core.fsmonitor=false");
-  expect(args.slice(0, 3)).toEqual(["--no-pager", "--no-optional-locks", "--literal-pathspecs"]);
+test("filter drivers are found by name (dotted, with '=', empty), only under the guard, and each is emptied", () => {
+  expect(filterNames("filter.lfs.clean\0filter.lfs.process\0filter.a.b.smudge\0filter.x=y.clean\0filter..clean\0svc.viewsguard\0")).toEqual(["lfs", "a.b", "x=y", ""]);
+  expect(filterNames("filter.lfs.clean\0")).toBeNull();
+  const env = configEnv(["x=y", ""]);
+  const pairs = Array.from({ length: Number(env.GIT_CONFIG_COUNT) }, (_, i) => `${env[`GIT_CONFIG_KEY_${i}`]}=${env[`GIT_CONFIG_VALUE_${i}`]}`);
+  for (const key of ["clean", "smudge", "process"]) expect(pairs).toContain(`filter.x=y.${key}=`), expect(pairs).toContain(`filter..${key}=`);
+  expect(pairs).toContain("core.fsmonitor=false");
+  expect(pairs).toContain("svc.viewsguard=1");
 });
 
 test("the environment: no inherited GIT_*, no secrets, no relative or in-workspace PATH entries", async () => {
   await using ws = tempDir("svc-git-env-");
   mkdirSync(join(ws.path, "tools"));
   const env = gitEnv({ PATH: `bin:${ws.path}/tools:/usr/bin`, HOME: "/h", GIT_DIR: "/x", GIT_CONFIG_PARAMETERS: "'core.fsmonitor'='x'", OPENAI_API_KEY: "k", GH_TOKEN: "t", SSH_ASKPASS: "/x" }, ws.path);
-  expect(env).toEqual({ PATH: "/usr/bin", HOME: "/h", GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", GIT_NO_LAZY_FETCH: "1", GIT_PAGER: "cat", PAGER: "cat", LC_ALL: "C", LANG: "C" });
+  expect(env).toEqual({ PATH: "/usr/bin", HOME: "/h", GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0", GIT_NO_LAZY_FETCH: "1", GIT_ALLOW_PROTOCOL: "", GIT_PAGER: "cat", PAGER: "cat", LC_ALL: "C", LANG: "C" });
 });

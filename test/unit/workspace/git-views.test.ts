@@ -10,21 +10,23 @@ import type { GitRun } from "../../../src/workspace/git/git-run.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
 import { until } from "../../helpers/until.ts";
 
+/** The `key=value` command-scope settings of a run's variables. */
+const settings = (env: Readonly<Record<string, string>> = {}) => Array.from({ length: Number(env.GIT_CONFIG_COUNT ?? 0) }, (_, i) => `${env[`GIT_CONFIG_KEY_${i}`]}=${env[`GIT_CONFIG_VALUE_${i}`]}`);
 const ok = (stdout: string): GitRun => ({ code: 0, stdout, stderr: "", truncated: false, timedOut: false });
 const late: GitRun = { code: null, stdout: "", stderr: "", truncated: false, timedOut: true };
 
 /** Views whose runner answers `answer(args)` and records every argument list. */
 function views(root: string, answer: (args: readonly string[]) => GitRun) {
   const seen: string[][] = [];
-  const v = new GitViews({ root, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, runner: () => async (args) => (seen.push([...args]), answer(args)) });
+  const v = new GitViews({ root, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, runner: () => async (args, options) => (seen.push([...args, ...settings(options.env)]), answer(args)) });
   return { v, seen };
 }
 
-const subcommand = (args: readonly string[]) => args.find((a, i) => i > 0 && !a.startsWith("-") && args[i - 1] !== "-c")!;
+const subcommand = (args: readonly string[]) => args.find((a) => !a.startsWith("-"))!;
 
 test("a run past its time bound is 503 git_timeout on every view", async () => {
   await using ws = tempDir("svc-git-late-");
-  const { v } = views(ws.path, (args) => (subcommand(args) === "config" ? ok("") : late));
+  const { v } = views(ws.path, (args) => (subcommand(args) === "config" ? ok("svc.viewsguard\0") : late));
   const calls = [v.status(ws.path), v.diff(ws.path), v.diffFile(ws.path, "a.txt"), v.log(ws.path, { limit: 1, skip: 0, all: false }), v.commit(ws.path, "abcdef1"), v.branches(ws.path), v.remotes(ws.path)];
   for (const call of calls) {
     const err = await call.then(() => null, (e: unknown) => e);
@@ -34,7 +36,7 @@ test("a run past its time bound is 503 git_timeout on every view", async () => {
 
 test("the filter names come first, and every later run empties each of them", async () => {
   await using ws = tempDir("svc-git-filters-");
-  const { v, seen } = views(ws.path, (args) => (subcommand(args) === "config" ? ok("filter.lfs.clean\0filter.x.process\0") : ok("")));
+  const { v, seen } = views(ws.path, (args) => (subcommand(args) === "config" ? ok("filter.lfs.clean\0filter.x.process\0svc.viewsguard\0") : ok("")));
   await v.status(ws.path);
   expect(subcommand(seen[0]!)).toBe("config");
   expect(seen.length).toBeGreaterThan(1);
@@ -63,7 +65,7 @@ test("at most the slots' number of git runs at once; past the waiting bound a ru
         most = Math.max(most, running);
         await new Promise<void>((resolve) => gates.push(resolve));
         running--;
-        return ok("");
+        return ok("svc.viewsguard\0");
       },
     },
     new RunSlots(2, 3),
@@ -78,4 +80,36 @@ test("at most the slots' number of git runs at once; past the waiting bound a ru
   await until(() => (gates.shift()?.(), finished), 5000, "every view to finish, one run let go at a time");
   expect(await Promise.all(calls)).toEqual(["ok", "ok", "ok", "ok", "ok"]);
   expect(most).toBe(2);
+});
+
+test("a git that ignores the command-scope variables (no guard listed) is not run further", async () => {
+  await using ws = tempDir("svc-git-old-");
+  const { v, seen } = views(ws.path, () => ok("filter.a.clean\0"));
+  const err = await v.status(ws.path).then(() => null, (e: unknown) => e);
+  expect(err instanceof DaemonError ? err.code : err).toBe("git_unavailable");
+  expect(seen).toHaveLength(1);
+});
+
+test("a waiting run whose signal aborts leaves the queue (git_cancelled) and never runs", async () => {
+  const gates: (() => void)[] = [];
+  const ran: string[] = [];
+  const run = new RunSlots(1, 1).limit(async (args) => {
+    ran.push(args[0]!);
+    await new Promise<void>((resolve) => gates.push(resolve));
+    return ok("");
+  });
+  const first = run(["first"], { cwd: "/" });
+  const abort = new AbortController();
+  const second = run(["second"], { cwd: "/", signal: abort.signal }).then(() => "ok", (e: DaemonError) => e.code);
+  abort.abort();
+  expect(await second).toBe("git_cancelled");
+  // Its place in the queue is free again: a third run may wait, and runs once the first is done.
+  const third = run(["third"], { cwd: "/" });
+  await until(() => gates.length === 1, 2000, "the first run");
+  gates.shift()!();
+  await first;
+  await until(() => gates.length === 1, 2000, "the third run");
+  gates.shift()!();
+  await third;
+  expect(ran).toEqual(["first", "third"]);
 });
