@@ -30,6 +30,16 @@ const RESOURCE_RETRY_AFTER_SECONDS = 5;
 /** How many `cause` links are followed looking for a system error code. */
 const MAX_CAUSE_DEPTH = 4;
 
+/** 503 `resource_exhausted` when `err` is the system running out of a resource (descriptors, memory), else null. */
+export function exhaustedResponse(err: unknown, logger: Logger): Response | null {
+  const resource = exhaustedResource(err);
+  if (resource === null) return null;
+  logger.warn("out of system resources", { code: resource, error: err instanceof Error ? err.message : String(err) });
+  return jsonResponse({ error: `The daemon is out of system resources (${resource}); try again shortly`, code: "resource_exhausted" }, 503, {
+    "Retry-After": String(RESOURCE_RETRY_AFTER_SECONDS),
+  });
+}
+
 /** The resource-exhaustion code of `err` or of an error it wraps, or null. */
 function exhaustedResource(err: unknown): string | null {
   for (let depth = 0; depth <= MAX_CAUSE_DEPTH && typeof err === "object" && err !== null; depth++) {
@@ -73,13 +83,8 @@ export function errorResponse(code: string | number, error: unknown, logger: Log
   }
   const status = typeof (err as { status?: unknown })?.status === "number" ? (err as { status: number }).status : 500;
   if (status >= 400 && status < 500) return jsonResponse({ error: "Bad request", code: "invalid_request" }, status);
-  const resource = exhaustedResource(err);
-  if (resource !== null) {
-    logger.warn("out of system resources", { code: resource, error: err instanceof Error ? err.message : String(err) });
-    return jsonResponse({ error: `The daemon is out of system resources (${resource}); try again shortly`, code: "resource_exhausted" }, 503, {
-      "Retry-After": String(RESOURCE_RETRY_AFTER_SECONDS),
-    });
-  }
+  const exhausted = exhaustedResponse(err, logger);
+  if (exhausted !== null) return exhausted;
   logger.error("unhandled error", { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
   if (err instanceof Error && err.stack) logger.debug("stack", { stack: err.stack });
   return jsonResponse({ error: "Internal server error" }, 500);

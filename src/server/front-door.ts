@@ -15,7 +15,7 @@
 import type { Server } from "bun";
 import type { Config } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
-import { ERROR_HEADERS, jsonResponse } from "./error-response.ts";
+import { ERROR_HEADERS, exhaustedResponse, jsonResponse } from "./error-response.ts";
 import { shallowHealth } from "./health-answer.ts";
 import { MAX_JSON_BODY_BYTES } from "./json-body.ts";
 import { createBearerCheck } from "./security/bearer.ts";
@@ -214,6 +214,9 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   }
 
   function failed(err: unknown, method: string, path: string, started: number): Response {
+    // Building the app on a first request opens files (the store, modules): out of descriptors is the same retryable 503 the app gives.
+    const exhausted = exhaustedResponse(err, logger);
+    if (exhausted !== null) return finish(exhausted, null, method, path, started);
     logger.error("request failed outside the app", { method, path, error: String(err) });
     return finish(jsonResponse({ error: "Internal server error" }, 500), null, method, path, started);
   }

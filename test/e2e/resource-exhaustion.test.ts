@@ -34,7 +34,8 @@ test("POST /session without free descriptors is 503 resource_exhausted, then suc
     // Idle connections take all but FREE_FDS descriptors: enough for the daemon to read the
     // request (a full table stalls Bun's event loop on accept instead), too few to start an agent.
     const fds = () => readdirSync(`/proc/${d.proc.pid}/fd`).length;
-    expect((await requestOn(client, port, "GET", "/health")).status).toBe(200); // accepted, and counted below
+    // Accepted, and counted below; a route of the app, so the app is built (its modules read) before the table fills.
+    expect((await requestOn(client, port, "GET", "/session/00000000-0000-4000-8000-000000000000/status")).status).toBe(404);
     const toOpen = FD_LIMIT - FREE_FDS - fds();
     for (let i = 0; i < toOpen; i++) idle.push(await connect(port));
     await until(() => fds() >= FD_LIMIT - FREE_FDS, 10_000, "the daemon to accept the idle connections");

@@ -72,3 +72,16 @@ test("a build that fails answers 500 and the next request builds again", async (
   expect(await (await fetch(`${d.url}/x`)).text()).toBe("built");
   expect(attempts).toBe(2);
 });
+
+test("a build that fails for want of descriptors answers 503 resource_exhausted with Retry-After, like the app", async () => {
+  let attempts = 0;
+  const d = door(async () => {
+    if (++attempts === 1) throw Object.assign(new Error("EMFILE: too many open files, open 'svc.db'"), { code: "EMFILE" });
+    return appRouting(() => new Response("built"));
+  });
+  const first = await fetch(`${d.url}/x`);
+  expect(first.status).toBe(503);
+  expect(first.headers.get("retry-after")).toBe("5");
+  expect(await first.json()).toMatchObject({ code: "resource_exhausted" });
+  expect(await (await fetch(`${d.url}/x`)).text()).toBe("built");
+});
