@@ -102,6 +102,7 @@ describe("failed catalog changes", () => {
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
     // Any write to the archived flag now fails inside SQLite, as a full disk or I/O error would.
     const db = new Database(join(home.path, "svc.db"));
+    db.run("PRAGMA busy_timeout = 10000"); // the daemon may be writing this moment (a journal flush)
     db.run("CREATE TRIGGER refuse_archive BEFORE UPDATE OF archived ON sessions BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
     db.close();
 
