@@ -126,6 +126,7 @@ describe("where recording stopped", () => {
     // Journal chunks mentioning the poison word fail inside SQLite, as a full disk would; others go in
     // (a compressed chunk cannot be searched, so those fail too; the degradation notice is a small text one).
     const db = new Database(join(home.path, "svc.db"));
+    db.run("PRAGMA busy_timeout = 10000");
     db.run("CREATE TRIGGER refuse_journal BEFORE INSERT ON journal WHEN NEW.encoding <> 0 OR NEW.body LIKE '%poison-word%' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
     db.close();
 
