@@ -18,20 +18,24 @@ import { OrphanReaper } from "../runtime/orphan-reaper.ts";
 import { announceTrust } from "../runtime/profile-controls.ts";
 import { stderrSecrets } from "../runtime/stderr-secrets.ts";
 import { WorkspaceRuntime, type RuntimeDeps } from "../runtime/workspace-runtime.ts";
+import type { WorkspaceTrust } from "../trust/index.ts";
+import { workspaceId } from "../workspace/workspace-id.ts";
+import type { WorkspaceScope, WorkspaceScopes } from "../workspace-registry/workspace-scope.ts";
 
-/** What the registry reads of the workspace's trust (`src/trust/`'s WorkspaceTrust). */
+/** What the registry reads of the workspace's trust. */
 export interface TrustReader {
   readonly trusted: boolean;
 }
 
-export class RuntimeRegistry {
+export class RuntimeRegistry implements WorkspaceScopes {
   readonly primary: WorkspaceRuntime;
+  readonly primaryScope: WorkspaceScope;
   private readonly reaper = new OrphanReaper();
 
   constructor(
     private readonly config: Config,
     logger: Logger,
-    trust: TrustReader,
+    trust: WorkspaceTrust,
   ) {
     this.primary = new WorkspaceRuntime(config.workspace, {
       launch: config.agent,
@@ -43,10 +47,21 @@ export class RuntimeRegistry {
       mcpBudget: config.mcp,
       ...(config.agent.agent === "builtin" ? { keyNames: () => hostKeyVariableNames(config.dataDir), ...builtinTrust(config, trust) } : {}),
     });
+    this.primaryScope = { path: config.workspace, id: workspaceId(config.workspace), primary: true, trust, runtime: this.primary };
   }
 
   all(): WorkspaceRuntime[] {
     return [this.primary];
+  }
+
+  scopes(): readonly WorkspaceScope[] {
+    return [this.primaryScope];
+  }
+
+  resolve(selector: string, param = ":workspace"): WorkspaceScope {
+    if (selector === this.primaryScope.path || selector === this.primaryScope.id) return this.primaryScope;
+    if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/")) throw new DaemonError(400, "invalid_workspace", `\`${param}\` must decode to a workspace id or absolute path`);
+    throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
   }
 
   /** The runtime for a requested cwd (default: the primary workspace). */

@@ -18,7 +18,6 @@ import { SESSION_LIST_REPLY, apiModels } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
 import { SessionListQuery, WorkspaceSelector, listFilters } from "./history-schemas.ts";
-import { resolveWorkspace } from "./workspace-selector.ts";
 
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
@@ -64,9 +63,8 @@ const WorkspaceParams = t.Object({ workspace: WorkspaceSelector });
 export const catalogRoutes = (deps: AppDeps) => {
   const catalog = new SessionCatalog(deps.sessions, deps.sessions.store);
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
-  const primary = deps.runtimes.primary;
 
-  const workspaceOf = (selector: string, param?: string) => resolveWorkspace(primary.cwd, selector, param);
+  const workspaceOf = (selector: string, param?: string) => deps.runtimes.resolve(selector, param).path;
 
   const bulk = (action: BulkAction) =>
     [

@@ -47,7 +47,6 @@ import {
   StatusQuery,
 } from "./git-schemas.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
-import { resolveWorkspace } from "./workspace-selector.ts";
 
 const TAG = "workspace_git";
 /**
@@ -83,7 +82,7 @@ export const gitRoutes = (deps: AppDeps) => {
 
   /** The qualified route's views and directory, checked in the reference's order: workspace, trust, cwd. */
   async function qualified(selector: string, cwd: string | undefined): Promise<[GitViews, string]> {
-    resolveWorkspace(root, selector);
+    deps.runtimes.resolve(selector);
     const views = await trusted();
     return [views, await cwdOf(cwd)];
   }

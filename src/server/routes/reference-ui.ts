@@ -45,7 +45,6 @@ import {
 } from "./reference-ui-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 import { McpSnapshot } from "./workspace-status-schemas.ts";
-import { resolveWorkspace } from "./workspace-selector.ts";
 
 const errors = errorResponses();
 /** 400 `invalid_workspace`, 404 `workspace_not_found`. */
@@ -56,7 +55,7 @@ const STALE_MODEL_KEY = "Model configuration changed or is ambiguous. Reload and
 export const referenceUiRoutes = (deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
   const primary = deps.config.workspace;
   const mcp = snapshots.find((s) => s.name === "mcp")!;
-  const workspaceOf = (selector: string) => resolveWorkspace(primary, selector);
+  const workspaceOf = (selector: string) => deps.runtimes.resolve(selector).path;
 
   return new Elysia({ name: "routes/reference-ui" })
     .use(apiModels)

@@ -1,0 +1,30 @@
+/**
+ * One workspace the daemon serves, as routes see it: its canonical path and id, its live trust and
+ * its agent runtime. The primary workspace (`--workspace`) is the one the legacy singular routes
+ * target (scope `legacy-primary`); the `/workspaces/:workspace/...` routes resolve theirs by selector.
+ */
+import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { WorkspaceTrust } from "../trust/index.ts";
+
+export interface WorkspaceScope {
+  /** Canonical absolute path (realpath). */
+  readonly path: string;
+  /** `workspaceId(path)`: 16 hex digits. */
+  readonly id: string;
+  readonly primary: boolean;
+  /** The user's trust decision for this folder, live. */
+  readonly trust: WorkspaceTrust;
+  /** Its agent child (started on first use). */
+  readonly runtime: WorkspaceRuntime;
+}
+
+export interface WorkspaceScopes {
+  readonly primaryScope: WorkspaceScope;
+  /**
+   * The workspace a `:workspace` selector names: a workspace id or an absolute path (URL-decoded).
+   * 400 `invalid_workspace` when it is neither, 404 `workspace_not_found` when none is registered there.
+   */
+  resolve(selector: string, param?: string): WorkspaceScope;
+  /** Every workspace served, the primary first. */
+  scopes(): readonly WorkspaceScope[];
+}
