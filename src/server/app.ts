@@ -36,6 +36,7 @@ import { trustRoutes } from "./routes/trust.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
+import { apiModels } from "./schemas/api-models.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
 import { uncheckResponses } from "./schemas/response-checks.ts";
 
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     // Every body, whatever its Content-Type, is read here, within the same bounds (json-body.ts).
     .onParse(({ request }) => readJsonBody(request))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
+    .use(apiModels)
     .use(healthRoutes(deps))
     .use(capabilitiesRoutes(capabilities))
     .use(daemonStatusRoutes(deps, snapshots))
