@@ -62,7 +62,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     remoteAddress: (request) => server?.requestIP(request)?.address ?? null,
   };
   let core: Promise<DaemonCore> | null = null;
-  const buildCore = (opensSession = false) => (core ??= loadAppCore().then(({ buildCore }) => buildCore(coreDeps, { opensSession })));
+  const buildCore = () => (core ??= loadAppCore().then(({ buildCore }) => buildCore(coreDeps)));
 
   let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
   try {
@@ -89,9 +89,9 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   }
   const listener = server;
   const port = listener.port!;
-  const routing = async (opensSession: boolean) => {
+  const routing = async () => {
     const started = performance.now();
-    const built = (await buildCore(opensSession)).routing;
+    const built = (await buildCore()).routing;
     logger.debug("app built", { ms: Math.round(performance.now() - started) });
     return built;
   };

@@ -22,19 +22,9 @@ export interface DaemonCore {
   close(): void;
 }
 
-export interface BuildOptions {
-  /**
-   * The request the core is built for opens a session (an authenticated `POST /session`): the
-   * primary workspace's agent is started now, so its start overlaps the app's construction instead
-   * of following it. A failed start is retried by the session's own request, which reports it.
-   */
-  readonly opensSession?: boolean;
-}
-
-export function buildCore(deps: CoreDeps, options: BuildOptions = {}): DaemonCore {
+export function buildCore(deps: CoreDeps): DaemonCore {
   const { config, logger, trust } = deps;
   const runtimes = new RuntimeRegistry(config, logger, trust);
-  if (options.opensSession) runtimes.primary.ensureStarted().catch(() => {});
   // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
   const store = new Store(config.dataDir);
   const sessions = new SessionManager({ config, logger, runtimes, store });

@@ -44,10 +44,8 @@ export interface FrontDoorDeps {
    * The app behind the door, or how to build it. A routing to build is built on the first request
    * that needs it, which waits for it like every request that comes meanwhile; until then the door
    * answers the query-less `GET /health` alone, exactly as the app would (`BOOT_ROUTING`).
-   * `opensSession` says the request that starts the build is a `POST /session` the door's
-   * authentication admits: the build may then start the agent it will need alongside the app.
    */
-  readonly routing: Routing | ((opensSession: boolean) => Promise<Routing>);
+  readonly routing: Routing | (() => Promise<Routing>);
   /** More constant answers to query-less GETs the door serves before the app is built; each must be the app's own. */
   readonly bootGets?: ReadonlyMap<string, () => Response>;
   readonly rateLimiter: RateLimiter | null;
@@ -109,8 +107,8 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   let routing: Routing = typeof deps.routing === "function" ? bootRouting : deps.routing;
   let building: Promise<Routing> | null = null;
   /** The built routing; a build that failed is tried again by the next request. */
-  const built = (build: (opensSession: boolean) => Promise<Routing>, opensSession: boolean) =>
-    (building ??= build(opensSession).then(
+  const built = (build: () => Promise<Routing>) =>
+    (building ??= build().then(
       (r) => (routing = r),
       (err: unknown) => {
         building = null;
@@ -125,11 +123,13 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const maxConnections = config.limits.listenerMaxConnections;
 
   /**
-   * Steps 1–4 of the chain (origin, CORS, Host, bearer): whether the request is who it says, with no
-   * state touched, so the door can also ask it of a request that waits for the app to be built.
+   * Runs the chain up to the app. Returns the front door's own answer, or null when the request is
+   * admitted to the app, and the CORS headers to attach either way. Synchronous, so constant answers
+   * cost no promise at all.
    */
-  function authenticate(request: Request, method: string, url: string, path: string): [Response | null, Record<string, string> | null] {
+  function gate(request: Request, server: Server<unknown>, method: string, url: string, path: string): [Response | null, Record<string, string> | null] {
     const headers = request.headers;
+
     // 1. Self-origin strip, 2. CORS allowlist.
     let origin = headers.get("origin");
     if (origin !== null && strip.has(origin.toLowerCase())) origin = null;
@@ -157,18 +157,6 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     const exempt = isRead && ((path === "/health" && healthExempt) || routing.isPublicGet(path));
     if (checkBearer !== null && !exempt && !checkBearer(headers.get("authorization")))
       return [new Response(UNAUTHORIZED, { status: 401, headers: UNAUTHORIZED_HEADERS }), cors];
-    return [null, cors];
-  }
-
-  /**
-   * Runs the chain up to the app. Returns the front door's own answer, or null when the request is
-   * admitted to the app, and the CORS headers to attach either way. Synchronous, so constant answers
-   * cost no promise at all.
-   */
-  function gate(request: Request, server: Server<unknown>, method: string, url: string, path: string): [Response | null, Record<string, string> | null] {
-    const [refused, cors] = authenticate(request, method, url, path);
-    if (refused !== null) return [refused, cors];
-    const headers = request.headers;
 
     // 5. Rate limit, keyed by the socket's address (all loopback addresses are one client).
     if (deps.rateLimiter !== null) {
@@ -246,9 +234,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   function frontDoor(request: Request, server: Server<unknown>): Response | Promise<Response> {
     if (routing === bootRouting && typeof deps.routing === "function" && !answeredAtBoot(request)) {
       const started = performance.now();
-      const method = request.method;
-      const opensSession = method === "POST" && pathOf(request.url) === "/session" && authenticate(request, method, request.url, pathOf(request.url))[0] === null;
-      return built(deps.routing, opensSession).then(
+      return built(deps.routing).then(
         () => frontDoor(request, server),
         (err: unknown) => {
           transport.activeRequests++;

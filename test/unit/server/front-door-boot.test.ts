@@ -16,16 +16,16 @@ afterEach(async () => {
 });
 
 /** A listener behind a front door whose routing is built by `build`, counted in `builds`. */
-function door(build: () => Promise<Routing>, bootGets?: ReadonlyMap<string, () => Response>, args: string[] = []) {
+function door(build: () => Promise<Routing>, bootGets?: ReadonlyMap<string, () => Response>) {
   const dir: TempDir = tempDir("svc-door-boot-");
-  const { config, logger } = testServerConfig(dir.path, args);
-  const counts = { builds: 0, opensSession: [] as boolean[] };
+  const { config, logger } = testServerConfig(dir.path, []);
+  const counts = { builds: 0 };
   let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
   const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request, srv) => frontDoor!(request, srv) });
   frontDoor = createFrontDoor({
     config,
     logger,
-    routing: (opensSession) => (counts.builds++, counts.opensSession.push(opensSession), build()),
+    routing: () => (counts.builds++, build()),
     ...(bootGets ? { bootGets } : {}),
     rateLimiter: null,
     transport: new TransportStats(),
@@ -84,21 +84,4 @@ test("a build that fails for want of descriptors answers 503 resource_exhausted 
   expect(first.headers.get("retry-after")).toBe("5");
   expect(await first.json()).toMatchObject({ code: "resource_exhausted" });
   expect(await (await fetch(`${d.url}/x`)).text()).toBe("built");
-});
-
-test("the build is told it serves a session's opening only for a POST /session the door authenticates", async () => {
-  const token = "door-boot-token-0123456789abcdef";
-  const cases: [string, RequestInit, boolean][] = [
-    ["/session", { method: "POST", body: "{}", headers: { authorization: `Bearer ${token}` } }, true],
-    ["/session", { method: "POST", body: "{}" }, false], // no bearer: the agent must not start for it
-    ["/session", { method: "POST", body: "{}", headers: { authorization: "Bearer wrong-token-0123456789abcdef" } }, false],
-    ["/session", { method: "POST", body: "{}", headers: { authorization: `Bearer ${token}`, origin: "https://evil.example" } }, false],
-    ["/session", { method: "GET", headers: { authorization: `Bearer ${token}` } }, false],
-    ["/sessions", { method: "POST", body: "{}", headers: { authorization: `Bearer ${token}` } }, false],
-  ];
-  for (const [path, init, expected] of cases) {
-    const d = door(async () => appRouting(() => new Response("app")), undefined, ["--token", token]);
-    await (await fetch(d.url + path, init)).arrayBuffer();
-    expect({ path, init, hint: d.counts.opensSession }).toEqual({ path, init, hint: [expected] });
-  }
 });
