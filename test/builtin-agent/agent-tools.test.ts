@@ -170,7 +170,8 @@ describe("tools", () => {
     expect(toolResults(a.model.requests)[0]).toStartWith("key=[]");
   });
 
-  test.each([0o022, 0o027, 0o077])("files the agent creates follow its umask (%o); an edit keeps the file's mode", async (umask) => {
+  test.each(["022", "027", "077"])("files the agent creates follow its umask (%s); an edit keeps the file's mode", async (octal) => {
+    const umask = Number.parseInt(octal, 8);
     // The agent inherits the umask of the process that starts it, as under a daemon started from a shell.
     const previous = process.umask(umask);
     let agent: Awaited<ReturnType<typeof startAgent>>;
