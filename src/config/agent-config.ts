@@ -192,6 +192,18 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
   return models;
 }
 
+/**
+ * Whether the built-in agent started with `env` would have a model: a provider's variables, or a
+ * usable `model.providers` entry in `<dataDir>/settings.json`. The daemon's start-up check, by the
+ * same rules the agent applies (an unusable settings file counts as no models, as in the agent).
+ */
+export function builtinModelConfigured(env: AgentConfigInputs["env"], dataDir: string): boolean {
+  if (envModels(env).length > 0) return true;
+  const hostFile = join(dataDir, "settings.json");
+  const ignored: string[] = [];
+  return settingsModels(hostFile, readJson(hostFile, ignored), env, ignored).length > 0;
+}
+
 /** Most MCP servers declared; the rest are ignored with a warning. */
 export const MAX_MCP_SERVERS = 32;
 
