@@ -7,8 +7,11 @@
  *   POST   /workspace/auth/provider           {providerId, kind?, baseUrl?, models, apiKey} → stored (strict)
  *   DELETE /workspace/auth/provider/:id       → 204, removed with its key (strict)
  *   POST   /workspace/auth/device-flow        {providerId} → 201 started | 200 attached (strict)
- *   GET    /workspace/auth/device-flow/:id    → the flow (strict)
+ *   GET    /workspace/auth/device-flow/:id    → the flow
  *   DELETE /workspace/auth/device-flow/:id    → 204 cancelled (strict)
+ *
+ * The strict gate judges mutations only; a flow exists only once a strict POST (so a token) started
+ * it, and only its initiator reads its codes.
  *
  * A stored provider reaches the built-in agent at its next start (it has no control method to take
  * one live); `runtimeSync` says which applies.
@@ -96,7 +99,7 @@ export const authRoutes = (deps: AppDeps) => {
       params: DeviceFlowParams,
       headers: ClientIdHeaders,
       response: { 200: DeviceFlowState, ...errorResponses({ also: [404] }) },
-      detail: capability(FLOWS, { summary: "A sign-in's state; its user code and address for its initiator only", "x-svc-strict": true }),
+      detail: capability(FLOWS, { summary: "A sign-in's state; its user code and address for its initiator only" }),
     })
     .delete(
       "/workspace/auth/device-flow/:id",
