@@ -37,6 +37,8 @@ const FILES = [
   "builtin-agent/agent-front.test.ts",
   "builtin-agent/agent-grep.test.ts",
   "e2e/agent-daemon.test.ts",
+  // A provider key set through the API: in no log, answer or environment of the binary's processes.
+  "e2e/auth-secrets.test.ts",
   // The built-in agent's guards in the binary: the auto-approved shell class, bounded ACP output, no orphans.
   "builtin-agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",

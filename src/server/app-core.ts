@@ -9,6 +9,7 @@ import { TrustSync } from "../sessions/trust-sync.ts";
 import { Store } from "../store/store.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { createApp } from "./app.ts";
+import { loadAuth } from "./lazy-seams.ts";
 import type { Routing } from "./front-door.ts";
 
 /** What the front door gives the core: the daemon's own parts, which exist before it. */
@@ -24,7 +25,7 @@ export interface DaemonCore {
 
 export function buildCore(deps: CoreDeps): DaemonCore {
   const { config, logger, trust } = deps;
-  const runtimes = new RuntimeRegistry(config, logger, trust);
+  const runtimes = new RuntimeRegistry(config, logger, trust, () => loadAuth().then((auth) => auth.storedProviders({ dataDir: config.dataDir, logger })));
   // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
   const store = new Store(config.dataDir);
   const sessions = new SessionManager({ config, logger, runtimes, store });

@@ -15,6 +15,7 @@ import { shallowHealth } from "./health-answer.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { capabilitiesRoutes } from "./routes/capabilities.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { controlRoutes } from "./routes/controls.ts";
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(referenceUiRoutes(deps, snapshots))
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
+    .use(authRoutes(deps))
     .use(gitRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());

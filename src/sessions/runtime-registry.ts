@@ -36,6 +36,8 @@ export class RuntimeRegistry implements WorkspaceScopes {
     private readonly config: Config,
     logger: Logger,
     trust: WorkspaceTrust,
+    /** The providers set up through the API, read at each agent start (`src/auth/`); absent: none. */
+    storedProviders?: RuntimeDeps["storedProviders"],
   ) {
     this.primary = new WorkspaceRuntime(config.workspace, {
       launch: config.agent,
@@ -45,6 +47,7 @@ export class RuntimeRegistry implements WorkspaceScopes {
       reaper: this.reaper,
       secrets: stderrSecrets(config.agent, config.token),
       mcpBudget: config.mcp,
+      ...(storedProviders ? { storedProviders } : {}),
       ...(config.agent.agent === "builtin" ? { keyNames: () => hostKeyVariableNames(config.dataDir), ...builtinTrust(config, trust) } : {}),
     });
     this.primaryScope = { path: config.workspace, id: workspaceId(config.workspace), primary: true, trust, runtime: this.primary };
