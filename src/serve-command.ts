@@ -7,7 +7,7 @@
  * stderr and exit 2; a clean stop exits 0.
  */
 import { join } from "node:path";
-import { builtinModelConfigured } from "./config/agent-config.ts";
+import { builtinModelConfigured } from "./config/builtin-models.ts";
 import { hostKeyVariableNames, splitAgentEnv } from "./config/agent-keys.ts";
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";

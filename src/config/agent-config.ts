@@ -36,43 +36,15 @@ import { isAbsolute, join } from "node:path";
 import { AGENT_KEYS_FD_VAR, keyVariableNames, type HandedProvider } from "./agent-keys.ts";
 import type { ApprovalMode } from "./approval-modes.ts";
 import { dataDirFor } from "./config.ts";
-import { ENV_PROVIDERS } from "./env-providers.ts";
+import { envModels, handedModels, settingsModels, type ModelEntry } from "./builtin-models.ts";
 import { withAbsoluteSearchPath } from "./search-path.ts";
 import { isSecretName } from "./secret-names.ts";
 import { objectAt, readSettingsDoc as readJson } from "./settings-doc.ts";
 import { ignoredSettingsLine, workspacePolicy, workspaceSettingsFile, type IgnoredSetting } from "./workspace-policy.ts";
 
 export { APPROVAL_MODES, DEFAULT_APPROVAL_MODE, type ApprovalMode } from "./approval-modes.ts";
+export { DEFAULT_CONTEXT_LIMIT, DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS_LIMIT, PROVIDER_KINDS, type ModelEntry, type ProviderKind } from "./builtin-models.ts";
 
-/** The wire dialect of a model endpoint. */
-export const PROVIDER_KINDS = ["openai-compatible", "anthropic", "google"] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
-
-export interface ModelEntry {
-  /** `<provider>/<model>`, the ACP model id. */
-  readonly id: string;
-  readonly kind: ProviderKind;
-  readonly providerId: string;
-  readonly model: string;
-  readonly baseUrl: string;
-  /** Resolved from `apiKeyEnv`; absent for keyless local servers. */
-  readonly apiKey: string | undefined;
-  /** The model's context window in tokens: `contextLimit` of its settings entry, else DEFAULT_CONTEXT_LIMIT. */
-  readonly contextLimit: number;
-  /** The output token limit sent with each request: `maxOutputTokens` of its settings entry, else DEFAULT_MAX_OUTPUT_TOKENS. */
-  readonly maxOutputTokens: number;
-}
-
-/** Context window assumed for a model whose settings do not give one (env-configured models). */
-export const DEFAULT_CONTEXT_LIMIT = 128_000;
-/**
- * Output token limit for a model whose settings do not give one: what current hosted and local
- * models accept (a provider may refuse a limit above its model's own; Anthropic's is clamped by
- * its SDK). Set `maxOutputTokens` on the provider entry for more, or for less with older models.
- */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 8192;
-/** Largest `maxOutputTokens` a settings entry may give. */
-export const MAX_OUTPUT_TOKENS_LIMIT = 1_000_000;
 
 export type McpServerConfig =
   | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly description?: string }
@@ -137,82 +109,8 @@ export const MISSING_MODEL_HINT =
   "No model is configured for the built-in agent: set OPENAI_MODEL with OPENAI_API_KEY (hosted) or OPENAI_BASE_URL (a local server such as Ollama: OPENAI_BASE_URL=http://127.0.0.1:11434/v1), " +
   "or OPENROUTER_API_KEY with OPENROUTER_MODEL, or DASHSCOPE_API_KEY with DASHSCOPE_MODEL, or ANTHROPIC_API_KEY with ANTHROPIC_MODEL, or GEMINI_API_KEY with GEMINI_MODEL, or declare model.providers in $SVC_HOME/settings.json, then restart the daemon";
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const nonEmpty = (value: string | undefined): value is string => value !== undefined && value.trim() !== "";
 
-function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
-  const models: ModelEntry[] = [];
-  for (const p of ENV_PROVIDERS) {
-    const model = env[p.modelEnv];
-    const key = env[p.keyEnv];
-    const baseUrl = p.baseUrlEnv ? env[p.baseUrlEnv] : undefined;
-    // A keyless entry is allowed only for an explicit base URL (a local server needs no key).
-    if (!nonEmpty(model) || !(nonEmpty(key) || nonEmpty(baseUrl))) continue;
-    models.push({
-      id: `${p.id}/${model.trim()}`,
-      kind: p.kind,
-      providerId: p.id,
-      model: model.trim(),
-      baseUrl: nonEmpty(baseUrl) ? baseUrl.trim() : p.baseUrl,
-      apiKey: nonEmpty(key) ? key : undefined,
-      contextLimit: DEFAULT_CONTEXT_LIMIT,
-      maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS,
-    });
-  }
-  return models;
-}
 
-/** The providers set up through the daemon's API (`POST /workspace/auth/provider`), with their stored keys. */
-function handedModels(providers: readonly HandedProvider[]): ModelEntry[] {
-  return providers.flatMap((p) =>
-    p.models.map((model) => ({ id: `${p.id}/${model}`, kind: p.kind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: p.apiKey === "" ? undefined : p.apiKey, contextLimit: DEFAULT_CONTEXT_LIMIT, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS })),
-  );
-}
-
-/** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, maxOutputTokens?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
-function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
-  const providers = objectAt(doc, "model").providers;
-  if (providers === undefined) return [];
-  if (!Array.isArray(providers)) {
-    warnings.push(`${file}: model.providers must be an array; ignored`);
-    return [];
-  }
-  const models: ModelEntry[] = [];
-  providers.forEach((entry: unknown, index) => {
-    const p = (entry ?? {}) as Record<string, unknown>;
-    const where = `${file}: model.providers[${index}]`;
-    if (typeof p.id !== "string" || !/^[A-Za-z0-9._-]{1,64}$/.test(p.id)) return void warnings.push(`${where}.id must be 1-64 letters, digits, '.', '_' or '-'; entry ignored`);
-    const kind = p.kind ?? "openai-compatible";
-    if (!PROVIDER_KINDS.includes(kind as ProviderKind)) return void warnings.push(`${where}.kind must be one of ${PROVIDER_KINDS.join(", ")}; entry ignored`);
-    if (typeof p.baseUrl !== "string" || !/^https?:\/\//.test(p.baseUrl)) return void warnings.push(`${where}.baseUrl must be an http(s) URL; entry ignored`);
-    if (p.apiKeyEnv !== undefined && (typeof p.apiKeyEnv !== "string" || !ENV_NAME.test(p.apiKeyEnv)))
-      return void warnings.push(`${where}.apiKeyEnv must be an environment variable name; entry ignored`);
-    if (!Array.isArray(p.models) || !p.models.every((m) => typeof m === "string" && m.trim() !== ""))
-      return void warnings.push(`${where}.models must be an array of model names; entry ignored`);
-    if (p.contextLimit !== undefined && !(Number.isSafeInteger(p.contextLimit) && (p.contextLimit as number) > 0))
-      return void warnings.push(`${where}.contextLimit must be a positive whole number of tokens; entry ignored`);
-    if (p.maxOutputTokens !== undefined && !(Number.isSafeInteger(p.maxOutputTokens) && (p.maxOutputTokens as number) >= 1 && (p.maxOutputTokens as number) <= MAX_OUTPUT_TOKENS_LIMIT))
-      return void warnings.push(`${where}.maxOutputTokens must be a whole number of tokens from 1 to ${MAX_OUTPUT_TOKENS_LIMIT}; entry ignored`);
-    const apiKey = typeof p.apiKeyEnv === "string" ? env[p.apiKeyEnv] : undefined;
-    const contextLimit = (p.contextLimit as number | undefined) ?? DEFAULT_CONTEXT_LIMIT;
-    const maxOutputTokens = (p.maxOutputTokens as number | undefined) ?? DEFAULT_MAX_OUTPUT_TOKENS;
-    for (const model of p.models as string[])
-      models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined, contextLimit, maxOutputTokens });
-  });
-  return models;
-}
-
-/**
- * Whether the built-in agent started with `env` would have a model: a provider's variables, or a
- * usable `model.providers` entry in `<dataDir>/settings.json`. The daemon's start-up check, by the
- * same rules the agent applies (an unusable settings file counts as no models, as in the agent).
- */
-export function builtinModelConfigured(env: AgentConfigInputs["env"], dataDir: string): boolean {
-  if (envModels(env).length > 0) return true;
-  const hostFile = join(dataDir, "settings.json");
-  const ignored: string[] = [];
-  return settingsModels(hostFile, readJson(hostFile, ignored), env, ignored).length > 0;
-}
 
 /** Most MCP servers declared; the rest are ignored with a warning. */
 export const MAX_MCP_SERVERS = 32;

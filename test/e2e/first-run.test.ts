@@ -80,6 +80,15 @@ describe("a start without a model", () => {
     expect(await startupLog(d)).not.toMatch(NO_MODEL);
   });
 
+  test("no warning with a provider set up through the API (the credentials file)", async () => {
+    await using dir = tempDir();
+    const svcHome = home(dir);
+    const provider = { id: "local", kind: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1", models: ["m"], apiKey: "", source: "api", updatedAt: 1 };
+    writeFileSync(join(svcHome, "credentials.json"), JSON.stringify({ v: 1, providers: [provider] }), { mode: 0o600 });
+    await using d = await started([], { SVC_HOME: svcHome }, dir);
+    expect(await startupLog(d)).not.toMatch(NO_MODEL);
+  });
+
   test("a model without its key or base URL is no model: the warning stays", async () => {
     await using dir = tempDir();
     await using d = await started([], { SVC_HOME: home(dir), OPENAI_MODEL: "m" }, dir);
