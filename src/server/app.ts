@@ -85,7 +85,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
     .use(workspaceStatusRoutes(deps, snapshotsOf))
-    .use(referenceUiRoutes(deps, snapshots))
+    .use(referenceUiRoutes(deps))
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
     .use(gitRoutes(deps))
