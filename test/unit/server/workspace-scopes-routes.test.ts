@@ -6,7 +6,7 @@
  * objects are dropped once a workspace is no longer served.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, realpathSync, symlinkSync } from "node:fs";
+import { existsSync, realpathSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../../../src/logging/logger.ts";
 import type { WorkspaceRuntime } from "../../../src/runtime/workspace-runtime.ts";
