@@ -164,22 +164,23 @@ describe("a path of the primary into a nested workspace is an escape", () => {
   });
 });
 
-test("per-workspace objects are built once per workspace and dropped when it is no longer served", () => {
+test("per-workspace objects are built once per workspace, anew for a new scope of the same id, and dropped when it is no longer served", () => {
   let built = 0;
   const cache = new ScopeCache(registry, () => ++built);
-  const [first, second] = registry.extra as [WorkspaceScope, WorkspaceScope];
-  expect(cache.get(first)).toBe(1);
-  expect(cache.get(first)).toBe(1);
-  expect(cache.get(second)).toBe(2);
   const saved = registry.extra;
-  registry.extra = [second];
+  const [first, second] = saved as [WorkspaceScope, WorkspaceScope];
   try {
-    expect(cache.get(registry.primaryScope)).toBe(3);
-    expect(cache.size).toBe(2);
-    // The same id served again by a new scope (removed, then registered again) is built anew.
+    expect(cache.get(first)).toBe(1);
+    expect(cache.get(first)).toBe(1);
+    expect(cache.get(second)).toBe(2);
+    // The same id served by a new scope (removed, then registered again) is built anew.
     const again = { ...first };
-    registry.extra = [second, again];
-    expect(cache.get(again)).toBe(4);
+    registry.extra = [again, second];
+    expect(cache.get(again)).toBe(3);
+    // A workspace no longer served loses its entry at the next miss.
+    registry.extra = [again];
+    expect(cache.get(registry.primaryScope)).toBe(4);
+    expect(cache.size).toBe(2);
   } finally {
     registry.extra = saved;
   }
