@@ -13,6 +13,8 @@ import type { WorkspaceRuntime } from "../../../src/runtime/workspace-runtime.ts
 import { createApp } from "../../../src/server/app.ts";
 import { ScopeCache } from "../../../src/server/scope-cache.ts";
 import { RuntimeRegistry } from "../../../src/sessions/runtime-registry.ts";
+import { SessionManager } from "../../../src/sessions/session-manager.ts";
+import { Store } from "../../../src/store/store.ts";
 import { WorkspaceTrust } from "../../../src/trust/index.ts";
 import { workspaceId } from "../../../src/workspace/workspace-id.ts";
 import type { WorkspaceScope } from "../../../src/workspace-registry/workspace-scope.ts";
@@ -41,6 +43,7 @@ let primary: string;
 let inner: string;
 let other: string;
 let registry: ManyScopes;
+let store: Store;
 let fetchApp: (request: Request) => Response | Promise<Response>;
 
 beforeAll(() => {
@@ -63,10 +66,16 @@ beforeAll(() => {
     runtime: idleRuntime(path),
   });
   registry.extra = [scope(inner, false), scope(other, true)];
-  fetchApp = createApp({ ...deps, runtimes: registry }).fetch;
+  store = new Store(config.dataDir);
+  for (const [id, workspace] of [["s-primary", primary], ["s-other", other], ["s-inner", inner]] as const)
+    store.sessionStarted({ id, workspace, createdAt: Date.now(), agentSessionId: id, profile: null });
+  store.flush();
+  const sessions = new SessionManager({ config, logger: logger as Logger, runtimes: registry, store });
+  fetchApp = createApp({ ...deps, runtimes: registry, sessions }).fetch;
 });
 
 afterAll(async () => {
+  store.close();
   await registry.stop();
   await root[Symbol.asyncDispose]();
   await outside[Symbol.asyncDispose]();
@@ -114,6 +123,29 @@ describe("each workspace answers from its own root", () => {
     const reply = await call("GET", q(inner, "/git"));
     expect(reply.status).toBe(403);
     expect(reply.body.code).toBe("untrusted_workspace");
+  });
+});
+
+describe("sessions and history are the named workspace's", () => {
+  test("each workspace lists and counts its own sessions only", async () => {
+    for (const [workspace, id] of [[primary, "s-primary"], [other, "s-other"], [inner, "s-inner"]] as const) {
+      const list = await call("GET", q(workspace, "/sessions"));
+      expect(list.body.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([id]);
+      expect((await call("GET", q(workspace, "/session-info"))).body.total).toBe(1);
+    }
+  });
+
+  test("a session's history answers under its own workspace only (404 session_not_found under another)", async () => {
+    expect((await call("GET", q(other, "/session/s-other/transcript"))).status).toBe(200);
+    for (const [workspace, id] of [[primary, "s-other"], [other, "s-primary"], [primary, "s-inner"]] as const) {
+      const reply = await call("GET", q(workspace, `/session/${id}/transcript`));
+      expect([workspace, id, reply.status, reply.body.code]).toEqual([workspace, id, 404, "session_not_found"]);
+    }
+  });
+
+  test("an untrusted registered workspace's history is 403 untrusted_workspace", async () => {
+    const reply = await call("GET", q(inner, "/session/s-inner/transcript"));
+    expect([reply.status, reply.body.code]).toEqual([403, "untrusted_workspace"]);
   });
 });
 
