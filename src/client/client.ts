@@ -20,6 +20,7 @@ import type {
   FileText,
   Health,
   ListSessionsOptions,
+  WorkspaceOption,
   LoadedSession,
   PendingPrompt,
   PermissionOutcome,
@@ -117,6 +118,9 @@ export function createClient(options: ClientOptions) {
     return reply;
   }
 
+  /** A workspace route's path: its legacy form on the primary workspace, or its qualified form on the one named. */
+  const scoped = (o: WorkspaceOption, legacy: string, rest: string) => (o.workspace === undefined ? legacy : `/workspaces/${enc(o.workspace)}${rest}`);
+
   async function defaultWorkspace(): Promise<string> {
     if (workspaceCwd === undefined) {
       const caps = await call<Capabilities>("/capabilities");
@@ -165,8 +169,9 @@ export function createClient(options: ClientOptions) {
     loadSession: (id: string, o: { signal?: AbortSignal } = {}) => enter<LoadedSession>(`/session/${enc(id)}/load`, {}, o.signal),
     resumeSession: (id: string) => enter<LoadedSession>(`/session/${enc(id)}/resume`, {}),
     sessionContext: (id: string) => call<SessionContext>(`/session/${enc(id)}/context`),
-    transcript: (id: string, o: { limit?: number; cursor?: string } = {}) =>
-      call<TranscriptPage>(`/session/${enc(id)}/transcript`, { query: { limit: o.limit, cursor: o.cursor } }),
+    /** A session's transcript; with `workspace`, 404 unless the session is that workspace's. */
+    transcript: (id: string, o: { limit?: number; cursor?: string } & WorkspaceOption = {}) =>
+      call<TranscriptPage>(scoped(o, `/session/${enc(id)}/transcript`, `/session/${enc(id)}/transcript`), { query: { limit: o.limit, cursor: o.cursor } }),
 
     /** Queues a prompt (text or content blocks); resolves on admission, not completion. */
     prompt: (id: string, prompt: string | PromptBlock[]) =>
@@ -184,12 +189,12 @@ export function createClient(options: ClientOptions) {
     setApprovalMode: (id: string, mode: ApprovalMode, persist = false) =>
       call<ApprovalModeResult>(`/session/${enc(id)}/approval-mode`, { method: "POST", body: { mode, persist }, session: id }),
 
-    listDirectory: (path = ".", includeIgnored = false) =>
-      call<DirectoryListing>("/list", { query: { path, includeIgnored: includeIgnored ? "1" : undefined } }),
-    readFile: (path: string, o: { maxBytes?: number } = {}) => call<FileText>("/file", { query: { path, maxBytes: o.maxBytes } }),
+    listDirectory: (path = ".", includeIgnored = false, o: WorkspaceOption = {}) =>
+      call<DirectoryListing>(scoped(o, "/list", "/list"), { query: { path, includeIgnored: includeIgnored ? "1" : undefined } }),
+    readFile: (path: string, o: { maxBytes?: number } & WorkspaceOption = {}) => call<FileText>(scoped(o, "/file", "/file"), { query: { path, maxBytes: o.maxBytes } }),
 
     /** A workspace status route: preflight, env, mcp, tools, skills or providers. */
-    workspaceStatus: (section: WorkspaceSection) => call<WorkspaceStatus>(`/workspace/${section}`),
+    workspaceStatus: (section: WorkspaceSection, o: WorkspaceOption = {}) => call<WorkspaceStatus>(scoped(o, `/workspace/${section}`, `/${section}`)),
     /** The bound workspace's folder trust (404 from a daemon without folder trust routes). */
     workspaceTrust: () => call<WorkspaceTrust>("/workspace/trust"),
     /** Asks the daemon to trust (or stop trusting) its workspace; needs the daemon's bearer token. */

@@ -68,6 +68,12 @@ export interface SessionListPage {
   nextCursor?: string;
 }
 
+/** Names the workspace a workspace route targets (its `/workspaces/:workspace/…` form); without it, the daemon's primary workspace. */
+export interface WorkspaceOption {
+  /** Workspace id (16 hex digits) or absolute path. */
+  workspace?: string;
+}
+
 export interface ListSessionsOptions {
   /** Workspace id or absolute path; defaults to the daemon's workspace (from `/capabilities`). */
   workspace?: string;

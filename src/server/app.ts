@@ -38,6 +38,8 @@ import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { apiModels } from "./schemas/api-models.ts";
+import { ScopeCache } from "./scope-cache.ts";
+import type { WorkspaceScope } from "../workspace-registry/workspace-scope.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
 import { uncheckResponses } from "./schemas/response-checks.ts";
 
@@ -60,7 +62,10 @@ export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
   const capabilities = capabilitiesResponder(deps.config, () => features, () => deps.trust.trusted);
-  const snapshots = workspaceSnapshots(deps);
+  // Each served workspace's status snapshots, built on first use; the primary's are also the daemon status's.
+  const snapshotCache = new ScopeCache(deps.runtimes, (scope) => workspaceSnapshots(deps, scope));
+  const snapshotsOf = (scope: WorkspaceScope) => snapshotCache.get(scope);
+  const snapshots = snapshotsOf(deps.runtimes.primaryScope);
   // Bodies are normalised with TypeBox (`Value.Clean`: members a schema does not define are
   // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
   // passes (`[1,2]` → `{"0":1,"1":2}`, `123` → `{}`) and so lets it through.
@@ -82,8 +87,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))
-    .use(workspaceStatusRoutes(snapshots))
-    .use(referenceUiRoutes(deps, snapshots))
+    .use(workspaceStatusRoutes(deps, snapshotsOf))
+    .use(referenceUiRoutes(deps))
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
     .use(authRoutes(deps))

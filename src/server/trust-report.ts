@@ -35,20 +35,21 @@ export interface TrustReport {
   hint?: string;
 }
 
-export function trustReport(config: Config, trust: WorkspaceTrust): TrustReport {
+/** The report on `workspace`'s trust (default: the primary workspace). */
+export function trustReport(config: Config, trust: WorkspaceTrust, workspace = config.workspace): TrustReport {
   const decision = trust.decision();
   // The data dir's path stays in the log; the answer names the file only.
   const problem = trust.storeProblem()?.replaceAll(storePath(config.dataDir), "<data dir>/trust.json") ?? null;
   const ignored =
-    config.agent.agent === "builtin" ? readWorkspacePolicy({ dataDir: config.dataDir, workspace: config.workspace, trusted: decision.trusted, approvalModeFlag: config.approvalMode }).policy.ignored : [];
+    config.agent.agent === "builtin" ? readWorkspacePolicy({ dataDir: config.dataDir, workspace, trusted: decision.trusted, approvalModeFlag: config.approvalMode }).policy.ignored : [];
   const hint = decision.trusted
     ? undefined
     : problem !== null
       ? "fix or remove the trust store, then trust the folder"
-      : `trust the folder: svc trust ${config.workspace}, svc serve --trust-workspace, or POST /workspace/trust/request {"desiredState":"trusted"}`;
+      : `trust the folder: svc trust ${workspace}, svc serve --trust-workspace, or POST /workspace/trust/request {"desiredState":"trusted"}`;
   return {
     v: 1,
-    workspaceCwd: config.workspace,
+    workspaceCwd: workspace,
     folderTrustEnabled: decision.folderTrustEnabled,
     effective: { state: decision.trusted ? "trusted" : "untrusted", source: decision.source },
     explicitTrustLevel: decision.explicitTrustLevel,

@@ -1,8 +1,9 @@
 /**
  * The workspace status snapshots (spec "MCP snapshot", "Skills", "Providers", "Environment",
- * "Preflight", "Workspace tools"), built for the primary workspace. `workspaceSnapshots(deps)` lists
- * them by name; the app builds them once, so `/workspace/*` and the full daemon status read the very
- * same snapshots (and share one tool prober).
+ * "Preflight", "Workspace tools") of one served workspace. `workspaceSnapshots(deps, scope)` lists
+ * them by name; the app builds them once per workspace, so `/workspace/*` and the full daemon status
+ * read the very same snapshots of the primary (and share one tool prober), and
+ * `/workspaces/:workspace/*` those of the workspace named, from its own runtime and trust.
  *
  * Where the answer comes from:
  * - `env` and the daemon's preflight cells: daemon process state, always.
@@ -25,13 +26,12 @@ import { STATUS_TIMEOUT_MS, type WorkspaceSection as AgentSection } from "../run
 import { cliEntryStatus } from "../runtime/cli-entry.ts";
 import { stderrSecrets } from "../runtime/stderr-secrets.ts";
 import { ToolProber } from "../runtime/tool-probe.ts";
-import type { WorkspaceTrust } from "../trust/index.ts";
-import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import { isObject } from "../workspace/agent-json.ts";
 import { envCells } from "../workspace/env-cells.ts";
 import { preflightCells } from "../workspace/preflight-cells.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
+import type { WorkspaceScope } from "../workspace-registry/workspace-scope.ts";
 import { redactMcp, redactPreflight, redactProviders, redactSkills, redactTools } from "../workspace/status-redact.ts";
 import { trustFinding, trustReport } from "./trust-report.ts";
 
@@ -47,8 +47,6 @@ export interface SnapshotSource {
 
 export interface SnapshotDeps {
   readonly config: Config;
-  readonly trust: WorkspaceTrust;
-  readonly runtimes: RuntimeRegistry;
   readonly sessions: SessionManager;
 }
 
@@ -73,14 +71,14 @@ const agentInitialized = (answer: unknown) => !(isObject(answer) && answer.initi
  */
 const IDLE_MCP = () => ({ discoveryState: "not_started", clientCount: 0, budgetMode: "off", budgets: [] });
 
-export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
+export function workspaceSnapshots(deps: SnapshotDeps, scope: WorkspaceScope): SnapshotSource[] {
   const { config } = deps;
-  const primary = deps.runtimes.primary;
+  const { path: workspace, runtime: child } = scope;
   const secrets = stderrSecrets(config.agent, config.token);
-  const prober = new ToolProber(config.agent.baseEnv.PATH, config.workspace);
+  const prober = new ToolProber(config.agent.baseEnv.PATH, workspace);
   const runtime = { name: "bun", version: Bun.version, platform: process.platform, arch: process.arch };
 
-  const envelope = (initialized: boolean): Snapshot => ({ v: 1, workspaceCwd: config.workspace, initialized });
+  const envelope = (initialized: boolean): Snapshot => ({ v: 1, workspaceCwd: workspace, initialized });
 
   /** Why the agent could not give `section`: a timeout, or anything else it did wrong. */
   function failure(section: string, err: unknown, timedOut = err instanceof DaemonError && err.fields.errorKind === "init_timeout"): StatusCell {
@@ -98,8 +96,8 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   const inFlight = new Map<AgentSection, Promise<AgentAnswer>>();
 
   function ask(section: AgentSection, timeoutMs: number, project: Project): Promise<AgentAnswer> {
-    const live = primary.current();
-    if (!live || !primary.channelLive) return Promise.resolve({ kind: "idle" });
+    const live = child.current();
+    if (!live || !child.channelLive) return Promise.resolve({ kind: "idle" });
     const shared = inFlight.get(section);
     if (shared) return withinBudget(shared, section, timeoutMs);
     const flight = askAgent(live, section, timeoutMs, project).finally(() => {
@@ -124,9 +122,9 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   }
 
   /** Asks the agent and sanitizes its answer; whatever goes wrong (sanitizing included) becomes a failure cell. */
-  async function askAgent(live: NonNullable<ReturnType<typeof primary.current>>, section: AgentSection, timeoutMs: number, project: Project): Promise<AgentAnswer> {
+  async function askAgent(live: NonNullable<ReturnType<typeof child.current>>, section: AgentSection, timeoutMs: number, project: Project): Promise<AgentAnswer> {
     try {
-      const answer = await live.profile.workspaceStatus(live.channel, section, config.workspace, Math.min(timeoutMs, STATUS_TIMEOUT_MS));
+      const answer = await live.profile.workspaceStatus(live.channel, section, workspace, Math.min(timeoutMs, STATUS_TIMEOUT_MS));
       if (answer === null) return { kind: "unsupported" };
       if (!isObject(answer)) return { kind: "failed", cell: failure(section, new Error(`the agent answered ${section} status with something that is not an object`)) };
       return { kind: "answer", initialized: agentInitialized(answer), members: project(answer) };
@@ -155,10 +153,10 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
       }
     };
 
-  /** Providers from the models a live session of the primary workspace reported (standard ACP). */
+  /** Providers from the models a live session of the workspace reported (standard ACP). */
   function providersFromSessions(): Record<string, unknown> | null {
     for (const session of deps.sessions.all()) {
-      if (session.runtime !== primary) continue;
+      if (session.runtime !== child) continue;
       const models = session.state.models as { currentModelId?: unknown; availableModels?: unknown } | undefined;
       if (!isObject(models) || !Array.isArray(models.availableModels)) continue;
       const currentModelId = typeof models.currentModelId === "string" ? models.currentModelId : null;
@@ -200,7 +198,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
 
   async function preflight(timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> {
     const reply = await ask("preflight", timeoutMs, (a) => redactPreflight(a, secrets));
-    const report = trustReport(config, deps.trust);
+    const report = trustReport(config, scope.trust, workspace);
     const agent = reply.kind === "answer" ? (reply.members as ReturnType<typeof redactPreflight>) : null;
     const errors = [...(reply.kind === "failed" ? [reply.cell] : []), ...(agent?.errors ?? [])];
     return {
@@ -209,8 +207,8 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
       cells: preflightCells({
         runtimeVersion: Bun.version,
         entry: cliEntryStatus(config.agent),
-        startFailure: primary.lastStartFailure,
-        workspace: config.workspace,
+        startFailure: child.lastStartFailure,
+        workspace,
         trust: trustFinding(report),
         tools: await prober.probe(),
         // An agent that could not be reached leaves its cells `not_started`.
@@ -222,7 +220,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
   }
 
   return [
-    { name: "env", read: async () => ({ ...envelope(primary.channelLive), acpChannelLive: primary.channelLive, cells: envCells(config.agent.baseEnv, runtime) }) },
+    { name: "env", read: async () => ({ ...envelope(child.channelLive), acpChannelLive: child.channelLive, cells: envCells(config.agent.baseEnv, runtime) }) },
     { name: "preflight", read: preflight },
     { name: "mcp", read: fromAgent("mcp", () => ({ servers: [] }), (a) => redactMcp(a, secrets), IDLE_MCP) },
     { name: "skills", read: fromAgent("skills", () => ({ skills: [] }), (a) => redactSkills(a, secrets)) },
@@ -230,7 +228,7 @@ export function workspaceSnapshots(deps: SnapshotDeps): SnapshotSource[] {
     {
       name: "tools",
       read: async (timeoutMs) => {
-        const snapshot = await fromAgent("tools", () => ({ acpChannelLive: primary.channelLive, tools: [] }), (a) => redactTools(a, secrets))(timeoutMs);
+        const snapshot = await fromAgent("tools", () => ({ acpChannelLive: child.channelLive, tools: [] }), (a) => redactTools(a, secrets))(timeoutMs);
         if (snapshot.initialized) return snapshot;
         return { ...snapshot, errors: [{ kind: "tools", status: "not_started", hint: "tools are reported once an agent session is started" }] };
       },

@@ -1,9 +1,9 @@
 /**
  * Persisted sessions in bulk: `POST /sessions/archive`, `/sessions/unarchive`, `/sessions/delete`
  * (each id gets an outcome; live sessions are left alone) and `POST /sessions/catalog` (look
- * sessions up by id), and the workspace-qualified lists `GET /workspaces/:workspace/sessions` (persisted
- * and live, like `/workspace/:id/sessions`) and `.../sessions/live-state` (live sessions only), and
- * the session counts `GET /workspace/:id/session-info` and `GET /workspaces/:workspace/session-info`.
+ * sessions up by id); a workspace's session list (persisted and live) and counts, each defined once
+ * and mounted as `GET /workspace/:id/{sessions,session-info}` and `/workspaces/:workspace/…`; and
+ * `.../sessions/live-state` (live sessions only). Each answers for the resolved workspace's path.
  * See sessions/session-catalog.ts and `SessionHistory.info`. None of them starts a child.
  */
 import { Type } from "@sinclair/typebox";
@@ -17,7 +17,9 @@ import { capability } from "../capability.ts";
 import { SESSION_LIST_REPLY, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
-import { SessionListQuery, WorkspaceSelector, listFilters } from "./history-schemas.ts";
+import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
+import { SessionListQuery, listFilters } from "./history-schemas.ts";
+import { QUALIFIED_TAG, QualifiedParams } from "./workspace-forms.ts";
 
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
@@ -58,13 +60,20 @@ const SUMMARIES: Record<BulkAction, string> = {
   delete: "Delete persisted sessions and their transcripts; the database is compacted",
 };
 
-const WorkspaceParams = t.Object({ workspace: WorkspaceSelector });
+const WorkspaceParams = QualifiedParams;
+/** `:id` of `/workspace/:id/…`: a workspace id or absolute path (URL-encoded), checked by pattern. */
+const IdParams = t.Object({
+  id: t.String({
+    maxLength: 4096,
+    pattern: "^(?:[0-9a-f]{16}|/[\\s\\S]*)$",
+    description: "workspace id (16 hex digits) or absolute path, URL-encoded",
+    error: () => new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path").body(),
+  }),
+});
 
 export const catalogRoutes = (deps: AppDeps) => {
   const catalog = new SessionCatalog(deps.sessions, deps.sessions.store);
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
-
-  const workspaceOf = (selector: string, param?: string) => deps.runtimes.resolve(selector, param).path;
 
   const bulk = (action: BulkAction) =>
     [
@@ -82,39 +91,54 @@ export const catalogRoutes = (deps: AppDeps) => {
       response: { 200: CatalogReply, ...bodyErrors },
       detail: capability("session_catalog_batch", { summary: "Look sessions up by id: live state, or what the catalog holds" }),
     })
-    .get(
-      "/workspaces/:workspace/sessions",
-      ({ params, query }) => {
-        const workspace = workspaceOf(params.workspace);
-        return history.list(workspace, query.archiveState === "archived", query.size, query.cursor, listFilters(query));
-      },
-      {
-        params: WorkspaceParams,
-        query: SessionListQuery,
-        response: { 200: SESSION_LIST_REPLY, ...listErrors },
-        detail: capability("session_list", { summary: "Sessions of the named workspace, persisted and live, newest first" }),
-      },
-    )
+    .use(workspaceListRoutes(history, selectedForms(deps)[0]))
+    .use(workspaceListRoutes(history, selectedForms(deps)[1]))
     .get(
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
-        const workspace = workspaceOf(params.workspace);
+        const workspace = deps.runtimes.resolve(params.workspace).path;
         return { v: 1 as const, sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
       },
       {
         params: WorkspaceParams,
         response: { 200: t.Object({ v: t.Literal(1), sessions: t.Array(LiveStateItem) }), ...listErrors },
-        detail: capability("workspace_session_live_state", { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
+        detail: capability(["workspace_session_live_state", QUALIFIED_TAG], { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
+      },
+    );
+};
+
+/** The id-selected form `/workspace/:id/…` and the qualified form `/workspaces/:workspace/…` of the session list and counts. */
+interface SelectedForm {
+  readonly name: string;
+  readonly prefix: string;
+  readonly params: typeof IdParams | typeof WorkspaceParams;
+  scope(params: unknown): WorkspaceScope;
+  readonly tags: readonly string[];
+}
+
+function selectedForms(deps: AppDeps): readonly [SelectedForm, SelectedForm] {
+  return [
+    { name: "id", prefix: "/workspace/:id", params: IdParams, scope: (p) => deps.runtimes.resolve((p as { id: string }).id, ":id"), tags: [] },
+    { name: "qualified", prefix: "/workspaces/:workspace", params: WorkspaceParams, scope: (p) => deps.runtimes.resolve((p as { workspace: string }).workspace), tags: [QUALIFIED_TAG] },
+  ];
+}
+
+function workspaceListRoutes(history: SessionHistory, form: SelectedForm) {
+  return new Elysia({ name: `routes/catalog/${form.name}` })
+    .use(apiModelNames)
+    .get(
+      `${form.prefix}/sessions`,
+      ({ params, query }) => history.list(form.scope(params).path, query.archiveState === "archived", query.size, query.cursor, listFilters(query)),
+      {
+        params: form.params,
+        query: SessionListQuery,
+        response: { 200: SESSION_LIST_REPLY, ...listErrors },
+        detail: capability(["session_list", ...form.tags], { summary: "Sessions of a workspace, persisted and live, newest first" }),
       },
     )
-    .get("/workspace/:id/session-info", ({ params }) => history.info(workspaceOf(params.id, ":id")), {
-      params: t.Object({ id: WorkspaceSelector }),
+    .get(`${form.prefix}/session-info`, ({ params }) => history.info(form.scope(params).path), {
+      params: form.params,
       response: { 200: SessionInfoReply, ...listErrors },
-      detail: capability("session_info", { summary: "How many sessions a workspace has: active, archived, live (reads the catalog; do not poll)" }),
-    })
-    .get("/workspaces/:workspace/session-info", ({ params }) => history.info(workspaceOf(params.workspace)), {
-      params: WorkspaceParams,
-      response: { 200: SessionInfoReply, ...listErrors },
-      detail: capability("session_info", { summary: "How many sessions the named workspace has: active, archived, live (reads the catalog; do not poll)" }),
+      detail: capability(["session_info", ...form.tags], { summary: "How many sessions a workspace has: active, archived, live (reads the catalog; do not poll)" }),
     });
-};
+}

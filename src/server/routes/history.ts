@@ -1,20 +1,20 @@
 /**
  * Session history from the store: `GET /session/:id/transcript` (paged), `GET /session/:id/export`
  * (html, md, json, jsonl, as an attachment), and their workspace-qualified forms under
- * `/workspaces/:workspace/session/:id/…`. They work for closed sessions and never start an agent.
+ * `/workspaces/:workspace/session/:id/…` (`export` for active sessions, `archive/export` for archived ones). They work for closed sessions and never start an agent.
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from "../../sessions/export-formats.ts";
-import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponseObjects, errorResponses } from "../schemas/error-statuses.ts";
 import { queryInteger } from "../schemas/query-integer.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
+import { QUALIFIED_TAG } from "./workspace-forms.ts";
 import { SessionIdParams } from "./session-params.ts";
 import { loadExportRenderer } from "../lazy-seams.ts";
 
@@ -79,10 +79,20 @@ const fileName = (format: ExportFormat, now: Date) => `svc-export-${now.toISOStr
 export const historyRoutes = (deps: AppDeps) => {
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
 
-  /** 404 unless the session belongs to the workspace the path names (by id or by path). */
-  function inWorkspace(selector: string, sessionId: string): void {
-    const { workspace } = history.find(sessionId);
-    if (selector !== workspace && selector !== workspaceId(workspace)) throw sessionNotFound(sessionId);
+  /**
+   * The qualified routes' checks, in the reference's order: the workspace the selector names (400
+   * `invalid_workspace`, 404 `workspace_not_found`); the session, 404 unless it is that workspace's
+   * and in the archive state the route serves (`any`, `active` or `archived`); 403
+   * `untrusted_workspace` for a registered workspace that is not trusted (the primary's history is
+   * readable whatever its trust, as on the legacy routes).
+   */
+  function inWorkspace(selector: string, sessionId: string, state: "any" | "active" | "archived"): void {
+    const scope = deps.runtimes.resolve(selector);
+    const session = history.find(sessionId);
+    if (session.workspace !== scope.path) throw sessionNotFound(sessionId);
+    const archived = session.row?.archived === true;
+    if ((state === "active" && archived) || (state === "archived" && !archived)) throw sessionNotFound(sessionId);
+    if (!scope.primary && !scope.trust.trusted) throw new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
   }
 
   /** Exports streaming now; past MAX_CONCURRENT_EXPORTS a new one answers 429 `too_many_exports`. */
@@ -154,26 +164,41 @@ export const historyRoutes = (deps: AppDeps) => {
     .get(
       "/workspaces/:workspace/session/:id/transcript",
       ({ params, query }) => {
-        inWorkspace(params.workspace, params.id);
+        inWorkspace(params.workspace, params.id, "any");
         return history.transcript(params.id, query.limit, query.cursor);
       },
       {
         params: WorkspaceSessionParams,
         query: TranscriptQuery,
         response: transcriptResponses,
-        detail: capability("workspace_persisted_transcript", { summary: "Transcript of a session of the named workspace" }),
+        detail: capability(["workspace_persisted_transcript", QUALIFIED_TAG], { summary: "Transcript of a session of the named workspace" }),
       },
     )
     .get(
       "/workspaces/:workspace/session/:id/export",
       ({ params, query }) => {
-        inWorkspace(params.workspace, params.id);
+        inWorkspace(params.workspace, params.id, "active");
         return exportResponse(params.id, query.format);
       },
       {
         params: WorkspaceSessionParams,
         query: ExportQuery,
-        detail: { ...capability("workspace_session_export", { summary: "Export of a session of the named workspace" }), responses: exportResponses },
+        detail: { ...capability(["workspace_session_export", QUALIFIED_TAG], { summary: "Export of an active (not archived) session of the named workspace" }), responses: exportResponses },
+      },
+    )
+    .get(
+      "/workspaces/:workspace/session/:id/archive/export",
+      ({ params, query }) => {
+        inWorkspace(params.workspace, params.id, "archived");
+        return exportResponse(params.id, query.format);
+      },
+      {
+        params: WorkspaceSessionParams,
+        query: ExportQuery,
+        detail: {
+          ...capability(["workspace_archived_session_export", QUALIFIED_TAG], { summary: "Export of an archived session of the named workspace" }),
+          responses: exportResponses,
+        },
       },
     );
 };

@@ -6,7 +6,6 @@
  *   GET   /workspace/settings                 the daemon's effective settings      workspace_settings
  *   GET   /workspace/models                   {models: []}
  *   PATCH /workspace/models                   {key, contextWindowSize} → 409 (strict)
- *   GET   /workspaces/:workspace/mcp          the `/workspace/mcp` snapshot        workspace_mcp
  *
  * and, for features this daemon does not offer, the reference's "none" answer instead of a 404 (its
  * clients read an empty list as a valid state, and cannot tell a 404 from a broken daemon). None of
@@ -20,14 +19,13 @@
  * and a PATCH naming a key finds nothing to change: 409, the reference's answer to a key it no
  * longer knows. Sessions switch models with `POST /session/:id/model`. Nothing here starts an agent.
  */
-import { Elysia, type Static } from "elysia";
+import { Elysia } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
-import type { SnapshotSource } from "../workspace-snapshots.ts";
 import { workspaceSettings } from "../workspace-settings.ts";
 import {
   BrandReply,
@@ -44,7 +42,6 @@ import {
   WorkspaceParams,
 } from "./reference-ui-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
-import { McpSnapshot } from "./workspace-status-schemas.ts";
 
 const errors = errorResponses();
 /** 400 `invalid_workspace`, 404 `workspace_not_found`. */
@@ -52,9 +49,8 @@ const workspaceErrors = errorResponses({ also: [404] });
 
 const STALE_MODEL_KEY = "Model configuration changed or is ambiguous. Reload and try again.";
 
-export const referenceUiRoutes = (deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
+export const referenceUiRoutes = (deps: AppDeps) => {
   const primary = deps.config.workspace;
-  const mcp = snapshots.find((s) => s.name === "mcp")!;
   const workspaceOf = (selector: string) => deps.runtimes.resolve(selector).path;
 
   return new Elysia({ name: "routes/reference-ui" })
@@ -82,14 +78,6 @@ export const referenceUiRoutes = (deps: AppDeps, snapshots: readonly SnapshotSou
         detail: { summary: "Change a model configuration's context window: 409, this daemon has no configuration to change", "x-svc-strict": true },
       },
     )
-    .get("/workspaces/:workspace/mcp", ({ params }) => {
-      workspaceOf(params.workspace);
-      return mcp.read() as Promise<Static<typeof McpSnapshot>>;
-    }, {
-      params: WorkspaceParams,
-      response: { 200: McpSnapshot, ...workspaceErrors },
-      detail: capability("workspace_mcp", { summary: "The named workspace's MCP servers and client budgets (as /workspace/mcp)" }),
-    })
     .get("/goals", () => ({ v: 1 as const, goals: [], droppedCount: 0 }), {
       response: { 200: GoalsReply, ...errors },
       detail: { summary: "Session goals: none (this daemon does not offer goals)" },

@@ -1,19 +1,15 @@
 /**
- * Read-only session views: status, context, supported commands, and the workspace session list.
+ * Read-only session views: status, context and supported commands.
  * Virtual `subagent.` ids resolve against the primary runtime and have an empty state.
  */
 import { Elysia, t } from "elysia";
-import { DaemonError } from "../../errors/daemon-error.ts";
-import { SessionHistory } from "../../sessions/session-history.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
-import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SESSION_LIST_REPLY, SESSION_SUMMARY, apiModelNames } from "../schemas/api-models.ts";
+import { SESSION_SUMMARY, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
-import { SessionListQuery, listFilters } from "./history-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
@@ -36,15 +32,6 @@ const SupportedCommands = t.Object({
   availableSkills: t.Array(t.String(), { description: "names of the skills the agent offers in this session (empty when it reports none)" }),
 });
 
-/** A workspace id (16 hex digits) or its absolute path, URL-encoded. */
-const WorkspaceParams = t.Object({
-  id: t.String({
-    maxLength: 4096,
-    pattern: "^(?:[0-9a-f]{16}|/[\\s\\S]*)$",
-    description: "workspace id (16 hex digits) or absolute path, URL-encoded",
-    error: () => new DaemonError(400, "invalid_workspace", "`:id` must decode to a workspace id or absolute path").body(),
-  }),
-});
 
 
 /** 404 unknown session, and the agent's errors where the answer asks the agent. */
@@ -52,7 +39,6 @@ const fromAgent = errorResponses({ also: [404, 502, 504] });
 
 export const sessionInfoRoutes = (deps: AppDeps) => {
   const primary = deps.runtimes.primary;
-  const history = new SessionHistory(deps.sessions, deps.sessions.store);
 
   /** A virtual subagent id is answered only while the parent runtime is live. */
   function virtualSession(id: string): boolean {
@@ -91,19 +77,5 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
         return { v: 1, sessionId: session.id, availableCommands: fromAgent?.availableCommands ?? session.availableCommands ?? [], availableSkills: fromAgent?.availableSkills ?? [] };
       },
       { params: SessionIdParams, response: { 200: SupportedCommands, ...fromAgent }, detail: capability("session_supported_commands", { summary: "Commands the agent offers in this session" }) },
-    )
-    .get(
-      "/workspace/:id/sessions",
-      ({ params, query }) => {
-        const selector = params.id;
-        if (selector !== workspaceId(primary.cwd) && selector !== primary.cwd) throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
-        return history.list(primary.cwd, query.archiveState === "archived", query.size, query.cursor, listFilters(query));
-      },
-      {
-        params: WorkspaceParams,
-        query: SessionListQuery,
-        response: { 200: SESSION_LIST_REPLY, ...errorResponses({ also: [404] }) },
-        detail: capability("session_list", { summary: "Sessions of a workspace, persisted and live, newest first" }),
-      },
     );
 };

@@ -1,53 +1,67 @@
 /**
- * `GET /workspace/{env,preflight,mcp,skills,providers,tools}`: the snapshots of
- * `workspace-snapshots.ts`. None starts an agent child; an agent that fails or is slow shows in the
+ * `GET /workspace/{env,preflight,mcp,skills,providers,tools}` (the primary workspace) and
+ * `GET /workspaces/:workspace/{…}` (the named one, `workspace-forms.ts`): the snapshots of
+ * `workspace-snapshots.ts`, the workspace's own. None starts an agent child; an agent that fails or is slow shows in the
  * envelope's `errors`, never as an error status. `/workspace/tools` carries no capability tag: the
  * spec's route table gives it none, and its Versioning list names no tag for it (the tag
  * `workspace_tool_toggle` is its mutation route's); inventing one would advertise a name no client
  * gates on, so it stays untagged, reachable on every daemon of this version.
  */
 import { Elysia, type Static } from "elysia";
-import { capability } from "../capability.ts";
+import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { WORKSPACE_CELLS, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { WorkspaceCells } from "../schemas/workspace-cells.ts";
 import type { SectionName, SnapshotSource } from "../workspace-snapshots.ts";
 import { McpSnapshot, ProvidersSnapshot, SkillsSnapshot, ToolsSnapshot } from "./workspace-status-schemas.ts";
+import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
 
-const errors = errorResponses();
+export const workspaceStatusRoutes = (deps: AppDeps, snapshotsOf: (scope: WorkspaceScope) => readonly SnapshotSource[]) => {
+  const app = new Elysia({ name: "routes/workspace-status" }).use(apiModelNames);
+  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, snapshotsOf));
+  return app;
+};
 
-export const workspaceStatusRoutes = (snapshots: readonly SnapshotSource[]) => {
-  const sections = new Map(snapshots.map((s) => [s.name, s]));
-  /** The section's snapshot, typed as the route's schema: the builders assemble exactly those members. */
+function formRoutes(form: WorkspaceForm, snapshotsOf: (scope: WorkspaceScope) => readonly SnapshotSource[]) {
+  const errors = errorResponses({ also: form.also });
+  const at = (rest: string) => form.path("/workspace", rest);
+  /** The section's snapshot of the form's workspace, typed as the route's schema: the builders assemble exactly those members. */
   const read =
     <T>(name: SectionName) =>
-    () =>
-      sections.get(name)!.read() as Promise<T>;
+    ({ params }: { params: unknown }) =>
+      snapshotsOf(form.scope(params)).find((s) => s.name === name)!.read() as Promise<T>;
 
-  return new Elysia({ name: "routes/workspace-status" })
+  return new Elysia({ name: `routes/workspace-status/${form.name}` })
     .use(apiModelNames)
-    .get("/workspace/env", read<Static<typeof WorkspaceCells>>("env"), {
+    .get(at("/env"), read<Static<typeof WorkspaceCells>>("env"), {
+      ...form.hooks,
       response: { 200: WORKSPACE_CELLS, ...errors },
-      detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }),
+      detail: form.detail("workspace_env", "Runtime, platform, proxy and secret-presence cells"),
     })
-    .get("/workspace/preflight", read<Static<typeof WorkspaceCells>>("preflight"), {
+    .get(at("/preflight"), read<Static<typeof WorkspaceCells>>("preflight"), {
+      ...form.hooks,
       response: { 200: WORKSPACE_CELLS, ...errors },
-      detail: capability("workspace_preflight", { summary: "Readiness checks of the daemon, then the live agent's own" }),
+      detail: form.detail("workspace_preflight", "Readiness checks of the daemon, then the live agent's own"),
     })
-    .get("/workspace/mcp", read<Static<typeof McpSnapshot>>("mcp"), {
+    .get(at("/mcp"), read<Static<typeof McpSnapshot>>("mcp"), {
+      ...form.hooks,
       response: { 200: McpSnapshot, ...errors },
-      detail: capability("workspace_mcp", { summary: "MCP servers and client budgets, as the live agent reports them" }),
+      detail: form.detail("workspace_mcp", "MCP servers and client budgets, as the live agent reports them"),
     })
-    .get("/workspace/skills", read<Static<typeof SkillsSnapshot>>("skills"), {
+    .get(at("/skills"), read<Static<typeof SkillsSnapshot>>("skills"), {
+      ...form.hooks,
       response: { 200: SkillsSnapshot, ...errors },
-      detail: capability("workspace_skills", { summary: "Skills the live agent offers (never their bodies or paths)" }),
+      detail: form.detail("workspace_skills", "Skills the live agent offers (never their bodies or paths)"),
     })
-    .get("/workspace/providers", read<Static<typeof ProvidersSnapshot>>("providers"), {
+    .get(at("/providers"), read<Static<typeof ProvidersSnapshot>>("providers"), {
+      ...form.hooks,
       response: { 200: ProvidersSnapshot, ...errors },
-      detail: capability("workspace_providers", { summary: "Model providers and models, grouped by auth type (never keys or addresses)" }),
+      detail: form.detail("workspace_providers", "Model providers and models, grouped by auth type (never keys or addresses)"),
     })
-    .get("/workspace/tools", read<Static<typeof ToolsSnapshot>>("tools"), {
+    .get(at("/tools"), read<Static<typeof ToolsSnapshot>>("tools"), {
+      ...form.hooks,
       response: { 200: ToolsSnapshot, ...errors },
-      detail: { summary: "Tools the live agent registers, and whether each is enabled" },
+      detail: form.detail([], "Tools the live agent registers, and whether each is enabled"),
     });
-};
+}
