@@ -7,6 +7,7 @@ import { memo } from "preact/compat";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { renderMarkdown } from "../markdown.ts";
 import { MAX_MARKDOWN_BLOCK_CHARS, splitBlocks, splitPieces } from "../text-blocks.ts";
+import { BoundedText } from "./long-text.tsx";
 
 const STREAM_RENDER_MS = 200;
 
@@ -55,8 +56,13 @@ function PlainText({ text }: { text: string }) {
   );
 }
 
+/** A piece of a long plain text; a line past the bound shows its head and a "Show all" (long-text.tsx). */
 const PlainPiece = memo(function PlainPiece({ text }: { text: string }) {
-  return <pre class="plain-piece">{text}</pre>;
+  return (
+    <pre class="plain-piece">
+      <BoundedText text={text} plain />
+    </pre>
+  );
 });
 
 function HtmlBlock({ text, streaming }: { text: string; streaming: boolean }) {
