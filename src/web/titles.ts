@@ -3,7 +3,11 @@
  * `localStorage` so the session list can show it. Bound: `MAX_TITLES` titles of at most
  * `MAX_TITLE_CHARS` characters; the oldest are forgotten first.
  */
+import { signal } from "@preact/signals";
+
 const KEY = "svc.titles";
+/** Bumped when a title is remembered: views that show titles read it, so they re-render. */
+export const titlesVersion = signal(0);
 const MAX_TITLES = 300;
 export const MAX_TITLE_CHARS = 80;
 
@@ -36,6 +40,7 @@ export function rememberTitle(sessionId: string, prompt: string): void {
   titles[sessionId] = title;
   const ids = Object.keys(titles);
   for (const id of ids.slice(0, Math.max(0, ids.length - MAX_TITLES))) delete titles[id];
+  titlesVersion.value++;
   try {
     localStorage.setItem(KEY, JSON.stringify(titles));
   } catch {
@@ -43,4 +48,4 @@ export function rememberTitle(sessionId: string, prompt: string): void {
   }
 }
 
-export const rememberedTitle = (sessionId: string): string | undefined => all()[sessionId];
+export const rememberedTitle = (sessionId: string): string | undefined => (titlesVersion.value, all()[sessionId]);

@@ -4,7 +4,7 @@
  * loaded it says so, and shows no picker values it does not know yet.
  */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { APPROVAL_MODES, type ApprovalMode } from "../../client/index.ts";
+import { APPROVAL_MODES, type ApprovalMode, type StatusCell } from "../../client/index.ts";
 import { client, displayName, guard, hasToken, refreshSessions, reopenKey, sessions } from "../app-state.ts";
 import { baseName } from "../format.ts";
 import { LiveSession, type ViewConnection } from "../live-session.ts";
@@ -73,6 +73,7 @@ export function ChatView({ id }: { id: string }) {
         <>
           <TranscriptView snapshot={snap} workspaceCwd={live.workspaceCwd.value} />
           {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} workspaceCwd={live.workspaceCwd.value} />}
+          <NoModelNote live={live} />
           <Composer key={id} sessionId={id} snapshot={snap} />
           <div class="status-line" aria-label="Session status">
             <span class="status-item" title={live.workspaceCwd.value}>
@@ -162,7 +163,7 @@ const MODE_TEXT: Record<ApprovalMode, string> = {
 };
 
 /** Why the approval mode cannot change in this page, shown beside the disabled picker. */
-export const NO_TOKEN_REASON = "Changing it needs the daemon started with a token (--token or SVC_SERVER_TOKEN), opened with that token.";
+export const NO_TOKEN_REASON = "Locked: changing it needs a daemon started with --token (or SVC_SERVER_TOKEN).";
 
 function ApprovalPicker({ live }: { live: LiveSession }) {
   const current = live.snapshot.value?.approvalMode;
@@ -197,6 +198,34 @@ function ApprovalPicker({ live }: { live: LiveSession }) {
         </span>
       )}
     </label>
+  );
+}
+
+/**
+ * When the session names no model, the workspace's preflight may say why (the built-in agent's
+ * `auth` cell: no model configured, and what to set): shown above the composer.
+ */
+function NoModelNote({ live }: { live: LiveSession }) {
+  const [hint, setHint] = useState<string | null>(null);
+  const none = live.models.value.length === 0 && !live.snapshot.value?.modelId;
+  useEffect(() => {
+    if (!none) return;
+    let gone = false;
+    client.workspaceStatus("preflight").then(
+      (body) => {
+        const cells = Array.isArray(body.cells) ? (body.cells as StatusCell[]) : [];
+        const auth = cells.find((c) => c.kind === "auth" && c.status === "error");
+        if (!gone && auth) setHint([auth.error, auth.hint].filter(Boolean).join(". "));
+      },
+      () => undefined,
+    );
+    return () => (gone = true);
+  }, [none]);
+  if (!none || !hint) return null;
+  return (
+    <p class="no-model composer-wide" role="note" aria-label="No model">
+      {hint}
+    </p>
   );
 }
 

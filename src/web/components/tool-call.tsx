@@ -20,20 +20,27 @@ export function shownPath(path: string, workspaceCwd: string | undefined): strin
 const COLLAPSE_LINES = 8;
 const STATUS_ICON = { pending: "○", in_progress: "◌", completed: "✓", failed: "✕" } as const;
 
+/** A tool's title as words, with paths inside the workspace made relative (as its diffs show them). */
+export function toolTitle(title: string, workspaceCwd: string | undefined): string {
+  const plain = inlinePlain(title);
+  return workspaceCwd ? plain.split(`${workspaceCwd}/`).join("") : plain;
+}
+
 export function ToolCallView({ item, workspaceCwd }: { item: ToolItem; workspaceCwd: string | undefined }) {
+  const title = toolTitle(item.title, workspaceCwd);
   const long = item.content.some((c) => c.type === "text" && c.text.split("\n", COLLAPSE_LINES + 1).length > COLLAPSE_LINES);
   const [open, setOpen] = useState(!(item.status === "completed" && long && !item.content.some((c) => c.type === "diff")));
   const ms = item.startedAt !== undefined && item.endedAt !== undefined ? item.endedAt - item.startedAt : undefined;
   const bodyId = `tool-body-${item.key}`;
   return (
-    <div role="group" aria-label={`Tool call: ${visibleText(inlinePlain(item.title))}`} class={`tool tool-${item.status}`}>
+    <div role="group" aria-label={`Tool call: ${visibleText(title)}`} class={`tool tool-${item.status}`}>
       <div class="tool-head">
         <button type="button" class="tool-toggle" aria-expanded={open} aria-controls={bodyId} onClick={() => setOpen(!open)}>
           <span class={`tool-icon ${item.status}`} aria-hidden="true">
             {STATUS_ICON[item.status]}
           </span>
           <span class="tool-title">
-            <Visible text={inlinePlain(item.title)} />
+            <Visible text={title} />
           </span>
         </button>
         {item.toolKind && <span class="tool-kind">{item.toolKind}</span>}
