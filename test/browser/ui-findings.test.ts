@@ -202,7 +202,7 @@ browserDescribe("the web UI: issue 29's findings", () => {
 
   test("a 10k-event session streams and reopens with no long task over 50 ms", async () => {
     await using w = await openWatched(browser, `${d.url}/`);
-    await newSession(w.page);
+    const id = await newSession(w.page);
     const words = Array.from({ length: 10_000 }, (_, i) => `w${String(i).padStart(4, "0")}`).join("");
     f.model.enqueue({ kind: "text", text: words, chunkChars: 5 });
     await longTasks.reset(w.page);
@@ -210,6 +210,9 @@ browserDescribe("the web UI: issue 29's findings", () => {
     const transcript = transcriptOf(w.page);
     await transcript.getByLabel("Turn ended").waitFor({ timeout: 90_000 });
     expect((await longTasks.read(w.page)).filter((ms) => ms > 50)).toEqual([]);
+    // What a reopen replays: the session's journal holds the 10k chunks.
+    const loaded = (await (await fetch(`${d.url}/session/${encodeURIComponent(id)}/load`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { liveJournal?: { type: string }[] };
+    expect(loaded.liveJournal?.filter((e) => e.type === "session_update").length).toBeGreaterThanOrEqual(10_000);
     await longTasks.reset(w.page);
     await w.page.reload();
     await transcriptOf(w.page).getByLabel("Turn ended").waitFor({ timeout: UI_MS });

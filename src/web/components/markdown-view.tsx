@@ -20,12 +20,24 @@ function useIncrementalSplit(text: string, split: (s: string) => string[]): stri
   const cache = useRef<{ text: string; parts: string[] } | null>(null);
   const prev = cache.current;
   let parts: string[];
-  if (prev && prev.parts.length > 0 && text.startsWith(prev.text)) {
-    const offset = prev.text.length - prev.parts[prev.parts.length - 1]!.length;
+  const offset = prev && prev.parts.length > 0 ? prev.text.length - prev.parts[prev.parts.length - 1]!.length : -1;
+  if (prev && offset >= 0 && grewFrom(text, prev.text, offset)) {
     parts = prev.parts.slice(0, -1).concat(split(text.slice(offset)));
   } else parts = split(text);
   cache.current = { text, parts };
   return parts;
+}
+
+/**
+ * `text` is `prev` with more appended, judged from the part of `prev` from `offset` on (which is
+ * re-split anyway) and its head. A streamed message only grows, so the parts before `offset` are
+ * not compared: `startsWith` over a whole streamed text (a rope of chunks, in the browser) walks it
+ * character by character, tens of ms for a megabyte, on every frame.
+ */
+function grewFrom(text: string, prev: string, offset: number): boolean {
+  if (text.length < prev.length) return false;
+  const head = Math.min(offset, 256);
+  return text.slice(0, head) === prev.slice(0, head) && text.slice(offset, prev.length) === prev.slice(offset);
 }
 
 export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
