@@ -2,7 +2,7 @@
  * The shell: the top bar (brand, workspace, main navigation, theme), the sessions list beside the
  * routed view, the token prompt, the notice banner and the long-text viewer.
  */
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { creating, needsToken, notice, refreshSessions, reloadKey, reopenKey, workspaceCwd } from "../app-state.ts";
 import { baseName } from "../format.ts";
 import { go, route } from "../route.ts";
@@ -27,12 +27,20 @@ export function App() {
     return () => clearInterval(timer);
   }, [key]);
 
-  if (needsToken.value) return <TokenPrompt />;
+  // On a narrow screen the sessions list is a panel opened from the top bar: open on the home
+  // view, closed when a session or another view opens.
   const r = route.value;
+  const [listOpen, setListOpen] = useState(r.view === "home");
+  useEffect(() => setListOpen(r.view === "home"), [r]);
+
+  if (needsToken.value) return <TokenPrompt />;
   const cwd = workspaceCwd.value;
   return (
     <div class="shell">
       <header class="topbar">
+        <button type="button" class="quiet sessions-toggle" aria-expanded={listOpen} aria-controls="sessions-panel" onClick={() => setListOpen(!listOpen)}>
+          ☰<span class="visually-hidden"> Sessions list</span>
+        </button>
         <span class="brand">svc</span>
         <span class="workspace-name" title={cwd}>
           {cwd ? baseName(cwd) : "…"}
@@ -60,7 +68,7 @@ export function App() {
       )}
       <TrustNotice />
       <div class="layout">
-        <SessionList />
+        <SessionList open={listOpen} />
         <main class="main" key={`${key}`}>
           {r.view === "session" ? (
             <ChatView key={`${r.id}:${reopenKey.value}`} id={r.id} />

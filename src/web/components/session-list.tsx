@@ -10,7 +10,8 @@ import { dateGroup } from "../format.ts";
 import { go, route, sessionHash } from "../route.ts";
 import { newSession } from "../shortcuts.ts";
 
-export function SessionList() {
+/** `open`: shown on a narrow screen (where the list is a panel the top bar opens); wide screens always show it. */
+export function SessionList({ open }: { open: boolean }) {
   const [query, setQuery] = useState("");
   const r = route.value;
   const selected = r.view === "session" ? r.id : undefined;
@@ -33,7 +34,7 @@ export function SessionList() {
   const groups = groupByDay(shown);
 
   return (
-    <aside class="sessions" aria-label="Sessions panel">
+    <aside id="sessions-panel" class={open ? "sessions open" : "sessions"} aria-label="Sessions panel">
       <div class="sessions-head">
         <button type="button" class="primary new-session" disabled={busy} aria-keyshortcuts="Alt+N" onClick={create}>
           {busy ? "Creating…" : "New session"}
