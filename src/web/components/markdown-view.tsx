@@ -4,9 +4,10 @@
  * `STREAM_RENDER_MS`. A block over `MAX_MARKDOWN_BLOCK_CHARS` shows as plain text.
  */
 import { memo } from "preact/compat";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { renderMarkdown } from "../markdown.ts";
 import { MAX_MARKDOWN_BLOCK_CHARS, splitBlocks, splitPieces } from "../text-blocks.ts";
+import { fenceLanguages, highlightBlocks, useHighlighter } from "./highlighted.tsx";
 import { BoundedText } from "./long-text.tsx";
 
 const STREAM_RENDER_MS = 200;
@@ -91,5 +92,11 @@ function HtmlBlock({ text, streaming }: { text: string; streaming: boolean }) {
     const timer = setTimeout(run, wait);
     return () => clearTimeout(timer);
   }, [text, streaming]);
-  return <div class="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+  const box = useRef<HTMLDivElement>(null);
+  const languages = useMemo(() => fenceLanguages(text), [text]);
+  const h = useHighlighter(languages.some(Boolean));
+  useLayoutEffect(() => {
+    if (h && box.current) highlightBlocks(box.current, languages, h);
+  }, [html, h, languages]);
+  return <div class="md-block" ref={box} dangerouslySetInnerHTML={{ __html: html }} />;
 }

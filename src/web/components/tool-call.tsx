@@ -5,6 +5,7 @@ import { formatDuration } from "../format.ts";
 import { inlinePlain } from "../inline-plain.ts";
 import type { DiffContent, ToolItem } from "../transcript-model.ts";
 import { visibleText } from "../visible-text.ts";
+import { CodeLine, useHighlighter } from "./highlighted.tsx";
 import { BoundedText } from "./long-text.tsx";
 import { Visible } from "./visible-text.tsx";
 
@@ -81,6 +82,8 @@ export function ToolCallView({ item, workspaceCwd }: { item: ToolItem; workspace
 /** An edit's diff, bounded by diff-lines.ts; its accessible name is `Diff <path>`. */
 export function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
   const { lines, omitted } = useMemo(() => diffLines(diff.oldText, diff.newText), [diff.oldText, diff.newText]);
+  const h = useHighlighter(lines.length > 0);
+  const language = h?.languageOf(path);
   return (
     <figure class="diff" aria-label={`Diff ${visibleText(path)}`}>
       <figcaption>
@@ -90,7 +93,7 @@ export function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
         {lines.map((l, i) => (
           <span key={i} class={l.sign === "+" ? "add" : l.sign === "-" ? "del" : "ctx"}>
             {l.sign}
-            <Visible text={l.text} multiline />
+            <CodeLine text={l.text} language={language} h={h} />
             {"\n"}
           </span>
         ))}

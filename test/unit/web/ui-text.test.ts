@@ -51,3 +51,27 @@ describe("format", () => {
     expect([day(0, 1), day(1, 23), day(3), day(12), day(60)].map((t) => dateGroup(t, now))).toEqual(["Today", "Yesterday", "Previous 7 days", "Previous 30 days", "Older"]);
   });
 });
+
+describe("highlight", () => {
+  test("keywords, strings, numbers and a line comment; unknown languages and long lines stay plain", async () => {
+    const { highlightLine, languageOf, MAX_HIGHLIGHT_CHARS } = await import("../../../src/web/highlight.ts");
+    const tokens = highlightLine('const url = "http://x"; // 42 things', languageOf("a.ts"));
+    expect(tokens).toEqual([
+      { text: "const", kind: "kw" },
+      { text: " url = ", kind: null },
+      { text: '"http://x"', kind: "str" },
+      { text: "; ", kind: null },
+      { text: "// 42 things", kind: "com" },
+    ]);
+    expect(highlightLine("x = 3 # n", languageOf("py"))).toEqual([{ text: "x = ", kind: null }, { text: "3", kind: "num" }, { text: " ", kind: null }, { text: "# n", kind: "com" }]);
+    expect(languageOf("primary")).toBeUndefined();
+    expect(highlightLine("const x", undefined)).toEqual([{ text: "const x", kind: null }]);
+    const long = `const ${"x".repeat(MAX_HIGHLIGHT_CHARS)}`;
+    expect(highlightLine(long, "js")).toEqual([{ text: long, kind: null }]);
+  });
+
+  test("fence languages in order; a closing fence is not an opener", async () => {
+    const { fenceLanguages } = await import("../../../src/web/components/highlighted.tsx");
+    expect(fenceLanguages("text\n```ts\na\n```\n~~~\nb\n~~~\n````py\n```\n````")).toEqual(["ts", "", "py"]);
+  });
+});
