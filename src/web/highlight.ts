@@ -1,5 +1,5 @@
 /**
- * A small syntax highlighter (pure, loaded on demand by highlight-code.tsx): a line is cut into
+ * A small syntax highlighter (pure; used by components/highlighted.tsx): a line is cut into
  * tokens (comment, string, number, keyword, plain) by one regular expression per language family.
  * Line-based on purpose: a diff or a streamed block is highlighted line by line, so a block comment
  * or string that spans lines shows plain after its first line. Bound: lines past

@@ -1,29 +1,11 @@
 /**
- * Syntax highlighting on demand: the highlighter (highlight.ts) is imported the first time code
- * with a known language is shown, and views re-render with colours once it is there; until then,
- * and for unknown languages, code shows plain. Agent text keeps its hidden characters marked.
+ * Syntax highlighting (highlight.ts) of fenced code in rendered markdown and of diff lines; unknown
+ * languages show plain, and agent text keeps its hidden characters marked. The highlighter is
+ * bundled with the page, not split off: the compiled binary serves split chunks at a path the
+ * bundle does not ask for, and the highlighter is a few KB.
  */
-import { useEffect, useState } from "preact/hooks";
+import { highlightLine, languageOf } from "../highlight.ts";
 import { Visible } from "./visible-text.tsx";
-
-type Highlighter = typeof import("../highlight.ts");
-
-let loaded: Highlighter | null = null;
-let loading: Promise<Highlighter> | null = null;
-
-function load(): Promise<Highlighter> {
-  loading ??= import("../highlight.ts").then((m) => (loaded = m));
-  return loading;
-}
-
-/** The highlighter once loaded (asked for when `wanted`), else null. */
-export function useHighlighter(wanted: boolean): Highlighter | null {
-  const [h, setH] = useState(loaded);
-  useEffect(() => {
-    if (wanted && !h) void load().then(setH);
-  }, [wanted, h]);
-  return h;
-}
 
 /** The fence info strings of a markdown text's code blocks, in order ("" for a fence without one). */
 export function fenceLanguages(markdown: string): string[] {
@@ -40,15 +22,15 @@ export function fenceLanguages(markdown: string): string[] {
 }
 
 /** Colours the `pre > code` blocks under `root` in place (their text is already sanitized and escaped). */
-export function highlightBlocks(root: HTMLElement, languages: string[], h: Highlighter): void {
+export function highlightBlocks(root: HTMLElement, languages: string[]): void {
   const codes = root.querySelectorAll("pre > code");
   codes.forEach((code, i) => {
-    const language = h.languageOf(languages[i] ?? "");
+    const language = languageOf(languages[i] ?? "");
     if (!language || code.childElementCount > 0) return;
     const lines = (code.textContent ?? "").split("\n");
     const frag = document.createDocumentFragment();
     lines.forEach((line, n) => {
-      for (const t of h.highlightLine(line, language)) {
+      for (const t of highlightLine(line, language)) {
         if (t.kind === null) frag.append(t.text);
         else {
           const span = document.createElement("span");
@@ -63,12 +45,12 @@ export function highlightBlocks(root: HTMLElement, languages: string[], h: Highl
   });
 }
 
-/** One line of code, coloured when the highlighter is loaded and the language known. */
-export function CodeLine({ text, language, h }: { text: string; language: string | undefined; h: Highlighter | null }) {
-  if (!h || !language) return <Visible text={text} multiline />;
+/** One line of code, coloured when its language (a family from `languageOf`) is known. */
+export function CodeLine({ text, language }: { text: string; language: string | undefined }) {
+  if (!language) return <Visible text={text} multiline />;
   return (
     <>
-      {h.highlightLine(text, language).map((t, i) =>
+      {highlightLine(text, language).map((t, i) =>
         t.kind === null ? (
           <Visible key={i} text={t.text} multiline />
         ) : (

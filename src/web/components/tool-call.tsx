@@ -2,10 +2,11 @@
 import { useMemo, useState } from "preact/hooks";
 import { diffLines } from "../diff-lines.ts";
 import { formatDuration } from "../format.ts";
+import { languageOf } from "../highlight.ts";
 import { inlinePlain } from "../inline-plain.ts";
 import type { DiffContent, ToolItem } from "../transcript-model.ts";
 import { visibleText } from "../visible-text.ts";
-import { CodeLine, useHighlighter } from "./highlighted.tsx";
+import { CodeLine } from "./highlighted.tsx";
 import { BoundedText } from "./long-text.tsx";
 import { Visible } from "./visible-text.tsx";
 
@@ -82,8 +83,7 @@ export function ToolCallView({ item, workspaceCwd }: { item: ToolItem; workspace
 /** An edit's diff, bounded by diff-lines.ts; its accessible name is `Diff <path>`. */
 export function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
   const { lines, omitted } = useMemo(() => diffLines(diff.oldText, diff.newText), [diff.oldText, diff.newText]);
-  const h = useHighlighter(lines.length > 0);
-  const language = h?.languageOf(path);
+  const language = languageOf(path);
   return (
     <figure class="diff" aria-label={`Diff ${visibleText(path)}`}>
       <figcaption>
@@ -93,7 +93,7 @@ export function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
         {lines.map((l, i) => (
           <span key={i} class={l.sign === "+" ? "add" : l.sign === "-" ? "del" : "ctx"}>
             {l.sign}
-            <CodeLine text={l.text} language={language} h={h} />
+            <CodeLine text={l.text} language={language} />
             {"\n"}
           </span>
         ))}
