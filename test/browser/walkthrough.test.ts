@@ -60,7 +60,7 @@ browserDescribe("a newcomer's walkthrough of the web UI", () => {
     f.model.enqueue({ kind: "text", text: "Here is a plan:\n\n1. read `hello.ts`\n2. change the greeting\n\n```ts\nexport const greeting = \"hi\";\n```\n", chunkChars: 12, chunkDelayMs: 5 });
     await send(page, "Change the greeting in hello.ts to hi");
     await transcriptOf(page).getByLabel("Turn ended").first().waitFor({ timeout: UI_MS });
-    // The fenced `ts` block is highlighted (the highlighter loads on demand).
+    // The fenced `ts` block is highlighted.
     await transcriptOf(page).getByRole("article", { name: "Agent" }).locator("pre .hl-kw", { hasText: "export" }).first().waitFor({ timeout: UI_MS });
     await step(page, "03-reply");
 
