@@ -5,6 +5,7 @@
  */
 import { signal } from "@preact/signals";
 import { createClient, DaemonApiError, type SessionListItem } from "../client/index.ts";
+import { rememberedTitle } from "./titles.ts";
 import { adoptToken } from "./token.ts";
 
 export const client = createClient({ baseUrl: location.origin, token: adoptToken() });
@@ -25,6 +26,8 @@ export const workspaceTrusted = signal<boolean | undefined>(undefined);
 export const sessions = signal<SessionListItem[]>([]);
 export const showArchived = signal(false);
 export const sessionsLoaded = signal(false);
+/** A "New session" is under way (the main pane says so). */
+export const creating = signal(false);
 
 export function describe(error: unknown): string {
   if (error instanceof DaemonApiError) return error.hint ? `${error.message} (${error.hint})` : error.message;
@@ -99,4 +102,8 @@ async function show(active: SessionListItem[], workspace: string): Promise<void>
   sessionsLoaded.value = true;
 }
 
-export const displayName = (s: { sessionId: string; displayName?: string | undefined }) => s.displayName || `Session ${s.sessionId.slice(0, 8)}`;
+/** A session's name: the daemon's, else its first prompt (titles.ts), else its id's head. */
+export const displayName = (s: { sessionId: string; displayName?: string | undefined }) => s.displayName || rememberedTitle(s.sessionId) || `Session ${s.sessionId.slice(0, 8)}`;
+
+/** The page has a bearer token: routes that need the daemon to have one can work. */
+export const hasToken = () => Boolean(client.token);

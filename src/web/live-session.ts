@@ -9,10 +9,13 @@
  */
 import { signal } from "@preact/signals";
 import { APPROVAL_MODES, DaemonApiError, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
-import { client, report } from "./app-state.ts";
+import { client, describe, report, reportAuth } from "./app-state.ts";
 import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
 
 const MAX_QUEUED_EVENTS = 5000;
+
+/** The view's connection: the stream's states, plus before the first load and a load that failed. */
+export type ViewConnection = "connecting" | ConnectionState | "failed";
 
 export interface ModelChoice {
   modelId: string;
@@ -21,7 +24,9 @@ export interface ModelChoice {
 
 export class LiveSession {
   readonly snapshot = signal<TranscriptSnapshot | null>(null);
-  readonly connection = signal<ConnectionState>("offline");
+  readonly connection = signal<ViewConnection>("connecting");
+  /** Why the load failed (shown with the `failed` state). */
+  readonly failure = signal("");
   readonly models = signal<ModelChoice[]>([]);
   /** The approval modes the agent offers (all of them when it names none). */
   readonly approvalModes = signal<readonly ApprovalMode[]>(APPROVAL_MODES);
@@ -42,7 +47,11 @@ export class LiveSession {
     try {
       loaded = await client.loadSession(this.id);
     } catch (error) {
-      report(error);
+      if (this.stopped) return;
+      if (!reportAuth(error)) {
+        this.failure.value = describe(error);
+        this.connection.value = "failed";
+      }
       return;
     }
     if (this.stopped) return;

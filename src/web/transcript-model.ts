@@ -52,8 +52,12 @@ export type Item =
       locations: ToolLocation[];
       /** The agent's name for the tool, when it says (`_meta.toolName`). */
       toolName: string | undefined;
+      /** Server times (ms) of its first update and of the update that finished it. */
+      startedAt: number | undefined;
+      endedAt: number | undefined;
     }
-  | { kind: "error"; key: string; message: string }
+  | { kind: "turn"; key: string; stopReason: string; ms: number | undefined }
+  | { kind: "error"; key: string; message: string; /** A turn's failure (its stop), with how long it ran. */ turn?: { ms: number | undefined } }
   | { kind: "notice"; key: string; text: string };
 
 export type ToolItem = Extract<Item, { kind: "tool" }>;
@@ -91,6 +95,12 @@ export interface TranscriptSnapshot {
   queued: QueuedPrompt[];
   /** A turn is running (the Cancel button's state). */
   running: boolean;
+  /** Server time (ms) the running turn started, when known. */
+  runningSince: number | undefined;
+  /** The running turn's latest output is the agent's thinking. */
+  thinking: boolean;
+  /** The first prompt's text (the session's title until it has a name). */
+  firstPrompt: string | undefined;
   modelId: string | undefined;
   approvalMode: string | undefined;
   displayName: string | undefined;
@@ -149,6 +159,10 @@ export class TranscriptModel {
   private approvalMode: string | undefined;
   private displayName: string | undefined;
   private ended: string | undefined;
+  /** Server time each active prompt was first seen. */
+  private readonly startedAt = new Map<string, number>();
+  private firstPrompt: string | undefined;
+  private now = 0;
 
   constructor(initial: { modelId?: string; approvalMode?: string; displayName?: string } = {}) {
     this.modelId = initial.modelId;
@@ -157,17 +171,31 @@ export class TranscriptModel {
   }
 
   snapshot(): TranscriptSnapshot {
+    const last = this.items[this.items.length - 1];
+    const running = this.active.size > 0;
     return {
       items: this.items.slice(),
       dropped: this.dropped,
       permissions: [...this.permissions.values()],
       queued: [...this.queued.values()],
-      running: this.active.size > 0,
+      running,
+      runningSince: running ? this.earliestStart() : undefined,
+      thinking: running && last?.kind === "thought",
+      firstPrompt: this.firstPrompt,
       modelId: this.modelId,
       approvalMode: this.approvalMode,
       displayName: this.displayName,
       ended: this.ended,
     };
+  }
+
+  private earliestStart(): number | undefined {
+    let min: number | undefined;
+    for (const p of this.active) {
+      const at = this.startedAt.get(p);
+      if (at !== undefined && (min === undefined || at < min)) min = at;
+    }
+    return min;
   }
 
   private push(item: Item): void {
@@ -194,14 +222,20 @@ export class TranscriptModel {
   }
 
   private promptStarted(promptId: string | undefined): void {
-    if (promptId && !this.finished.has(promptId)) this.active.add(promptId);
+    if (!promptId || this.finished.has(promptId)) return;
+    this.active.add(promptId);
+    if (!this.startedAt.has(promptId)) this.startedAt.set(promptId, this.now);
   }
 
-  private promptEnded(promptId: string | undefined): void {
-    if (!promptId) return;
+  /** Ends a prompt; returns how long it ran (ms), when its start was seen. */
+  private promptEnded(promptId: string | undefined): number | undefined {
+    if (!promptId) return undefined;
+    const started = this.startedAt.get(promptId);
+    this.startedAt.delete(promptId);
     this.active.delete(promptId);
     this.queued.delete(promptId);
     this.finished.add(promptId);
+    return started === undefined ? undefined : Math.max(0, this.now - started);
   }
 
   /**
@@ -211,18 +245,25 @@ export class TranscriptModel {
    */
   apply(event: EventEnvelope, replayed = false): void {
     const data = (event.data ?? {}) as Record<string, any>;
+    const at = event._meta?.serverTimestamp;
+    if (typeof at === "number") this.now = at;
     switch (event.type) {
       case "session_update":
         this.promptStarted(event.promptId);
         this.update(data.update ?? {}, event.promptId);
         break;
-      case "turn_complete":
-        this.promptEnded(data.promptId ?? event.promptId);
+      case "turn_complete": {
+        const promptId = data.promptId ?? event.promptId;
+        if (promptId && this.finished.has(promptId)) break;
+        const ms = this.promptEnded(promptId);
+        this.push({ kind: "turn", key: this.key(), stopReason: typeof data.stopReason === "string" ? data.stopReason : "end_turn", ms });
         break;
-      case "turn_error":
-        this.promptEnded(data.promptId ?? event.promptId);
-        this.push({ kind: "error", key: this.key(), message: String(data.message ?? "turn failed") });
+      }
+      case "turn_error": {
+        const ms = this.promptEnded(data.promptId ?? event.promptId);
+        this.push({ kind: "error", key: this.key(), message: String(data.message ?? "turn failed"), turn: { ms } });
         break;
+      }
       case "pending_prompt_added":
         this.queued.set(data.promptId, { promptId: data.promptId, text: String(data.text ?? "") });
         this.promptStarted(data.promptId);
@@ -301,6 +342,7 @@ export class TranscriptModel {
         // The daemon echoes each prompt once; a replayed agent may also send the user's text in chunks.
         if (last && last.kind === "user" && u._meta?.source !== "bridge-echo") this.items[this.items.length - 1] = { ...last, text: last.text + t };
         else this.push({ kind: "user", key: this.key(), text: t });
+        this.firstPrompt ??= t;
         break;
       }
       case "agent_message_chunk":
@@ -353,6 +395,8 @@ export class TranscriptModel {
       rawInput: u.rawInput !== undefined ? u.rawInput : base?.rawInput,
       locations: Array.isArray(u.locations) ? toolLocations(u.locations) : (base?.locations ?? []),
       toolName: typeof u._meta?.toolName === "string" ? u._meta.toolName : base?.toolName,
+      startedAt: base?.startedAt ?? (record ? this.now : undefined),
+      endedAt: base?.endedAt ?? (record && (status === "completed" || status === "failed") ? this.now : undefined),
     };
     if (!record) return next;
     if (index === undefined) this.push(next);

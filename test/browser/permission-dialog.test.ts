@@ -50,7 +50,10 @@ const votesOf = (w: WatchedPage) => w.requests.filter((url) => /\/session\/[^/]+
 const focused = (page: Page) =>
   page.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
-    return { tag: el?.tagName.toLowerCase(), text: el?.textContent?.trim(), inDialog: Boolean(el?.closest('[role="dialog"]')) };
+    // The element's text as its name reads (a button's key hint is aria-hidden).
+    const shown = el?.cloneNode(true) as HTMLElement | undefined;
+    shown?.querySelectorAll('[aria-hidden="true"]').forEach((hidden) => hidden.remove());
+    return { tag: el?.tagName.toLowerCase(), text: shown?.textContent?.trim(), inDialog: Boolean(el?.closest('[role="dialog"]')) };
   });
 
 async function centerOf(page: Page, name: string): Promise<{ x: number; y: number }> {

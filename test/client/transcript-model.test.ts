@@ -9,6 +9,44 @@ const ev = (type: string, data: Record<string, unknown>, promptId?: string): Eve
 const update = (u: Record<string, unknown>, promptId = "p1") => ev("session_update", { sessionId: "s", update: u }, promptId);
 const text = (t: string) => ({ type: "text", text: t });
 
+const at = (e: EventEnvelope, ms: number): EventEnvelope => ({ ...e, _meta: { serverTimestamp: ms } });
+
+describe("TranscriptModel: how turns end (issue 29)", () => {
+  test("each turn ends in an item with its stop reason and duration; a cancelled one too, live or replayed", () => {
+    for (const replayed of [false, true]) {
+      const m = new TranscriptModel();
+      m.apply(at(update({ sessionUpdate: "user_message_chunk", content: text("first"), _meta: { source: "bridge-echo" } }, "p1"), 1000), replayed);
+      m.apply(at(update({ sessionUpdate: "agent_thought_chunk", content: text("hmm") }, "p1"), 1100), replayed);
+      expect(m.snapshot()).toMatchObject({ running: true, runningSince: 1000, thinking: true, firstPrompt: "first" });
+      m.apply(at(update({ sessionUpdate: "agent_message_chunk", content: text("ok") }, "p1"), 1200), replayed);
+      expect(m.snapshot().thinking).toBe(false);
+      m.apply(at(ev("turn_complete", { promptId: "p1", stopReason: "end_turn" }), 3500), replayed);
+      m.apply(at(update({ sessionUpdate: "user_message_chunk", content: text("second"), _meta: { source: "bridge-echo" } }, "p2"), 4000), replayed);
+      m.apply(at(ev("turn_complete", { promptId: "p2", stopReason: "cancelled" }), 4250), replayed);
+      m.apply(at(update({ sessionUpdate: "user_message_chunk", content: text("third"), _meta: { source: "bridge-echo" } }, "p3"), 5000), replayed);
+      m.apply(at(ev("turn_error", { promptId: "p3", message: "model down" }), 5100), replayed);
+      const s = m.snapshot();
+      expect(s.items.filter((i) => i.kind === "turn")).toMatchObject([
+        { stopReason: "end_turn", ms: 2500 },
+        { stopReason: "cancelled", ms: 250 },
+      ]);
+      expect(s.items.at(-1)).toMatchObject({ kind: "error", message: "model down", turn: { ms: 100 } });
+      expect(s).toMatchObject({ running: false, runningSince: undefined, firstPrompt: "first" });
+    }
+  });
+
+  test("a turn_complete seen twice ends its turn once; a tool call records when it started and finished", () => {
+    const m = new TranscriptModel();
+    m.apply(at(update({ sessionUpdate: "tool_call", toolCallId: "t1", title: "Run", status: "in_progress" }), 100));
+    m.apply(at(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" }), 900));
+    m.apply(at(ev("turn_complete", { promptId: "p1", stopReason: "end_turn" }), 1000));
+    m.apply(at(ev("turn_complete", { promptId: "p1", stopReason: "end_turn" }), 1001));
+    const s = m.snapshot();
+    expect(s.items.filter((i) => i.kind === "turn").length).toBe(1);
+    expect(s.items[0]).toMatchObject({ kind: "tool", startedAt: 100, endedAt: 900 });
+  });
+});
+
 describe("TranscriptModel", () => {
   test("a turn: the prompt echo, thoughts, streamed agent text merged into one message, a plan; running until turn_complete", () => {
     const m = new TranscriptModel();
@@ -22,7 +60,7 @@ describe("TranscriptModel", () => {
     m.apply(ev("turn_complete", { sessionId: "s", promptId: "p1", stopReason: "end_turn" }));
     const s = m.snapshot();
     expect(s.running).toBe(false);
-    expect(s.items.map((i) => i.kind)).toEqual(["user", "thought", "agent", "plan"]);
+    expect(s.items.map((i) => i.kind)).toEqual(["user", "thought", "agent", "plan", "turn"]);
     expect(s.items[2]).toMatchObject({ kind: "agent", text: "Hello" });
     expect(s.items[3]).toMatchObject({ kind: "plan", entries: [{ content: "step", status: "completed" }] });
   });

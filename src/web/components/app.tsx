@@ -1,10 +1,16 @@
-/** The shell: main navigation, the sessions list beside the routed view, the token prompt and the notice banner. */
-import { useEffect } from "preact/hooks";
-import { needsToken, notice, refreshSessions, reloadKey, reopenKey } from "../app-state.ts";
+/**
+ * The shell: the top bar (brand, workspace, main navigation, theme), the sessions list beside the
+ * routed view, the token prompt, the notice banner and the long-text viewer.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { creating, needsToken, notice, refreshSessions, reloadKey, reopenKey, workspaceCwd } from "../app-state.ts";
+import { baseName } from "../format.ts";
 import { go, route } from "../route.ts";
 import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
+import { LongTextViewer } from "./long-text.tsx";
 import { SessionList } from "./session-list.tsx";
+import { ThemeToggle } from "./theme-toggle.tsx";
 import { TokenPrompt } from "./token-prompt.tsx";
 import { TrustNotice } from "./trust-notice.tsx";
 import { WorkspacePanel } from "./workspace-panel.tsx";
@@ -21,12 +27,24 @@ export function App() {
     return () => clearInterval(timer);
   }, [key]);
 
-  if (needsToken.value) return <TokenPrompt />;
+  // On a narrow screen the sessions list is a panel opened from the top bar: open on the home
+  // view, closed when a session or another view opens.
   const r = route.value;
+  const [listOpen, setListOpen] = useState(r.view === "home");
+  useEffect(() => setListOpen(r.view === "home"), [r]);
+
+  if (needsToken.value) return <TokenPrompt />;
+  const cwd = workspaceCwd.value;
   return (
     <div class="shell">
       <header class="topbar">
+        <button type="button" class="quiet sessions-toggle" aria-expanded={listOpen} aria-controls="sessions-panel" onClick={() => setListOpen(!listOpen)}>
+          ☰<span class="visually-hidden"> Sessions list</span>
+        </button>
         <span class="brand">svc</span>
+        <span class="workspace-name" title={cwd}>
+          {cwd ? baseName(cwd) : "…"}
+        </span>
         <nav aria-label="Main">
           <button type="button" aria-current={r.view === "home" || r.view === "session" ? "page" : undefined} onClick={() => go("#/")}>
             Sessions
@@ -38,6 +56,7 @@ export function App() {
             Files
           </button>
         </nav>
+        <ThemeToggle />
       </header>
       {notice.value && (
         <div class="notice" role="alert">
@@ -49,7 +68,7 @@ export function App() {
       )}
       <TrustNotice />
       <div class="layout">
-        <SessionList />
+        <SessionList open={listOpen} />
         <main class="main" key={`${key}`}>
           {r.view === "session" ? (
             <ChatView key={`${r.id}:${reopenKey.value}`} id={r.id} />
@@ -57,11 +76,22 @@ export function App() {
             <WorkspacePanel />
           ) : r.view === "files" ? (
             <FilesView path={r.path} />
+          ) : creating.value ? (
+            <div class="state-card loading" role="status" aria-label="Creating session">
+              <span class="spinner" aria-hidden="true" /> Starting a new session…
+            </div>
           ) : (
-            <p class="empty">Pick a session, or start a new one.</p>
+            <div class="state-card home">
+              <h1>Pick a session, or start a new one.</h1>
+              <p class="hint">
+                <kbd class="key">Alt+N</kbd> new session · <kbd class="key">/</kbd> prompt box · <kbd class="key">Esc</kbd> stop the turn · <kbd class="key">Alt+A</kbd> /{" "}
+                <kbd class="key">Alt+D</kbd> allow or deny a request
+              </p>
+            </div>
           )}
         </main>
       </div>
+      <LongTextViewer />
     </div>
   );
 }

@@ -1,9 +1,15 @@
-/** The chat view of one session: header (name, pickers, session actions, connection), transcript, permission dialog, composer. */
+/**
+ * The chat view of one session: header (name, connection, session actions), transcript, permission
+ * dialog, composer, and a status line (workspace, model, approval mode). Until the session is
+ * loaded it says so, and shows no picker values it does not know yet.
+ */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { APPROVAL_MODES, type ApprovalMode } from "../../client/index.ts";
-import { client, displayName, guard, refreshSessions, reopenKey, sessions } from "../app-state.ts";
-import { LiveSession } from "../live-session.ts";
+import { APPROVAL_MODES, type ApprovalMode, type StatusCell } from "../../client/index.ts";
+import { client, displayName, guard, hasToken, refreshSessions, reopenKey, sessions } from "../app-state.ts";
+import { baseName } from "../format.ts";
+import { LiveSession, type ViewConnection } from "../live-session.ts";
 import { go } from "../route.ts";
+import { rememberTitle } from "../titles.ts";
 import { Composer } from "./composer.tsx";
 import { PermissionDialog } from "./permission-dialog.tsx";
 import { TranscriptView } from "./transcript-view.tsx";
@@ -17,6 +23,10 @@ export function ChatView({ id }: { id: string }) {
 
   const snap = live.snapshot.value;
   const row = sessions.value.find((s) => s.sessionId === id);
+  const first = snap?.firstPrompt;
+  useEffect(() => {
+    if (first) rememberTitle(id, first);
+  }, [id, first]);
   const name = snap?.displayName ?? displayName(row ?? { sessionId: id });
   const [renaming, setRenaming] = useState(false);
 
@@ -39,27 +49,23 @@ export function ChatView({ id }: { id: string }) {
       <header class="chat-head">
         <div class="chat-title">
           <h1>{name}</h1>
-          <span role="status" aria-label="Connection" class={`conn ${live.connection.value}`}>
-            {live.connection.value}
-          </span>
-        </div>
-        <div class="chat-controls">
-          <ModelPicker live={live} />
-          <ApprovalPicker live={live} />
-          <button type="button" onClick={() => setRenaming(!renaming)}>
-            Rename
-          </button>
-          <button type="button" onClick={close}>
-            Close session
-          </button>
-          <button type="button" onClick={archive}>
-            Archive
-          </button>
-          {(live.gone.value || snap?.ended) && (
-            <button type="button" class="primary" onClick={() => reopenKey.value++}>
-              Reopen
+          <Connection state={live.connection.value} />
+          <div class="chat-actions">
+            {(live.gone.value || snap?.ended) && (
+              <button type="button" class="primary" onClick={() => reopenKey.value++}>
+                Reopen
+              </button>
+            )}
+            <button type="button" class="quiet" onClick={() => setRenaming(!renaming)}>
+              Rename
             </button>
-          )}
+            <button type="button" class="quiet" onClick={close}>
+              Close session
+            </button>
+            <button type="button" class="quiet" onClick={archive}>
+              Archive
+            </button>
+          </div>
         </div>
         {renaming && <RenameForm id={id} current={name} done={() => setRenaming(false)} />}
       </header>
@@ -67,10 +73,28 @@ export function ChatView({ id }: { id: string }) {
         <>
           <TranscriptView snapshot={snap} workspaceCwd={live.workspaceCwd.value} />
           {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} workspaceCwd={live.workspaceCwd.value} />}
-          <Composer sessionId={id} snapshot={snap} />
+          <NoModelNote live={live} />
+          <Composer key={id} sessionId={id} snapshot={snap} />
+          <div class="status-line" aria-label="Session status">
+            <span class="status-item" title={live.workspaceCwd.value}>
+              <span class="status-label">Workspace</span> {baseName(live.workspaceCwd.value ?? "")}
+            </span>
+            <ModelPicker live={live} />
+            <ApprovalPicker live={live} />
+          </div>
         </>
+      ) : live.connection.value === "failed" ? (
+        <div class="state-card failed" role="alert">
+          <h2>This session could not be opened</h2>
+          <p>{live.failure.value}</p>
+          <button type="button" onClick={() => reopenKey.value++}>
+            Try again
+          </button>
+        </div>
       ) : (
-        <p class="empty">Loading…</p>
+        <div class="state-card loading" role="status" aria-label="Loading session">
+          <span class="spinner" aria-hidden="true" /> Opening the session…
+        </div>
       )}
     </section>
   );
@@ -105,7 +129,7 @@ function ModelPicker({ live }: { live: LiveSession }) {
   const choices = current && !models.some((m) => m.modelId === current) ? [{ modelId: current, name: current }, ...models] : models;
   return (
     <label class="picker">
-      <span>Model</span>
+      <span class="status-label">Model</span>
       <select
         aria-label="Model"
         value={current ?? ""}
@@ -129,15 +153,30 @@ function ModelPicker({ live }: { live: LiveSession }) {
   );
 }
 
+/** What each approval mode lets the agent do, said in the picker. */
+const MODE_TEXT: Record<ApprovalMode, string> = {
+  plan: "plan: read and plan only, change nothing",
+  default: "default: ask before edits and commands",
+  "auto-edit": "auto-edit: edit files, ask before commands",
+  auto: "auto: run what the agent judges safe, ask for the rest",
+  yolo: "yolo: run everything without asking",
+};
+
+/** Why the approval mode cannot change in this page, shown beside the disabled picker. */
+export const NO_TOKEN_REASON = "Locked: changing it needs a daemon started with --token (or SVC_SERVER_TOKEN).";
+
 function ApprovalPicker({ live }: { live: LiveSession }) {
   const current = live.snapshot.value?.approvalMode;
   const modes = live.approvalModes.value;
   const value = APPROVAL_MODES.includes(current as ApprovalMode) ? current : "default";
+  const locked = !hasToken();
   return (
     <label class="picker">
-      <span>Approval mode</span>
+      <span class="status-label">Approval</span>
       <select
         aria-label="Approval mode"
+        aria-describedby={locked ? "approval-locked" : undefined}
+        disabled={locked}
         value={value}
         onChange={(e) => {
           const select = e.currentTarget;
@@ -149,10 +188,60 @@ function ApprovalPicker({ live }: { live: LiveSession }) {
       >
         {(modes.includes(value as ApprovalMode) ? modes : [value as ApprovalMode, ...modes]).map((m) => (
           <option key={m} value={m}>
-            {m}
+            {MODE_TEXT[m] ?? m}
           </option>
         ))}
       </select>
+      {locked && (
+        <span id="approval-locked" class="locked-reason">
+          {NO_TOKEN_REASON}
+        </span>
+      )}
     </label>
+  );
+}
+
+/**
+ * When the session names no model, the workspace's preflight may say why (the built-in agent's
+ * `auth` cell: no model configured, and what to set): shown above the composer.
+ */
+function NoModelNote({ live }: { live: LiveSession }) {
+  const [hint, setHint] = useState<string | null>(null);
+  const none = live.models.value.length === 0 && !live.snapshot.value?.modelId;
+  useEffect(() => {
+    if (!none) return;
+    let gone = false;
+    client.workspaceStatus("preflight").then(
+      (body) => {
+        const cells = Array.isArray(body.cells) ? (body.cells as StatusCell[]) : [];
+        const auth = cells.find((c) => c.kind === "auth" && c.status === "error");
+        if (!gone && auth) setHint([auth.error, auth.hint].filter(Boolean).join(". "));
+      },
+      () => undefined,
+    );
+    return () => (gone = true);
+  }, [none]);
+  if (!none || !hint) return null;
+  return (
+    <p class="no-model composer-wide" role="note" aria-label="No model">
+      {hint}
+    </p>
+  );
+}
+
+const CONNECTION_TEXT: Record<ViewConnection, string> = {
+  connecting: "connecting",
+  live: "live",
+  reconnecting: "reconnecting",
+  resynced: "resynced",
+  offline: "offline",
+  failed: "failed",
+};
+
+function Connection({ state }: { state: ViewConnection }) {
+  return (
+    <span role="status" aria-label="Connection" class={`conn ${state}`}>
+      {CONNECTION_TEXT[state]}
+    </span>
   );
 }

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { DirectoryEntry, FileText } from "../../client/index.ts";
 import { client, describe, guard, reportAuth } from "../app-state.ts";
 import { go } from "../route.ts";
+import { BoundedText } from "./long-text.tsx";
 
 const join = (dir: string, name: string) => (dir === "." ? name : `${dir}/${name}`);
 const fileHash = (path: string) => `#/files/${path.split("/").map(encodeURIComponent).join("/")}`;
@@ -34,6 +35,7 @@ function Folder({ dir, depth, selected }: { dir: string; depth: number; selected
   if (entries === null) return <li class="empty">Loading…</li>;
   return (
     <>
+      {entries.length === 0 && <li class="empty">{dir === "." ? "The workspace folder is empty." : "Empty folder."}</li>}
       {entries.map((e) =>
         e.kind === "directory" ? (
           <FolderItem key={e.name} path={join(dir, e.name)} name={e.name} depth={depth} selected={selected} />
@@ -79,7 +81,7 @@ function FileViewer({ path }: { path: string | undefined }) {
   return (
     <section class="card viewer" role="region" aria-label="File viewer">
       {!path ? (
-        <p class="empty">Choose a file.</p>
+        <p class="empty">Choose a file in the tree to read it here.</p>
       ) : (
         <>
           <h2>{path}</h2>
@@ -90,7 +92,9 @@ function FileViewer({ path }: { path: string | undefined }) {
           ) : (
             <>
               {file.truncated && <p class="hint">Showing the first {file.returnedBytes} of {file.sizeBytes} bytes.</p>}
-              <pre class="file-text">{file.content}</pre>
+              <pre class="file-text">
+                <BoundedText text={file.content} plain />
+              </pre>
             </>
           )}
         </>

@@ -4,9 +4,11 @@
  * `STREAM_RENDER_MS`. A block over `MAX_MARKDOWN_BLOCK_CHARS` shows as plain text.
  */
 import { memo } from "preact/compat";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { renderMarkdown } from "../markdown.ts";
 import { MAX_MARKDOWN_BLOCK_CHARS, splitBlocks, splitPieces } from "../text-blocks.ts";
+import { fenceLanguages, highlightBlocks } from "./highlighted.tsx";
+import { BoundedText } from "./long-text.tsx";
 
 const STREAM_RENDER_MS = 200;
 
@@ -19,12 +21,24 @@ function useIncrementalSplit(text: string, split: (s: string) => string[]): stri
   const cache = useRef<{ text: string; parts: string[] } | null>(null);
   const prev = cache.current;
   let parts: string[];
-  if (prev && prev.parts.length > 0 && text.startsWith(prev.text)) {
-    const offset = prev.text.length - prev.parts[prev.parts.length - 1]!.length;
+  const offset = prev && prev.parts.length > 0 ? prev.text.length - prev.parts[prev.parts.length - 1]!.length : -1;
+  if (prev && offset >= 0 && grewFrom(text, prev.text, offset)) {
     parts = prev.parts.slice(0, -1).concat(split(text.slice(offset)));
   } else parts = split(text);
   cache.current = { text, parts };
   return parts;
+}
+
+/**
+ * `text` is `prev` with more appended, judged from the part of `prev` from `offset` on (which is
+ * re-split anyway) and its head. A streamed message only grows, so the parts before `offset` are
+ * not compared: `startsWith` over a whole streamed text (a rope of chunks, in the browser) walks it
+ * character by character, tens of ms for a megabyte, on every frame.
+ */
+function grewFrom(text: string, prev: string, offset: number): boolean {
+  if (text.length < prev.length) return false;
+  const head = Math.min(offset, 256);
+  return text.slice(0, head) === prev.slice(0, head) && text.slice(offset, prev.length) === prev.slice(offset);
 }
 
 export function Markdown({ text, streaming = false }: { text: string; streaming?: boolean }) {
@@ -55,8 +69,13 @@ function PlainText({ text }: { text: string }) {
   );
 }
 
+/** A piece of a long plain text; a line past the bound shows its head and a "Show all" (long-text.tsx). */
 const PlainPiece = memo(function PlainPiece({ text }: { text: string }) {
-  return <pre class="plain-piece">{text}</pre>;
+  return (
+    <pre class="plain-piece">
+      <BoundedText text={text} plain />
+    </pre>
+  );
 });
 
 function HtmlBlock({ text, streaming }: { text: string; streaming: boolean }) {
@@ -73,5 +92,10 @@ function HtmlBlock({ text, streaming }: { text: string; streaming: boolean }) {
     const timer = setTimeout(run, wait);
     return () => clearTimeout(timer);
   }, [text, streaming]);
-  return <div class="md-block" dangerouslySetInnerHTML={{ __html: html }} />;
+  const box = useRef<HTMLDivElement>(null);
+  const languages = useMemo(() => fenceLanguages(text), [text]);
+  useLayoutEffect(() => {
+    if (box.current && languages.some(Boolean)) highlightBlocks(box.current, languages);
+  }, [html, languages]);
+  return <div class="md-block" ref={box} dangerouslySetInnerHTML={{ __html: html }} />;
 }

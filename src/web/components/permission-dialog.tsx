@@ -7,7 +7,9 @@
  * - it shows what would run (command, paths, diffs, input; permission-details.ts), hidden
  *   characters marked, not only the agent's title; "always" options look secondary and say what
  *   they widen;
- * - while a vote is being sent every button is disabled, so a second click sends nothing.
+ * - while a vote is being sent every button is disabled, so a second click sends nothing;
+ * - Alt+A allows once and Alt+D denies once (shown on the buttons): a chord, so typing never
+ *   answers; it too waits for the arming.
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
@@ -17,6 +19,10 @@ import type { PendingPermission } from "../transcript-model.ts";
 import { shownLineCount } from "../visible-text.ts";
 import { DiffView, shownPath } from "./tool-call.tsx";
 import { Visible } from "./visible-text.tsx";
+
+/** The options a chord answers: Alt+A allows once, Alt+D denies once. */
+const SHORTCUTS: Record<string, string> = { allow_once: "Alt+A", reject_once: "Alt+D" };
+const SHORTCUT_KINDS: Record<string, string> = { KeyA: "allow_once", KeyD: "reject_once" };
 
 /** How long a new request's buttons ignore activation. */
 export const ARMING_MS = 750;
@@ -74,11 +80,29 @@ function RequestDialog({ sessionId, request, workspaceCwd }: Props) {
       aria-disabled={armed ? undefined : "true"}
       disabled={sending}
       onClick={() => void vote(o.optionId)}
+      aria-keyshortcuts={SHORTCUTS[o.kind ?? ""]}
       {...extra}
     >
       <Visible text={o.name} />
+      {SHORTCUTS[o.kind ?? ""] && (
+        <kbd class="key" aria-hidden="true">
+          {SHORTCUTS[o.kind ?? ""]}
+        </kbd>
+      )}
     </button>
   );
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!e.altKey || e.ctrlKey || e.metaKey || sending) return;
+      const kind = SHORTCUT_KINDS[e.code];
+      const option = kind && request.options.find((o) => o.kind === kind);
+      if (!option) return;
+      e.preventDefault();
+      void vote(option.optionId);
+    };
+    addEventListener("keydown", onKey);
+    return () => removeEventListener("keydown", onKey);
+  });
   const always = options.filter((o) => o.kind === "allow_always");
   const shown = details.command !== null || details.diffs.length > 0;
   return (

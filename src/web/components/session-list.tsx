@@ -1,32 +1,51 @@
 /**
- * The sessions aside: "New session", the list (live and persisted; archived on request). Choosing
- * the session already open opens it again (a load: a closed one comes back from its history).
+ * The sessions aside: "New session" (Alt+N), a search box, and the list (live and persisted;
+ * archived on request) grouped by the day each session last changed. Choosing the session already
+ * open opens it again (a load: a closed one comes back from its history).
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import type { SessionListItem } from "../../client/index.ts";
-import { client, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived, workspaceCwd } from "../app-state.ts";
+import { client, creating, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived, workspaceCwd } from "../app-state.ts";
+import { dateGroup } from "../format.ts";
 import { go, route, sessionHash } from "../route.ts";
+import { newSession } from "../shortcuts.ts";
 
-export function SessionList() {
-  const [busy, setBusy] = useState(false);
+/** `open`: shown on a narrow screen (where the list is a panel the top bar opens); wide screens always show it. */
+export function SessionList({ open }: { open: boolean }) {
+  const [query, setQuery] = useState("");
   const r = route.value;
   const selected = r.view === "session" ? r.id : undefined;
+  const busy = creating.value;
 
   const create = async () => {
-    setBusy(true);
+    if (creating.value) return;
+    creating.value = true;
+    go("#/");
     const created = await guard(() => client.createSession({ cwd: workspaceCwd.value, sessionScope: "thread" }));
-    setBusy(false);
+    creating.value = false;
     if (!created) return;
     await refreshSessions();
     go(sessionHash(created.sessionId));
   };
+  useEffect(() => newSession.register(() => void create()), []);
+
+  const needle = query.trim().toLowerCase();
+  const shown = needle ? sessions.value.filter((s) => displayName(s).toLowerCase().includes(needle) || s.sessionId.startsWith(needle)) : sessions.value;
+  const groups = groupByDay(shown);
 
   return (
-    <aside class="sessions">
+    <aside id="sessions-panel" class={open ? "sessions open" : "sessions"} aria-label="Sessions panel">
       <div class="sessions-head">
-        <button type="button" class="primary" disabled={busy} onClick={create}>
-          New session
+        <button type="button" class="primary new-session" disabled={busy} aria-keyshortcuts="Alt+N" onClick={create}>
+          {busy ? "Creating…" : "New session"}
+          <kbd class="key" aria-hidden="true">
+            Alt+N
+          </kbd>
         </button>
+        <label for="session-search" class="visually-hidden">
+          Search sessions
+        </label>
+        <input id="session-search" type="search" placeholder="Search sessions" value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
         <label class="check">
           <input
             type="checkbox"
@@ -40,22 +59,39 @@ export function SessionList() {
         </label>
       </div>
       <ul role="list" aria-label="Sessions" class="session-list">
-        {sessions.value.map((s) => (
-          <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} />
-        ))}
+        {groups.flatMap(([group, rows]) => rows.map((s, i) => <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} />))}
       </ul>
-      {sessionsLoaded.value && sessions.value.length === 0 && <p class="empty">No sessions yet.</p>}
+      {!sessionsLoaded.value && <p class="empty">Loading sessions…</p>}
+      {sessionsLoaded.value && sessions.value.length === 0 && <p class="empty">No sessions yet. Start one with New session.</p>}
+      {sessionsLoaded.value && sessions.value.length > 0 && shown.length === 0 && <p class="empty">No session matches “{query}”.</p>}
     </aside>
   );
 }
 
-function SessionRow({ session, selected }: { session: SessionListItem; selected: boolean }) {
+/** Sessions by the day they last changed (newest group first; the daemon's order kept within one). */
+function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
+  const now = Date.now();
+  const groups = new Map<string, SessionListItem[]>();
+  for (const s of list) {
+    const at = Date.parse(s.updatedAt ?? s.createdAt ?? "");
+    const group = Number.isNaN(at) ? "Earlier" : dateGroup(at, now);
+    let rows = groups.get(group);
+    if (!rows) groups.set(group, (rows = []));
+    rows.push(s);
+  }
+  return [...groups];
+}
+
+/** One session; the first of a day group carries the group's heading. */
+function SessionRow({ session, selected, group }: { session: SessionListItem; selected: boolean; group: string | undefined }) {
   const state = session.live ? "live" : "closed";
   const name = displayName(session);
   return (
     <li class={selected ? "session selected" : "session"}>
+      {group && <h2 class="group-title">{group}</h2>}
       <button type="button" class="session-open" aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
         <span class="session-name">{name}</span>{" "}
+        {session.hasActivePrompt && <span class="badge working">working</span>}
         <span class={`badge ${state}`}>{state}</span>
         {session.isArchived && <span class="badge archived">archived</span>}
         {session.isWaitingForPermission && <span class="badge waiting">needs approval</span>}

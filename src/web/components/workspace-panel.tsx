@@ -2,6 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { StatusCell, WorkspaceSection, WorkspaceStatus } from "../../client/index.ts";
 import { client, describe, reportAuth } from "../app-state.ts";
+import { inlinePlain } from "../inline-plain.ts";
 
 const SECTIONS: { id: WorkspaceSection; title: string }[] = [
   { id: "preflight", title: "Preflight" },
@@ -54,8 +55,13 @@ function cellLists(body: WorkspaceStatus): StatusCell[] {
   return out;
 }
 
+/** Sandbox variables that mean something on one platform only (a SEATBELT profile is macOS's). */
+const PLATFORM_ONLY: Record<string, string> = { SEATBELT_PROFILE: "darwin" };
+
 function Cells({ body }: { body: WorkspaceStatus }) {
-  const cells = cellLists(body);
+  const all = cellLists(body);
+  const platform = all.find((c) => c.kind === "platform")?.name;
+  const cells = all.filter((c) => !(typeof c.name === "string" && PLATFORM_ONLY[c.name] && platform && PLATFORM_ONLY[c.name] !== platform));
   return (
     <>
       {!body.initialized && <p class="hint">No agent has started in this workspace yet; agent-side details appear once a session runs.</p>}
@@ -66,10 +72,10 @@ function Cells({ body }: { body: WorkspaceStatus }) {
           {cells.map((c, i) => (
             <li key={i} class="cell">
               <span class={`dot ${c.status}`} aria-hidden="true" />
-              <span class="cell-name">{cellName(c)}</span>
-              <span class="cell-status">{String(c.status ?? "").replace(/_/g, " ")}</span>
+              <span class={isVariable(c) ? "cell-name variable" : "cell-name"}>{cellName(c)}</span>
+              <span class="cell-status">{cellStatus(c)}</span>
               {cellValue(c) && <span class="cell-value">{cellValue(c)}</span>}
-              {(c.error || c.hint) && <span class="cell-hint">{c.error ?? c.hint}</span>}
+              {(c.error || c.hint) && <span class="cell-hint">{[c.error, c.hint].filter(Boolean).join(": ")}</span>}
             </li>
           ))}
         </ul>
@@ -78,14 +84,41 @@ function Cells({ body }: { body: WorkspaceStatus }) {
   );
 }
 
-const cellName = (c: StatusCell) => String(c.name ?? c.authType ?? c.kind).replace(/_/g, " ");
+/** Names for the daemon's cell kinds (`node_version` reports the runtime svc runs on: Bun). */
+const KIND_NAMES: Record<string, string> = {
+  node_version: "Runtime (Bun)",
+  cli_entry: "CLI entry",
+  workspace_dir: "Workspace folder",
+  workspace_trust: "Folder trust",
+  mcp_discovery: "MCP discovery",
+  tool_registry: "Tool registry",
+  npm: "npm",
+  git: "git",
+  ripgrep: "ripgrep",
+};
+
+/** A cell named by an environment variable: shown as written (underscores and all). */
+const isVariable = (c: StatusCell) => typeof c.name === "string" && /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$/.test(c.name);
+
+function cellName(c: StatusCell): string {
+  if (typeof c.name === "string") return isVariable(c) ? c.name : c.name.replace(/_/g, " ");
+  if (typeof c.authType === "string") return c.authType;
+  const kind = String(c.kind);
+  return KIND_NAMES[kind] ?? kind.charAt(0).toUpperCase() + kind.slice(1).replace(/_/g, " ");
+}
+
+/** A variable's status is whether it is set (the daemon says "disabled" for unset). */
+function cellStatus(c: StatusCell): string {
+  if (typeof c.present === "boolean") return c.present ? "set" : "not set";
+  return String(c.status ?? "").replace(/_/g, " ");
+}
 
 function cellValue(c: StatusCell): string {
   if (typeof c.value === "string") return c.value;
-  if (typeof c.present === "boolean" && c.kind === "env_var") return c.present ? "set" : "not set";
   const detail = c.detail as Record<string, unknown> | undefined;
   if (detail && typeof detail.version === "string") return detail.version;
-  if (typeof c.description === "string") return c.description;
+  if (detail && typeof detail.path === "string") return detail.path;
+  if (typeof c.description === "string") return inlinePlain(c.description);
   if (Array.isArray(c.models)) return `${c.models.length} models`;
   return "";
 }
