@@ -38,13 +38,14 @@ function header(entry: TarEntry, mtime: number): Uint8Array {
 }
 
 /** The archive: each entry's header and data padded to 512 bytes, then two empty blocks. */
-export function tarArchive(entries: TarEntry[], mtime: number): Uint8Array {
-  const parts: Uint8Array[] = [];
+export function tarArchive(entries: TarEntry[], mtime: number): Uint8Array<ArrayBuffer> {
+  const padded = (length: number) => Math.ceil(length / BLOCK) * BLOCK;
+  const archive = new Uint8Array(entries.reduce((total, entry) => total + BLOCK + padded(entry.data.length), 2 * BLOCK));
+  let offset = 0;
   for (const entry of entries) {
-    parts.push(header(entry, mtime), entry.data);
-    const pad = (BLOCK - (entry.data.length % BLOCK)) % BLOCK;
-    if (pad > 0) parts.push(new Uint8Array(pad));
+    archive.set(header(entry, mtime), offset);
+    archive.set(entry.data, offset + BLOCK);
+    offset += BLOCK + padded(entry.data.length);
   }
-  parts.push(new Uint8Array(2 * BLOCK));
-  return Buffer.concat(parts);
+  return archive; // the padding and the two closing blocks are the array's zeros
 }
