@@ -38,7 +38,7 @@ const ROOT = resolve(import.meta.dir, "..");
 const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64"] as const;
 type Target = (typeof TARGETS)[number];
 const NOT_BUILT: Record<string, string> = {
-  "windows-x64": "svc's process model (process groups, POSIX signals, --parent-pid's kernel start times) has no Windows equivalent yet; see README",
+  "windows-x64": "svc's process model (agents stopped through their process groups, POSIX signals, a /bin/sh watcher) has no Windows equivalent yet (docs/release.md)",
 };
 /** Level 9 makes the archive 0.3% smaller for twice the time (docs/release.md). */
 const GZIP_LEVEL = 6;

@@ -231,6 +231,12 @@ describe("install.sh from a signed release", () => {
     ["a signature by another key", () => otherKey, [], "signature does not match"],
     ["a damaged signature file", () => altered(v3, "SHA256SUMS.minisig", () => "untrusted comment: x\nRUQ=\n"), [], "signature does not match"],
     ["a signed release of another version than asked for", () => v3, ["--version", "9.9.9"], "asked for 9.9.9, but the signed release is 'svc "],
+    [
+      "a trusted comment changed to the version asked for",
+      () => altered(v3, "SHA256SUMS.minisig", (bytes) => new TextDecoder().decode(bytes).replace(/^trusted comment: .*$/m, "trusted comment: svc 9.9.9")),
+      ["--version", "9.9.9"],
+      "signature does not match",
+    ],
     ["a verified download that does not run", () => junk, [], "the new binary does not run"],
   ];
   for (const verifier of verifiers) {
