@@ -44,51 +44,6 @@ info() {
   echo "$*"
 }
 
-binary=""
-base_url="${SVC_RELEASE_URL:-$RELEASE_URL}"
-version="${SVC_VERSION:-latest}"
-install_dir="${SVC_INSTALL_DIR:-}"
-modify_path=1
-insecure=0
-
-while [ $# -gt 0 ]; do
-  case "$1" in
-  --binary | --base-url | --version | --install-dir)
-    if [ $# -lt 2 ] || [ -z "$2" ]; then error "$1 needs a value"; fi
-    case "$1" in
-    --binary) binary="$2" ;;
-    --base-url) base_url="$2" ;;
-    --version) version="$2" ;;
-    --install-dir) install_dir="$2" ;;
-    esac
-    shift 2
-    ;;
-  --no-modify-path)
-    modify_path=0
-    shift
-    ;;
-  --insecure-skip-signature)
-    insecure=1
-    shift
-    ;;
-  -h | --help)
-    usage
-    exit 0
-    ;;
-  *) error "unknown option '$1' (see install.sh --help)" ;;
-  esac
-done
-
-if [ -z "$install_dir" ]; then
-  [ -n "${HOME:-}" ] || error "HOME is not set: pass --install-dir <dir>"
-  install_dir="$HOME/.svc/bin"
-fi
-case "$install_dir" in
-/*) ;;
-*) install_dir="$PWD/$install_dir" ;;
-esac
-target="$install_dir/svc"
-
 # The release archive's platform for this machine. Under Rosetta 2 an arm64 Mac reports x86_64;
 # prefer the native build.
 platform_name() {
@@ -235,71 +190,122 @@ add_to_path() {
   info "Added $install_dir to PATH in $rc; open a new shell (or: . $rc) to use svc."
 }
 
-# Everything before the final copy happens in a temp dir outside the install dir.
-work=$(mktemp -d "${TMPDIR:-/tmp}/svc-install.XXXXXX") || error "cannot create a temp dir"
-staged=""
-cleanup() {
-  rm -rf "$work"
-  if [ -n "$staged" ]; then rm -f "$staged"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM HUP
-mkdir "$work/unpacked" "$work/check"
-new="$work/unpacked/svc"
+# The whole install is one function called on the last line, so a download of this script cut short
+# (curl | sh) runs nothing.
+main() {
+  binary=""
+  base_url="${SVC_RELEASE_URL:-$RELEASE_URL}"
+  version="${SVC_VERSION:-latest}"
+  install_dir="${SVC_INSTALL_DIR:-}"
+  modify_path=1
+  insecure=0
 
-if [ -n "$binary" ]; then
-  [ -f "$binary" ] || error "--binary $binary: no such file"
-  info "Installing $binary"
-  cp "$binary" "$new"
-else
-  archive="svc-$(platform_name).tar.gz"
-  version="${version#v}"
-  base_url="${base_url%/}"
-  if [ "$version" = latest ]; then release="$base_url/latest/download"; else release="$base_url/download/v$version"; fi
-  info "Downloading $release/$archive"
-  download "$release/SHA256SUMS" "$work/SHA256SUMS"
-  download "$release/SHA256SUMS.minisig" "$work/SHA256SUMS.minisig"
-  download "$release/$archive" "$work/$archive"
-  comment=$(verify_signature "$work/SHA256SUMS" "$work/SHA256SUMS.minisig" "$work/check")
-  if [ -n "$comment" ]; then
-    info "Signature verified: $comment"
-    if [ "$version" != latest ]; then
-      case "$comment" in
-      "svc $version "* | "svc $version+"* | "svc $version") ;;
-      *) error "asked for $version, but the signed release is '$comment': refusing to install" ;;
+  while [ $# -gt 0 ]; do
+    case "$1" in
+    --binary | --base-url | --version | --install-dir)
+      if [ $# -lt 2 ] || [ -z "$2" ]; then error "$1 needs a value"; fi
+      case "$1" in
+      --binary) binary="$2" ;;
+      --base-url) base_url="$2" ;;
+      --version) version="$2" ;;
+      --install-dir) install_dir="$2" ;;
       esac
-    fi
+      shift 2
+      ;;
+    --no-modify-path)
+      modify_path=0
+      shift
+      ;;
+    --insecure-skip-signature)
+      insecure=1
+      shift
+      ;;
+    -h | --help)
+      usage
+      exit 0
+      ;;
+    *) error "unknown option '$1' (see install.sh --help)" ;;
+    esac
+  done
+
+  if [ -z "$install_dir" ]; then
+    [ -n "${HOME:-}" ] || error "HOME is not set: pass --install-dir <dir>"
+    install_dir="$HOME/.svc/bin"
   fi
-  expected=$(awk -v name="$archive" '$2 == name || $2 == "*" name { print $1; exit }' "$work/SHA256SUMS")
-  [ -n "$expected" ] || error "SHA256SUMS lists no $archive"
-  actual=$(sha256_of "$work/$archive")
-  [ "$actual" = "$expected" ] || error "checksum mismatch for $archive: SHA256SUMS says $expected, the download is $actual; nothing installed"
-  gzip -dc <"$work/$archive" | tar -xf - -C "$work/unpacked" svc || error "cannot unpack $archive"
-  [ -f "$new" ] || error "$archive holds no svc binary"
-fi
+  case "$install_dir" in
+  /*) ;;
+  *) install_dir="$PWD/$install_dir" ;;
+  esac
+  target="$install_dir/svc"
 
-chmod 755 "$new"
-new_version=$("$new" --version 2>&1) || error "the new binary does not run: $new_version"
-old_version=""
-if [ -x "$target" ]; then old_version=$("$target" --version 2>/dev/null || true); fi
+  # Everything before the final copy happens in a temp dir outside the install dir.
+  work=$(mktemp -d "${TMPDIR:-/tmp}/svc-install.XXXXXX") || error "cannot create a temp dir"
+  staged=""
+  cleanup() {
+    rm -rf "$work"
+    if [ -n "$staged" ]; then rm -f "$staged"; fi
+  }
+  trap cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM HUP
+  mkdir "$work/unpacked" "$work/check"
+  new="$work/unpacked/svc"
 
-mkdir -p "$install_dir" || error "cannot create $install_dir"
-staged=$(mktemp "$install_dir/.svc-install.XXXXXX") || error "cannot write to $install_dir"
-cp "$new" "$staged"
-chmod 755 "$staged"
-mv -f "$staged" "$target"
-staged=""
-if [ -n "$old_version" ]; then
-  info "Upgraded svc $old_version to $new_version in $target"
-else
-  info "Installed svc $new_version to $target"
-fi
+  if [ -n "$binary" ]; then
+    [ -f "$binary" ] || error "--binary $binary: no such file"
+    info "Installing $binary"
+    cp "$binary" "$new"
+  else
+    archive="svc-$(platform_name).tar.gz"
+    version="${version#v}"
+    base_url="${base_url%/}"
+    if [ "$version" = latest ]; then release="$base_url/latest/download"; else release="$base_url/download/v$version"; fi
+    info "Downloading $release/$archive"
+    download "$release/SHA256SUMS" "$work/SHA256SUMS"
+    download "$release/SHA256SUMS.minisig" "$work/SHA256SUMS.minisig"
+    download "$release/$archive" "$work/$archive"
+    comment=$(verify_signature "$work/SHA256SUMS" "$work/SHA256SUMS.minisig" "$work/check")
+    if [ -n "$comment" ]; then
+      info "Signature verified: $comment"
+      if [ "$version" != latest ]; then
+        case "$comment" in
+        "svc $version "* | "svc $version+"* | "svc $version") ;;
+        *) error "asked for $version, but the signed release is '$comment': refusing to install" ;;
+        esac
+      fi
+    fi
+    expected=$(awk -v name="$archive" '$2 == name || $2 == "*" name { print $1; exit }' "$work/SHA256SUMS")
+    [ -n "$expected" ] || error "SHA256SUMS lists no $archive"
+    actual=$(sha256_of "$work/$archive")
+    [ "$actual" = "$expected" ] || error "checksum mismatch for $archive: SHA256SUMS says $expected, the download is $actual; nothing installed"
+    gzip -dc <"$work/$archive" | tar -xf - -C "$work/unpacked" svc || error "cannot unpack $archive"
+    [ -f "$new" ] || error "$archive holds no svc binary"
+  fi
 
-run="$target"
-case ":${PATH:-}:" in
-*":$install_dir:"*) run=svc ;;
-*) if [ "$modify_path" = 1 ]; then add_to_path; fi ;;
-esac
-info ""
-info "Next, start it in your project:  $run --workspace /path/to/your/project"
+  chmod 755 "$new"
+  new_version=$("$new" --version 2>&1) || error "the new binary does not run: $new_version"
+  old_version=""
+  if [ -x "$target" ]; then old_version=$("$target" --version 2>/dev/null || true); fi
+
+  mkdir -p "$install_dir" || error "cannot create $install_dir"
+  staged=$(mktemp "$install_dir/.svc-install.XXXXXX") || error "cannot write to $install_dir"
+  cp "$new" "$staged"
+  chmod 755 "$staged"
+  mv -f "$staged" "$target"
+  staged=""
+  if [ -n "$old_version" ]; then
+    info "Upgraded svc $old_version to $new_version in $target"
+  else
+    info "Installed svc $new_version to $target"
+  fi
+
+  run="$target"
+  case ":${PATH:-}:" in
+  *":$install_dir:"*) run=svc ;;
+  *) if [ "$modify_path" = 1 ]; then add_to_path; fi ;;
+  esac
+  info ""
+  info "Next, start it in your project:  $run --workspace /path/to/your/project"
+}
+
+main "$@"

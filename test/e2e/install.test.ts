@@ -272,6 +272,18 @@ describe("install.sh from a signed release", () => {
     expect(readdirSync(home.path)).toEqual([]);
   });
 
+  test("curl | sh of a script cut short runs none of it", async () => {
+    await using home = tempDir();
+    const dir = join(home.path, "bin");
+    const script = v2.get("install.sh")!;
+    const cut = script.slice(0, new TextDecoder().decode(script).lastIndexOf("\nmain "));
+    await using host = releaseHost({ latest: altered(v2, "install.sh", () => cut) });
+    const run = await curlPipeSh(host, ["--install-dir", dir], { HOME: home.path, TMPDIR: home.path });
+    expect(run.stdout).toBe("");
+    expect(host.requested).toEqual(["/latest/download/install.sh"]);
+    expect(readdirSync(home.path)).toEqual([]);
+  });
+
   test("an HTTP 404 names the URL", async () => {
     await using home = tempDir();
     await using dir = tempDir();
