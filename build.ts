@@ -15,8 +15,7 @@
  * CPU before the first /health), and the first load of the core (~35 ms) and of the built-in agent
  * (~20 ms).
  *
- * Beside the binary go `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads
- * against, and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
+ * Beside the binary go `<outfile>.sha256` in `sha256sum` format and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
  * `test/e2e/boot-modules.test.ts`, reads it to name what a running daemon has loaded).
  * The web UI (`src/web/`, an HTML import of the server) is bundled into the binary by the same
  * build; the size a browser downloads is printed (`web ui N KB gzipped`, target ≤ 150 KB).

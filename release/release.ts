@@ -7,7 +7,9 @@
  *
  * Each target is compiled by build.ts with Bun's `--target bun-<os>-<arch>` (Bun fetches that
  * target's runtime from the npm registry once and caches it; a target it cannot fetch fails the
- * release with Bun's message, and nothing is signed). The output directory then holds:
+ * release, saying so, and nothing is signed); this machine's target is run once (`--version
+ * --verbose` must name the release key). The output directory (new, or holding only an earlier
+ * release, which is replaced) then holds:
  *   svc-<os>-<arch>.tar.gz (+ .sha256)   the binary `svc` (0755), in a reproducible tar, gzip -6
  *   install.sh                           the installer, carrying the signing key's public half
  *   SHA256SUMS                           sha256sum lines for the archives and install.sh
@@ -26,7 +28,7 @@
  * packages a file instead of building that target (tests use small stand-ins).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -123,7 +125,10 @@ async function build(target: Target, outfile: string): Promise<string> {
   const proc = Bun.spawn(args, { cwd: ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, exitCode] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   if (exitCode !== 0) {
-    throw new Error(`build.ts --target bun-${target} exited ${exitCode} (when Bun cannot fetch that target's runtime from the registry, the message above says so):\n${stdout}${stderr}`);
+    const output = `${stdout}${stderr}`.trim();
+    const unfetched = /Failed to download '([^']+)'/.exec(output);
+    if (unfetched) throw new Error(`Bun could not fetch the runtime ${unfetched[1]} from the npm registry (offline, or the registry unreachable from here):\n${output}`);
+    throw new Error(`build.ts --target bun-${target} exited ${exitCode}:\n${output}`);
   }
   const version = /\(svc ([^,)]+)/.exec(stdout)?.[1];
   if (version === undefined) throw new Error(`build.ts printed no version:\n${stdout}`);
@@ -203,9 +208,19 @@ async function release(out: string, scratch: string): Promise<void> {
   console.log(`release in ${out}`);
 }
 
+/** The release files a previous run left in `out`; anything else there stops the release. */
+const RELEASE_FILE = /^(svc-[a-z0-9]+-[a-z0-9]+\.tar\.gz(\.sha256)?|install\.sh|SHA256SUMS(\.minisig)?|minisign\.pub)$/;
+
+/** Creates `out`, or empties it of an earlier release; never deletes what a release does not write. */
+function prepareOut(out: string): void {
+  mkdirSync(out, { recursive: true });
+  const foreign = readdirSync(out).filter((name) => !RELEASE_FILE.test(name));
+  if (foreign.length > 0) fail(`--out ${out} holds ${foreign.slice(0, 3).join(", ")}, which a release does not write: choose an empty or new directory`, 2);
+  for (const name of readdirSync(out)) rmSync(join(out, name));
+}
+
 const out = resolve(options.out);
-rmSync(out, { recursive: true, force: true });
-mkdirSync(out, { recursive: true });
+prepareOut(out);
 const scratch = mkdtempSync(join(tmpdir(), "svc-release-"));
 try {
   await release(out, scratch);

@@ -86,6 +86,19 @@ describe("npm run release", () => {
     expect(() => statSync(out)).toThrow();
   });
 
+  test("replaces an earlier release in --out, and refuses a directory holding anything else", async () => {
+    const out = join(dir.path, "rerun");
+    const args = ["--out", out, "--unsigned", "--targets", "linux-x64", "--binary", `linux-x64=${standIn}`];
+    expect((await runRelease(args)).exitCode).toBe(0);
+    expect((await runRelease(args)).exitCode).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["SHA256SUMS", "install.sh", "svc-linux-x64.tar.gz", "svc-linux-x64.tar.gz.sha256"]);
+    await Bun.write(join(out, "notes.txt"), "mine");
+    const refused = await runRelease(args);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("holds notes.txt, which a release does not write");
+    expect(readdirSync(out)).toContain("notes.txt");
+  });
+
   test("reads the signing key from SVC_RELEASE_SIGNING_KEY", async () => {
     const out = join(dir.path, "from-env");
     const run = await runRelease(["--out", out, "--other-key", "--targets", "linux-x64", "--binary", `linux-x64=${standIn}`], {
