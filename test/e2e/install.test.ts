@@ -325,11 +325,12 @@ describe("install.sh from a signed release", () => {
     },
   );
 
-  test("install.sh carries the key the binary trusts", async () => {
+  test("install.sh carries the key the binary trusts, and the release location the README shows", async () => {
     const script = await Bun.file(INSTALL_SH).text();
     expect(script).toContain(`RELEASE_PUBLIC_KEY="${PROJECT_RELEASE_PUBLIC_KEY}"`);
     expect(Bun.spawnSync([binary.path, "--version", "--verbose"]).stdout.toString()).toBe(`${binaryVersion}\nrelease key ${PROJECT_RELEASE_PUBLIC_KEY}\n`);
-    expect(script).toMatch(/^RELEASE_URL="https:\/\/[^"]+"$/m);
+    const releaseUrl = /^RELEASE_URL="(https:\/\/[^"]+)"$/m.exec(script)?.[1];
+    expect(await Bun.file(join(REPO_ROOT, "README.md")).text()).toContain(`curl -fsSL ${releaseUrl}/latest/download/install.sh | sh\n`);
   });
 });
 

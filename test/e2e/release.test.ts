@@ -1,14 +1,14 @@
 /**
  * release/release.ts: the release directory's layout, checksums and signature, byte-for-byte
  * reproducibility, what it refuses, and one real build of this machine's target carrying the
- * signing key it was released with.
+ * signing key it was released with (the smoke test of a released binary: version, serve, /health).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { decodePublicKey, verifyMinisign } from "../../src/release/minisign.ts";
 import { PROJECT_RELEASE_PUBLIC_KEY } from "../../src/release/public-key.ts";
-import { REPO_ROOT } from "../helpers/daemon.ts";
+import { REPO_ROOT, spawnDaemon } from "../helpers/daemon.ts";
 import { makeRelease, makeSigningKey, RELEASE_TARGETS, readRelease, type ReleaseFiles, runRelease, standInBinary } from "../helpers/release-fixture.ts";
 import { type TempDir, tempDir } from "../helpers/temp-dir.ts";
 
@@ -113,7 +113,7 @@ describe("npm run release", () => {
 
   // One real compile of this machine's target (seconds): the binary carries the key it was released with.
   test.skipIf(!["linux-x64", "linux-arm64"].includes(`${process.platform}-${process.arch}`))(
-    "a built target's binary names the release key in --version --verbose",
+    "a built target's binary names the release key in --version --verbose, serves and answers /health",
     async () => {
       const target = `${process.platform}-${process.arch}`;
       const out = join(dir.path, "built");
@@ -127,6 +127,11 @@ describe("npm run release", () => {
       const printed = Bun.spawnSync([join(unpacked, "svc"), "--version", "--verbose"], { stdout: "pipe" }).stdout.toString();
       expect(printed).toMatch(new RegExp(`^\\d+\\.\\d+\\.\\d+\\+[0-9a-f]{12}\\nrelease key ${key.replace(/[+/]/g, "\\$&")}\\n$`));
       expect(key).not.toBe(PROJECT_RELEASE_PUBLIC_KEY);
+      await using ws = tempDir("svc-ws-");
+      await using daemon = await spawnDaemon(["--port", "0", "--workspace", ws.path], { cmd: [join(unpacked, "svc")], cwd: ws.path });
+      const health = await daemon.fetch("/health");
+      expect(health.status).toBe(200);
+      expect(await health.json()).toEqual({ status: "ok" });
     },
     180_000,
   );
