@@ -1,5 +1,7 @@
 /**
- * Builds the single `svc` binary: `bun build.ts [--outfile dist/svc] [--target bun-linux-arm64]`.
+ * Builds the single `svc` binary: `bun build.ts [--outfile dist/svc] [--target bun-linux-arm64]
+ * [--release-key <minisign public key>]` (the last for releases signed with a key other than the
+ * project's, `src/release/public-key.ts`).
  *
  * The executable is minified (white space and syntax, not identifiers: see MINIFY), split into
  * chunks that load when first imported (the daemon's boot path is ~90 KB of the bundle; its core,
@@ -13,8 +15,7 @@
  * CPU before the first /health), and the first load of the core (~35 ms) and of the built-in agent
  * (~20 ms).
  *
- * Beside the binary go `<outfile>.sha256` in `sha256sum` format, which `install.sh` checks downloads
- * against, and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
+ * Beside the binary go `<outfile>.sha256` in `sha256sum` format and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
  * `test/e2e/boot-modules.test.ts`, reads it to name what a running daemon has loaded).
  * The web UI (`src/web/`, an HTML import of the server) is bundled into the binary by the same
  * build; the size a browser downloads is printed (`web ui N KB gzipped`, target ≤ 150 KB).
@@ -31,13 +32,13 @@ import { parseArgs } from "node:util";
 import { version as packageVersion } from "./package.json";
 
 const ROOT = import.meta.dir;
-const USAGE = "usage: bun build.ts [--outfile <path>] [--target <bun target, e.g. bun-linux-arm64>]";
+const USAGE = "usage: bun build.ts [--outfile <path>] [--target <bun target, e.g. bun-linux-arm64>] [--release-key <minisign public key>]";
 
 function readArgs() {
   try {
     return parseArgs({
       args: Bun.argv.slice(2),
-      options: { outfile: { type: "string", default: "dist/svc" }, target: { type: "string" } },
+      options: { outfile: { type: "string", default: "dist/svc" }, target: { type: "string" }, "release-key": { type: "string" } },
       strict: true,
     }).values;
   } catch (err) {
@@ -49,10 +50,14 @@ function readArgs() {
 const values = readArgs();
 const outfile = resolve(values.outfile);
 
-/** The short sha of HEAD, or null outside a git checkout or without git. */
+/**
+ * HEAD's sha cut to 12 hex digits, or null outside a git checkout or without git. A fixed length, not
+ * git's default abbreviation (which grows with the number of objects in the clone), so every clone of
+ * a commit stamps the same version and builds the same bytes.
+ */
 function gitShortSha(): string | null {
   try {
-    const git = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
+    const git = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: ROOT, stdout: "pipe", stderr: "ignore" });
     const sha = git.stdout.toString().trim();
     return git.exitCode === 0 && /^[0-9a-f]+$/.test(sha) ? sha : null;
   } catch {
@@ -91,7 +96,11 @@ const build = await Bun.build({
   splitting: true,
   format: "esm",
   metafile: true,
-  define: { SVC_BUILD_VERSION: JSON.stringify(version) },
+  define: {
+    SVC_BUILD_VERSION: JSON.stringify(version),
+    // The release signing key the binary trusts, when a release is signed with a key other than the project's.
+    ...(values["release-key"] ? { SVC_RELEASE_PUBLIC_KEY: JSON.stringify(values["release-key"]) } : {}),
+  },
   compile: { outfile, ...compileOptions },
 });
 await Bun.write(`${outfile}.modules.json`, `${JSON.stringify(chunkManifest(build.metafile), null, 1)}\n`);

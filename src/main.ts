@@ -1,5 +1,5 @@
 /**
- * svc entry point: `svc serve [flags]` (the default), `svc discover`, `svc agents`, `svc trust`, `svc --version`, `svc --help`.
+ * svc entry point: `svc serve [flags]` (the default), `svc discover`, `svc agents`, `svc trust`, `svc --version [--verbose]`, `svc --help`.
  *
  * This file is the commands' seam: each command's code is imported here, when it runs, and never
  * before, so `svc --version` loads the version and nothing else, `svc discover` the discovery
@@ -14,7 +14,9 @@ const args = process.argv.slice(2);
 const [first, ...rest] = args;
 
 if (first === "--version" || first === "-v" || first === "version") {
-  printOut(`${VERSION}\n`);
+  // --verbose adds the release signing key this build trusts (what install.sh checks releases with).
+  const verbose = rest[0] === "--verbose" ? `release key ${(await import("./release/public-key.ts")).RELEASE_PUBLIC_KEY}\n` : "";
+  printOut(`${VERSION}\n${verbose}`);
 } else if (first === "--help" || first === "-h" || first === "help") {
   printOut((await import("./usage.ts")).mainUsage());
 } else if (first === "--acp") {

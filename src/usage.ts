@@ -11,7 +11,7 @@ const COMMANDS: readonly (readonly [string, string])[] = [
   ["svc trust <dir> | --revoke <dir> | --list", "trust a folder, take its trust back, list decisions (svc trust --help)"],
   ["svc discover [--workspace <dir>]", "print the running daemon for a workspace as JSON (exit 1: none)"],
   ["svc --acp", "run the built-in agent on stdin/stdout (what the daemon starts; for ACP clients)"],
-  ["svc --version", "print the version"],
+  ["svc --version [--verbose]", "print the version (--verbose: and the release signing key)"],
   ["svc --help", "print this help"],
 ];
 

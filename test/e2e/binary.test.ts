@@ -23,9 +23,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => binary?.[Symbol.asyncDispose]());
 
-/** `<package version>+<short sha>` inside a git checkout, the bare package version without git. */
+/** `<package version>+<sha cut to 12>` inside a git checkout (build.ts), the bare package version without git. */
 function expectedVersion(): string {
-  const git = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, stdout: "pipe", stderr: "ignore" });
+  const git = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: REPO_ROOT, stdout: "pipe", stderr: "ignore" });
   return git.exitCode === 0 ? `${packageVersion}+${git.stdout.toString().trim()}` : packageVersion;
 }
 
