@@ -31,6 +31,7 @@ export const FLAGS = {
   "no-web": { kind: "bool", help: "do not serve the web UI" },
   "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "live sessions per workspace (0 = unlimited)" },
   "max-total-sessions": { kind: "int", min: 0, max: INT32, default: 800, help: "live sessions in total (0 = unlimited)" },
+  "max-workspaces": { kind: "int", min: 1, max: 4096, default: 256, help: "workspaces served, the primary and registered ones together" },
   "max-pending-prompts-per-session": { kind: "int", min: 0, max: 10_000, default: 5, help: "running + queued prompts per session (0 = unlimited)" },
   "max-connections": { kind: "int", min: 1, max: 1_000_000, default: 4096, help: "concurrent HTTP requests and streams" },
   "event-ring-size": { kind: "int", min: 1, max: 1_000_000, default: 8000, help: "SSE replay ring size per session" },

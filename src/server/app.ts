@@ -35,6 +35,7 @@ import { sessionRoutes } from "./routes/sessions.ts";
 import { trustRoutes } from "./routes/trust.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
+import { workspaceRoutes } from "./routes/workspaces.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
 import { uncheckResponses } from "./schemas/response-checks.ts";
@@ -57,7 +58,9 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
-  const capabilities = capabilitiesResponder(deps.config, () => features, () => deps.trust.trusted);
+  const capabilities = capabilitiesResponder(deps.config, () => features, () =>
+    deps.runtimes.scopes().map((s) => ({ id: s.id, cwd: s.path, ...(s.displayName === null ? {} : { displayName: s.displayName }), primary: s.primary, trusted: s.trust.trusted, removable: !s.primary })),
+  );
   const snapshots = workspaceSnapshots(deps);
   // Bodies are normalised with TypeBox (`Value.Clean`: members a schema does not define are
   // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
@@ -84,6 +87,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
     .use(gitRoutes(deps))
+    .use(workspaceRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
 
