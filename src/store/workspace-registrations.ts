@@ -1,9 +1,13 @@
 /**
  * The `workspace_registrations` table: the workspaces a daemon bound to a primary workspace serves
- * again after a restart. Rows are read and changed only through `Store` (its read and change
- * wrappers answer 503 `store_unavailable` when the database cannot be had).
+ * again after a restart. Rows are read and changed through `Store` (its read and change wrappers
+ * answer 503 `store_unavailable` when the database cannot be had), except the one read at the
+ * core's build, `peekRegistrations`.
  */
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { DB_FILE } from "./database.ts";
 
 export interface RegistrationRow {
   /** `workspaceId(path)`. */
@@ -44,4 +48,23 @@ export function renameRegistration(db: Database, primary: string, id: string, di
 /** Removes a registration; true when it existed. */
 export function removeRegistration(db: Database, primary: string, id: string): boolean {
   return db.query("DELETE FROM workspace_registrations WHERE primary_workspace = ? AND id = ?").run(primary, id).changes > 0;
+}
+
+/**
+ * The registrations as `svc.db` holds them now, read on a connection of its own, for reading only:
+ * the core's build reads them so without opening the store, which would take the data dir's lock
+ * for the daemon's life (`data-dir-lock.ts`) before anything else needs it. None while the file or
+ * the table does not exist yet. Throws what SQLite throws.
+ */
+export function peekRegistrations(dataDir: string, primary: string): RegistrationRow[] {
+  const path = join(dataDir, DB_FILE);
+  if (!existsSync(path)) return [];
+  const db = new Database(path, { readonly: true });
+  try {
+    db.run("PRAGMA busy_timeout = 1000");
+    const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspace_registrations'").get();
+    return table === null ? [] : listRegistrations(db, primary);
+  } finally {
+    db.close(false);
+  }
 }

@@ -13,6 +13,7 @@ import type { Logger } from "../logging/logger.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { Store } from "../store/store.ts";
+import { peekRegistrations } from "../store/workspace-registrations.ts";
 import { workspaceId } from "../workspace/workspace-id.ts";
 import { normalizeDisplayName } from "./display-name.ts";
 import { registrablePath, within } from "./registration-path.ts";
@@ -74,13 +75,16 @@ export class WorkspaceRegistrations {
 
   constructor(private readonly deps: RegistrationsDeps) {}
 
-  /** Serves the persisted registrations again (core build). One that no longer passes the checks stays persisted, inactive, and is logged. */
+  /**
+   * Serves the persisted registrations again (core build), read without opening the store. One that
+   * no longer passes the checks stays persisted, inactive, and is logged.
+   */
   load(): void {
     const { store, config, runtimes, logger } = this.deps;
     if (store === null) return;
     let rows;
     try {
-      rows = store.registrations(config.workspace);
+      rows = peekRegistrations(config.dataDir, config.workspace);
     } catch (err) {
       logger.warn("persistent workspace registrations could not be read; only the primary workspace is served", { error: err instanceof Error ? err.message : String(err) });
       return;

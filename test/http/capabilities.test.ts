@@ -49,7 +49,8 @@ const BUILD_TAGS = `capabilities client_heartbeat client_identity daemon_status 
   workspace_providers workspace_session_export workspace_session_live_state workspace_skills
   mcp_guardrail_events session_approval_mode_control workspace_init workspace_mcp_restart workspace_skill_settings_batch_toggle
   workspace_skill_settings_toggle workspace_tool_toggle workspace_trust session_source_metadata web_shell_brand
-  workspace_settings workspace_git`.split(/\s+/).sort();
+  workspace_settings workspace_git dynamic_workspace_registration persistent_workspace_registration workspace_display_name
+  workspace_runtime_removal workspace_runtime_stop`.split(/\s+/).sort();
 
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
