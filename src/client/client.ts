@@ -8,6 +8,7 @@
  */
 import { errorFromResponse } from "./errors.ts";
 import { subscribe, type Subscription, type SubscribeOptions } from "./subscription.ts";
+import { workspaceCalls } from "./workspace-calls.ts";
 import type {
   ApprovalMode,
   ApprovalModeResult,
@@ -190,6 +191,7 @@ export function createClient(options: ClientOptions) {
     workspaceTrust: () => call<WorkspaceTrust>("/workspace/trust"),
     /** Asks the daemon to trust (or stop trusting) its workspace; needs the daemon's bearer token. */
     requestWorkspaceTrust: (desiredState: TrustState) => call<TrustChangeAnswer>("/workspace/trust/request", { method: "POST", body: { desiredState } }),
+    ...workspaceCalls(call),
 
     /** Streams a session's events with resume, reconnect and resync (see subscription.ts). */
     subscribe(sessionId: string, o: SubscribeOptions): Subscription {
