@@ -32,7 +32,8 @@ export function registrablePath(raw: unknown, dataDir: string): string {
   } catch {
     data = resolve(dataDir);
   }
-  if (canonical === sep || within(canonical, data) || within(data, canonical))
+  // `/` holds every data dir, so it is refused here too.
+  if (within(canonical, data) || within(data, canonical))
     throw new DaemonError(409, "workspace_path_reserved", "Workspace path is reserved: it is the filesystem root or holds, or lies in, the daemon's data directory");
   try {
     if (!statSync(canonical).isDirectory()) throw invalidPath("Path is not a directory");
