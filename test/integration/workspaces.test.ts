@@ -280,6 +280,8 @@ describe("runtime stop", () => {
     expect([bad.status, bad.body.code]).toEqual([400, "invalid_runtime_stop_confirmation"]);
     const wrongSessions = await call(d, "POST", `/workspaces/${id}/runtime/stop`, { ...confirm, expectedSessionIds: [] });
     expect([wrongSessions.status, wrongSessions.body.code]).toEqual([409, "workspace_runtime_stop_stale"]);
+    const otherSession = await call(d, "POST", `/workspaces/${id}/runtime/stop`, { ...confirm, expectedSessionIds: ["another-session"] });
+    expect([otherSession.status, otherSession.body.code]).toEqual([409, "workspace_runtime_stop_stale"]);
 
     const stopped = await call(d, "POST", `/workspaces/${id}/runtime/stop`, confirm);
     expect(stopped.status).toBe(200);
