@@ -280,6 +280,8 @@ describe("runtime stop", () => {
     expect([bad.status, bad.body.code]).toEqual([400, "invalid_runtime_stop_confirmation"]);
     const wrongSessions = await call(d, "POST", `/workspaces/${id}/runtime/stop`, { ...confirm, expectedSessionIds: [] });
     expect([wrongSessions.status, wrongSessions.body.code]).toEqual([409, "workspace_runtime_stop_stale"]);
+    const otherChannel = await call(d, "POST", `/workspaces/${id}/runtime/stop`, { ...confirm, expectedChannelId: "another-channel" });
+    expect([otherChannel.status, otherChannel.body.code]).toEqual([409, "workspace_runtime_stop_stale"]);
     const otherSession = await call(d, "POST", `/workspaces/${id}/runtime/stop`, { ...confirm, expectedSessionIds: ["another-session"] });
     expect([otherSession.status, otherSession.body.code]).toEqual([409, "workspace_runtime_stop_stale"]);
 
@@ -320,6 +322,36 @@ describe("runtime stop", () => {
     const stale = await call(d, "POST", `/workspaces/${id}/runtime/stop`, { ...confirm, expectedSessionIds: [next], expectedStopToken: again.stopToken });
     expect([stale.status, stale.body.code]).toEqual([409, "workspace_runtime_stop_stale"]);
   });
+});
+
+test("while a stop closes a workspace's sessions, the routes of those not closed yet answer 503 workspace_runtime_unavailable with Retry-After: 1", async () => {
+  await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
+  const b = workspaceDir(dirs);
+  const { id } = (await call(d, "POST", "/workspaces", { cwd: b })).body;
+  const first = await sessionIn(d, b);
+  const second = await sessionIn(d, b);
+  // The agent stops answering for a while, so closing the sessions takes that long.
+  expect((await call(d, "POST", `/session/${first}/prompt`, { prompt: [{ type: "text", text: "@block 1500" }] })).status).toBe(202);
+  const preview = (await call(d, "GET", "/workspaces/runtime-stop-options")).body.workspaces.find((w: { cwd: string }) => w.cwd === b);
+  const stopping = call(d, "POST", `/workspaces/${id}/runtime/stop`, {
+    confirmInterruptions: true,
+    expectedChannelId: preview.channelId,
+    expectedRuntimeEpoch: preview.runtimeEpoch,
+    expectedStopToken: preview.stopToken,
+    expectedSessionIds: preview.sessions.map((s: { sessionId: string }) => s.sessionId),
+  });
+  let unavailable: Awaited<ReturnType<typeof call>> | null = null;
+  await until(async () => {
+    const reply = await call(d, "GET", `/session/${first === preview.sessions[0].sessionId ? second : first}/status`);
+    if (reply.status === 503) unavailable = reply;
+    return unavailable !== null;
+  }, 5000, "a session route answering 503 during the stop");
+  expect([unavailable!.status, unavailable!.headers.get("retry-after"), unavailable!.body]).toEqual([
+    503,
+    "1",
+    { error: "Workspace runtime is not active.", code: "workspace_runtime_unavailable", workspaceCwd: b, workspaceId: id },
+  ]);
+  expect((await stopping).status).toBe(200);
 });
 
 test("twenty registered idle workspaces start no agent child", async () => {
