@@ -29,6 +29,16 @@ function workspaceDir(dirs: TempDir[], trusted = true): string {
   return path;
 }
 
+/** Whether a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const call = (d: FakeAgentDaemon, method: string, path: string, body?: unknown) => d.json(method, path, body, AUTH);
 
 /** Opens a session in `cwd` and waits for its opening update, so its agent child is up. */
@@ -245,9 +255,31 @@ describe("two workspaces at once", () => {
     expect((await call(d, "GET", `/session/${first}/status`)).status).toBe(404);
     const transcript = await call(d, "GET", `/session/${first}/transcript`);
     expect(transcript.status).toBe(200);
-    expect(() => process.kill(pidsBefore, 0)).toThrow();
+    await until(() => !alive(pidsBefore), 5000, "the removed workspace's child to exit");
     expect((await call(d, "POST", "/session", { cwd: e })).body).toMatchObject({ code: "workspace_mismatch" });
+    // A session of a workspace no longer served cannot be restored into another one.
+    expect((await call(d, "POST", `/session/${first}/load`, {})).body).toMatchObject({ code: "workspace_mismatch" });
   });
+});
+
+test("--max-sessions holds per workspace and --max-total-sessions across them; a workspace's child stops once idle", async () => {
+  await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace", "--max-sessions", "1", "--max-total-sessions", "2", "--channel-idle-timeout-ms", "100"]);
+  const b = workspaceDir(dirs);
+  const c = workspaceDir(dirs);
+  for (const cwd of [b, c]) expect((await call(d, "POST", "/workspaces", { cwd })).status).toBe(201);
+  await sessionIn(d, d.workspace);
+  const inB = await sessionIn(d, b);
+  const perWorkspace = await call(d, "POST", "/session", { cwd: b, sessionScope: "thread" });
+  expect([perWorkspace.status, perWorkspace.body.code, perWorkspace.body.scope]).toEqual([503, "session_limit_exceeded", "workspace"]);
+  const total = await call(d, "POST", "/session", { cwd: c, sessionScope: "thread" });
+  expect([total.status, total.body.code, total.body.scope]).toEqual([503, "session_limit_exceeded", "total"]);
+
+  const childOfB = () => (d.json("GET", "/daemon/status", undefined, AUTH) as Promise<{ body: any }>).then((r) => r.body.runtime.workspaces.find((w: { workspaceCwd: string }) => w.workspaceCwd === b));
+  const pid = (await childOfB()).childPid;
+  expect(pid).toBeNumber();
+  expect((await call(d, "DELETE", `/session/${inB}`)).status).toBe(204);
+  await until(async () => (await childOfB()).state === "cold", 5000, "workspace B's idle child to stop");
+  await until(() => !alive(pid), 5000, "workspace B's idle child to exit");
 });
 
 describe("runtime stop", () => {
@@ -302,14 +334,7 @@ describe("runtime stop", () => {
       committedAcpChildren: 0,
       maxConcurrentChildren: 256,
     });
-    await until(() => {
-      try {
-        process.kill(pid!, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 5000, "the stopped child to exit");
+    await until(() => !alive(pid!), 5000, "the stopped child to exit");
     expect((await call(d, "GET", `/session/${sessionId}/status`)).status).toBe(404);
     // The same preview again: its receipt, nothing stopped twice.
     expect((await call(d, "POST", `/workspaces/${id}/runtime/stop`, confirm)).body).toEqual(stopped.body);
