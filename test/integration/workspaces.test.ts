@@ -130,6 +130,15 @@ describe("registration", () => {
     expect([reply.status, reply.body.code]).toEqual([status, code]);
   });
 
+  test("a file is refused as not a directory, and removing a persistent registration forgets it", async () => {
+    expect((await call(d, "POST", "/workspaces", { cwd: file })).body).toEqual({ error: "Path is not a directory", code: "invalid_path" });
+    const cwd = workspaceDir(dirs);
+    expect((await call(d, "POST", "/workspaces", { cwd, persist: true })).status).toBe(201);
+    expect((await call(d, "GET", "/workspace-registrations")).body.entries.map((e: { cwd: string }) => e.cwd)).toEqual([cwd]);
+    expect((await call(d, "DELETE", `/workspaces/${encodeURIComponent(cwd)}`)).body).toMatchObject({ removed: true, persistedRegistrationRemoved: true });
+    expect((await call(d, "GET", "/workspace-registrations")).body.entries).toEqual([]);
+  });
+
   test("bad flags are refused and the count is bounded by --max-workspaces (the primary included)", async () => {
     expect((await call(d, "POST", "/workspaces", { cwd: workspaceDir(dirs), persist: "yes" })).body).toMatchObject({ code: "invalid_persist_flag" });
     expect((await call(d, "POST", "/workspaces", { cwd: d.workspace, persist: true })).body).toMatchObject({ code: "invalid_persist_target" });
