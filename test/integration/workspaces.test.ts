@@ -240,6 +240,14 @@ describe("two workspaces at once", () => {
     const vote = await call(d, "POST", `/session/${inC}/permission/${requestId}`, proceedOnce);
     expect([vote.status, vote.body.code, vote.body.sessionId]).toEqual([403, "untrusted_workspace", inC]);
     expect((await call(d, "GET", `/session/${inC}/status`)).status).toBe(403);
+    const stop = await call(d, "POST", `/workspaces/${encodeURIComponent(c)}/runtime/stop`, {
+      confirmInterruptions: true,
+      expectedChannelId: "c",
+      expectedRuntimeEpoch: 1,
+      expectedStopToken: "t",
+      expectedSessionIds: [inC],
+    });
+    expect([stop.status, stop.body.code]).toEqual([403, "untrusted_workspace"]);
     // The primary is exempt from the check.
     expect((await call(d, "DELETE", `/workspaces/${encodeURIComponent(c)}`, { force: true })).status).toBe(200);
   });
