@@ -79,10 +79,21 @@ export class RuntimeRegistry implements WorkspaceScopes {
   }
 
   resolve(selector: string, param = ":workspace"): ManagedScope {
-    const scope = selector.startsWith("/") ? this.byPath.get(selector) : selector === this.primaryScope.id ? this.primaryScope : this.registered.get(selector)?.scope;
+    const scope = selector.startsWith("/") ? this.atSelectorPath(selector) : selector === this.primaryScope.id ? this.primaryScope : this.registered.get(selector)?.scope;
     if (scope) return scope;
     if (!/^[0-9a-f]{16}$/.test(selector) && !selector.startsWith("/")) throw new DaemonError(400, "invalid_workspace", `\`${param}\` must decode to a workspace id or absolute path`);
     throw new DaemonError(404, "workspace_not_found", "No such workspace is registered");
+  }
+
+  /** The scope an absolute path names: as written, else canonicalized (a trailing slash, a symlink). */
+  private atSelectorPath(path: string): ManagedScope | undefined {
+    const exact = this.byPath.get(path);
+    if (exact) return exact;
+    try {
+      return this.byPath.get(realpathSync(path));
+    } catch {
+      return undefined;
+    }
   }
 
   /** The scope at canonical `path`, or null. */

@@ -67,10 +67,12 @@ export interface RegistrationEntry {
   persisted: true;
 }
 
+const removalInProgress = () => new DaemonError(409, "workspace_removal_in_progress", "Workspace removal is in progress");
+
 const persistenceNotAvailable = () => new DaemonError(501, "persistence_not_available", "Persistent workspace registration is not available");
 
 export class WorkspaceRegistrations {
-  /** Paths with a registration, rename or removal under way (each is one request's). */
+  /** Paths whose removal is under way (it waits for their sessions to close). */
   private readonly busy = new Set<string>();
 
   constructor(private readonly deps: RegistrationsDeps) {}
@@ -108,7 +110,7 @@ export class WorkspaceRegistrations {
    * Registers a workspace (201), or makes an already registered one persistent (200). 400
    * `invalid_path`/`invalid_persist_flag`/`invalid_display_name`/`invalid_persist_target` (the
    * primary cannot be persisted), 409 `workspace_exists`/`workspace_nested`/`workspace_limit_reached`/
-   * `workspace_path_reserved`/`workspace_registration_in_progress`, 501 `persistence_not_available`.
+   * `workspace_path_reserved`/`workspace_removal_in_progress`, 501 `persistence_not_available`.
    */
   register(body: Record<string, unknown>): { status: 200 | 201; view: WorkspaceView } {
     const { config, runtimes, store } = this.deps;
@@ -118,7 +120,7 @@ export class WorkspaceRegistrations {
     if (typeof persist !== "boolean") throw new DaemonError(400, "invalid_persist_flag", "`persist` must be a boolean");
     if (persist && store === null) throw persistenceNotAvailable();
     const path = registrablePath(body.cwd, config.dataDir);
-    if (this.busy.has(path)) throw new DaemonError(409, "workspace_registration_in_progress", "Workspace registration is in progress");
+    if (this.busy.has(path)) throw removalInProgress();
     const existing = runtimes.atPath(path);
     if (existing?.primary && persist) throw new DaemonError(400, "invalid_persist_target", "Primary workspace cannot be persisted");
     if (existing && persist) return { status: 200, view: this.persistExisting(existing, hasName ? displayName : existing.displayName) };
@@ -131,13 +133,13 @@ export class WorkspaceRegistrations {
     return { status: 201, view: { ...this.view(scope), ...(persist ? { persisted: true as const } : {}) } };
   }
 
-  /** `PATCH /workspaces/:workspace`: `displayName` (null or blank: none). 400 `unsupported_field`/`empty_patch`/`invalid_display_name`. */
+  /** `PATCH /workspaces/:workspace`: `displayName` (null or blank: none). 400 `unsupported_field`/`empty_patch`/`invalid_display_name`, 409 `workspace_removal_in_progress`. */
   update(scope: ManagedScope, body: Record<string, unknown>): WorkspaceView {
     const unsupported = Object.keys(body).find((key) => key !== "displayName");
     if (unsupported !== undefined) throw new DaemonError(400, "unsupported_field", `\`${unsupported}\` is not an updatable workspace field`);
     if (!Object.hasOwn(body, "displayName")) throw new DaemonError(400, "empty_patch", "No updatable fields provided");
     const displayName = body.displayName === null ? null : normalizeDisplayName(body.displayName);
-    if (this.busy.has(scope.path)) throw new DaemonError(409, "workspace_registration_in_progress", "Workspace registration is in progress");
+    if (this.busy.has(scope.path)) throw removalInProgress();
     if (scope.persisted && this.deps.store) this.deps.store.renameRegistration(this.deps.config.workspace, scope.id, displayName);
     scope.displayName = displayName;
     return { ...this.view(scope), removable: !scope.primary };
@@ -152,7 +154,7 @@ export class WorkspaceRegistrations {
   async remove(scope: ManagedScope, force: boolean): Promise<RemovalReceipt> {
     const { runtimes, sessions, store, config } = this.deps;
     if (scope.primary) throw new DaemonError(409, "primary_workspace_removal_forbidden", "The primary workspace cannot be removed at runtime");
-    if (this.busy.has(scope.path) || scope.draining) throw new DaemonError(409, "workspace_removal_in_progress", "Workspace removal is in progress");
+    if (this.busy.has(scope.path) || scope.draining) throw removalInProgress();
     const activity = this.activity(scope);
     if (!force && (activity.sessions > 0 || activity.activePrompts > 0 || activity.pendingSessionStarts > 0))
       throw new DaemonError(409, "workspace_busy", "Workspace has active runtime resources", { activity });

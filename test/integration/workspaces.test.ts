@@ -91,7 +91,7 @@ describe("registration", () => {
     expect(caps.limits.maxRegisteredWorkspaces).toBe(4);
     expect(caps.features).toEqual(expect.arrayContaining(["dynamic_workspace_registration", "persistent_workspace_registration", "workspace_display_name", "workspace_runtime_removal", "workspace_runtime_stop"]));
 
-    const renamed = await call(d, "PATCH", `/workspaces/${encodeURIComponent(ws)}`, { displayName: "Renamed" });
+    const renamed = await call(d, "PATCH", `/workspaces/${encodeURIComponent(`${ws}/`)}`, { displayName: "Renamed" });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toEqual({ id, cwd: ws, displayName: "Renamed", primary: false, trusted: true, removable: true });
     expect((await call(d, "PATCH", `/workspaces/${id}`, { displayName: null })).body).toEqual({ id, cwd: ws, primary: false, trusted: true, removable: true });
