@@ -113,7 +113,10 @@ function versionSection(v: VersionResult): string {
 function builtinAgentSection(a: BuiltinAgentResult): string {
   return [
     `Built-in agent (svc --acp, compiled binary, mock model; medians of ${a.runs} runs)`,
-    table(["spawn → initialize", "idle RSS (1 session, 3 turns)", "daemon spawn → first POST /session answered"], [[fmt.ms(a.initMedianMs), fmt.mb(a.idleRssMb), fmt.ms(a.firstSessionMedianMs)]]),
+    table(
+      ["spawn → initialize", "idle RSS (1 session, not prompted)", "RSS after 3 turns", "daemon spawn → first POST /session answered"],
+      [[fmt.ms(a.initMedianMs), fmt.mb(a.idleRssMb), fmt.mb(a.afterTurnsRssMb), fmt.ms(a.firstSessionMedianMs)]],
+    ),
   ].join("\n");
 }
 

@@ -1,11 +1,14 @@
 /**
  * `svc serve`: resolve the configuration, harden the process (secrets out of the children's reach,
  * orphans adopted, faults contained), start the daemon, publish its discovery file, announce it on
- * stdout (the "listening on" line, or with `--ready-json` one JSON line and nothing else) and stop
+ * stdout (the "listening on" line, with the web UI's address, or with `--ready-json` one JSON line
+ * and nothing else), warn when the built-in agent would have no model, open the UI with `--open`, and stop
  * cleanly on SIGINT/SIGTERM or when the `--parent-pid` process ends. Boot problems print one line on
  * stderr and exit 2; a clean stop exits 0.
  */
-import { hostKeyVariableNames } from "./config/agent-keys.ts";
+import { join } from "node:path";
+import { builtinModelConfigured } from "./config/agent-config.ts";
+import { hostKeyVariableNames, splitAgentEnv } from "./config/agent-keys.ts";
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
 import { helpRequested } from "./config/flags.ts";
@@ -41,6 +44,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
     for (const warning of config.warnings) logger.warn(warning);
+    if (config.agent.agent === "builtin" && !builtinModelConfigured(config.agent.baseEnv, config.dataDir)) logger.warn(noModelLine(config.dataDir));
     const { parentPid } = config.launcher;
     if (parentPid !== null) {
       // `sh -c 'exec svc serve --parent-pid $$'` passes the daemon its own pid: a watch that could never fire.
@@ -89,12 +93,31 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   const published = (discovery = publish(config, record, logger));
   if (published !== null) process.once("exit", () => published.remove());
   try {
-    printOut(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}\n`);
+    printOut(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}${config.web ? ` (web UI: ${daemon.url}/)` : ""}\n`);
   } catch (err) {
     // A launcher that closed our stdout cannot read the line; the daemon serves anyway (discovery file, logs).
     logger.warn("the listening line could not be written to stdout", { error: (err as Error).message });
   }
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
+  if (config.launcher.open) await openUi(config, daemon, logger);
+}
+
+/** The start-up line when the built-in agent would have no model: what to set, in one line. */
+function noModelLine(dataDir: string): string {
+  return `no model is configured for the built-in agent: set OPENAI_API_KEY and OPENAI_MODEL (or OPENAI_BASE_URL and OPENAI_MODEL for a local server such as Ollama), another pair listed by svc serve --help, or model.providers in ${join(dataDir, "settings.json")}; until then every prompt ends with an error`;
+}
+
+/** `--open`: the UI in the user's browser, the token in the fragment; a missing opener is a warning. */
+async function openUi(config: Config, daemon: Daemon, logger: Logger): Promise<void> {
+  const { openInBrowser, uiOpenUrl } = await import("./runtime/browser-open.ts");
+  const url = uiOpenUrl(config.hostname, daemon.port, config.token);
+  // The browser inherits no secret: no model key, no token variable (the token is in the URL's fragment).
+  const { env } = splitAgentEnv(config.agent.baseEnv, hostKeyVariableNames(config.dataDir));
+  openInBrowser(url, {
+    platform: process.platform,
+    env,
+    onProblem: (problem) => logger.warn(`--open: the browser could not be opened: ${problem}; open ${daemon.url}/ yourself`),
+  });
 }
 
 /** What `--ready-json` prints and the discovery file holds (never the token). */

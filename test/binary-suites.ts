@@ -27,6 +27,8 @@ const FILES = [
   "e2e/launcher-ready-json.test.ts",
   "e2e/launcher-parent-pid.test.ts",
   "e2e/launcher-discovery.test.ts",
+  // The first run: the listening line, the no-model warning and --open are what a new user meets.
+  "e2e/first-run.test.ts",
   // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.
   "e2e/launcher-shutdown-start.test.ts",
   // The built-in agent inside the binary: its status surface, grep's Worker, and a daemon driving it.
@@ -35,6 +37,8 @@ const FILES = [
   "builtin-agent/agent-front.test.ts",
   "builtin-agent/agent-grep.test.ts",
   "e2e/agent-daemon.test.ts",
+  // A provider key set through the API: in no log, answer or environment of the binary's processes.
+  "e2e/auth-secrets.test.ts",
   // The built-in agent's guards in the binary: the auto-approved shell class, bounded ACP output, no orphans.
   "builtin-agent/agent-auto-class.test.ts",
   "e2e/agent-bounds.test.ts",

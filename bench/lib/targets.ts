@@ -162,7 +162,7 @@ export function verdicts(m: Measured): Verdict[] {
     ],
     ["replay of a full ring from Last-Event-ID: 0 (median), ms", m.replayMs ?? null, TARGETS.replayMs, "at most", REFERENCE.replayMs, ""],
     ["built-in agent spawn → initialize (median), ms", m.agentInitMs ?? null, TARGETS.agentInitMs, "at most", null, ""],
-    ["built-in agent idle RSS, MB", m.agentIdleRssMb ?? null, TARGETS.agentIdleRssMb, "at most", null, ""],
+    ["built-in agent idle RSS (1 session, not prompted), MB", m.agentIdleRssMb ?? null, TARGETS.agentIdleRssMb, "at most", null, ""],
     ["daemon spawn → first session answered, built-in agent (median), ms", m.builtinFirstSessionMs ?? null, TARGETS.builtinFirstSessionMs, "at most", null, ""],
     [
       "journaling cost, share of event throughput",

@@ -17,7 +17,7 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readAgentArgs, type AgentArgs } from "../config/agent-args.ts";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
-import { readHandedKeys } from "../config/agent-keys.ts";
+import { readHandedKeys, type HandedKeys } from "../config/agent-keys.ts";
 import { BootError } from "../config/boot-error.ts";
 import { dataDirFor } from "../config/config.ts";
 import { loadFolderTrust } from "../config/settings.ts";
@@ -67,16 +67,16 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
     process.exit(2);
   }
   const workspace = realpathSync(inputs.cwd);
-  let keys: Record<string, string>;
+  let handed: HandedKeys;
   try {
-    keys = readHandedKeys(inputs.env);
+    handed = readHandedKeys(inputs.env);
   } catch (err) {
     warn((err as Error).message);
     process.exit(2);
   }
   const dataDir = dataDirFor(inputs.env, process.platform);
   const trusted = args.workspaceTrust === null ? standaloneTrust(dataDir, workspace) : args.workspaceTrust === "trusted";
-  const resolved = resolveAgentConfig({ env: inputs.env, keys, workspace, trusted, approvalModeFlag: args.approvalMode });
+  const resolved = resolveAgentConfig({ env: inputs.env, keys: handed.keys, providers: handed.providers, workspace, trusted, approvalModeFlag: args.approvalMode });
   for (const warning of [...resolved.warnings, ...guardAgentProcess()]) warn(warning);
   // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace
   // (resolved once; the agent does not watch PATH), else the built-in engine.

@@ -6,6 +6,7 @@
  * the newest one per session and presents it (`X-Svc-Client-Id`) on later calls on that session,
  * so prompts, votes and streams are attributed to it.
  */
+import type { AuthStatus, DeviceFlow, ProviderCatalog, ProviderSetup, ProviderStored } from "./auth-types.ts";
 import { errorFromResponse } from "./errors.ts";
 import { subscribe, type Subscription, type SubscribeOptions } from "./subscription.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
@@ -58,6 +59,8 @@ interface CallOptions {
   body?: unknown;
   /** The session whose client id the call presents. */
   session?: string;
+  /** Present `options.clientId` (calls outside a session that tell callers apart: device flows). */
+  asClient?: boolean;
   signal?: AbortSignal;
 }
 
@@ -89,6 +92,7 @@ export function createClient(options: ClientOptions) {
 
   async function call<T>(path: string, o: CallOptions = {}): Promise<T> {
     const extra: Record<string, string> = o.body === undefined ? {} : { "content-type": "application/json" };
+    if (o.asClient && options.clientId) extra["x-svc-client-id"] = options.clientId;
     const res = await doFetch(url(path, o.query), {
       method: o.method ?? "GET",
       headers: headers(o.session, extra),
@@ -192,6 +196,19 @@ export function createClient(options: ClientOptions) {
     /** Asks the daemon to trust (or stop trusting) its workspace; needs the daemon's bearer token. */
     requestWorkspaceTrust: (desiredState: TrustState) => call<TrustChangeAnswer>("/workspace/trust/request", { method: "POST", body: { desiredState } }),
     ...workspaceCalls(call),
+
+    /** What model providers are configured and from where (no secret), and the pending sign-ins. */
+    authStatus: () => call<AuthStatus>("/workspace/auth/status"),
+    /** The providers that can be set up, and the device-flow sign-ins. */
+    authProviders: () => call<ProviderCatalog>("/workspace/auth/providers"),
+    /** Stores a model provider and its key (never returned); needs the token. */
+    setProvider: (setup: ProviderSetup) => call<ProviderStored>("/workspace/auth/provider", { method: "POST", body: setup }),
+    /** Removes a stored provider and its key or tokens; needs the token. */
+    removeProvider: (providerId: string) => call<void>(`/workspace/auth/provider/${enc(providerId)}`, { method: "DELETE" }),
+    /** Starts a device-flow sign-in (or attaches to the provider's pending one); show its `userCode` at `verificationUri`. */
+    startDeviceFlow: (providerId: string) => call<DeviceFlow>("/workspace/auth/device-flow", { method: "POST", body: { providerId }, asClient: true }),
+    deviceFlow: (deviceFlowId: string) => call<DeviceFlow>(`/workspace/auth/device-flow/${enc(deviceFlowId)}`, { asClient: true }),
+    cancelDeviceFlow: (deviceFlowId: string) => call<void>(`/workspace/auth/device-flow/${enc(deviceFlowId)}`, { method: "DELETE" }),
 
     /** Streams a session's events with resume, reconnect and resync (see subscription.ts). */
     subscribe(sessionId: string, o: SubscribeOptions): Subscription {

@@ -3,8 +3,9 @@
  * environment and the settings files. Lives in `config/` because only this folder reads the
  * environment and settings; the agent itself receives the result.
  *
- * Models: one per provider whose variables are set (OpenAI-compatible, OpenRouter, DashScope,
- * Anthropic, Google), plus
+ * Models: first those of the providers set up through the daemon's API (handed over with the keys,
+ * `agent-keys.ts`, so a provider the user just set up is the default), then one per provider whose
+ * variables are set (OpenAI-compatible, OpenRouter, DashScope, Anthropic, Google), plus
  * the named models of `model.providers` in the daemon host's settings. Keys are referenced by
  * environment-variable name and resolved here, never written anywhere; under the daemon they
  * arrive on an inherited descriptor instead of the environment (`agent-keys.ts`). A workspace's own
@@ -32,7 +33,7 @@
  * settings file that cannot be used is reported as a warning and ignored.
  */
 import { isAbsolute, join } from "node:path";
-import { AGENT_KEYS_FD_VAR, keyVariableNames } from "./agent-keys.ts";
+import { AGENT_KEYS_FD_VAR, keyVariableNames, type HandedProvider } from "./agent-keys.ts";
 import type { ApprovalMode } from "./approval-modes.ts";
 import { dataDirFor } from "./config.ts";
 import { ENV_PROVIDERS } from "./env-providers.ts";
@@ -121,6 +122,8 @@ export interface AgentConfigInputs {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Model keys the daemon handed over outside the environment (`agent-keys.ts`); they win over `env`. */
   readonly keys?: Readonly<Record<string, string>>;
+  /** Providers set up through the daemon's API, handed over with the keys; their models come first. */
+  readonly providers?: readonly HandedProvider[];
   /** The workspace (the agent's cwd), canonical. */
   readonly workspace: string;
   /** Whether the workspace is trusted (decided by the caller, `src/trust/`). */
@@ -159,6 +162,13 @@ function envModels(env: AgentConfigInputs["env"]): ModelEntry[] {
   return models;
 }
 
+/** The providers set up through the daemon's API (`POST /workspace/auth/provider`), with their stored keys. */
+function handedModels(providers: readonly HandedProvider[]): ModelEntry[] {
+  return providers.flatMap((p) =>
+    p.models.map((model) => ({ id: `${p.id}/${model}`, kind: p.kind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: p.apiKey === "" ? undefined : p.apiKey, contextLimit: DEFAULT_CONTEXT_LIMIT, maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS })),
+  );
+}
+
 /** `model.providers`: `[{id, kind?, baseUrl, apiKeyEnv?, contextLimit?, maxOutputTokens?, models: [name…]}]`; `kind` defaults to `openai-compatible`. */
 function settingsModels(file: string, doc: Record<string, unknown>, env: AgentConfigInputs["env"], warnings: string[]): ModelEntry[] {
   const providers = objectAt(doc, "model").providers;
@@ -190,6 +200,18 @@ function settingsModels(file: string, doc: Record<string, unknown>, env: AgentCo
       models.push({ id: `${p.id}/${model}`, kind: kind as ProviderKind, providerId: p.id, model, baseUrl: p.baseUrl, apiKey: nonEmpty(apiKey) ? apiKey : undefined, contextLimit, maxOutputTokens });
   });
   return models;
+}
+
+/**
+ * Whether the built-in agent started with `env` would have a model: a provider's variables, or a
+ * usable `model.providers` entry in `<dataDir>/settings.json`. The daemon's start-up check, by the
+ * same rules the agent applies (an unusable settings file counts as no models, as in the agent).
+ */
+export function builtinModelConfigured(env: AgentConfigInputs["env"], dataDir: string): boolean {
+  if (envModels(env).length > 0) return true;
+  const hostFile = join(dataDir, "settings.json");
+  const ignored: string[] = [];
+  return settingsModels(hostFile, readJson(hostFile, ignored), env, ignored).length > 0;
 }
 
 /** Most MCP servers declared; the rest are ignored with a warning. */
@@ -277,7 +299,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
   const ignoredLine = ignoredSettingsLine(workspace, policy.ignored);
   if (ignoredLine !== null) warnings.push(ignoredLine);
 
-  const models = [...envModels(withKeys), ...settingsModels(hostFile, host, withKeys, warnings)];
+  const models = [...handedModels(inputs.providers ?? []), ...envModels(withKeys), ...settingsModels(hostFile, host, withKeys, warnings)];
   const unique = models.filter((m, i) => models.findIndex((o) => o.id === m.id) === i);
   const preferred = objectAt(host, "model").name;
   const defaultModelId = unique.find((m) => m.id === preferred || m.model === preferred)?.id ?? unique[0]?.id ?? null;

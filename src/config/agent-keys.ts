@@ -9,6 +9,7 @@
  *   settings) out of the child's environment, and with them every other name on the scrub list
  *   (`secret-names.ts`), which the agent has no use for (`splitAgentEnv`);
  * - it writes the keys as one JSON object `{"NAME": "value", …}` of at most MAX_AGENT_KEYS_BYTES
+ *   (with the providers set up through the API, keys included, under PROVIDERS_MEMBER: `src/auth/`)
  *   to an extra descriptor the child inherits as fd AGENT_KEYS_FD (a socket whose far end the
  *   daemon closes once written), and sets AGENT_KEYS_FD_VAR so that the agent knows to read it;
  * - the agent reads that descriptor to its end once, at start, before it runs anything, and closes
@@ -35,6 +36,26 @@ export const AGENT_KEYS_FD_VAR = "SVC_AGENT_KEYS_FD";
 export const MAX_AGENT_KEYS_BYTES = 64 * 1024;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The key document's member that carries the providers set up through the API (not a variable name). */
+export const PROVIDERS_MEMBER = "@providers";
+
+/** A model provider set up through the API (`POST /workspace/auth/provider`), as the agent receives it. */
+export interface HandedProvider {
+  readonly id: string;
+  readonly kind: "openai-compatible" | "anthropic" | "google";
+  readonly baseUrl: string;
+  readonly models: readonly string[];
+  readonly apiKey: string;
+}
+
+/** What arrives on the key descriptor: key variables, and the providers set up through the API. */
+export interface HandedKeys {
+  readonly keys: Record<string, string>;
+  readonly providers: readonly HandedProvider[];
+}
+
+const HANDED_KINDS: readonly string[] = ["openai-compatible", "anthropic", "google"];
 
 /** The variables that hold the built-in agent's model keys, given the host settings document. Pure. */
 export function keyVariableNames(hostSettings: Readonly<Record<string, unknown>>): Set<string> {
@@ -85,14 +106,26 @@ export class AgentKeysTooLargeError extends Error {
 }
 
 /** The key document's bytes; throws AgentKeysTooLargeError past MAX_AGENT_KEYS_BYTES. Pure. */
-export function encodeHandedKeys(keys: Readonly<Record<string, string>>): Uint8Array {
-  const bytes = new TextEncoder().encode(JSON.stringify(keys));
+export function encodeHandedKeys(keys: Readonly<Record<string, string>>, providers: readonly HandedProvider[] = []): Uint8Array {
+  const doc = providers.length === 0 ? keys : { ...keys, [PROVIDERS_MEMBER]: providers };
+  const bytes = new TextEncoder().encode(JSON.stringify(doc));
   if (bytes.length > MAX_AGENT_KEYS_BYTES) throw new AgentKeysTooLargeError(bytes.length);
   return bytes;
 }
 
-/** Parses a key document: a JSON object of variable names to strings. Throws with what is wrong. Pure. */
-export function decodeHandedKeys(bytes: Uint8Array): Record<string, string> {
+function handedProvider(raw: unknown): HandedProvider {
+  const p = (raw ?? {}) as Record<string, unknown>;
+  const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((m) => typeof m === "string");
+  if (typeof p.id !== "string" || typeof p.kind !== "string" || !HANDED_KINDS.includes(p.kind) || typeof p.baseUrl !== "string" || !strings(p.models) || typeof p.apiKey !== "string")
+    throw new Error(`the key document's ${PROVIDERS_MEMBER} must list {id, kind, baseUrl, models, apiKey}`);
+  return { id: p.id, kind: p.kind as HandedProvider["kind"], baseUrl: p.baseUrl, models: p.models, apiKey: p.apiKey };
+}
+
+/**
+ * Parses a key document: a JSON object of variable names to strings, and optionally
+ * PROVIDERS_MEMBER. Throws with what is wrong. Pure.
+ */
+export function decodeHandedKeys(bytes: Uint8Array): HandedKeys {
   if (bytes.length > MAX_AGENT_KEYS_BYTES) throw new Error(`the key document is larger than ${MAX_AGENT_KEYS_BYTES} bytes`);
   let doc: unknown;
   try {
@@ -102,11 +135,17 @@ export function decodeHandedKeys(bytes: Uint8Array): Record<string, string> {
   }
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new Error("the key document is not a JSON object");
   const keys: Record<string, string> = {};
+  let providers: HandedProvider[] = [];
   for (const [name, value] of Object.entries(doc)) {
+    if (name === PROVIDERS_MEMBER) {
+      if (!Array.isArray(value)) throw new Error(`the key document's ${PROVIDERS_MEMBER} must be an array`);
+      providers = value.map(handedProvider);
+      continue;
+    }
     if (!ENV_NAME.test(name) || typeof value !== "string") throw new Error("the key document must map variable names to strings");
     keys[name] = value;
   }
-  return keys;
+  return { keys, providers };
 }
 
 /**
@@ -114,9 +153,9 @@ export function decodeHandedKeys(bytes: Uint8Array): Record<string, string> {
  * descriptor is read to its end, at most one byte past the bound, and closed), else none. Throws
  * with what is wrong when the variable is set but no valid document arrives.
  */
-export function readHandedKeys(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+export function readHandedKeys(env: Readonly<Record<string, string | undefined>>): HandedKeys {
   const named = env[AGENT_KEYS_FD_VAR];
-  if (named === undefined) return {};
+  if (named === undefined) return { keys: {}, providers: [] };
   if (named !== String(AGENT_KEYS_FD)) throw new Error(`${AGENT_KEYS_FD_VAR} must be ${AGENT_KEYS_FD}`);
   const buffer = new Uint8Array(MAX_AGENT_KEYS_BYTES + 1);
   let filled = 0;

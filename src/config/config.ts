@@ -72,6 +72,8 @@ export interface LauncherConfig {
   readonly readyJson: boolean;
   /** Shut down when this process ends; existence is checked at boot by the serve command. */
   readonly parentPid: number | null;
+  /** `--open`: open the web UI in the user's browser once listening (ignored with `--no-web`, with a warning). */
+  readonly open: boolean;
 }
 
 export interface Config {
@@ -190,6 +192,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     { flag: f.agent === "" ? null : (f.agent as AgentName), env, settings, dataDir, cwd: inputs.cwd, selfEntry: inputs.selfEntry, platform: inputs.platform ?? process.platform, arch: inputs.arch ?? process.arch },
     warnings,
   );
+  if (f.open && f["no-web"]) warnings.push("--open is ignored with --no-web: there is no web UI to open");
   if (f["approval-mode"] !== "" && selection.agent !== "builtin") warnings.push(`--approval-mode applies to the built-in agent only; --agent ${selection.agent} keeps its own`);
   const config: Config = {
     version: inputs.version,
@@ -243,7 +246,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
     },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
-    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"] },
+    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"] },
     warnings,
   };
   return deepFreeze(config);

@@ -18,46 +18,47 @@ const MAX_MS = 2_147_483_647; // setTimeout's ceiling
 const INT32 = 2_147_483_647;
 
 export const FLAGS = {
-  token: { kind: "string", default: null, env: "SVC_SERVER_TOKEN", help: "bearer token, 1-4096 visible ASCII characters (prefer env SVC_SERVER_TOKEN)" },
+  token: { kind: "string", default: null, env: "SVC_SERVER_TOKEN", help: "require this bearer token on the API (1-4096 visible ASCII characters; prefer the environment variable, which ps cannot show)" },
   "require-auth": { kind: "bool", help: "require the token on every route, /health included" },
-  "allow-origin": { kind: "string", default: null, multiple: true, help: "CORS allowlist entry (repeatable)" },
-  hostname: { kind: "string", default: "127.0.0.1", help: "bind address" },
-  port: { kind: "int", min: 0, max: 65535, default: 4170, help: "bind port (0 = ephemeral)" },
-  agent: { kind: "enum", values: AGENT_NAMES, default: "", help: "the agent to run (default: settings \"agent\", else builtin; generic runs SVC_CLI_ENTRY; see svc agents)" },
-  workspace: { kind: "string", default: null, help: "primary workspace (default: current directory)" },
+  "allow-origin": { kind: "string", default: null, multiple: true, help: "a browser origin allowed to call the API, e.g. http://localhost:3000 (repeatable; default: none)" },
+  hostname: { kind: "string", default: "127.0.0.1", help: "address to listen on (a non-loopback one needs a token)" },
+  port: { kind: "int", min: 0, max: 65535, default: 4170, help: "port to listen on (0 = any free port)" },
+  agent: { kind: "enum", values: AGENT_NAMES, default: "", help: "the agent to run (default: \"agent\" in $SVC_HOME/settings.json, else builtin; generic runs SVC_CLI_ENTRY; see svc agents)" },
+  workspace: { kind: "string", default: null, help: "the project folder the agent works in (default: the current directory)" },
   // Flags only, no environment variable: an environment is inherited by every process the agents start.
   "trust-workspace": { kind: "bool", help: "trust the workspace for this daemon's life (not saved; svc trust <dir> saves it)" },
-  "approval-mode": { kind: "enum", values: APPROVAL_MODES, default: "", help: "the built-in agent's approval mode (default: host settings tools.approvalMode, else auto; an untrusted workspace still gets default)" },
-  "no-web": { kind: "bool", help: "do not serve the web UI" },
-  "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "live sessions per workspace (0 = unlimited)" },
-  "max-total-sessions": { kind: "int", min: 0, max: INT32, default: 800, help: "live sessions in total (0 = unlimited)" },
-  "max-workspaces": { kind: "int", min: 1, max: 4096, default: 256, help: "workspaces served, the primary and registered ones together" },
-  "max-pending-prompts-per-session": { kind: "int", min: 0, max: 10_000, default: 5, help: "running + queued prompts per session (0 = unlimited)" },
-  "max-connections": { kind: "int", min: 1, max: 1_000_000, default: 4096, help: "concurrent HTTP requests and streams" },
-  "event-ring-size": { kind: "int", min: 1, max: 1_000_000, default: 8000, help: "SSE replay ring size per session" },
-  "mcp-client-budget": { kind: "int", min: 0, max: 100_000, default: null, env: "SVC_SERVE_MCP_CLIENT_BUDGET", help: "MCP clients per session" },
-  "mcp-budget-mode": { kind: "enum", values: ["enforce", "warn", "off"], default: "", help: "MCP budget mode (default: enforce with a budget, else off)" },
-  "prompt-deadline-ms": { kind: "int", min: 0, max: MAX_MS, default: null, env: "SVC_SERVE_PROMPT_DEADLINE_MS", help: "absolute prompt deadline (0 = none)" },
-  "writer-idle-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: null, env: "SVC_SERVE_WRITER_IDLE_TIMEOUT_MS", help: "evict an SSE writer idle this long (0 = never)" },
-  "rate-limit": { kind: "bool", env: "SVC_SERVE_RATE_LIMIT", help: "enable rate limiting" },
-  "rate-limit-prompt": { kind: "int", min: 1, max: 1_000_000, default: 10, help: "prompts per window" },
-  "rate-limit-mutation": { kind: "int", min: 1, max: 1_000_000, default: 30, help: "mutations per window" },
-  "rate-limit-read": { kind: "int", min: 1, max: 1_000_000, default: 120, help: "reads per window" },
-  "rate-limit-window-ms": { kind: "int", min: 1000, max: MAX_MS, default: 60_000, help: "rate limit window" },
-  "session-idle-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: 1_800_000, help: "reap idle sessions (0 = never)" },
-  "session-reap-interval-ms": { kind: "int", min: 100, max: MAX_MS, default: 60_000, help: "idle reaper scan interval" },
-  "channel-idle-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: 0, help: "keep an idle agent child this long after its last session" },
-  "permission-response-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: 0, help: "cancel unanswered permissions after this (0 = wait)" },
-  "initialize-timeout-ms": { kind: "int", min: 100, max: MAX_MS, default: 10_000, help: "agent initialize timeout" },
-  "session-restore-timeout-ms": { kind: "int", min: 100, max: MAX_MS, default: 60_000, help: "session load/resume timeout" },
-  "child-heap-mode": { kind: "enum", values: ["observe", "admit", "enforce"], default: "observe", help: "agent child admission mode" },
-  "memory-budget-mb": { kind: "int", min: 1, max: 1_048_576, default: null, help: "live journal growth pool" },
-  "max-journal-bytes": { kind: "int", min: 1024, max: 1 << 30, default: null, help: "pin the live journal byte cap" },
-  "max-journal-events": { kind: "int", min: 1, max: 10_000_000, default: null, help: "pin the live journal event cap" },
+  "approval-mode": { kind: "enum", values: APPROVAL_MODES, default: "", help: "when the built-in agent asks before acting (default: tools.approvalMode in $SVC_HOME/settings.json, else auto; an untrusted folder always asks)" },
+  open: { kind: "bool", help: "open the web UI in the browser once listening (with the token, in the URL's #fragment)" },
+  "no-web": { kind: "bool", help: "do not serve the web UI at /" },
+  "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "open sessions per workspace (0 = unlimited)" },
+  "max-total-sessions": { kind: "int", min: 0, max: INT32, default: 800, help: "open sessions in all (0 = unlimited)" },
+  "max-workspaces": { kind: "int", min: 1, max: 4096, default: 256, help: "workspaces served at once, the primary and the registered ones together" },
+  "max-pending-prompts-per-session": { kind: "int", min: 0, max: 10_000, default: 5, help: "running plus queued prompts per session (0 = unlimited)" },
+  "max-connections": { kind: "int", min: 1, max: 1_000_000, default: 4096, help: "HTTP requests and event streams open at once" },
+  "event-ring-size": { kind: "int", min: 1, max: 1_000_000, default: 8000, help: "recent events per session a reconnecting event stream can catch up on" },
+  "mcp-client-budget": { kind: "int", min: 0, max: 100_000, default: null, env: "SVC_SERVE_MCP_CLIENT_BUDGET", help: "MCP servers the agent may connect per session (default: no limit)" },
+  "mcp-budget-mode": { kind: "enum", values: ["enforce", "warn", "off"], default: "", help: "what happens past that number: refuse the rest, warn, or nothing (default: enforce when a number is set, else off)" },
+  "prompt-deadline-ms": { kind: "int", min: 0, max: MAX_MS, default: null, env: "SVC_SERVE_PROMPT_DEADLINE_MS", help: "cancel a prompt still running after this many milliseconds (default: 0 = never)" },
+  "writer-idle-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: null, env: "SVC_SERVE_WRITER_IDLE_TIMEOUT_MS", help: "close an event stream whose client has read nothing for this many milliseconds (default: 0 = never)" },
+  "rate-limit": { kind: "bool", env: "SVC_SERVE_RATE_LIMIT", help: "limit requests per client, by kind, within a time window" },
+  "rate-limit-prompt": { kind: "int", min: 1, max: 1_000_000, default: 10, help: "prompts per window, with --rate-limit" },
+  "rate-limit-mutation": { kind: "int", min: 1, max: 1_000_000, default: 30, help: "other changes (POST, PUT, DELETE) per window, with --rate-limit" },
+  "rate-limit-read": { kind: "int", min: 1, max: 1_000_000, default: 120, help: "reads (GET) per window, with --rate-limit" },
+  "rate-limit-window-ms": { kind: "int", min: 1000, max: MAX_MS, default: 60_000, help: "the rate limit window, in milliseconds" },
+  "session-idle-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: 1_800_000, help: "close a session nobody has used for this many milliseconds; it stays restorable (0 = never)" },
+  "session-reap-interval-ms": { kind: "int", min: 100, max: MAX_MS, default: 60_000, help: "how often, in milliseconds, idle sessions are looked for" },
+  "channel-idle-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: 0, help: "keep the agent process running this many milliseconds after its last session closes" },
+  "permission-response-timeout-ms": { kind: "int", min: 0, max: MAX_MS, default: 0, help: "cancel a permission request nobody answered within this many milliseconds (0 = wait for an answer)" },
+  "initialize-timeout-ms": { kind: "int", min: 100, max: MAX_MS, default: 10_000, help: "how long, in milliseconds, a starting agent has to answer" },
+  "session-restore-timeout-ms": { kind: "int", min: 100, max: MAX_MS, default: 60_000, help: "how long, in milliseconds, an agent has to reopen a saved session" },
+  "child-heap-mode": { kind: "enum", values: ["observe", "admit", "enforce"], default: "observe", help: "observe: only report agent processes' memory; admit or enforce: refuse new agent processes past the modelled limit" },
+  "memory-budget-mb": { kind: "int", min: 1, max: 1_048_576, default: null, help: "memory, in MiB, that reopening long sessions may use beyond their usual history size (default: 64)" },
+  "max-journal-bytes": { kind: "int", min: 1024, max: 1 << 30, default: null, help: "most bytes of history returned when a session is reopened (fixed: turns off the growth above; default: 8 MiB)" },
+  "max-journal-events": { kind: "int", min: 1, max: 10_000_000, default: null, help: "most events of history returned when a session is reopened (fixed: turns off the growth above; default: 10000)" },
   "ready-json": { kind: "bool", help: "once listening, print one JSON line on stdout for a launcher (and nothing else there)" },
-  "parent-pid": { kind: "int", min: 2, max: INT32, default: null, help: "shut down when the process with this pid ends" },
-  "log-level": { kind: "enum", values: ["debug", "info", "warn", "error"], default: "info", help: "stderr log level" },
-  "log-format": { kind: "enum", values: ["text", "json"], default: "text", help: "stderr log format" },
+  "parent-pid": { kind: "int", min: 2, max: INT32, default: null, help: "stop when the process with this pid ends (for launchers)" },
+  "log-level": { kind: "enum", values: ["debug", "info", "warn", "error"], default: "info", help: "what is logged on stderr" },
+  "log-format": { kind: "enum", values: ["text", "json"], default: "text", help: "how stderr log lines look" },
 } satisfies Record<string, FlagSpec>;
 
 export type FlagName = keyof typeof FLAGS;
@@ -156,9 +157,10 @@ export function flagHelp(): string {
   return (Object.entries(FLAGS) as [string, FlagSpec][])
     .map(([name, spec]) => {
       const arg = spec.kind === "bool" ? "" : spec.kind === "enum" ? ` <${spec.values.join("|")}>` : spec.kind === "int" ? " <n>" : " <value>";
+      const shown = "default" in spec && spec.default !== null && spec.default !== "" && !spec.help.includes("default:") ? ` (default: ${spec.default})` : "";
       const env = spec.env ? ` [env ${spec.env}]` : "";
       // At least one space between the flag and its help, also after a long list of values.
-      return `${`  --${name}${arg}`.padEnd(43)} ${spec.help}${env}`;
+      return `${`  --${name}${arg}`.padEnd(43)} ${spec.help}${shown}${env}`;
     })
     .join("\n");
 }

@@ -12,7 +12,7 @@
 import type { Subprocess } from "bun";
 import { closeSync, writeSync } from "node:fs";
 import { devNull } from "node:os";
-import { AGENT_KEYS_FD, AGENT_KEYS_FD_VAR, encodeHandedKeys, splitAgentEnv } from "../config/agent-keys.ts";
+import { AGENT_KEYS_FD, AGENT_KEYS_FD_VAR, encodeHandedKeys, splitAgentEnv, type HandedProvider } from "../config/agent-keys.ts";
 import type { AgentLaunch } from "../config/config.ts";
 import type { Logger } from "../logging/logger.ts";
 import { childEnv } from "./child-env.ts";
@@ -80,6 +80,8 @@ export interface SpawnOptions {
    * (`config/agent-keys.ts`). Not where extra descriptors cannot be inherited (Windows).
    */
   readonly keyNames?: ReadonlySet<string>;
+  /** With `keyNames`: the providers set up through the API, handed over in the same key document. */
+  readonly providers?: readonly HandedProvider[];
 }
 
 /** The child's environment, and the key document to hand it when it takes one. */
@@ -89,7 +91,7 @@ function spawnEnv(options: SpawnOptions, commandEnv: Readonly<Record<string, str
   if (options.keyNames === undefined || process.platform === "win32") return { env, keys: null };
   const split = splitAgentEnv(env, options.keyNames);
   try {
-    return { env: { ...split.env, [AGENT_KEYS_FD_VAR]: String(AGENT_KEYS_FD) }, keys: encodeHandedKeys(split.keys) };
+    return { env: { ...split.env, [AGENT_KEYS_FD_VAR]: String(AGENT_KEYS_FD) }, keys: encodeHandedKeys(split.keys, options.providers) };
   } catch (err) {
     throw AgentStartError.keysNotDelivered((err as Error).message);
   }

@@ -25,7 +25,6 @@
  *   A lookup returns it only while its pid runs as this uid.
  *   (The data dir above the folder is the user's own, as for every other file of the daemon.)
  */
-import { createHash } from "node:crypto";
 import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { runsAs, stillRunning } from "./process-identity.ts";
@@ -73,7 +72,7 @@ const errnoOf = (err: unknown) => (err as NodeJS.ErrnoException | null)?.code;
 /** The discovery folder cannot be trusted; the message says why. */
 export class UnsafeDiscoveryFolderError extends Error {}
 
-export const workspaceKey = (workspace: string) => createHash("sha256").update(workspace).digest("hex");
+export const workspaceKey = (workspace: string) => new Bun.CryptoHasher("sha256").update(workspace).digest("hex");
 
 const fileName = (workspace: string, pid: number, startTime: string | null) => `${workspaceKey(workspace)}.${pid}.${startTime ?? "na"}.json`;
 

@@ -9,6 +9,7 @@
  * remembers it (`lastRecycle`) for `/daemon/status`. So does a child the stdin watchdog cut off.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
+import type { HandedProvider } from "../config/agent-keys.ts";
 import type { AgentLaunch } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
@@ -17,6 +18,7 @@ import { AgentProcess, type ExitInfo } from "./agent-process.ts";
 import { authenticateIfNeeded, launchProfile, profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
 import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
+import { storedEndpoint } from "./stored-endpoint.ts";
 import { EarlyUpdates } from "./early-updates.ts";
 import { mcpBudgetMethod, readMcpBudgetEvent, type McpBudgetEventType } from "./mcp-budget-event.ts";
 import { McpBudgetRelayLimit } from "./mcp-budget-relay.ts";
@@ -66,6 +68,12 @@ export interface RuntimeDeps {
   readonly mcpBudget?: McpBudget;
   /** For the built-in agent: its key variables as of each start, handed over outside its environment (`agent-process.ts`). */
   readonly keyNames?: () => ReadonlySet<string>;
+  /**
+   * The providers set up through the API as of each start, most recent first (`src/auth/`): handed
+   * to the built-in agent with its keys, or as a third-party agent's endpoint (`stored-endpoint.ts`).
+   * A failure to read them starts the agent without them.
+   */
+  readonly storedProviders?: () => Promise<readonly HandedProvider[]>;
   /** Arguments appended to the child's at each spawn (asked then, so they say what holds at that moment). */
   readonly agentArgs?: () => readonly string[];
   /**
@@ -270,12 +278,27 @@ export class WorkspaceRuntime {
     if (err instanceof DaemonError && !(err instanceof ShuttingDownError)) this.failure = startFailure(err, new Date());
   }
 
+  /** The stored providers for a start; none when there are none or they cannot be read. */
+  private async storedProviders(): Promise<readonly HandedProvider[]> {
+    try {
+      return (await this.deps.storedProviders?.()) ?? [];
+    } catch (err) {
+      this.deps.logger.warn("stored model providers unavailable; the agent starts without them", { reason: (err as Error).message });
+      return [];
+    }
+  }
+
   private async start(): Promise<Live> {
     const { deps } = this;
     checkCliEntry(deps.launch); // MissingCliEntryError before anything is spawned
     // The launched agent's profile adds its own variables and points it at the configured model endpoint, if any.
     const { facts } = launchProfile(deps.launch.agent);
-    const endpoint = deps.launch.modelEndpoint;
+    const stored = await this.storedProviders();
+    if (this.stopped) throw new ShuttingDownError();
+    const builtin = deps.keyNames !== undefined;
+    const endpoint = deps.launch.modelEndpoint ?? (builtin ? null : storedEndpoint(deps.launch.agent, stored));
+    // The stored keys are replaced in whatever the child writes, like the configured ones.
+    const secrets = [...deps.secrets, ...stored.map((p) => p.apiKey).filter((k) => k !== "")];
     const extraEnv = {
       ...SPAWN_ENV,
       ...facts.spawnEnv(deps.launch.baseEnv),
@@ -291,8 +314,9 @@ export class WorkspaceRuntime {
         extraArgs: deps.agentArgs?.() ?? [],
         logger: deps.logger,
         reaper: deps.reaper,
-        secrets: deps.secrets,
+        secrets,
         keyNames: deps.keyNames?.(),
+        ...(builtin ? { providers: stored } : {}),
       });
     } catch (err) {
       throw spawnFailure(deps.launch, err);
@@ -311,7 +335,7 @@ export class WorkspaceRuntime {
         initTimeoutMs: deps.initTimeoutMs,
         clientVersion: deps.version,
         logger: deps.logger,
-        secrets: deps.secrets,
+        secrets,
         signal: this.shutdown.signal,
         // Before the start completes, a start step's own timeout ends it.
         onUnresponsive: (verdict) => {

@@ -10,6 +10,7 @@ import { Store } from "../store/store.ts";
 import { workspaceServices } from "../workspace-registry/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { createApp } from "./app.ts";
+import { loadAuth } from "./lazy-seams.ts";
 import type { Routing } from "./front-door.ts";
 
 /** What the front door gives the core: the daemon's own parts, which exist before it. */
@@ -25,8 +26,11 @@ export interface DaemonCore {
 
 export function buildCore(deps: CoreDeps): DaemonCore {
   const { config, logger, trust } = deps;
-  // Read only when a registered workspace's trust changes, once `sessions` exists.
-  const runtimes: RuntimeRegistry = new RuntimeRegistry(config, logger, trust, () => sessions.all());
+  // `sessions` is read only when a registered workspace's trust changes, once it exists.
+  const runtimes: RuntimeRegistry = new RuntimeRegistry(config, logger, trust, {
+    storedProviders: () => loadAuth().then((auth) => auth.storedProviders({ dataDir: config.dataDir, logger })),
+    sessions: () => sessions.all(),
+  });
   // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
   const store = new Store(config.dataDir);
   const sessions = new SessionManager({ config, logger, runtimes, store });

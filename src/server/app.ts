@@ -15,6 +15,7 @@ import { shallowHealth } from "./health-answer.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
+import { authRoutes } from "./routes/auth.ts";
 import { capabilitiesRoutes } from "./routes/capabilities.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { controlRoutes } from "./routes/controls.ts";
@@ -37,6 +38,7 @@ import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceRoutes } from "./routes/workspaces.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
+import { apiModels } from "./schemas/api-models.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
 import { uncheckResponses } from "./schemas/response-checks.ts";
 
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     // Every body, whatever its Content-Type, is read here, within the same bounds (json-body.ts).
     .onParse(({ request }) => readJsonBody(request))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
+    .use(apiModels)
     .use(healthRoutes(deps))
     .use(capabilitiesRoutes(capabilities))
     .use(daemonStatusRoutes(deps, snapshots))
@@ -86,6 +89,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(referenceUiRoutes(deps, snapshots))
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
+    .use(authRoutes(deps))
     .use(gitRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));

@@ -14,3 +14,6 @@ export const loadOpenApi = () => import("@elysiajs/openapi/openapi");
 
 /** The transcript export's renderer (html, md, json, jsonl), for `/session/:id/export`. */
 export const loadExportRenderer = () => import("../sessions/transcript-export.ts");
+
+/** Model providers and device-flow sign-in (`src/auth/`), for `/workspace/auth/*` and each agent start. */
+export const loadAuth = () => import("../auth/index.ts");

@@ -56,8 +56,12 @@ export class RuntimeRegistry implements WorkspaceScopes {
     private readonly config: Config,
     private readonly logger: Logger,
     trust: WorkspaceTrust,
-    /** The daemon's live sessions (read when a registered workspace's trust changes). */
-    private readonly sessions: () => Iterable<LiveSession> = () => [],
+    private readonly parts: {
+      /** The providers set up through the API, read at each agent start (`src/auth/`); absent: none. */
+      readonly storedProviders?: RuntimeDeps["storedProviders"];
+      /** The daemon's live sessions (read when a registered workspace's trust changes). */
+      readonly sessions?: () => Iterable<LiveSession>;
+    } = {},
   ) {
     this.primary = this.runtimeFor(config.workspace, trust);
     this.primaryScope = { path: config.workspace, id: workspaceId(config.workspace), primary: true, trust, runtime: this.primary, displayName: null, persisted: false, draining: false };
@@ -112,7 +116,7 @@ export class RuntimeRegistry implements WorkspaceScopes {
     const trust = new WorkspaceTrust({ dataDir: config.dataDir, workspace: path, folderTrust: config.settings.folderTrust, trustWorkspace: false, warn: (message) => logger.warn(message) });
     const runtime = this.runtimeFor(path, trust);
     const scope: ManagedScope = { path, id: workspaceId(path), primary: false, trust, runtime, ...meta, draining: false };
-    const trustSync = new TrustSync({ trust, runtime, sessions: this.sessions, logger });
+    const trustSync = new TrustSync({ trust, runtime, sessions: this.parts.sessions ?? (() => []), logger });
     trust.watch();
     this.registered.set(scope.id, { scope, trustSync });
     this.byPath.set(path, scope);
@@ -182,6 +186,7 @@ export class RuntimeRegistry implements WorkspaceScopes {
       reaper: this.reaper,
       secrets: stderrSecrets(config.agent, config.token),
       mcpBudget: config.mcp,
+      ...(this.parts.storedProviders ? { storedProviders: this.parts.storedProviders } : {}),
       ...(config.agent.agent === "builtin" ? { keyNames: () => hostKeyVariableNames(config.dataDir), ...builtinTrust(config, path, trust) } : {}),
     });
   }

@@ -16,7 +16,6 @@
  * `POST /workspace/trust/request`): the last rename wins; each change reads the store right before
  * writing it.
  */
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { TRUST_LEVELS, type TrustLevel, type TrustRule } from "./trust-rules.ts";
@@ -121,7 +120,7 @@ export function writeTrustStore(dataDir: string, rules: readonly TrustRule[]): v
   if (rules.length > MAX_ENTRIES) throw new TrustStoreError("full", `the trust store holds at most ${MAX_ENTRIES} folders; revoke some first (svc trust --list)`);
   const folders = Object.fromEntries([...rules].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((rule) => [rule.path, rule.level]));
   const text = `${JSON.stringify({ v: 1, folders }, null, 2)}\n`;
-  const temp = join(dataDir, `.${STORE_FILE}.${randomBytes(8).toString("hex")}.tmp`);
+  const temp = join(dataDir, `.${STORE_FILE}.${Buffer.from(crypto.getRandomValues(new Uint8Array(8))).toString("hex")}.tmp`);
   let fd: number | null = null;
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });

@@ -25,8 +25,13 @@ import { parentOf } from "./paths.ts";
 import { applySingleEdit } from "./text-edit.ts";
 import { decodeText, detectLineEnding, encodeText, withLineEnding, type LineEnding, type TextEncodingName } from "./text-codec.ts";
 
-/** New files are readable and writable by the owner only; a replaced file keeps its mode. */
-const NEW_FILE_MODE = 0o600;
+/**
+ * A created file gets 0666 narrowed by the process's umask (0644 under the usual 022), as an editor
+ * or the shell would create it: open(2) applies the umask to its temp file, which becomes the file.
+ * A replaced file keeps its mode; its temp stays owner-only until it takes that mode.
+ */
+const CREATE_MODE = 0o666;
+const PRIVATE_MODE = 0o600;
 
 export interface WriteRequest {
   readonly content: string;
@@ -92,12 +97,15 @@ async function readCurrent(root: string, real: string, rel: string): Promise<{ b
   }
 }
 
-/** Writes `bytes` to a fresh temp file in `dir` with `mode`, flushed to disk; returns its path. */
-async function writeTemp(root: string, dir: VerifiedDir, rel: string, bytes: Uint8Array, mode: number): Promise<string> {
+/**
+ * Writes `bytes` to a fresh temp file in `dir`, flushed to disk; returns its path. Its mode: `mode`,
+ * or with "umask" what the umask makes of CREATE_MODE.
+ */
+async function writeTemp(root: string, dir: VerifiedDir, rel: string, bytes: Uint8Array, mode: number | "umask"): Promise<string> {
   const temp = dir.entry(`.svc-write-${randomBytes(8).toString("hex")}.tmp`);
-  const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
+  const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode === "umask" ? CREATE_MODE : PRIVATE_MODE);
   try {
-    if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
+    if (mode !== "umask" && mode !== PRIVATE_MODE) await handle.chmod(mode);
     await handle.writeFile(bytes);
     await handle.datasync();
   } catch (err) {
@@ -148,7 +156,7 @@ async function createFile(root: string, locks: PathLocks, rel: string, request: 
   return await locks.run(target, async () => {
     const dir = openVerifiedDir(root, realParent, parentOf(rel));
     try {
-      const temp = await writeTemp(root, dir, rel, bytes, NEW_FILE_MODE);
+      const temp = await writeTemp(root, dir, rel, bytes, "umask");
       try {
         await link(temp, dir.entry(basename(target)));
       } catch (err) {

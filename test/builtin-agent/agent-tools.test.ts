@@ -1,6 +1,6 @@
 /** The built-in agent's tools and approval modes, end to end over ACP against the mock model. */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { startAgent } from "./agent-client.ts";
@@ -168,6 +168,31 @@ describe("tools", () => {
     a.model.enqueue({ kind: "tools", calls: [{ name: "run_shell_command", args: { command: "echo key=[$OPENAI_API_KEY]" } }] }, { kind: "text", text: "ok" });
     await a.turn(sessionId, "leak");
     expect(toolResults(a.model.requests)[0]).toStartWith("key=[]");
+  });
+
+  test.each(["022", "027", "077"])("files the agent creates follow its umask (%s); an edit keeps the file's mode", async (octal) => {
+    const umask = Number.parseInt(octal, 8);
+    // The agent inherits the umask of the process that starts it, as under a daemon started from a shell.
+    const previous = process.umask(umask);
+    let agent: Awaited<ReturnType<typeof startAgent>>;
+    try {
+      agent = await startAgent({ files: { "kept.txt": "one\n" }, approvalMode: "yolo" });
+    } finally {
+      process.umask(previous);
+    }
+    await using a = agent;
+    chmodSync(join(a.workspace, "kept.txt"), 0o640);
+    const { sessionId } = await a.newSession();
+    a.model.enqueue(
+      { kind: "tools", calls: [{ name: "write_file", args: { file_path: "sub/new.txt", content: "new\n" } }] },
+      { kind: "tools", calls: [{ name: "edit", args: { file_path: "kept.txt", old_string: "one", new_string: "two" } }] },
+      { kind: "text", text: "ok" },
+    );
+    expect((await a.turn(sessionId, "write and edit")).response.stopReason).toBe("end_turn");
+    expect(statSync(join(a.workspace, "sub", "new.txt")).mode & 0o777).toBe(0o666 & ~umask);
+    expect(statSync(join(a.workspace, "sub")).mode & 0o777).toBe(0o777 & ~umask);
+    expect(readFileSync(join(a.workspace, "kept.txt"), "utf8")).toBe("two\n");
+    expect(statSync(join(a.workspace, "kept.txt")).mode & 0o777).toBe(0o640);
   });
 });
 

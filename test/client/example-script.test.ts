@@ -12,8 +12,9 @@ import { tempDir } from "../helpers/temp-dir.ts";
 const EXAMPLE = join(REPO_ROOT, "examples", "client-prompt.ts");
 const NODE = Bun.which("node");
 
-async function run(cmd: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
-  const proc = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+/** Runs the example; `stdin` is written to it and closed (none: it reads an empty stdin). */
+async function run(cmd: string[], env: Record<string, string>, stdin = ""): Promise<{ code: number; out: string; err: string }> {
+  const proc = Bun.spawn(cmd, { env: { ...process.env, ...env }, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
   try {
     const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
     return { code, out, err };
@@ -41,6 +42,47 @@ describe("examples/client-prompt.ts", () => {
     const r = await run([process.execPath, EXAMPLE, "hi"], { SVC_URL: d.url, SVC_SERVER_TOKEN: "wrong" });
     expect(r.err).toContain("daemon error 401");
     expect(r.code).toBe(1);
+  });
+
+  test("prints a tool call as it starts and ends", async () => {
+    await using d = await fakeAgentDaemon();
+    const r = await run([process.execPath, EXAMPLE, "@tool Build the thing"], { SVC_URL: d.url });
+    expect(r.err).toBe("");
+    expect(r.out).toContain("[tool] Build the thing (other): pending\n");
+    expect(r.out).toContain("[tool] Build the thing: completed\n");
+    expect(r.out).toEndWith("[end_turn]\n");
+    expect(r.code).toBe(0);
+  });
+
+  test("a permission request is listed and answered from stdin", async () => {
+    await using d = await fakeAgentDaemon();
+    const r = await run([process.execPath, EXAMPLE, "@permission"], { SVC_URL: d.url }, "x\n2\n");
+    expect(r.err).toBe("");
+    expect(r.out).toContain("[permission] Fake edit\n");
+    expect(r.out).toMatch(/ {2}2\) .* \(allow_once\)\n/);
+    // A line that is no option is asked again.
+    expect(r.out.split("answer [1-3, c to cancel]: ")).toHaveLength(3);
+    expect(r.out).toContain("permission: selected proceed_once");
+    expect(r.code).toBe(0);
+  });
+
+  test("with stdin at its end, the request is cancelled, not left waiting", async () => {
+    await using d = await fakeAgentDaemon();
+    const r = await run([process.execPath, EXAMPLE, "@permission"], { SVC_URL: d.url });
+    expect(r.out).toContain("no answer on stdin: cancelled");
+    expect(r.out).toContain("permission: cancelled");
+    expect(r.code).toBe(0);
+  });
+
+  test.each([
+    ["--approve", "proceed_always"],
+    ["--deny", "cancel"],
+  ])("%s answers without asking", async (flag, optionId) => {
+    await using d = await fakeAgentDaemon();
+    const r = await run([process.execPath, EXAMPLE, flag, "@permission"], { SVC_URL: d.url });
+    expect(r.out).not.toContain("answer [");
+    expect(r.out).toContain(`permission: selected ${optionId}`);
+    expect(r.code).toBe(0);
   });
 
   test.skipIf(NODE === null)("under Node", async () => {

@@ -40,6 +40,8 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/config/agent-keys.ts", reason: "the host's agent keys, shielded from children before anything spawns" },
   { module: "src/config/env-providers.ts", reason: "which environment variables hold agent keys (for the shield)" },
   { module: "src/config/secret-names.ts", reason: "which variable names are secrets (for the shield)" },
+  { module: "src/config/agent-config.ts", reason: "whether the built-in agent would have a model, for the start-up warning (no package: the agent's configuration rules only)" },
+  { module: "src/config/search-path.ts", reason: "imported by agent-config.ts (PATH's absolute entries for the agent's commands)" },
   { module: "src/config/workspace-policy.ts", reason: "warns at boot about workspace settings the built-in agent will not apply" },
 
   { module: "src/logging/", reason: "the logger, console routing, fault handlers, the SIGUSR2 module report and printOut (the listening line)" },

@@ -95,7 +95,7 @@ describe("a running daemon", () => {
   test("--port 0 prints the bound address, which answers", async () => {
     await using ws = tempDir();
     await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path]);
-    expect(d.stdout()).toMatch(new RegExp(`^svc ${packageVersion.replaceAll(".", "\\.")} listening on http://127\\.0\\.0\\.1:\\d+\\n$`));
+    expect(d.stdout()).toMatch(new RegExp(`^svc ${packageVersion.replaceAll(".", "\\.")} listening on http://127\\.0\\.0\\.1:(\\d+) \\(web UI: http://127\\.0\\.0\\.1:\\1/\\)\\n$`));
     const port = Number(new URL(d.url).port);
     expect(port).toBeGreaterThan(0);
     expect(port).not.toBe(4170);

@@ -11,7 +11,7 @@ import { workspaceServices } from "../../src/workspace-registry/index.ts";
 
 export function testAppDeps(config: Config, logger: Logger, remoteAddress: AppDeps["remoteAddress"] = () => null): AppDeps {
   const trust = new WorkspaceTrust({ dataDir: config.dataDir, workspace: config.workspace, folderTrust: config.settings.folderTrust, trustWorkspace: config.trustWorkspace, warn: (message) => logger.warn(message) });
-  const runtimes: RuntimeRegistry = new RuntimeRegistry(config, logger, trust, () => sessions.all());
+  const runtimes: RuntimeRegistry = new RuntimeRegistry(config, logger, trust, { sessions: () => sessions.all() });
   const sessions = new SessionManager({ config, logger, runtimes });
   const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
   return {

@@ -6,14 +6,14 @@
 import { jsonRequest } from "./json-request.ts";
 import type { SseClient } from "./sse-client.ts";
 
-export function approveAsks(url: string, sessionId: string, events: SseClient): AsyncDisposable {
+export function approveAsks(url: string, sessionId: string, events: SseClient, headers: Record<string, string> = {}): AsyncDisposable {
   const voted = new Set<string>();
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       for (const ask of events.frames.filter((f) => f.event === "permission_request" && !voted.has(f.data.requestId as string))) {
         voted.add(ask.data.requestId as string);
-        await jsonRequest(url, "POST", `/session/${sessionId}/permission/${ask.data.requestId}`, { outcome: { outcome: "selected", optionId: "proceed_once" } });
+        await jsonRequest(url, "POST", `/session/${sessionId}/permission/${ask.data.requestId}`, { outcome: { outcome: "selected", optionId: "proceed_once" } }, headers);
       }
       await Bun.sleep(20);
     }

@@ -47,7 +47,7 @@ describe("splitAgentEnv", () => {
 describe("the key document", () => {
   test("round-trips, and is refused past its bound in bytes", () => {
     const keys = { OPENAI_API_KEY: "sk-€uro", MY_CRED: "c" };
-    expect(decodeHandedKeys(encodeHandedKeys(keys))).toEqual(keys);
+    expect(decodeHandedKeys(encodeHandedKeys(keys)).keys).toEqual(keys);
     // Under the bound in characters, over it in UTF-8 bytes.
     const big = { K: "€".repeat(Math.ceil(MAX_AGENT_KEYS_BYTES / 3)) };
     expect(big.K.length).toBeLessThan(MAX_AGENT_KEYS_BYTES);

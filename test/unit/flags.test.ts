@@ -19,6 +19,7 @@ const DEFAULTS: Record<keyof typeof FLAGS, [string, (c: Config) => unknown, unkn
   workspace: ["the current directory", (c) => c.workspace, "<cwd>"],
   "trust-workspace": ["no trust granted by the flag", (c) => c.trustWorkspace, false],
   "approval-mode": ["no approval mode given", (c) => c.approvalMode, null],
+  open: ["no browser opened", (c) => c.launcher.open, false],
   "no-web": ["web UI on", (c) => c.web, true],
   "max-sessions": ["32 sessions per workspace", (c) => c.limits.maxSessions, 32],
   "max-total-sessions": ["800 sessions in total", (c) => c.limits.maxTotalSessions, 800],
@@ -93,6 +94,9 @@ describe("flags set their values", () => {
     [["--hostname", "[::1]"], (c) => [c.hostname, c.loopbackBind], ["::1", true]],
     [["--hostname", "127.1.2.3"], (c) => c.loopbackBind, true],
     [["--no-web"], (c) => c.web, false],
+    [["--open"], (c) => c.launcher.open, true],
+    // Nothing to open without the UI: the flag is dropped with a warning.
+    [["--open", "--no-web"], (c) => [c.launcher.open, c.warnings.some((w) => w.startsWith("--open is ignored"))], [false, true]],
     [["--max-sessions", "0"], (c) => c.limits.maxSessions, 0],
     [["--max-workspaces", "3"], (c) => c.limits.maxWorkspaces, 3],
     [["--max-total-sessions", "7"], (c) => c.limits.maxTotalSessions, 7],

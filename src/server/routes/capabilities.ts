@@ -5,7 +5,7 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 
 export const CapabilitiesDocument = t.Object({
@@ -32,7 +32,7 @@ export const CapabilitiesDocument = t.Object({
 });
 
 export const capabilitiesRoutes = (respond: () => Response) =>
-  new Elysia({ name: "routes/capabilities" }).use(apiModels).get("/capabilities", respond, {
+  new Elysia({ name: "routes/capabilities" }).use(apiModelNames).get("/capabilities", respond, {
     response: { 200: CapabilitiesDocument, ...errorResponses() },
     detail: capability("capabilities", { summary: "What this daemon supports" }),
   });

@@ -14,7 +14,7 @@ import { SessionHistory } from "../../sessions/session-history.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SESSION_LIST_REPLY, apiModels } from "../schemas/api-models.ts";
+import { SESSION_LIST_REPLY, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
 import { SessionListQuery, WorkspaceSelector, listFilters } from "./history-schemas.ts";
@@ -73,7 +73,7 @@ export const catalogRoutes = (deps: AppDeps) => {
       { body: IdsBody, response: { 200: BulkReply, ...bulkErrors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
     ] as const;
   return new Elysia({ name: "routes/catalog" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post(...bulk("archive"))
     .post(...bulk("unarchive"))
     .post(...bulk("delete"))

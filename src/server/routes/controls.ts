@@ -19,7 +19,7 @@ import { Elysia } from "elysia";
 import { WorkspaceControls } from "../../sessions/workspace-controls.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import {
@@ -60,7 +60,7 @@ export const controlRoutes = (deps: AppDeps) => {
     },
   });
   return new Elysia({ name: "routes/controls" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post(
       "/session/:id/approval-mode",
       async ({ params, body, request }) => {

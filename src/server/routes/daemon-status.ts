@@ -10,7 +10,7 @@ import { daemonStatus, type RuntimeStatus, type StatusInputs } from "../daemon-s
 import type { WorkspaceRuntime } from "../../runtime/workspace-runtime.ts";
 import { worstBudget } from "../../runtime/mcp-budget-state.ts";
 import { MemorySampler } from "../memory-sampler.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { collectSections, snapshotSections } from "../status-sections.ts";
 import type { SnapshotSource } from "../workspace-snapshots.ts";
@@ -48,7 +48,7 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
     mcpBudget: mcpBudget(),
   });
 
-  return new Elysia({ name: "routes/daemon-status" }).use(apiModels).get(
+  return new Elysia({ name: "routes/daemon-status" }).use(apiModelNames).get(
     "/daemon/status",
     async ({ query }) => {
       if (query.detail !== "full") return daemonStatus(inputs(), null);

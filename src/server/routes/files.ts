@@ -9,7 +9,7 @@ import { DEFAULT_BYTES_WINDOW, DEFAULT_GLOB_RESULTS } from "../../workspace/file
 import { WorkspaceFiles } from "../../workspace/workspace-files.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { fsErrorResponses } from "../schemas/error-statuses.ts";
 import {
   BytesQuery,
@@ -37,7 +37,7 @@ export const fileRoutes = (deps: AppDeps) => {
   const files = new WorkspaceFiles(deps.config.workspace, () => deps.trust.trusted);
   return (
     new Elysia({ name: "routes/files" })
-      .use(apiModels)
+      .use(apiModelNames)
       // Local to these routes; runs for error responses too (the global error mapper's included).
       .mapResponse(({ set }) => {
         set.headers["cache-control"] = "no-store";

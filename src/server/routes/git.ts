@@ -26,7 +26,7 @@ import { DEFAULT_LOG_LIMIT } from "../../workspace/git/git-limits.ts";
 import { normalizeRequestPath } from "../../workspace/paths.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { fsErrorResponses } from "../schemas/error-statuses.ts";
 import {
   BranchesBody,
@@ -98,7 +98,7 @@ export const gitRoutes = (deps: AppDeps) => {
 
   return (
     new Elysia({ name: "routes/git" })
-      .use(apiModels)
+      .use(apiModelNames)
       .mapResponse(({ set }) => {
         set.headers["cache-control"] = "no-store";
         set.headers["x-content-type-options"] = "nosniff";

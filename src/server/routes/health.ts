@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { shallowHealth } from "../health-answer.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { ErrorBody } from "../schemas/error-body.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 
@@ -27,7 +27,7 @@ function wantsDeep(query: Record<string, string | undefined>): boolean {
 }
 
 export const healthRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/health" }).use(apiModels).get(
+  new Elysia({ name: "routes/health" }).use(apiModelNames).get(
     "/health",
     ({ query, status }) => {
       if (!wantsDeep(query)) return shallowHealth();

@@ -11,7 +11,7 @@ import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from "../../s
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponseObjects, errorResponses } from "../schemas/error-statuses.ts";
 import { queryInteger } from "../schemas/query-integer.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
@@ -139,7 +139,7 @@ export const historyRoutes = (deps: AppDeps) => {
   }
 
   return new Elysia({ name: "routes/history" })
-    .use(apiModels)
+    .use(apiModelNames)
     .get("/session/:id/transcript", ({ params, query }) => history.transcript(params.id, query.limit, query.cursor), {
       params: SessionIdParams,
       query: TranscriptQuery,

@@ -10,7 +10,7 @@ import { isLoopbackHost } from "../../config/net.ts";
 import type { VoteOutcome } from "../../sessions/vote-policy.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { VOTE_ACCEPTED, apiModels } from "../schemas/api-models.ts";
+import { VOTE_ACCEPTED, apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { registeredClient } from "./session-params.ts";
@@ -43,7 +43,7 @@ export const permissionRoutes = (deps: AppDeps) => {
   };
 
   return new Elysia({ name: "routes/permissions" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post(
       "/session/:id/permission/:requestId",
       ({ params, body, request }) => {

@@ -3,7 +3,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { Elysia, t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { ContentBlock, PromptAccepted, PromptBody } from "./prompt-schemas.ts";
@@ -24,7 +24,7 @@ const PendingPrompts = t.Object({
 
 export const promptRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/prompts" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post(
       "/session/:id/prompt",
       ({ params, body, request, set }) => {

@@ -25,7 +25,7 @@ import { DaemonError } from "../../errors/daemon-error.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import type { SnapshotSource } from "../workspace-snapshots.ts";
 import { workspaceSettings } from "../workspace-settings.ts";
@@ -58,7 +58,7 @@ export const referenceUiRoutes = (deps: AppDeps, snapshots: readonly SnapshotSou
   const workspaceOf = (selector: string) => deps.runtimes.resolve(selector).path;
 
   return new Elysia({ name: "routes/reference-ui" })
-    .use(apiModels)
+    .use(apiModelNames)
     .get("/brand", () => ({ name: "svc", version: deps.config.version }), {
       response: { 200: BrandReply, ...errors },
       detail: capability("web_shell_brand", { summary: "The product name and version a web UI shows (no settings, no secrets)" }),

@@ -10,7 +10,7 @@ import { JournalReplay } from "../../sessions/journal-replay.ts";
 import { SessionRestorer, type RestoreAction } from "../../sessions/session-restore.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { SessionIdParams, notAnObject } from "./session-params.ts";
@@ -77,7 +77,7 @@ export const restoreRoutes = (deps: AppDeps) => {
   const released = ({ request }: { request: Request }) => leases.get(request)?.release();
 
   return new Elysia({ name: "routes/restore" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post("/session/:id/load", handler("load"), {
       params: SessionIdParams,
       headers: ClientIdHeaders,

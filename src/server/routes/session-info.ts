@@ -10,7 +10,7 @@ import { sessionSummary } from "../../sessions/session-summary.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SESSION_LIST_REPLY, SESSION_SUMMARY, apiModels } from "../schemas/api-models.ts";
+import { SESSION_LIST_REPLY, SESSION_SUMMARY, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
 import { SessionListQuery, listFilters } from "./history-schemas.ts";
@@ -62,7 +62,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
   }
 
   return new Elysia({ name: "routes/session-info" })
-    .use(apiModels)
+    .use(apiModelNames)
     .get("/session/:id/status", ({ params }) => sessionSummary(deps.sessions.get(params.id)), {
       params: SessionIdParams,
       response: { 200: SESSION_SUMMARY, ...errorResponses({ also: [404] }) },

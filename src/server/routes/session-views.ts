@@ -21,7 +21,7 @@ import { redactSecrets } from "../../logging/redact.ts";
 import { AgentAnswerError, redactSessionView } from "../../workspace/status-redact.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
 import { SessionIdParams } from "./session-params.ts";
@@ -74,7 +74,7 @@ export const sessionViewRoutes = (deps: AppDeps) => {
     return { ...sanitized, v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
   }
 
-  const app = new Elysia({ name: "routes/session-views" }).use(apiModels);
+  const app = new Elysia({ name: "routes/session-views" }).use(apiModelNames);
   for (const route of ROUTES)
     app.get(route.path, ({ params }) => answer(params.id, route.view), {
       params: SessionIdParams,

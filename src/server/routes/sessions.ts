@@ -10,7 +10,7 @@ import { MAX_SOURCE_ID_LENGTH, SOURCE_ID_RULE, SOURCE_TYPE_PATTERN, SOURCE_TYPE_
 import { REASONING_EFFORTS, switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
@@ -137,7 +137,7 @@ const agentErrors = [404, 502, 504] as const;
 
 export const sessionRoutes = (deps: AppDeps) =>
   new Elysia({ name: "routes/sessions" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post(
       "/session",
       async ({ body, request }) => {

@@ -16,7 +16,7 @@ import { Elysia } from "elysia";
 import type { AgentTrustOutcome } from "../../sessions/trust-sync.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { trustReport } from "../trust-report.ts";
 import { TrustRequestAnswer, TrustRequestBody, TrustStatus } from "./trust-schemas.ts";
@@ -24,7 +24,7 @@ import { TrustRequestAnswer, TrustRequestBody, TrustStatus } from "./trust-schem
 export const trustRoutes = (deps: AppDeps) => {
   const runtime = deps.runtimes.primary;
   return new Elysia({ name: "routes/trust" })
-    .use(apiModels)
+    .use(apiModelNames)
     .get("/workspace/trust", () => trustReport(deps.config, deps.trust), {
       response: { 200: TrustStatus, ...errorResponses() },
       detail: capability("workspace_trust", { summary: "Whether the workspace is trusted, why, and what its settings ask for that is ignored" }),

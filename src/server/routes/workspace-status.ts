@@ -8,7 +8,7 @@
  */
 import { Elysia, type Static } from "elysia";
 import { capability } from "../capability.ts";
-import { WORKSPACE_CELLS, apiModels } from "../schemas/api-models.ts";
+import { WORKSPACE_CELLS, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { WorkspaceCells } from "../schemas/workspace-cells.ts";
 import type { SectionName, SnapshotSource } from "../workspace-snapshots.ts";
@@ -25,7 +25,7 @@ export const workspaceStatusRoutes = (snapshots: readonly SnapshotSource[]) => {
       sections.get(name)!.read() as Promise<T>;
 
   return new Elysia({ name: "routes/workspace-status" })
-    .use(apiModels)
+    .use(apiModelNames)
     .get("/workspace/env", read<Static<typeof WorkspaceCells>>("env"), {
       response: { 200: WORKSPACE_CELLS, ...errors },
       detail: capability("workspace_env", { summary: "Runtime, platform, proxy and secret-presence cells" }),

@@ -104,11 +104,10 @@ describe("memory use", () => {
       return real();
     }, real);
     try {
-      const started = Date.now();
       for (let i = 0; i < 50; i++) expect((await app.status()).runtime.memory.rssBytes).toBeGreaterThan(0);
-      // One read when the first request starts the sampler, then one per elapsed sampling interval at most.
-      expect(reads).toBeLessThanOrEqual(1 + Math.ceil((Date.now() - started) / 1000));
-      expect(reads).toBeLessThan(50);
+      // One read when the first request starts the sampler, then one per sampling interval. The count is
+      // of every caller in this process: samplers of apps earlier tests built tick on for a while too.
+      expect(reads).toBeLessThan(10);
     } finally {
       process.memoryUsage = real;
     }
