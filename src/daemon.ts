@@ -16,7 +16,7 @@ import { urlHost } from "./config/net.ts";
 import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
 import type { CoreDeps, DaemonCore } from "./server/app-core.ts";
-import { capabilitiesResponder } from "./server/capabilities-answer.ts";
+import { capabilitiesResponder, primaryOnly } from "./server/capabilities-answer.ts";
 import { featureTags } from "./server/capability.ts";
 import { createFrontDoor } from "./server/front-door.ts";
 import { loadAppCore } from "./server/lazy-seams.ts";
@@ -99,7 +99,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     config,
     logger,
     routing,
-    bootGets: new Map([["/capabilities", capabilitiesResponder(config, () => featureTags(ROUTE_TAGS, config), () => trust.trusted)]]),
+    bootGets: new Map([["/capabilities", capabilitiesResponder(config, () => featureTags(ROUTE_TAGS, config), primaryOnly(config, () => trust.trusted))]]),
     rateLimiter: coreDeps.rateLimiter,
     transport,
     port,

@@ -4,4 +4,6 @@ export { DaemonApiError } from "./errors.ts";
 export { SseParser, MAX_FRAME_CHARS, type SseFrame } from "./sse-parser.ts";
 export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, STALL_MS, type ConnectionState, type EventContext, type SubscribeOptions, type Subscription } from "./subscription.ts";
 export * from "./types.ts";
+export { confirmationFor } from "./workspace-calls.ts";
+export * from "./workspace-types.ts";
 export type * from "./auth-types.ts";

@@ -23,7 +23,7 @@ export interface Capabilities {
   protocolVersions?: { current: string; supported: string[] };
   policy?: { permission?: string };
   /** The daemon's workspaces; `trusted` is its folder trust decision for each. */
-  workspaces?: { id: string; cwd: string; primary: boolean; trusted: boolean }[];
+  workspaces?: { id: string; cwd: string; displayName?: string; primary: boolean; trusted: boolean; removable?: boolean }[];
 }
 
 export interface Health {

@@ -23,6 +23,8 @@ export type ChildHeapMode = "observe" | "admit" | "enforce";
 export interface Limits {
   readonly maxSessions: number;
   readonly maxTotalSessions: number;
+  /** Workspaces served at once, the primary included (`--max-workspaces`). */
+  readonly maxWorkspaces: number;
   readonly maxPendingPromptsPerSession: number;
   readonly listenerMaxConnections: number;
   readonly eventRingSize: number;
@@ -208,6 +210,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     limits: {
       maxSessions: f["max-sessions"],
       maxTotalSessions: f["max-total-sessions"],
+      maxWorkspaces: f["max-workspaces"],
       maxPendingPromptsPerSession: f["max-pending-prompts-per-session"],
       listenerMaxConnections: f["max-connections"],
       eventRingSize: f["event-ring-size"],

@@ -32,6 +32,7 @@ export const FLAGS = {
   "no-web": { kind: "bool", help: "do not serve the web UI at /" },
   "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "open sessions per workspace (0 = unlimited)" },
   "max-total-sessions": { kind: "int", min: 0, max: INT32, default: 800, help: "open sessions in all (0 = unlimited)" },
+  "max-workspaces": { kind: "int", min: 1, max: 4096, default: 256, help: "workspaces served at once, the primary and the registered ones together" },
   "max-pending-prompts-per-session": { kind: "int", min: 0, max: 10_000, default: 5, help: "running plus queued prompts per session (0 = unlimited)" },
   "max-connections": { kind: "int", min: 1, max: 1_000_000, default: 4096, help: "HTTP requests and event streams open at once" },
   "event-ring-size": { kind: "int", min: 1, max: 1_000_000, default: 8000, help: "recent events per session a reconnecting event stream can catch up on" },

@@ -87,6 +87,8 @@ export interface Live {
   readonly child: AgentProcess;
   readonly channel: AcpChannel;
   readonly profile: AgentProfile;
+  /** This child's channel id (a UUID), what a runtime stop's preview names. */
+  readonly id: string;
   /** A session has opened on it: until then a channel that dies means the start failed. */
   opened: boolean;
 }
@@ -119,6 +121,8 @@ export class WorkspaceRuntime {
   /** How many budget events each session is relayed (`mcp-budget-relay.ts`); reset with each child. */
   private readonly budgetRelay = new McpBudgetRelayLimit();
   private recycled: RuntimeRecycle | null = null;
+  /** How many children have started (the runtime epoch a stop preview names). */
+  private starts = 0;
 
   constructor(
     readonly cwd: string,
@@ -138,6 +142,11 @@ export class WorkspaceRuntime {
 
   get pid(): number | null {
     return this.live?.child.pid ?? null;
+  }
+
+  /** How many children have started so far; 0 while none ever has. */
+  get epoch(): number {
+    return this.starts;
   }
 
   get sessionCount(): number {
@@ -340,7 +349,7 @@ export class WorkspaceRuntime {
       }
       const profile = profileFor(channel.agentName, deps.launch.agent);
       if (await authenticateIfNeeded(channel, profile, { ...deps.launch.baseEnv, ...extraEnv }, deps.initTimeoutMs)) deps.logger.info("agent authenticated", { pid: child.pid, methodId: profile.facts.authenticate?.methodId });
-      live = { child, channel, profile, opened: false };
+      live = { child, channel, profile, id: crypto.randomUUID(), opened: false };
       await deps.onStarted?.(live);
       this.budget = new McpBudgetTracker();
       this.budgetRelay.clear();
@@ -350,6 +359,7 @@ export class WorkspaceRuntime {
     const started = live;
     const { channel } = started;
     this.live = started;
+    this.starts++;
     deps.logger.info("agent ready", { pid: child.pid, agent: channel.agentName || "unknown", profile: started.profile.name });
     void Promise.race([child.exited, channel.closed.then(() => null)]).then(async (exit: ExitInfo | null) => {
       // A channel that broke while the process lives (a flood of garbage) ends the process too; a

@@ -7,6 +7,7 @@ import { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import { SessionManager } from "../sessions/session-manager.ts";
 import { TrustSync } from "../sessions/trust-sync.ts";
 import { Store } from "../store/store.ts";
+import { workspaceServices } from "../workspace-registry/index.ts";
 import type { AppDeps } from "./app-deps.ts";
 import { createApp } from "./app.ts";
 import { loadAuth } from "./lazy-seams.ts";
@@ -25,12 +26,19 @@ export interface DaemonCore {
 
 export function buildCore(deps: CoreDeps): DaemonCore {
   const { config, logger, trust } = deps;
-  const runtimes = new RuntimeRegistry(config, logger, trust, () => loadAuth().then((auth) => auth.storedProviders({ dataDir: config.dataDir, logger })));
+  // `sessions` is read only when a registered workspace's trust changes, once it exists.
+  const runtimes: RuntimeRegistry = new RuntimeRegistry(config, logger, trust, {
+    storedProviders: () => loadAuth().then((auth) => auth.storedProviders({ dataDir: config.dataDir, logger })),
+    sessions: () => sessions.all(),
+  });
   // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
   const store = new Store(config.dataDir);
   const sessions = new SessionManager({ config, logger, runtimes, store });
   const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
-  const built = createApp({ ...deps, activity: () => activity(sessions, runtimes), sessions, runtimes, trustSync });
+  const workspaces = workspaceServices({ config, logger, runtimes, sessions });
+  // The persistent registrations are served again (no child starts until a session needs one).
+  workspaces.registrations.load();
+  const built = createApp({ ...deps, activity: () => activity(sessions, runtimes), sessions, runtimes, workspaces, trustSync });
   sessions.startReaper();
   return {
     routing: { app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, isPublicGet: built.isPublicGet },

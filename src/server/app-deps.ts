@@ -5,6 +5,7 @@ import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { TrustSync } from "../sessions/trust-sync.ts";
 import type { WorkspaceTrust } from "../trust/index.ts";
+import type { WorkspaceServices } from "../workspace-registry/index.ts";
 import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { RateLimiter } from "./security/rate-limiter.ts";
 import type { WorkspaceSection } from "./status-sections.ts";
@@ -38,6 +39,8 @@ export interface AppDeps {
   readonly activity: () => ActivitySnapshot;
   readonly sessions: SessionManager;
   readonly runtimes: RuntimeRegistry;
+  /** Registration of further workspaces and runtime stop (`src/workspace-registry/`). */
+  readonly workspaces: WorkspaceServices;
   /** The bound workspace's trust, live (`src/trust/`). */
   readonly trust: WorkspaceTrust;
   /** Carries trust changes to the live agent. */

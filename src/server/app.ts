@@ -36,6 +36,7 @@ import { sessionRoutes } from "./routes/sessions.ts";
 import { trustRoutes } from "./routes/trust.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
+import { workspaceRoutes } from "./routes/workspaces.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { apiModels } from "./schemas/api-models.ts";
 import { ScopeCache } from "./scope-cache.ts";
@@ -61,7 +62,9 @@ export interface BuiltApp {
 export function createApp(deps: AppDeps): BuiltApp {
   let features: string[] = [];
   let root: Elysia | null = null;
-  const capabilities = capabilitiesResponder(deps.config, () => features, () => deps.trust.trusted);
+  const capabilities = capabilitiesResponder(deps.config, () => features, () =>
+    deps.runtimes.scopes().map((s) => ({ id: s.id, cwd: s.path, ...(s.displayName === null ? {} : { displayName: s.displayName }), primary: s.primary, trusted: s.trust.trusted, removable: !s.primary })),
+  );
   // Each served workspace's status snapshots, built on first use; the primary's are also the daemon status's.
   const snapshotCache = new ScopeCache(deps.runtimes, (scope) => workspaceSnapshots(deps, scope));
   const snapshotsOf = (scope: WorkspaceScope) => snapshotCache.get(scope);
@@ -93,6 +96,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(trustRoutes(deps))
     .use(authRoutes(deps))
     .use(gitRoutes(deps))
+    .use(workspaceRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
 

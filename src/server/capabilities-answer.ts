@@ -1,8 +1,9 @@
 /**
  * The capabilities document and its constant answer. It depends on the build, the boot
- * configuration and whether the workspace is trusted (`workspaces[].trusted`, read live), so it is
- * rendered once per trust state and served as a constant body: by the front door before the app is
- * built (`route-tags.ts` gives the build's tags), then by the app (`routes/capabilities.ts`, whose
+ * configuration and the workspaces served (`workspaces[]`, with their trust read live), so it is
+ * rendered once per state of those and served as a constant body: by the front door before the app
+ * is built (`route-tags.ts` gives the build's tags; only the primary workspace is known then, the
+ * persistent registrations load with the core), then by the app (`routes/capabilities.ts`, whose
  * schema this shape follows).
  */
 import type { Config } from "../config/config.ts";
@@ -18,11 +19,33 @@ export interface CapabilitiesDoc {
   readonly workspaceCwd: string;
   readonly transports: string[];
   readonly policy: { readonly permission: string };
-  readonly limits: { readonly maxPendingPromptsPerSession: number; readonly maxSessionsPerWorkspace: number; readonly maxTotalSessions: number; readonly sessionRestoreTimeoutMs: number };
-  readonly workspaces: { readonly id: string; readonly cwd: string; readonly primary: boolean; readonly trusted: boolean }[];
+  readonly limits: {
+    readonly maxRegisteredWorkspaces: number;
+    readonly maxPendingPromptsPerSession: number;
+    readonly maxSessionsPerWorkspace: number;
+    readonly maxTotalSessions: number;
+    readonly sessionRestoreTimeoutMs: number;
+  };
+  readonly workspaces: readonly CapabilitiesWorkspace[];
 }
 
-export function capabilitiesDocument(config: Config, features: readonly string[], trusted: boolean): CapabilitiesDoc {
+/** A workspace served, as `/capabilities` lists it (the primary first). */
+export interface CapabilitiesWorkspace {
+  readonly id: string;
+  readonly cwd: string;
+  readonly displayName?: string;
+  readonly primary: boolean;
+  readonly trusted: boolean;
+  /** `DELETE /workspaces/:workspace` can remove it (every registered workspace; never the primary). */
+  readonly removable: boolean;
+}
+
+/** The primary workspace alone (the front door's list, before the core has loaded the registrations). */
+export const primaryOnly =
+  (config: Config, trusted: () => boolean) =>
+  (): CapabilitiesWorkspace[] => [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: trusted(), removable: false }];
+
+export function capabilitiesDocument(config: Config, features: readonly string[], workspaces: readonly CapabilitiesWorkspace[]): CapabilitiesDoc {
   return {
     v: 1,
     protocolVersions: { current: "v1", supported: ["v1"] },
@@ -34,28 +57,29 @@ export function capabilitiesDocument(config: Config, features: readonly string[]
     transports: ["rest"],
     policy: { permission: config.settings.permissionStrategy },
     limits: {
+      maxRegisteredWorkspaces: config.limits.maxWorkspaces,
       maxPendingPromptsPerSession: config.limits.maxPendingPromptsPerSession,
       maxSessionsPerWorkspace: config.limits.maxSessions,
       maxTotalSessions: config.limits.maxTotalSessions,
       sessionRestoreTimeoutMs: config.limits.sessionRestoreTimeoutMs,
     },
-    workspaces: [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted }],
+    workspaces,
   };
 }
 
 const HEADERS = { "Content-Type": "application/json; charset=utf-8" };
 
 /**
- * The constant response, rendered on first use for each trust state: `features` is read lazily
- * because the full route table is known only once the app is assembled. Also served straight from
- * the front door.
+ * The constant response, rendered again only when the workspaces (or their trust) changed:
+ * `features` is read lazily because the full route table is known only once the app is assembled.
+ * Also served straight from the front door.
  */
-export function capabilitiesResponder(config: Config, features: () => readonly string[], trusted: () => boolean): () => Response {
-  const bodies = new Map<boolean, string>();
+export function capabilitiesResponder(config: Config, features: () => readonly string[], workspaces: () => readonly CapabilitiesWorkspace[]): () => Response {
+  let rendered: { key: string; body: string } | null = null;
   return () => {
-    const state = trusted();
-    let body = bodies.get(state);
-    if (body === undefined) bodies.set(state, (body = JSON.stringify(capabilitiesDocument(config, features(), state))));
-    return new Response(body, { headers: HEADERS });
+    const list = workspaces();
+    const key = JSON.stringify(list);
+    if (rendered?.key !== key) rendered = { key, body: JSON.stringify(capabilitiesDocument(config, features(), list)) };
+    return new Response(rendered.body, { headers: HEADERS });
   };
 }

@@ -15,11 +15,25 @@ import type { RateTier } from "./security/rate-limiter.ts";
 import { rollUp, sectionIssues, statusIssues, type WorkspaceRuntimeState } from "./status-issues.ts";
 import type { SectionReport } from "./status-sections.ts";
 
+/** One workspace's runtime as the snapshot lists it (`runtime.workspaces`). */
+export interface RuntimeStatus {
+  readonly workspaceId: string;
+  readonly workspaceCwd: string;
+  readonly primary: boolean;
+  /** `cold` (no child), `starting`, `live`, `stopping` (being removed or stopped). */
+  readonly state: "cold" | "starting" | "live" | "stopping";
+  readonly childPid: number | null;
+  readonly sessions: number;
+  /** Its last start failure or recycle, newest first; null when neither happened. */
+  readonly lastError: { readonly code: string; readonly message: string; readonly at: string } | null;
+}
+
 export interface StatusInputs {
   readonly config: Config;
   readonly daemon: DaemonIdentity;
   readonly activity: ActivitySnapshot;
-  readonly workspaces: readonly WorkspaceRuntimeState[];
+  /** Every workspace's runtime, the primary first (what the issues are judged on). */
+  readonly workspaces: readonly (WorkspaceRuntimeState & Omit<RuntimeStatus, "workspaceCwd" | "sessions">)[];
   readonly activeRequests: number;
   readonly sseStreams: number;
   /** Null when rate limiting is off. */
@@ -87,6 +101,7 @@ export function daemonStatus(s: StatusInputs, full: FullInputs | null) {
     limits: {
       maxSessions: config.limits.maxSessions,
       maxTotalSessions: config.limits.maxTotalSessions,
+      maxWorkspaces: config.limits.maxWorkspaces,
       maxPendingPromptsPerSession: config.limits.maxPendingPromptsPerSession,
       listenerMaxConnections: config.limits.listenerMaxConnections,
       eventRingSize: config.limits.eventRingSize,
@@ -112,6 +127,15 @@ export function daemonStatus(s: StatusInputs, full: FullInputs | null) {
       permissions: { pending: activity.pendingPermissions, policy: config.settings.permissionStrategy },
       prompts: { active: activity.activePrompts },
       channel: { live: activity.liveChannels > 0, childPids: [...activity.childPids] },
+      workspaces: s.workspaces.map((w) => ({
+        workspaceId: w.workspaceId,
+        workspaceCwd: w.workspaceCwd,
+        primary: w.primary,
+        state: w.state,
+        childPid: w.childPid,
+        sessions: w.sessions,
+        lastError: w.lastError,
+      })),
       transport: {
         restSseActive: s.sseStreams,
         activeRequests: s.activeRequests,

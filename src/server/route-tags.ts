@@ -15,5 +15,7 @@ export const ROUTE_TAGS: ReadonlySet<string> = new Set(
   workspace_file_write workspace_init workspace_mcp workspace_mcp_restart workspace_persisted_transcript
   workspace_preflight workspace_providers workspace_session_export workspace_session_live_state workspace_skill_settings_batch_toggle
   workspace_skill_settings_toggle workspace_skills workspace_tool_toggle workspace_trust session_source_metadata
-  web_shell_brand workspace_git workspace_settings workspace_qualified_rest_core workspace_archived_session_export`.split(/\s+/),
+  web_shell_brand workspace_git workspace_settings workspace_qualified_rest_core workspace_archived_session_export
+  dynamic_workspace_registration persistent_workspace_registration
+  workspace_display_name workspace_runtime_removal workspace_runtime_stop`.split(/\s+/),
 );

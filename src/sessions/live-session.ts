@@ -40,7 +40,7 @@ export interface SessionMetadata {
   prs?: { number: number; url: string; state?: "open" | "merged" | "closed" }[];
 }
 
-export type EndReason = "client_close" | "idle_timeout" | "last_client_detached" | "channel_closed" | "daemon_shutdown";
+export type EndReason = "client_close" | "idle_timeout" | "last_client_detached" | "channel_closed" | "daemon_shutdown" | "workspace_removed" | "workspace_runtime_stop";
 
 export interface SessionHooks {
   /** The session ended from the runtime side (child exit); the manager forgets it. */

@@ -16,7 +16,7 @@ import { LiveSession, type EndReason, type SessionHooks, type SessionState } fro
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
 import { restoreSeed } from "./restore-seed.ts";
-import type { RuntimeRegistry } from "./runtime-registry.ts";
+import { runtimeUnavailable, untrustedWorkspace, type RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
 import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
 
@@ -149,11 +149,50 @@ export class SessionManager {
     return this.sessions.get(sessionId) ?? null;
   }
 
-  /** The live session, or 404 `session_not_found` (`restorable: true` when a load would bring it back, see `restorable`). */
+  /**
+   * The live session for a route of its own (scope `live-session-owner`): 404 `session_not_found`
+   * (`restorable: true` when a load would bring it back, see `restorable`); 503
+   * `workspace_runtime_unavailable` while its workspace is being removed or its runtime stopped; 403
+   * `untrusted_workspace` when its workspace is a registered one the user does not trust (the
+   * primary is exempt). The owner is the session's own runtime: a map lookup, never a search.
+   */
   get(sessionId: string): LiveSession {
+    const session = this.found(sessionId);
+    const owner = this.deps.runtimes.scopeOf(session.runtime);
+    if (owner?.draining) throw runtimeUnavailable(owner);
+    if (owner && !owner.primary && !owner.trust.trusted) throw untrustedWorkspace(owner, session.id);
+    return session;
+  }
+
+  /** The live session whatever its workspace's state, or 404 `session_not_found`. */
+  private found(sessionId: string): LiveSession {
     const session = this.sessions.get(sessionId);
     if (!session) throw sessionNotFound(sessionId, this.restorable(sessionId));
     return session;
+  }
+
+  /** The live sessions of one workspace runtime. */
+  sessionsOf(runtime: WorkspaceRuntime): LiveSession[] {
+    return [...this.sessions.values()].filter((s) => s.runtime === runtime);
+  }
+
+  /** Sessions of `runtime` being created or restored now. */
+  pendingStarts(runtime: WorkspaceRuntime): number {
+    return this.inflight.get(runtime.cwd) ?? 0;
+  }
+
+  /**
+   * Closes every live session of `runtime` (a workspace removed or its runtime stopped), one after
+   * the other; each stays persisted and restorable. Returns the ids closed, in order.
+   */
+  async closeAll(runtime: WorkspaceRuntime, reason: "workspace_removed" | "workspace_runtime_stop"): Promise<string[]> {
+    const closed: string[] = [];
+    for (const session of this.sessionsOf(runtime)) {
+      if (!this.sessions.has(session.id)) continue;
+      await this.close(session.id, reason);
+      closed.push(session.id);
+    }
+    return closed;
   }
 
   /**
@@ -201,7 +240,7 @@ export class SessionManager {
 
   /** Closes a live session (DELETE, idle reaper, shutdown). */
   async close(sessionId: string, reason: EndReason, closedBy?: string): Promise<void> {
-    const session = this.get(sessionId);
+    const session = this.found(sessionId);
     const hadRunningPrompt = session.prompts.running !== null;
     this.forget(session);
     // Only a client's close is "closed" for good; one the daemon made (the idle reaper, while no

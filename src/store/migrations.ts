@@ -140,6 +140,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_by_source ON sessions (workspace, archived, source_type, updated_at DESC, id);
     `,
   },
+  {
+    // Workspaces registered to persist (`POST /workspaces` with `persist: true`), per primary
+    // workspace (a daemon bound elsewhere has its own set): canonical path, registration id
+    // (`workspaceId(path)`), optional display name. A daemon serves them again after a restart.
+    version: 7,
+    up: `
+      CREATE TABLE workspace_registrations (
+        primary_workspace TEXT NOT NULL,
+        id TEXT NOT NULL,
+        path TEXT NOT NULL,
+        display_name TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (primary_workspace, id)
+      );
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -43,8 +43,9 @@ import type { JournalRecord } from "./journal-reader.ts";
 import { isBusy, type JournalEntry } from "./journal-writer.ts";
 import { OpenWait } from "./open-wait.ts";
 import { damagedAs500, describe, historyUnavailable, openFailure, readFailure, type HistoryUnavailable } from "./store-errors.ts";
+import { addRegistration, listRegistrations, removeRegistration, renameRegistration, type RegistrationRow } from "./workspace-registrations.ts";
 
-export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState, SourceFilter };
+export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState, RegistrationRow, SourceFilter };
 export { STORE_IDLE_CLOSE_MS } from "./connection.ts";
 export { STORE_LOCKED_RETRY_AFTER_SECONDS } from "./store-errors.ts";
 
@@ -227,6 +228,26 @@ export class Store {
   /** Catalog counts of a workspace's sessions. */
   sessionCounts(workspace: string): { active: number; archived: number } {
     return this.read((open) => open.catalog.count(workspace));
+  }
+
+  /** The persistent workspace registrations of the daemon bound to `primary` (workspace-registrations.ts). */
+  registrations(primary: string): RegistrationRow[] {
+    return this.read((open) => listRegistrations(open.db, primary));
+  }
+
+  /** Records a persistent registration (one transaction); false when one with its id exists. */
+  addRegistration(primary: string, row: RegistrationRow): boolean {
+    return this.change((open) => addRegistration(open.db, primary, row));
+  }
+
+  /** Sets a persistent registration's display name; false when there is none with `id`. */
+  renameRegistration(primary: string, id: string, displayName: string | null): boolean {
+    return this.change((open) => renameRegistration(open.db, primary, id, displayName));
+  }
+
+  /** Forgets a persistent registration; false when there was none with `id`. */
+  removeRegistration(primary: string, id: string): boolean {
+    return this.change((open) => removeRegistration(open.db, primary, id));
   }
 
   /** Up to `limit` records of a session after the position `after` (0: from the start). */

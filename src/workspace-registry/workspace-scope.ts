@@ -28,3 +28,13 @@ export interface WorkspaceScopes {
   /** Every workspace served, the primary first. */
   scopes(): readonly WorkspaceScope[];
 }
+
+/** A scope as the registry keeps it: what the registration routes and `/capabilities` report of it. */
+export interface ManagedScope extends WorkspaceScope {
+  /** Shown in clients instead of the path; null: none. Not persisted for the primary or a dynamic registration. */
+  displayName: string | null;
+  /** Registered with `persist: true`: kept in `svc.db` and served again after a restart. */
+  persisted: boolean;
+  /** Being removed or stopped: routes of its live sessions answer 503 `workspace_runtime_unavailable`. */
+  draining: boolean;
+}

@@ -29,7 +29,7 @@ const TOKEN = "parity-token-4Kd9Xw";
 /** A request that has not answered by then is recorded as a timeout (an SSE stream that opened). */
 const ANSWER_TIMEOUT_MS = 5000;
 /** Fields whose values are fresh on every run; their values are masked, their presence compared. */
-const VOLATILE_KEYS = /^(sessionId|clientId|daemonId|promptId|pid|modifiedMs|durationMs|uptimeMs|processToListenMs|rssBytes|heapUsedBytes)$/;
+const VOLATILE_KEYS = /^(sessionId|clientId|daemonId|promptId|pid|stopToken|channelId|childPid|modifiedMs|durationMs|uptimeMs|processToListenMs|rssBytes|heapUsedBytes)$/;
 const FIXED_MTIME = new Date("2024-01-02T03:04:05Z");
 
 let binary: { path: string } & Partial<BuiltBinary>;

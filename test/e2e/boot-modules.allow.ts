@@ -86,6 +86,7 @@ export const BUILT_CORE: readonly Allowed[] = [
   { module: "src/events/", reason: "event buses, replay rings and subscriber queues" },
   { module: "src/workspace/", reason: "the file routes and the workspace status cells" },
   { module: "src/store/", reason: "the journal and catalog: built with the core (its API is synchronous; it opens svc.db on first use)" },
+  { module: "src/workspace-registry/", reason: "registered workspaces and runtime stop: the persistent registrations load with the core (no child starts)" },
   { module: "src/config/agent-args.ts", reason: "the arguments the built-in agent child is started with" },
   { module: "src/config/search-path.ts", reason: "finding an agent's program on PATH" },
   { module: "src/web/index.html", reason: "the web UI's HTML import: the list of its embedded files, read when a browser asks" },

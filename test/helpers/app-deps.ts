@@ -7,10 +7,11 @@ import { RuntimeRegistry } from "../../src/sessions/runtime-registry.ts";
 import { SessionManager } from "../../src/sessions/session-manager.ts";
 import { TrustSync } from "../../src/sessions/trust-sync.ts";
 import { WorkspaceTrust } from "../../src/trust/index.ts";
+import { workspaceServices } from "../../src/workspace-registry/index.ts";
 
 export function testAppDeps(config: Config, logger: Logger, remoteAddress: AppDeps["remoteAddress"] = () => null): AppDeps {
   const trust = new WorkspaceTrust({ dataDir: config.dataDir, workspace: config.workspace, folderTrust: config.settings.folderTrust, trustWorkspace: config.trustWorkspace, warn: (message) => logger.warn(message) });
-  const runtimes = new RuntimeRegistry(config, logger, trust);
+  const runtimes: RuntimeRegistry = new RuntimeRegistry(config, logger, trust, { sessions: () => sessions.all() });
   const sessions = new SessionManager({ config, logger, runtimes });
   const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
   return {
@@ -22,6 +23,7 @@ export function testAppDeps(config: Config, logger: Logger, remoteAddress: AppDe
     activity: () => ({ sessions: sessions.count, pendingPermissions: 0, activePrompts: 0, liveChannels: 0, childPids: [] }),
     sessions,
     runtimes,
+    workspaces: workspaceServices({ config, logger, runtimes, sessions }),
     trust,
     trustSync,
     remoteAddress,

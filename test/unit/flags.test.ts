@@ -23,6 +23,7 @@ const DEFAULTS: Record<keyof typeof FLAGS, [string, (c: Config) => unknown, unkn
   "no-web": ["web UI on", (c) => c.web, true],
   "max-sessions": ["32 sessions per workspace", (c) => c.limits.maxSessions, 32],
   "max-total-sessions": ["800 sessions in total", (c) => c.limits.maxTotalSessions, 800],
+  "max-workspaces": ["256 workspaces served", (c) => c.limits.maxWorkspaces, 256],
   "max-pending-prompts-per-session": ["5 pending prompts", (c) => c.limits.maxPendingPromptsPerSession, 5],
   // Notes §6 report 256 for the reference's socket cap; ours caps concurrent requests and streams.
   "max-connections": ["4096 concurrent requests", (c) => c.limits.listenerMaxConnections, 4096],
@@ -97,6 +98,7 @@ describe("flags set their values", () => {
     // Nothing to open without the UI: the flag is dropped with a warning.
     [["--open", "--no-web"], (c) => [c.launcher.open, c.warnings.some((w) => w.startsWith("--open is ignored"))], [false, true]],
     [["--max-sessions", "0"], (c) => c.limits.maxSessions, 0],
+    [["--max-workspaces", "3"], (c) => c.limits.maxWorkspaces, 3],
     [["--max-total-sessions", "7"], (c) => c.limits.maxTotalSessions, 7],
     [["--max-pending-prompts-per-session", "0"], (c) => c.limits.maxPendingPromptsPerSession, 0],
     [["--event-ring-size", "16"], (c) => c.limits.eventRingSize, 16],

@@ -19,12 +19,16 @@ export const CapabilitiesDocument = t.Object({
   transports: t.Array(t.String()),
   policy: t.Object({ permission: t.String() }),
   limits: t.Object({
+    maxRegisteredWorkspaces: Type.Integer({ description: "workspaces served at once, the primary included (`--max-workspaces`)" }),
     maxPendingPromptsPerSession: Type.Integer(),
     maxSessionsPerWorkspace: Type.Integer(),
     maxTotalSessions: Type.Integer(),
     sessionRestoreTimeoutMs: Type.Integer(),
   }),
-  workspaces: t.Array(t.Object({ id: t.String(), cwd: t.String(), primary: t.Boolean(), trusted: t.Boolean() })),
+  workspaces: t.Array(
+    t.Object({ id: t.String(), cwd: t.String(), displayName: t.Optional(t.String()), primary: t.Boolean(), trusted: t.Boolean(), removable: t.Boolean() }),
+    { description: "every workspace served, the primary first" },
+  ),
 });
 
 export const capabilitiesRoutes = (respond: () => Response) =>

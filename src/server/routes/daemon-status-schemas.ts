@@ -76,6 +76,7 @@ export const DaemonStatus = t.Object({
   limits: t.Object({
     maxSessions: Count,
     maxTotalSessions: Count,
+    maxWorkspaces: Count,
     maxPendingPromptsPerSession: Count,
     listenerMaxConnections: Count,
     eventRingSize: Count,
@@ -101,6 +102,18 @@ export const DaemonStatus = t.Object({
     permissions: t.Object({ pending: Count, policy: t.String() }),
     prompts: t.Object({ active: Count }),
     channel: t.Object({ live: t.Boolean(), childPids: t.Array(Type.Integer()) }),
+    workspaces: t.Array(
+      t.Object({
+        workspaceId: t.String(),
+        workspaceCwd: t.String(),
+        primary: t.Boolean(),
+        state: t.Union([t.Literal("cold"), t.Literal("starting"), t.Literal("live"), t.Literal("stopping")]),
+        childPid: orNull(Type.Integer()),
+        sessions: Count,
+        lastError: orNull(t.Object({ code: t.String(), message: t.String(), at: t.String({ description: "ISO 8601" }) })),
+      }),
+      { description: "each workspace's runtime, the primary first (registered workspaces start their agent on first use)" },
+    ),
     transport: t.Object({
       restSseActive: Count,
       activeRequests: Count,

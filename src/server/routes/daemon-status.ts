@@ -6,7 +6,8 @@
 import { Elysia } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { daemonStatus, type StatusInputs } from "../daemon-status.ts";
+import { daemonStatus, type RuntimeStatus, type StatusInputs } from "../daemon-status.ts";
+import type { WorkspaceRuntime } from "../../runtime/workspace-runtime.ts";
 import { worstBudget } from "../../runtime/mcp-budget-state.ts";
 import { MemorySampler } from "../memory-sampler.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
@@ -24,13 +25,18 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
     config: deps.config,
     daemon: deps.daemon,
     activity: deps.activity(),
-    workspaces: deps.runtimes.all().map((r) => ({
+    workspaces: deps.runtimes.scopes().map(({ runtime: r, id, primary, draining }) => ({
+      workspaceId: id,
       workspaceCwd: r.cwd,
+      primary,
+      state: draining ? "stopping" : r.startInProgress ? "starting" : r.channelLive ? "live" : "cold",
+      childPid: r.pid,
       sessions: r.sessionCount,
       channelLive: r.channelLive,
       startInProgress: r.startInProgress,
       startFailure: r.lastStartFailure,
       lastRecycle: r.lastRecycle,
+      lastError: lastError(r),
     })),
     activeRequests: deps.transport.activeRequests,
     sseStreams: deps.transport.sseStreams,
@@ -57,3 +63,13 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
     },
   );
 };
+
+/** A runtime's latest trouble: its failed start (while no start succeeded since) or its last recycle, whichever came last. */
+function lastError(r: WorkspaceRuntime): RuntimeStatus["lastError"] {
+  const failure = r.lastStartFailure;
+  const recycle = r.lastRecycle;
+  const failed = failure === null ? null : { code: failure.code, message: failure.error, at: failure.at };
+  const recycled = recycle === null ? null : { code: "agent_unresponsive", message: recycle.message, at: new Date(recycle.at).toISOString() };
+  if (failed === null || recycled === null) return failed ?? recycled;
+  return failed.at >= recycled.at ? failed : recycled;
+}

@@ -1,6 +1,8 @@
 /**
- * Permission votes: the session-scoped route (routed to the session's owning runtime) and the
- * process-global legacy route (primary workspace only; other owners get the lost-vote 404).
+ * Permission votes: the session-scoped route (routed to the session's owning runtime; 403
+ * `untrusted_workspace` for an untrusted registered owner, 503 `workspace_runtime_unavailable`
+ * while the owner is being removed or stopped) and the process-global legacy route (primary
+ * workspace only; other owners get the lost-vote 404).
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
@@ -45,6 +47,7 @@ export const permissionRoutes = (deps: AppDeps) => {
     .post(
       "/session/:id/permission/:requestId",
       ({ params, body, request }) => {
+        // The owner resolved (404, 403 untrusted registered owner, 503 owner unavailable): `SessionManager.get`.
         const session = deps.sessions.get(params.id);
         const clientId = registeredClient(session, request);
         return session.permissions.vote(params.requestId, body.outcome as VoteOutcome, voterOf(request, clientId), () =>
