@@ -17,7 +17,7 @@ import { SessionManager } from "../../../src/sessions/session-manager.ts";
 import { Store } from "../../../src/store/store.ts";
 import { WorkspaceTrust } from "../../../src/trust/index.ts";
 import { workspaceId } from "../../../src/workspace/workspace-id.ts";
-import type { WorkspaceScope } from "../../../src/workspace-registry/workspace-scope.ts";
+import type { ManagedScope } from "../../../src/workspace-registry/workspace-scope.ts";
 import { testAppDeps } from "../../helpers/app-deps.ts";
 import { testServerConfig } from "../../helpers/daemon.ts";
 import { sha256, writeTree } from "../../helpers/file-routes.ts";
@@ -25,17 +25,17 @@ import { tempDir, type TempDir } from "../../helpers/temp-dir.ts";
 
 /** The registry with further scopes, standing in for registration (helper A's part). */
 class ManyScopes extends RuntimeRegistry {
-  extra: WorkspaceScope[] = [];
-  override scopes(): readonly WorkspaceScope[] {
+  extra: ManagedScope[] = [];
+  override scopes(): readonly ManagedScope[] {
     return [this.primaryScope, ...this.extra];
   }
-  override resolve(selector: string, param?: string): WorkspaceScope {
+  override resolve(selector: string, param?: string): ManagedScope {
     return this.extra.find((s) => s.path === selector || s.id === selector) ?? super.resolve(selector, param);
   }
 }
 
 /** An agent runtime that never started (the status routes read it, none starts it). */
-const idleRuntime = (cwd: string) => ({ cwd, channelLive: false, lastStartFailure: null, current: () => null }) as unknown as WorkspaceRuntime;
+const idleRuntime = (cwd: string) => ({ cwd, channelLive: false, lastStartFailure: null, current: () => null, stop: async () => {} }) as unknown as WorkspaceRuntime;
 
 let root: TempDir;
 let outside: TempDir;
@@ -58,12 +58,15 @@ beforeAll(() => {
   const { config, logger } = testServerConfig(primary, ["--trust-workspace"]);
   const deps = testAppDeps(config, logger as Logger);
   registry = new ManyScopes(config, logger as Logger, deps.trust);
-  const scope = (path: string, trusted: boolean): WorkspaceScope => ({
+  const scope = (path: string, trusted: boolean): ManagedScope => ({
     path,
     id: workspaceId(path),
     primary: false,
     trust: new WorkspaceTrust({ dataDir: config.dataDir, workspace: path, folderTrust: config.settings.folderTrust, trustWorkspace: trusted, warn: () => {} }),
     runtime: idleRuntime(path),
+    displayName: null,
+    persisted: false,
+    draining: false,
   });
   registry.extra = [scope(inner, false), scope(other, true)];
   store = new Store(config.dataDir);
@@ -200,7 +203,7 @@ test("per-workspace objects are built once per workspace, anew for a new scope o
   let built = 0;
   const cache = new ScopeCache(registry, () => ++built);
   const saved = registry.extra;
-  const [first, second] = saved as [WorkspaceScope, WorkspaceScope];
+  const [first, second] = saved as [ManagedScope, ManagedScope];
   try {
     expect(cache.get(first)).toBe(1);
     expect(cache.get(first)).toBe(1);
