@@ -107,11 +107,12 @@ function noModelLine(dataDir: string): string {
   return `no model is configured for the built-in agent: set OPENAI_API_KEY and OPENAI_MODEL (or OPENAI_BASE_URL and OPENAI_MODEL for a local server such as Ollama), another pair listed by svc serve --help, or model.providers in ${join(dataDir, "settings.json")}; until then every prompt ends with an error`;
 }
 
-/** `--open`: the UI in the user's browser, the token in the fragment; a missing opener is a warning. */
+/** `--open`: the UI in the user's browser (never with the token: see browser-open.ts); a missing opener is a warning. */
 async function openUi(config: Config, daemon: Daemon, logger: Logger): Promise<void> {
   const { openInBrowser, uiOpenUrl } = await import("./runtime/browser-open.ts");
-  const url = uiOpenUrl(config.hostname, daemon.port, config.token);
-  // The browser inherits no secret: no model key, no token variable (the token is in the URL's fragment).
+  const url = uiOpenUrl(config.hostname, daemon.port);
+  if (config.token !== null) logger.info("--open: the web UI asks for the token; it is not put in the address, where other processes could read it");
+  // The browser inherits no secret: no model key, no token variable.
   const { env } = splitAgentEnv(config.agent.baseEnv, hostKeyVariableNames(config.dataDir));
   openInBrowser(url, {
     platform: process.platform,

@@ -71,6 +71,11 @@ export interface DeviceFlowDeps {
 
 export class DeviceFlows {
   private readonly flows = new Map<string, Flow>();
+  /**
+   * Starts waiting for their device code, by provider: they hold their provider's one flow and a
+   * slot of MAX_ACTIVE_FLOWS from the moment they begin, so concurrent starts attach or are refused.
+   */
+  private readonly starting = new Map<string, Promise<Flow>>();
 
   constructor(private readonly deps: DeviceFlowDeps) {}
 
@@ -82,7 +87,16 @@ export class DeviceFlows {
     const pending = [...this.flows.values()].filter((f) => f.status === "pending");
     const existing = pending.find((f) => f.provider.id === providerId);
     if (existing) return { view: this.view(existing, initiator), attached: true };
-    if (pending.length >= MAX_ACTIVE_FLOWS) throw new DaemonError(409, "too_many_active_flows", `At most ${MAX_ACTIVE_FLOWS} device flows may be pending at once`, { limit: MAX_ACTIVE_FLOWS });
+    const underway = this.starting.get(providerId);
+    if (underway) return { view: this.view(await underway, initiator), attached: true };
+    if (pending.length + this.starting.size >= MAX_ACTIVE_FLOWS) throw new DaemonError(409, "too_many_active_flows", `At most ${MAX_ACTIVE_FLOWS} device flows may be pending at once`, { limit: MAX_ACTIVE_FLOWS });
+    const begun = this.begin(provider, initiator).finally(() => this.starting.delete(providerId));
+    this.starting.set(providerId, begun);
+    return { view: this.view(await begun, initiator), attached: false };
+  }
+
+  /** Asks the authorization server for a device code and records the pending flow. */
+  private async begin(provider: DeviceFlowProvider, initiator: string | undefined): Promise<Flow> {
     const abort = new AbortController();
     let auth: DeviceAuthorization;
     try {
@@ -94,8 +108,8 @@ export class DeviceFlows {
     const flow: Flow = { id: randomUUID(), provider, auth, initiator, createdAt: now, expiresAt: now + auth.expiresInS * 1000, abort, intervalMs: auth.intervalS * 1000, polls: 0, status: "pending" };
     this.flows.set(flow.id, flow);
     this.schedule(flow);
-    this.deps.logger.info("device flow started", { deviceFlowId: flow.id, providerId });
-    return { view: this.view(flow, initiator), attached: false };
+    this.deps.logger.info("device flow started", { deviceFlowId: flow.id, providerId: provider.id });
+    return flow;
   }
 
   get(id: string, caller: string | undefined): FlowView {

@@ -3,8 +3,10 @@
  * `xdg-open` (Linux and the BSDs), `open` (macOS), `rundll32 url.dll,FileProtocolHandler` (Windows;
  * unlike `cmd /c start` it passes the URL as it is, with no shell reading `%` or `&` in it).
  *
- * The token travels in the URL's fragment (`#token=…`, what the UI reads in `src/web/fragment.ts`),
- * never in a query string: a browser sends no fragment to the server, in a request or a Referer.
+ * The address carries no token, even in its fragment: the opener's and the browser's command lines
+ * are readable by every process of the machine (`/proc/<pid>/cmdline`), an agent's commands included,
+ * and a browser keeps its own for its whole life. With the token, an agent could vote on its own
+ * permission requests. On a daemon with a token the UI asks for it (its token prompt).
  *
  * The opener gets the environment it is given (the caller leaves secrets out: a browser has no use
  * for model keys) and stays in the daemon's session: the daemon is a child subreaper, and a process
@@ -22,15 +24,10 @@ export function openerFor(platform: NodeJS.Platform): { command: string; args: r
   return { command: "xdg-open", args: [] };
 }
 
-/**
- * The UI's address as a browser on this machine reaches it: a wildcard bind address becomes
- * loopback, and a token rides in the fragment, URL-encoded (a `&` or `%` in it would otherwise be
- * read as the fragment's own syntax).
- */
-export function uiOpenUrl(hostname: string, port: number, token: string | null): string {
+/** The UI's address as a browser on this machine reaches it: a wildcard bind address becomes loopback. */
+export function uiOpenUrl(hostname: string, port: number): string {
   const host = hostname === "0.0.0.0" ? "127.0.0.1" : hostname === "::" ? "::1" : hostname;
-  const fragment = token === null ? "" : `#token=${encodeURIComponent(token)}`;
-  return `http://${urlHost(host)}:${port}/${fragment}`;
+  return `http://${urlHost(host)}:${port}/`;
 }
 
 export interface OpenOptions {

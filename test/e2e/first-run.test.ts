@@ -1,8 +1,8 @@
 /**
  * The first run, as a real `svc serve` process: the listening line names the web UI, a start
  * without a model for the built-in agent says what to set (and only then), `--open` hands the UI's
- * address to the platform's opener (a fake `xdg-open` on PATH here) with the token in the fragment
- * and no secret in its environment, a missing opener is a warning, and `--help` lists every command,
+ * address to the platform's opener (a fake `xdg-open` on PATH here) with no token, in its arguments
+ * or its environment, a missing opener is a warning, and `--help` lists every command,
  * the defaults and the model variables.
  */
 import { describe, expect, test } from "bun:test";
@@ -117,29 +117,30 @@ function fakeOpener(dir: TempDir, exitCode = 0): { path: string; args: string; e
 }
 
 describe.skipIf(process.platform !== "linux")("--open", () => {
-  test("opens the UI once listening, the token URL-encoded in the fragment, no secret in the opener's environment", async () => {
+  test("opens the UI once listening, with no token in its arguments and no secret in its environment", async () => {
     await using dir = tempDir();
     const opener = fakeOpener(dir);
     const token = "tok&en%1";
     await using d = await started(["--open"], { SVC_HOME: home(dir), PATH: opener.path, SVC_SERVER_TOKEN: token, OPENAI_API_KEY: "sk-secret-key", OPENAI_MODEL: "m" }, dir);
     const args = await until(() => (existsSync(opener.args) ? readFileSync(opener.args, "utf8") : undefined), 5000, "the opener to run");
     const opened = args.trimEnd().split("\n");
-    expect(opened).toEqual([`${d.url}/#token=${encodeURIComponent(token)}`]);
-    expect(new URL(opened[0]!).search).toBe("");
+    expect(opened).toEqual([`${d.url}/`]);
+    expect(args).not.toContain("tok");
     const env = readFileSync(opener.env, "utf8");
     expect(env).not.toContain("sk-secret-key");
     expect(env).not.toContain("SVC_SERVER_TOKEN");
     expect(env).toContain("OPENAI_MODEL=m");
-    expect(d.stderr()).not.toContain("--open:");
+    expect(d.stderr()).toContain("--open: the web UI asks for the token");
     expect((await d.fetch("/health")).status).toBe(200);
   });
 
-  test("without a token the address has no fragment", async () => {
+  test("without a token the address is the same, and nothing is said about a token", async () => {
     await using dir = tempDir();
     const opener = fakeOpener(dir);
     await using d = await started(["--open"], { SVC_HOME: home(dir), PATH: opener.path, SVC_SERVER_TOKEN: undefined }, dir);
     const args = await until(() => (existsSync(opener.args) ? readFileSync(opener.args, "utf8") : undefined), 5000, "the opener to run");
     expect(args).toBe(`${d.url}/\n`);
+    expect(d.stderr()).not.toContain("--open:");
   });
 
   test("a missing opener is a warning; the daemon serves on", async () => {
@@ -147,7 +148,7 @@ describe.skipIf(process.platform !== "linux")("--open", () => {
     const empty = join(dir.path, "empty-bin");
     mkdirSync(empty);
     await using d = await started(["--open"], { SVC_HOME: home(dir), PATH: empty, SVC_SERVER_TOKEN: "tok-secret-1" }, dir);
-    const warning = await until(() => d.stderr().split("\n").find((l) => l.includes("--open:")), 5000, "the opener warning");
+    const warning = await until(() => d.stderr().split("\n").find((l) => l.includes("WARN --open:")), 5000, "the opener warning");
     expect(warning).toMatch(/WARN --open: the browser could not be opened: xdg-open was not found on PATH; open http:\/\/127\.0\.0\.1:\d+\/ yourself/);
     expect(d.stderr()).not.toContain("tok-secret-1");
     expect((await d.fetch("/health")).status).toBe(200);

@@ -134,4 +134,18 @@ describe("device-flow sign-in", () => {
       expect((await d.fetch("/workspace/auth/device-flow", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" })).status).toBe(401);
     });
   }, 30_000);
+
+  test("concurrent starts while the device code is on its way: one flow, the others attach to it", async () => {
+    await withDaemon(async (d, oauth) => {
+      oauth.codeDelayMs = 400;
+      const replies = await Promise.all(Array.from({ length: 8 }, () => start(d)));
+      const bodies = (await Promise.all(replies.map((r) => r.json()))) as Record<string, any>[];
+      expect(replies.map((r) => r.status).filter((s) => s >= 300)).toEqual([]);
+      expect(new Set(bodies.map((b) => b.deviceFlowId)).size).toBe(1);
+      expect(bodies.filter((b) => b.attached === false)).toHaveLength(1);
+      expect(oauth.requests.filter((r) => r.path === "/device/code")).toHaveLength(1);
+      const status = (await (await d.fetch("/workspace/auth/status", { headers: AUTH })).json()) as Record<string, any>;
+      expect(JSON.stringify(status).split(bodies[0]!.deviceFlowId).length - 1).toBe(1);
+    });
+  }, 30_000);
 });
