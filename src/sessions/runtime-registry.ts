@@ -40,7 +40,7 @@ interface Registered {
 export const untrustedWorkspace = (scope: WorkspaceScope, sessionId?: string) =>
   new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.", { ...(sessionId === undefined ? {} : { sessionId }), workspaceCwd: scope.path, workspaceId: scope.id });
 
-export const runtimeUnavailable = (scope: WorkspaceScope) =>
+export const runtimeUnavailable = (scope: Pick<WorkspaceScope, "path" | "id">) =>
   new DaemonError(503, "workspace_runtime_unavailable", "Workspace runtime is not active.", { workspaceCwd: scope.path, workspaceId: scope.id }, 1);
 
 export class RuntimeRegistry implements WorkspaceScopes {

@@ -16,6 +16,8 @@ import { LiveSession, type EndReason, type SessionHooks, type SessionState } fro
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
 import { restoreSeed } from "./restore-seed.ts";
+import { ShuttingDownError } from "../runtime/start-failure.ts";
+import { workspaceId } from "../workspace/workspace-id.ts";
 import { runtimeUnavailable, untrustedWorkspace, type RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
 import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
@@ -98,6 +100,8 @@ export class SessionManager {
   /** Creations in flight, counted against the caps. */
   private readonly inflight = new Map<string, number>();
   private reaper: Timer | null = null;
+  /** The daemon is shutting down (`shutdown()`): starts it abandons are its, not their workspace's. */
+  private closing = false;
   /** Per runtime, the one pending stop of a child left without sessions (re-armed on every release). */
   private readonly idleStops = new Map<WorkspaceRuntime, Timer>();
   private readonly now: () => number;
@@ -304,6 +308,7 @@ export class SessionManager {
 
   /** Ends every session (daemon shutdown); the runtimes are stopped by their registry. */
   shutdown(): void {
+    this.closing = true;
     if (this.reaper) clearInterval(this.reaper);
     this.reaper = null;
     for (const timer of this.idleStops.values()) clearTimeout(timer);
@@ -404,6 +409,11 @@ export class SessionManager {
     this.cancelIdleStop(runtime);
     try {
       return await work();
+    } catch (err) {
+      // A start the daemon's shutdown abandoned says so; one abandoned because its workspace was
+      // removed or its runtime stopped meanwhile is that workspace's runtime being unavailable.
+      if (err instanceof ShuttingDownError && !this.closing) throw runtimeUnavailable({ path: runtime.cwd, id: workspaceId(runtime.cwd) });
+      throw err;
     } finally {
       const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
       if (n === 0) this.inflight.delete(runtime.cwd);

@@ -161,7 +161,10 @@ export class WorkspaceRegistrations {
     this.busy.add(scope.path);
     scope.draining = true;
     try {
-      const persistedRegistrationRemoved = scope.persisted && store !== null ? store.removeRegistration(config.workspace, scope.id) : false;
+      // Asked of every removal, not only of a persistent one: a stored registration that was not served
+      // at start (its folder was missing, the cap was reached) and then registered again for this run
+      // would otherwise come back at the next start.
+      const persistedRegistrationRemoved = store !== null ? store.removeRegistration(config.workspace, scope.id) : false;
       const closedSessionIds = await sessions.closeAll(scope.runtime, "workspace_removed");
       await runtimes.remove(scope);
       this.deps.logger.info("workspace removed", { workspace: scope.path, closedSessions: closedSessionIds.length });

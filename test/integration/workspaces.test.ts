@@ -6,7 +6,7 @@
  * and twenty idle registrations that start no child.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { changedRules, updateTrustStore } from "../../src/trust/index.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
@@ -188,6 +188,41 @@ test("a persistent registration is served again after a restart; a dynamic one i
   expect(forgot.body).toEqual({ removed: true, active: true, restartRequired: true });
   expect((await call(d, "GET", "/workspace-registrations")).body.entries).toEqual([]);
   expect((await call(d, "DELETE", `/workspace-registrations/${list.entries[0].id}`)).body).toMatchObject({ code: "workspace_registration_not_found" });
+});
+
+test("a stored registration not served at start, registered again and removed, does not come back at the next start", async () => {
+  const primary = workspaceDir(dirs);
+  const gone = workspaceDir(dirs);
+  const args = ["--token", TOKEN, "--trust-workspace"];
+  {
+    await using d = await fakeAgentDaemon(args, { workspace: primary });
+    expect((await call(d, "POST", "/workspaces", { cwd: gone, persist: true })).status).toBe(201);
+  }
+  rmSync(gone, { recursive: true });
+  {
+    await using d = await fakeAgentDaemon(args, { workspace: primary });
+    // The core loads the stored registrations while the folder is missing: it is not served.
+    expect((await call(d, "GET", "/workspace-registrations")).body.entries).toMatchObject([{ cwd: gone, active: false }]);
+    mkdirSync(gone);
+    expect((await call(d, "POST", "/workspaces", { cwd: gone })).status).toBe(201);
+    const removed = await call(d, "DELETE", `/workspaces/${encodeURIComponent(gone)}`);
+    expect(removed.body).toMatchObject({ removed: true, persistedRegistrationRemoved: true });
+  }
+  await using d = await fakeAgentDaemon(args, { workspace: primary });
+  expect((await call(d, "GET", "/capabilities")).body.workspaces.map((w: { cwd: string }) => w.cwd)).toEqual([primary]);
+  expect((await call(d, "GET", "/workspace-registrations")).body.entries).toEqual([]);
+});
+
+test("a session start the workspace's removal abandons is 503 workspace_runtime_unavailable with Retry-After: 1, not a shutdown", async () => {
+  const b = workspaceDir(dirs);
+  await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"], { env: { FAKE_AGENT_INIT_HANG: "1" } });
+  expect((await call(d, "POST", "/workspaces", { cwd: b })).status).toBe(201);
+  const creating = d.fetch("/session", { method: "POST", headers: AUTH, body: JSON.stringify({ cwd: b, sessionScope: "thread" }) });
+  await d.waitForAgents(1); // its child is up, waiting in initialize
+  expect((await call(d, "DELETE", `/workspaces/${encodeURIComponent(b)}`, { force: true })).status).toBe(200);
+  const reply = await creating;
+  expect([reply.status, reply.headers.get("retry-after"), ((await reply.json()) as { code: string }).code]).toEqual([503, "1", "workspace_runtime_unavailable"]);
+  expect((await d.fetch("/health")).status).toBe(200);
 });
 
 describe("two workspaces at once", () => {
