@@ -9,18 +9,10 @@ import { readFileSync } from "node:fs";
 import { version as packageVersion } from "../../package.json";
 import { REPO_ROOT } from "../helpers/daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { pidAlive } from "../helpers/pids.ts";
 import { until } from "../helpers/until.ts";
 
 const NPM = Bun.which("npm");
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The parent pid of a live process, from /proc (Linux). */
 function parentOf(pid: number): number {
@@ -62,9 +54,9 @@ describe.skipIf(NPM === null || process.platform !== "linux")("npm scripts", () 
 
       child.kill("SIGTERM");
       await child.exited;
-      await until(() => !alive(daemonPid) || undefined, 8000, "the daemon to stop after npm's SIGTERM");
+      await until(() => !pidAlive(daemonPid) || undefined, 8000, "the daemon to stop after npm's SIGTERM");
     } finally {
-      if (daemonPid !== 0 && alive(daemonPid)) process.kill(daemonPid, "SIGKILL");
+      if (daemonPid !== 0 && pidAlive(daemonPid)) process.kill(daemonPid, "SIGKILL");
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await child.exited;
     }

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { changedRules, updateTrustStore } from "../../src/trust/index.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
+import { pidAlive } from "../helpers/pids.ts";
 import { until } from "../helpers/until.ts";
 
 const TOKEN = "workspaces-token";
@@ -27,16 +28,6 @@ function workspaceDir(dirs: TempDir[], trusted = true): string {
   const path = realpathSync(dir.path);
   if (trusted) setTrust(path, "trusted");
   return path;
-}
-
-/** Whether a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const call = (d: FakeAgentDaemon, method: string, path: string, body?: unknown) => d.json(method, path, body, AUTH);
@@ -307,7 +298,7 @@ describe("two workspaces at once", () => {
     expect((await call(d, "GET", `/session/${first}/status`)).status).toBe(404);
     const transcript = await call(d, "GET", `/session/${first}/transcript`);
     expect(transcript.status).toBe(200);
-    await until(() => !alive(pidsBefore), 5000, "the removed workspace's child to exit");
+    await until(() => !pidAlive(pidsBefore), 5000, "the removed workspace's child to exit");
     expect((await call(d, "POST", "/session", { cwd: e })).body).toMatchObject({ code: "workspace_mismatch" });
     // A session of a workspace no longer served cannot be restored into another one.
     expect((await call(d, "POST", `/session/${first}/load`, {})).body).toMatchObject({ code: "workspace_mismatch" });
@@ -331,7 +322,7 @@ test("--max-sessions holds per workspace and --max-total-sessions across them; a
   expect(pid).toBeNumber();
   expect((await call(d, "DELETE", `/session/${inB}`)).status).toBe(204);
   await until(async () => (await childOfB()).state === "cold", 5000, "workspace B's idle child to stop");
-  await until(() => !alive(pid), 5000, "workspace B's idle child to exit");
+  await until(() => !pidAlive(pid), 5000, "workspace B's idle child to exit");
 });
 
 describe("runtime stop", () => {
@@ -386,7 +377,7 @@ describe("runtime stop", () => {
       committedAcpChildren: 0,
       maxConcurrentChildren: 256,
     });
-    await until(() => !alive(pid!), 5000, "the stopped child to exit");
+    await until(() => !pidAlive(pid!), 5000, "the stopped child to exit");
     expect((await call(d, "GET", `/session/${sessionId}/status`)).status).toBe(404);
     // The same preview again: its receipt, nothing stopped twice.
     expect((await call(d, "POST", `/workspaces/${id}/runtime/stop`, confirm)).body).toEqual(stopped.body);
