@@ -28,7 +28,7 @@ export const FLAGS = {
   // Flags only, no environment variable: an environment is inherited by every process the agents start.
   "trust-workspace": { kind: "bool", help: "trust the workspace for this daemon's life (not saved; svc trust <dir> saves it)" },
   "approval-mode": { kind: "enum", values: APPROVAL_MODES, default: "", help: "when the built-in agent asks before acting (default: tools.approvalMode in $SVC_HOME/settings.json, else auto; an untrusted folder always asks)" },
-  open: { kind: "bool", help: "open the web UI in the browser once listening (with the token, in the URL's #fragment)" },
+  open: { kind: "bool", help: "open the web UI in the browser once listening (never with the token in the address: the UI asks for it)" },
   "no-web": { kind: "bool", help: "do not serve the web UI at /" },
   "max-sessions": { kind: "int", min: 0, max: INT32, default: 32, help: "open sessions per workspace (0 = unlimited)" },
   "max-total-sessions": { kind: "int", min: 0, max: INT32, default: 800, help: "open sessions in all (0 = unlimited)" },

@@ -5,6 +5,7 @@
  * and are logged instead.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
+import { exhaustedResource } from "../errors/resource-exhaustion.ts";
 import type { Logger } from "../logging/logger.ts";
 
 /** Error answers are never cached and never content-sniffed, whatever route they come from. */
@@ -19,16 +20,8 @@ export function daemonErrorResponse(err: DaemonError): Response {
   return jsonResponse(err.body(), err.status, headers);
 }
 
-/**
- * System error codes that mean the machine or the process is out of a resource (descriptors, process
- * slots, memory) for now, e.g. spawning an agent under a full descriptor table: the request was fine
- * and may succeed later, so the answer is 503 `resource_exhausted` with Retry-After, not a 500.
- */
-const RESOURCE_EXHAUSTED = new Set(["EMFILE", "ENFILE", "EAGAIN", "ENOMEM"]);
 /** Seconds a client is asked to wait after `resource_exhausted`. */
 const RESOURCE_RETRY_AFTER_SECONDS = 5;
-/** How many `cause` links are followed looking for a system error code. */
-const MAX_CAUSE_DEPTH = 4;
 
 /** 503 `resource_exhausted` when `err` is the system running out of a resource (descriptors, memory), else null. */
 export function exhaustedResponse(err: unknown, logger: Logger): Response | null {
@@ -38,16 +31,6 @@ export function exhaustedResponse(err: unknown, logger: Logger): Response | null
   return jsonResponse({ error: `The daemon is out of system resources (${resource}); try again shortly`, code: "resource_exhausted" }, 503, {
     "Retry-After": String(RESOURCE_RETRY_AFTER_SECONDS),
   });
-}
-
-/** The resource-exhaustion code of `err` or of an error it wraps, or null. */
-function exhaustedResource(err: unknown): string | null {
-  for (let depth = 0; depth <= MAX_CAUSE_DEPTH && typeof err === "object" && err !== null; depth++) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === "string" && RESOURCE_EXHAUSTED.has(code)) return code;
-    err = (err as { cause?: unknown }).cause;
-  }
-  return null;
 }
 
 interface ElysiaValidationLike {

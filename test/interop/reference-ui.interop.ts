@@ -186,12 +186,14 @@ if (missing.length > 0 && !process.env.CI) {
       await screenshot(page, "reference-ui-end").catch(() => {});
       const proxyFailures = proxy.failures.filter((line) => !probesOfTheWrite.some((probe) => line.startsWith(probe)));
       const failed = proxyFailures.length + pageFailures.length + pageErrors.length > 0;
-      // The page's own console errors only explain a failure; alone they do not fail the flow.
-      expect({ proxyFailures, pageFailures, pageErrors, consoleErrorsOfAFailedFlow: failed ? consoleErrors : [] }).toEqual({
+      // The page's console errors and the daemon's error lines only explain a failure; alone they do not fail the flow.
+      const daemonErrorsOfAFailedFlow = failed ? daemon.logs.filter((line) => /\b(ERROR|WARN|stack)\b/.test(line)) : [];
+      expect({ proxyFailures, pageFailures, pageErrors, consoleErrorsOfAFailedFlow: failed ? consoleErrors : [], daemonErrorsOfAFailedFlow }).toEqual({
         proxyFailures: [],
         pageFailures: [],
         pageErrors: [],
         consoleErrorsOfAFailedFlow: [],
+        daemonErrorsOfAFailedFlow: [],
       });
     });
   });

@@ -27,6 +27,12 @@ const AGENTS = ["builtin", ...INSTALLABLE] as const;
 const SUITES = ["qwen-agent", "qwen-persistence"] as const;
 /** Suites of the reference package that run against every target (they need it installed, not its agent). */
 const EVERY_TARGET_SUITES = ["reference-ui"] as const;
+/**
+ * Suites run a second time after a failure: the reference's UI in a browser, whose flow depends on
+ * the page's own timers. A pass on the second run still prints the first failure (`pass after a
+ * retry`), so a daemon fault seen once stays on record; a second failure fails the run.
+ */
+const RETRIED_SUITES: ReadonlySet<string> = new Set(["reference-ui"]);
 const BINARY = resolve(process.env.SVC_TEST_BINARY || join(HERE, "..", "..", "dist", "svc"));
 /** The daemons each agent's scenario runs against (`test/helpers/test-target.ts`). */
 const TARGETS: Array<{ name: string; env: Record<string, string> }> = [
@@ -83,7 +89,9 @@ async function runFile(file: string, prefix: string[] | null, env: Record<string
   if (code === 0) return null;
   const failed = output.split("\n").find((l) => l.startsWith("(fail)"))?.replace(/^\(fail\) /, "");
   const error = output.split("\n").find((l) => l.startsWith("error:"));
-  return [failed, error].filter(Boolean).join(": ") || `bun test exited ${code}`;
+  // The daemon's own error lines, when the suite printed them, say why an answer failed.
+  const daemonErrors = output.split("\n").filter((l) => /\bERROR\b/.test(l)).slice(0, 3).map((l) => l.trim());
+  return [failed, error, ...daemonErrors].filter(Boolean).join(": ") || `bun test exited ${code}`;
 }
 
 const install = Bun.spawn([process.execPath, join(HERE, "install-agents.ts")], { stdout: "pipe", stderr: "inherit" });
@@ -115,12 +123,18 @@ for (const agent of AGENTS) {
 for (const suite of EVERY_TARGET_SUITES) {
   if (installError.has("qwen-code")) continue;
   const reasons: string[] = [];
+  const retried: string[] = [];
   for (const target of TARGETS) {
-    const reason = await runFile(`${suite}.interop.ts`, net.prefix, target.env);
+    let reason = await runFile(`${suite}.interop.ts`, net.prefix, target.env);
+    if (reason && RETRIED_SUITES.has(suite)) {
+      retried.push(`[${target.name}] ${reason}`);
+      reason = await runFile(`${suite}.interop.ts`, net.prefix, target.env);
+    }
     if (reason) reasons.push(`[${target.name}] ${reason}`);
   }
   if (reasons.length > 0) failed++;
-  lines.push(`suite ${suite}: ${reasons.length === 0 ? "pass" : `fail: ${reasons.join("; ")}`}`);
+  const firstFailures = retried.length === 0 ? "" : ` (first run failed: ${retried.join("; ")})`;
+  lines.push(`suite ${suite}: ${reasons.length === 0 ? (retried.length === 0 ? "pass" : "pass after a retry") : "fail"}${reasons.length === 0 ? "" : `: ${reasons.join("; ")}`}${firstFailures}`);
 }
 for (const suite of SUITES) {
   if (installError.has("qwen-code")) continue;

@@ -6,10 +6,11 @@
  */
 import { realpath } from "node:fs/promises";
 import { DaemonError } from "../../errors/daemon-error.ts";
+import { exhaustedResource } from "../../errors/resource-exhaustion.ts";
 import { findHostExecutable } from "../host-executable.ts";
 import { isInside } from "../paths.ts";
 import { FILTER_QUERY, SAFE_GLOBAL_ARGS, configEnv, filterNames, gitEnv } from "./git-args.ts";
-import type { GitRun, RunGit } from "./git-run.ts";
+import type { GitRun, GitRunOptions, RunGit } from "./git-run.ts";
 
 /** Output of the config and rev-parse reads (a few paths and names). */
 const SMALL_OUTPUT_BYTES = 256 * 1024;
@@ -57,7 +58,7 @@ export class GitSession {
 
   /** `git <args>` with the safe global arguments, in the session's directory (or `cwd`); a run past its time bound is 503 `git_timeout`. */
   async git(args: readonly string[], options: { maxBytes?: number; cwd?: string } = {}): Promise<GitRun> {
-    this.filters ??= this.run([...SAFE_GLOBAL_ARGS, ...FILTER_QUERY], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES, env: configEnv([]), ...this.aborts() }).then((r) => {
+    this.filters ??= this.start([...SAFE_GLOBAL_ARGS, ...FILTER_QUERY], { cwd: this.cwd, maxBytes: SMALL_OUTPUT_BYTES, env: configEnv([]), ...this.aborts() }).then((r) => {
       // Cut output could hide a filter: refuse to run rather than run one.
       if (r.timedOut) throw timedOut();
       if (r.truncated) throw gitUnavailable("the repository's filter configuration could not be read whole");
@@ -66,9 +67,24 @@ export class GitSession {
       return names;
     });
     const filters = await this.filters;
-    const run = await this.run([...SAFE_GLOBAL_ARGS, ...args], { cwd: options.cwd ?? this.cwd, env: configEnv(filters), ...this.aborts(), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
+    const run = await this.start([...SAFE_GLOBAL_ARGS, ...args], { cwd: options.cwd ?? this.cwd, env: configEnv(filters), ...this.aborts(), ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }) });
     if (run.timedOut) throw timedOut();
     return run;
+  }
+
+  /**
+   * One run. A `git` that cannot be started (the spawn itself failed) is 503 `git_unavailable` naming
+   * the system error's code only; running out of descriptors or processes stays the system error, the
+   * retryable 503 `resource_exhausted`.
+   */
+  private async start(args: readonly string[], options: GitRunOptions): Promise<GitRun> {
+    try {
+      return await this.run(args, options);
+    } catch (err) {
+      if (err instanceof DaemonError || exhaustedResource(err) !== null) throw err;
+      const code = (err as { code?: unknown })?.code;
+      throw gitUnavailable(`the process could not be started${typeof code === "string" && /^E[A-Z0-9]+$/.test(code) ? ` (${code})` : ""}`);
+    }
   }
 
   private aborts(): { signal?: AbortSignal } {

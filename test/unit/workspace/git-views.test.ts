@@ -113,3 +113,13 @@ test("a waiting run whose signal aborts leaves the queue (git_cancelled) and nev
   await third;
   expect(ran).toEqual(["first", "third"]);
 });
+
+test("a git that cannot be started is 503 git_unavailable naming only the error's code; out of descriptors stays the system error", async () => {
+  await using ws = tempDir("svc-git-spawn-");
+  const spawnError = (code: string) => Object.assign(new Error(`${code}: posix_spawn '/usr/bin/git' in ${ws.path}`), { code });
+  const failing = (code: string) => new GitViews({ root: ws.path, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, runner: () => async () => { throw spawnError(code); } });
+  const err = await failing("ENOENT").status(ws.path).then(() => null, (e: unknown) => e);
+  expect(err instanceof DaemonError ? [err.status, err.code, err.message] : err).toEqual([503, "git_unavailable", "git cannot be run: the process could not be started (ENOENT)"]);
+  const exhausted = await failing("EMFILE").status(ws.path).then(() => null, (e: unknown) => e);
+  expect((exhausted as { code?: string }).code).toBe("EMFILE");
+});
