@@ -4,8 +4,10 @@
  * asking the authorization server again. Each flow polls the token endpoint every `interval`
  * seconds (`slow_down` adds SLOW_DOWN_STEP_S, up to MAX_INTERVAL_S) until it is authorized, denied
  * (`access_denied`), expired (`expires_in` passed or `expired_token`), cancelled (DELETE), failed
- * (an answer that is none of these, or MAX_POLLS polls), and stores the tokens it gets as a
- * provider (`credentials-store.ts`).
+ * (an answer that is none of these, MAX_UNREACHABLE_POLLS polls in a row without a usable answer,
+ * or MAX_POLLS polls), and stores the tokens it gets as a provider (`credentials-store.ts`). A poll
+ * without a usable answer (no connection, a timeout, HTTP 5xx or 429) is retried with the wait
+ * doubled each time (RFC 8628 §3.5's backoff), up to MAX_INTERVAL_S.
  *
  * Bounds: at most MAX_ACTIVE_FLOWS pending at once (one more is refused with 409
  * `too_many_active_flows`); a finished flow stays readable for FINISHED_KEEP_MS, and at most
@@ -23,6 +25,8 @@ import { MAX_INTERVAL_S, pollToken, requestDeviceCode, SLOW_DOWN_STEP_S, type De
 export const MAX_ACTIVE_FLOWS = 4;
 /** Most polls of one flow: past it the flow fails (`poll_limit`). */
 export const MAX_POLLS = 720;
+/** Polls in a row without a usable answer before the flow fails (`upstream_error`). */
+export const MAX_UNREACHABLE_POLLS = 6;
 export const FINISHED_KEEP_MS = 5 * 60_000;
 export const MAX_KEPT_FLOWS = 32;
 
@@ -55,6 +59,8 @@ interface Flow {
   readonly abort: AbortController;
   intervalMs: number;
   polls: number;
+  /** Polls in a row that got no usable answer. */
+  unreachable: number;
   lastPolledAt?: number;
   status: FlowStatus;
   finishedAt?: number;
@@ -105,7 +111,7 @@ export class DeviceFlows {
       throw new DaemonError(502, "upstream_error", `The authorization server did not start the sign-in: ${(err as Error).message}`);
     }
     const now = Date.now();
-    const flow: Flow = { id: randomUUID(), provider, auth, initiator, createdAt: now, expiresAt: now + auth.expiresInS * 1000, abort, intervalMs: auth.intervalS * 1000, polls: 0, status: "pending" };
+    const flow: Flow = { id: randomUUID(), provider, auth, initiator, createdAt: now, expiresAt: now + auth.expiresInS * 1000, abort, intervalMs: auth.intervalS * 1000, polls: 0, unreachable: 0, status: "pending" };
     this.flows.set(flow.id, flow);
     this.schedule(flow);
     this.deps.logger.info("device flow started", { deviceFlowId: flow.id, providerId: provider.id });
@@ -159,7 +165,8 @@ export class DeviceFlows {
   }
 
   private schedule(flow: Flow): void {
-    const wait = Math.max(0, Math.min(flow.intervalMs, flow.expiresAt - Date.now()));
+    const backoff = Math.min(MAX_INTERVAL_S * 1000, flow.intervalMs * 2 ** flow.unreachable);
+    const wait = Math.max(0, Math.min(Math.max(flow.intervalMs, backoff), flow.expiresAt - Date.now()));
     flow.timer = setTimeout(() => void this.poll(flow), wait);
     flow.timer.unref?.();
   }
@@ -177,7 +184,11 @@ export class DeviceFlows {
       return; // cancelled while polling
     }
     if (flow.status !== "pending") return;
+    flow.unreachable = result.kind === "unreachable" ? flow.unreachable + 1 : 0;
     switch (result.kind) {
+      case "unreachable":
+        if (flow.unreachable >= MAX_UNREACHABLE_POLLS) return this.finish(flow, "error", "upstream_error", `${result.message} (${flow.unreachable} polls in a row)`);
+        return this.schedule(flow);
       case "pending":
         return this.schedule(flow);
       case "slow_down":

@@ -49,6 +49,8 @@ export type PollResult =
   | { readonly kind: "denied" }
   | { readonly kind: "expired" }
   | { readonly kind: "tokens"; readonly tokens: Tokens }
+  /** No usable answer this time (no connection, a timeout, HTTP 5xx or 429): worth asking again later. */
+  | { readonly kind: "unreachable"; readonly message: string }
   | { readonly kind: "error"; readonly message: string };
 
 /** Reads `body` to its end, failing past `max` bytes. */
@@ -137,9 +139,10 @@ export async function pollToken(provider: DeviceFlowProvider, auth: Pick<DeviceA
     answer = await postForm(provider.tokenEndpoint, form, signal);
   } catch (err) {
     if (signal?.aborted) throw err;
-    return { kind: "error", message: (err as Error).message };
+    return { kind: "unreachable", message: (err as Error).message };
   }
   const { status, body } = answer;
+  if (status >= 500 || status === 429) return { kind: "unreachable", message: `the token endpoint answered HTTP ${status}` };
   if (status === 200) {
     const tokens = tokensOf(body);
     return tokens ? { kind: "tokens", tokens } : { kind: "error", message: "the token answer lacks access_token" };

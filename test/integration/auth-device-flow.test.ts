@@ -114,6 +114,27 @@ describe("device-flow sign-in", () => {
     });
   }, 30_000);
 
+  test("a poll without a usable answer (HTTP 503) is retried with the wait doubled; a definitive refusal ends the flow at once", async () => {
+    await withDaemon(async (d, oauth) => {
+      oauth.failNext(2);
+      const started = (await (await start(d)).json()) as Record<string, any>;
+      await until(() => oauth.polls() >= 2 || null, 8000, "two failed polls");
+      expect((await state(d, started.deviceFlowId)).status).toBe("pending");
+      oauth.decide("approve");
+      expect((await settled(d, started.deviceFlowId, 15_000)).status).toBe("authorized");
+      const polls = oauth.requests.filter((r) => r.path === "/token");
+      expect(polls).toHaveLength(3);
+      expect(polls[1]!.at - polls[0]!.at).toBeGreaterThanOrEqual(1900);
+      expect(polls[2]!.at - polls[1]!.at).toBeGreaterThanOrEqual(3900);
+    });
+    await withDaemon(async (d, oauth) => {
+      oauth.failNext(1, 400);
+      const started = (await (await start(d)).json()) as Record<string, any>;
+      const ended = await settled(d, started.deviceFlowId);
+      expect([ended.status, ended.errorKind, oauth.polls()]).toEqual(["error", "upstream_error", 1]);
+    });
+  }, 40_000);
+
   test("cancel: DELETE ends the flow, polling stops; unknown ids 404; the routes are strict", async () => {
     await withDaemon(async (d, oauth) => {
       const started = (await (await start(d)).json()) as Record<string, any>;
