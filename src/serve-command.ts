@@ -19,6 +19,7 @@ import { loadedModules } from "./logging/loaded-modules.ts";
 import { printOut } from "./logging/print-out.ts";
 import { installFaultHandlers } from "./logging/process-faults.ts";
 import { adoptOrphans } from "./runtime/agent-family.ts";
+import { narrowDataDir, type DataDirNarrowing } from "./runtime/private-data-dir.ts";
 import { publishDiscovery, type DiscoveryRecord, type PublishedDiscovery } from "./runtime/discovery-file.ts";
 import { watchParent, type ParentWatch } from "./runtime/parent-watch.ts";
 import { identify, isThisProcess } from "./runtime/process-identity.ts";
@@ -53,6 +54,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
       if (parentWatch === null) throw new BootError(`--parent-pid: no running process has pid ${parentPid}`);
     }
     shieldProcess(config, logger);
+    reportNarrowing(narrowDataDir(config.dataDir), config.dataDir, logger);
     daemon = createDaemon(config, { logger, processStartedAt });
   } catch (err) {
     if (err instanceof BootError) {
@@ -103,6 +105,12 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
 }
 
 /** The start-up line when the built-in agent would have no model: what to set, in one line. */
+function reportNarrowing(narrowing: DataDirNarrowing, dataDir: string, logger: Logger): void {
+  const octal = (mode: number) => mode.toString(8).padStart(4, "0");
+  if (narrowing?.kind === "narrowed") logger.info(`the data dir was open to other users (mode ${octal(narrowing.from)}); narrowed to 0700`, { dataDir });
+  if (narrowing?.kind === "left") logger.warn(`the data dir is open to other users (mode ${octal(narrowing.mode)}) and was left so: ${narrowing.why}; its secrets are readable by them`, { dataDir });
+}
+
 function noModelLine(dataDir: string): string {
   return `no model is configured for the built-in agent: set OPENAI_API_KEY and OPENAI_MODEL (or OPENAI_BASE_URL and OPENAI_MODEL for a local server such as Ollama), another pair listed by svc serve --help, or model.providers in ${join(dataDir, "settings.json")}; until then every prompt ends with an error`;
 }

@@ -57,6 +57,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/runtime/discovery-file.ts", reason: "the discovery file launchers find the daemon by" },
   { module: "src/runtime/process-identity.ts", reason: "pid start times for the discovery record and --parent-pid" },
   { module: "src/runtime/parent-watch.ts", reason: "--parent-pid" },
+  { module: "src/runtime/private-data-dir.ts", reason: "narrows a data dir open to others to 0700 at boot, before anything is written to it" },
 
   // The front door: every request passes it, and it answers GET /health on its own.
   { module: "src/server/front-door.ts", reason: "the security chain in front of the app, and /health before the app exists" },
@@ -67,6 +68,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/server/capability.ts", reason: "features from tags and config (featureTags)" },
   { module: "src/workspace/workspace-id.ts", reason: "the workspace id in /capabilities" },
   { module: "src/server/error-response.ts", reason: "the front door's error bodies" },
+  { module: "src/errors/resource-exhaustion.ts", reason: "out of descriptors or memory is a retryable 503, in the front door's error bodies" },
   { module: "src/server/json-body.ts", reason: "the body size cap the front door checks (MAX_JSON_BODY_BYTES)" },
   { module: "src/server/transport-stats.ts", reason: "connection and request counts the front door keeps" },
   { module: "src/server/lazy-seams.ts", reason: "the seams themselves: functions that import the rest on first use" },

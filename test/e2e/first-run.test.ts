@@ -6,7 +6,7 @@
  * the defaults and the model variables.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENV_PROVIDERS } from "../../src/config/env-providers.ts";
 import { runSvc, spawnDaemon } from "../helpers/daemon.ts";
@@ -54,6 +54,29 @@ describe("the listening line", () => {
     await using dir = tempDir();
     await using d = await started(["--no-web"], { SVC_HOME: home(dir) }, dir);
     expect(d.stdout()).toEndWith(` listening on ${d.url}\n`);
+  });
+});
+
+describe("the data dir", () => {
+  test("one that already exists open to others is narrowed to 0700 at boot, and the log says so", async () => {
+    await using dir = tempDir();
+    const svcHome = home(dir);
+    chmodSync(svcHome, 0o755);
+    await using d = await started([], { SVC_HOME: svcHome }, dir);
+    const log = await startupLog(d);
+    expect(statSync(svcHome).mode & 0o777).toBe(0o700);
+    expect(log).toContain("the data dir was open to other users (mode 0755); narrowed to 0700");
+  });
+
+  test.skipIf(process.getuid?.() !== 0)("another user's is left as it is, with a warning (as root only: chown)", async () => {
+    await using dir = tempDir();
+    const svcHome = home(dir);
+    chmodSync(svcHome, 0o777);
+    chownSync(svcHome, 65534, 65534);
+    await using d = await started(["--no-web"], { SVC_HOME: svcHome }, dir);
+    const log = await startupLog(d);
+    expect(statSync(svcHome).mode & 0o777).toBe(0o777);
+    expect(log).toContain("the data dir is open to other users (mode 0777) and was left so: it belongs to another user");
   });
 });
 
