@@ -1,7 +1,8 @@
 /**
  * Builds the single `svc` binary: `bun build.ts [--outfile dist/svc] [--target bun-linux-arm64]
- * [--release-key <minisign public key>]` (the last for releases signed with a key other than the
- * project's, `src/release/public-key.ts`).
+ * [--release-key <minisign public key>] [--version <version>]` (`--release-key` for releases signed
+ * with a key other than the project's, `src/release/public-key.ts`; `--version` stamps that version
+ * instead of the package's, for the update tests' old and new builds).
  *
  * The executable is minified (white space and syntax, not identifiers: see MINIFY), split into
  * chunks that load when first imported (the daemon's boot path is ~90 KB of the bundle; its core,
@@ -32,13 +33,13 @@ import { parseArgs } from "node:util";
 import { version as packageVersion } from "./package.json";
 
 const ROOT = import.meta.dir;
-const USAGE = "usage: bun build.ts [--outfile <path>] [--target <bun target, e.g. bun-linux-arm64>] [--release-key <minisign public key>]";
+const USAGE = "usage: bun build.ts [--outfile <path>] [--target <bun target, e.g. bun-linux-arm64>] [--release-key <minisign public key>] [--version <version>]";
 
 function readArgs() {
   try {
     return parseArgs({
       args: Bun.argv.slice(2),
-      options: { outfile: { type: "string", default: "dist/svc" }, target: { type: "string" }, "release-key": { type: "string" } },
+      options: { outfile: { type: "string", default: "dist/svc" }, target: { type: "string" }, "release-key": { type: "string" }, version: { type: "string" } },
       strict: true,
     }).values;
   } catch (err) {
@@ -77,7 +78,7 @@ function gitShortSha(): string | null {
 const MINIFY = { whitespace: true, syntax: true, identifiers: false } as const;
 
 const sha = gitShortSha();
-const version = sha === null ? packageVersion : `${packageVersion}+${sha}`;
+const version = values.version ?? (sha === null ? packageVersion : `${packageVersion}+${sha}`);
 
 /** The application's bytes in the binary may not exceed this (binary − bare runtime). */
 const PAYLOAD_BOUND_BYTES = 3_000_000;

@@ -44,6 +44,12 @@ export interface DaemonOptions {
   readonly logger: Logger;
   /** Epoch ms the process started (for startup timing in daemon status). */
   readonly processStartedAt?: number;
+  /**
+   * How this process restarts into an update (`svc serve` of a compiled binary): the `svc`
+   * arguments it was started with, and what it does once the new daemon serves (leave). Without
+   * it the daemon cannot restart itself.
+   */
+  readonly relaunch?: { readonly args: readonly string[]; retire(): void };
 }
 
 export function createDaemon(config: Config, options: DaemonOptions): Daemon {
@@ -65,20 +71,24 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   const buildCore = () => (core ??= loadAppCore().then(({ buildCore }) => buildCore(coreDeps)));
 
   let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
-  try {
-    server = Bun.serve({
+  /** Set while a restart hands the port to a new daemon: every request is told to come back. */
+  let restarting = false;
+  const listen = (port: number) =>
+    Bun.serve({
       hostname: config.hostname,
-      port: config.port,
+      port,
       reusePort: false,
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
       development: false,
-      fetch: (request, srv) => frontDoor!(request, srv),
+      fetch: (request, srv) => (restarting ? restartingResponse() : frontDoor!(request, srv)),
       error: (err) => {
         logger.error("listener error", { error: String(err) });
         return Response.json({ error: "Internal server error" }, { status: 500 });
       },
     });
+  try {
+    server = listen(config.port);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     trust.close();
@@ -87,7 +97,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     if (code === "EACCES") throw new BootError(`no permission to bind ${config.hostname}:${config.port}`);
     throw new BootError(`cannot listen on ${config.hostname}:${config.port}: ${(err as Error).message}`);
   }
-  const listener = server;
+  let listener = server;
   const port = listener.port!;
   const routing = async () => {
     const started = performance.now();
@@ -107,6 +117,35 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   });
   coreDeps.daemon.listenerReadyAt = Date.now();
   trust.watch();
+  if (options.relaunch !== undefined && config.agent.compiled) {
+    const { relaunch } = options;
+    coreDeps.restartHost = {
+      argv: ["serve", ...relaunch.args, "--port", String(port)],
+      env: config.agent.baseEnv,
+      healthUrl: `http://${urlHost(config.hostname)}:${port}/health`,
+      token: config.token,
+      async suspend() {
+        restarting = true;
+        logger.info("restarting into an update: the listener stops, sessions end restorable");
+        void listener.stop(false);
+        const built = core === null ? null : await core.catch(() => null);
+        core = null;
+        if (built !== null) {
+          await built.stop(Promise.resolve(), RESTART_STOP_GRACE_MS);
+          built.close();
+        }
+      },
+      resume() {
+        server = listener = listen(port);
+        restarting = false;
+        logger.warn("the update's daemon did not start: rolled back, serving again");
+      },
+      retire() {
+        logger.info("the update's daemon serves on this port: leaving");
+        relaunch.retire();
+      },
+    };
+  }
 
   let stopping: Promise<void> | null = null;
   return {
@@ -127,6 +166,17 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
       return stopping;
     },
   };
+}
+
+/** How long a restart gives the sessions and agents to stop before the new daemon starts. */
+const RESTART_STOP_GRACE_MS = 4000;
+
+/** What a request gets while the port is being handed to an updated daemon: come back in a second (on a new connection). */
+function restartingResponse(): Response {
+  return Response.json(
+    { error: "the daemon is restarting into an update; retry", code: "daemon_restarting" },
+    { status: 503, headers: { "Retry-After": "1", Connection: "close" } },
+  );
 }
 
 const timeout = (ms: number) => new Promise<"timeout">((resolve) => setTimeout(resolve, ms, "timeout").unref());

@@ -29,6 +29,8 @@ import { VERSION } from "./version.ts";
 
 /** How long shutdown may take before the process exits anyway. */
 const SHUTDOWN_DEADLINE_MS = 5000;
+/** How long a daemon that handed its port to an updated one lingers, so the restart's answer is sent. */
+const RETIRE_DELAY_MS = 300;
 
 export async function serveCommand(args: readonly string[], processStartedAt: number): Promise<void> {
   if (helpRequested(args)) {
@@ -41,6 +43,8 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   let parentWatch: ParentWatch | null = null;
   // Bound below, once the daemon exists; the parent watch's first check comes a tick later at the earliest.
   let shutdown: (cause: { signal: string } | { reason: string }) => Promise<void> = async () => {};
+  // Bound below too: what the daemon does once an updated daemon serves its port (restart.ts).
+  let retire: () => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
@@ -55,7 +59,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     shieldProcess(config, logger);
     reportNarrowing(narrowDataDir(config.dataDir), config.dataDir, logger);
-    daemon = createDaemon(config, { logger, processStartedAt });
+    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire() } });
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`svc: ${err.message}\n`);
@@ -79,6 +83,17 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     const hardStop = setTimeout(() => process.exit(0), SHUTDOWN_DEADLINE_MS);
     hardStop.unref();
     await daemon.stop(SHUTDOWN_DEADLINE_MS - 1000);
+    await logger.flush(500);
+    process.exit(0);
+  };
+  retire = async () => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    // The new daemon has published its own discovery file and watches --parent-pid itself.
+    discovery?.remove();
+    parentWatch?.stop();
+    // Long enough for the restart's answer to leave; the new daemon already serves.
+    await new Promise((resolve) => setTimeout(resolve, RETIRE_DELAY_MS));
     await logger.flush(500);
     process.exit(0);
   };

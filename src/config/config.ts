@@ -103,6 +103,8 @@ export interface Config {
   readonly agent: AgentLaunch;
   readonly log: { readonly level: LogLevel; readonly format: LogFormat };
   readonly launcher: LauncherConfig;
+  /** `--release-url`/SVC_RELEASE_URL: where updates are looked for (null: the project's release location, `src/update/`). */
+  readonly releaseUrl: string | null;
   /** Non-fatal notes from boot (e.g. `--allow-origin '*'`), printed as warnings. */
   readonly warnings: readonly string[];
 }
@@ -247,6 +249,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
     launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"] },
+    releaseUrl: f["release-url"],
     warnings,
   };
   return deepFreeze(config);

@@ -57,6 +57,7 @@ export const FLAGS = {
   "max-journal-events": { kind: "int", min: 1, max: 10_000_000, default: null, help: "most events of history returned when a session is reopened (fixed: turns off the growth above; default: 10000)" },
   "ready-json": { kind: "bool", help: "once listening, print one JSON line on stdout for a launcher (and nothing else there)" },
   "parent-pid": { kind: "int", min: 2, max: INT32, default: null, help: "stop when the process with this pid ends (for launchers)" },
+  "release-url": { kind: "string", default: null, env: "SVC_RELEASE_URL", help: "where GET /daemon/update looks for releases (default: the project's release location, as install.sh)" },
   "log-level": { kind: "enum", values: ["debug", "info", "warn", "error"], default: "info", help: "what is logged on stderr" },
   "log-format": { kind: "enum", values: ["text", "json"], default: "text", help: "how stderr log lines look" },
 } satisfies Record<string, FlagSpec>;

@@ -14,7 +14,7 @@ import { loadAuth } from "./lazy-seams.ts";
 import type { Routing } from "./front-door.ts";
 
 /** What the front door gives the core: the daemon's own parts, which exist before it. */
-export type CoreDeps = Pick<AppDeps, "config" | "logger" | "daemon" | "transport" | "rateLimiter" | "trust" | "remoteAddress">;
+export type CoreDeps = Pick<AppDeps, "config" | "logger" | "daemon" | "transport" | "rateLimiter" | "trust" | "remoteAddress"> & { restartHost?: AppDeps["restartHost"] };
 
 export interface DaemonCore {
   readonly routing: Routing;

@@ -6,6 +6,7 @@ import type { SessionManager } from "../sessions/session-manager.ts";
 import type { TrustSync } from "../sessions/trust-sync.ts";
 import type { WorkspaceTrust } from "../trust/index.ts";
 import type { WorkspaceServices } from "../workspace-registry/index.ts";
+import type { RestartHost } from "../update/index.ts";
 import type { McpBudgetState } from "../runtime/mcp-budget-state.ts";
 import type { RateLimiter } from "./security/rate-limiter.ts";
 import type { WorkspaceSection } from "./status-sections.ts";
@@ -47,6 +48,8 @@ export interface AppDeps {
   readonly trustSync: TrustSync;
   /** The socket address a request came from (null once it is gone). */
   readonly remoteAddress: (request: Request) => string | null;
+  /** What a restart into an update borrows from the daemon (`src/update/`); absent where the daemon cannot restart itself. */
+  readonly restartHost?: RestartHost;
   /** What `/daemon/status` reads besides the daemon's own state; a member left out takes the route's default. */
   readonly statusSources?: StatusSources;
 }

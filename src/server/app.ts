@@ -34,6 +34,7 @@ import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { trustRoutes } from "./routes/trust.ts";
+import { updateRoutes } from "./routes/update.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
 import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceRoutes } from "./routes/workspaces.ts";
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(controlRoutes(deps))
     .use(trustRoutes(deps))
     .use(authRoutes(deps))
+    .use(updateRoutes(deps))
     .use(gitRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));

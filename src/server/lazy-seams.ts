@@ -17,3 +17,6 @@ export const loadExportRenderer = () => import("../sessions/transcript-export.ts
 
 /** Model providers and device-flow sign-in (`src/auth/`), for `/workspace/auth/*` and each agent start. */
 export const loadAuth = () => import("../auth/index.ts");
+
+/** Update checks, staging and restarts (`src/update/`), for `/daemon/update*`. */
+export const loadUpdate = () => import("../update/index.ts");

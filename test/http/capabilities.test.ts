@@ -39,7 +39,7 @@ const SPEC_TAGS = new Set(
  * without its route (or a route mounted without its tag) changes this list, so it must be updated
  * together with the route table.
  */
-const BUILD_TAGS = `auth_device_flow auth_provider_install capabilities client_heartbeat client_identity daemon_status health non_blocking_prompt permission_mediation
+const BUILD_TAGS = `auth_device_flow auth_provider_install capabilities client_heartbeat client_identity daemon_status daemon_update health non_blocking_prompt permission_mediation
   permission_vote session_archive session_cancel session_catalog_batch session_close session_context
   session_context_usage session_create session_events session_export session_info session_list session_load session_lsp
   session_metadata session_permission_vote session_prompt session_resources session_resume session_scope_override

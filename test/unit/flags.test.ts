@@ -49,6 +49,7 @@ const DEFAULTS: Record<keyof typeof FLAGS, [string, (c: Config) => unknown, unkn
   "max-journal-events": ["10000-event journal baseline", (c) => c.limits.maxJournalEvents, 10_000],
   "ready-json": ["no ready JSON line", (c) => c.launcher.readyJson, false],
   "parent-pid": ["no parent watched", (c) => c.launcher.parentPid, null],
+  "release-url": ["the project's release location", (c) => c.releaseUrl, null],
   "log-level": ["log level info", (c) => c.log.level, "info"],
   "log-format": ["text logs", (c) => c.log.format, "text"],
 };

@@ -1,0 +1,51 @@
+/** Shapes of `/daemon/update*` (svc's own: the reference daemon implements no update). */
+import { t } from "elysia";
+
+const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
+
+export const LastRestart = t.Object(
+  {
+    outcome: t.Union([t.Literal("restarted"), t.Literal("rolled_back")]),
+    fromVersion: t.String(),
+    toVersion: t.String(),
+    at: t.String({ description: "ISO time the restart ended" }),
+    fromPid: t.Integer({ description: "the daemon that restarted" }),
+    pid: orNull(t.Integer({ description: "the new daemon's pid; null after a rollback" })),
+    error: orNull(t.String({ description: "why the new build was rolled back" })),
+  },
+  { description: "The last restart into an update in this data dir" },
+);
+
+export const UpdateStatus = t.Object({
+  currentVersion: t.String({ description: "the running build" }),
+  releaseUrl: t.String({ description: "the release location checked (--release-url, SVC_RELEASE_URL, else the project's)" }),
+  latestVersion: orNull(t.String({ description: "the newest release, from its signed SHA256SUMS; null when the check failed" })),
+  updateAvailable: orNull(t.Boolean({ description: "the newest release differs from the running build; null when the check failed (never read as up to date)" })),
+  checkError: orNull(
+    t.Object({
+      code: t.String({ description: "release_unreachable, release_too_large or release_unverified" }),
+      error: t.String(),
+    }),
+  ),
+  checkedAt: t.String(),
+  staged: orNull(
+    t.Object(
+      { version: t.String(), sha256: t.String({ description: "of the staged binary" }), preparedAt: t.String() },
+      { description: "a verified update waiting for POST /daemon/update/restart" },
+    ),
+  ),
+  lastRestart: orNull(LastRestart),
+});
+
+export const RestartAnswer = t.Object(
+  {
+    outcome: t.Literal("restarted"),
+    fromVersion: t.String(),
+    toVersion: t.String(),
+    at: t.String(),
+    fromPid: t.Integer(),
+    pid: t.Integer({ description: "the new daemon, serving the same port; this one exits right after answering" }),
+    error: t.Null(),
+  },
+  { description: "The new build serves the port; live sessions ended as restorable and clients restore them" },
+);
