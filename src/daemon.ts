@@ -105,7 +105,8 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     logger.debug("app built", { ms: Math.round(performance.now() - started) });
     return built;
   };
-  frontDoor = createFrontDoor({
+  // A door of its own for each core: a restart that rolled back reopens it, and the next request builds a new core.
+  const openDoor = () => createFrontDoor({
     config,
     logger,
     routing,
@@ -115,6 +116,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     port,
     socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS,
   });
+  frontDoor = openDoor();
   coreDeps.daemon.listenerReadyAt = Date.now();
   trust.watch();
   if (options.relaunch !== undefined && config.agent.compiled) {
@@ -136,6 +138,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
         }
       },
       resume() {
+        frontDoor = openDoor();
         server = listener = listen(port);
         restarting = false;
         logger.warn("the update's daemon did not start: rolled back, serving again");

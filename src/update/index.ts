@@ -93,9 +93,9 @@ export function createUpdater(deps: UpdaterDeps): Updater {
       }),
     restart: () =>
       exclusive("restart", async () => {
-        if (deps.host === null) throw new UpdateError("update_unsupported", "this daemon is not running from a compiled svc binary; it cannot restart into an update");
         const staged = readStaged(deps.dataDir);
         if (staged === null) throw new UpdateError("update_not_staged", "no update is staged: POST /daemon/update/prepare first");
+        if (deps.host === null) throw new UpdateError("update_unsupported", "this daemon is not running from a compiled svc binary; it cannot restart into an update");
         return restartInto(staged, deps.host, deps.dataDir, deps.currentVersion);
       }),
   };

@@ -1,4 +1,5 @@
 /** Shapes of `/daemon/update*` (svc's own: the reference daemon implements no update). */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 const orNull = <T extends Parameters<typeof t.Union>[0][number]>(schema: T) => t.Union([schema, t.Null()]);
@@ -9,8 +10,8 @@ export const LastRestart = t.Object(
     fromVersion: t.String(),
     toVersion: t.String(),
     at: t.String({ description: "ISO time the restart ended" }),
-    fromPid: t.Integer({ description: "the daemon that restarted" }),
-    pid: orNull(t.Integer({ description: "the new daemon's pid; null after a rollback" })),
+    fromPid: Type.Integer({ description: "the daemon that restarted" }),
+    pid: orNull(Type.Integer({ description: "the new daemon's pid; null after a rollback" })),
     error: orNull(t.String({ description: "why the new build was rolled back" })),
   },
   { description: "The last restart into an update in this data dir" },
@@ -43,8 +44,8 @@ export const RestartAnswer = t.Object(
     fromVersion: t.String(),
     toVersion: t.String(),
     at: t.String(),
-    fromPid: t.Integer(),
-    pid: t.Integer({ description: "the new daemon, serving the same port; this one exits right after answering" }),
+    fromPid: Type.Integer(),
+    pid: Type.Integer({ description: "the new daemon, serving the same port; this one exits right after answering" }),
     error: t.Null(),
   },
   { description: "The new build serves the port; live sessions ended as restorable and clients restore them" },
