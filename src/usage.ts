@@ -10,6 +10,7 @@ const COMMANDS: readonly (readonly [string, string])[] = [
   ["svc agents install <name>", "install an agent's pinned package (svc agents --help)"],
   ["svc trust <dir> | --revoke <dir> | --list", "trust a folder, take its trust back, list decisions (svc trust --help)"],
   ["svc discover [--workspace <dir>]", "print the running daemon for a workspace as JSON (exit 1: none)"],
+  ["svc update [--apply]", "check for a newer release; --apply installs it over this binary (svc update --help)"],
   ["svc --acp", "run the built-in agent on stdin/stdout (what the daemon starts; for ACP clients)"],
   ["svc --version [--verbose]", "print the version (--verbose: and the release signing key)"],
   ["svc --help", "print this help"],
