@@ -8,6 +8,7 @@
 set -eu
 
 # Where releases are published: <url>/latest/download/<asset> and <url>/download/v<version>/<asset>.
+# svc update and GET /daemon/update look there too (RELEASE_URL in src/update/release-location.ts; a test checks they agree).
 RELEASE_URL="https://github.com/svc-dev/svc/releases"
 # The key that signs each release's SHA256SUMS (minisign format; `svc --version --verbose` prints it).
 RELEASE_PUBLIC_KEY="RWSruKIyOZx7JNMU1GMP5BAzQHOY7m2p47lPS0FQajYaxQJSpCDyGW3+"

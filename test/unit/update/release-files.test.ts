@@ -51,7 +51,7 @@ describe("tarEntry", () => {
 
   test("refuses a damaged header and an entry longer than the archive", () => {
     const damaged = new Uint8Array(archive);
-    damaged[0] ^= 1;
+    damaged[0] = damaged[0]! ^ 1;
     expect(() => tarEntry(damaged, "svc")).toThrow("checksum");
     expect(() => tarEntry(archive.subarray(0, 512 * 3), "svc")).toThrow("past the archive's end");
   });
