@@ -76,15 +76,18 @@ const REFUSED: Readonly<Record<string, string>> = {
 
 /** The serve flags as `--name=value` / `--name`, checked as `svc serve` checks them, workspace taken out. */
 function normalizeServeArgs(args: readonly string[]): { args: string[]; workspace: string | null } {
-  readFlags(args, {});
   const options = Object.fromEntries(Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.kind === "bool" ? ("boolean" as const) : ("string" as const), multiple: true }]));
+  // The refusals first (whatever else is wrong): they say why the flag has no place in a service.
+  for (const token of parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true }).tokens) {
+    const refusal = token.kind === "option" ? REFUSED[token.name] : undefined;
+    if (refusal !== undefined) throw new BootError(refusal);
+  }
+  readFlags(args, {});
   const { tokens } = parseArgs({ args: [...args], options, strict: true, allowPositionals: false, tokens: true });
   const out: string[] = [];
   let workspace: string | null = null;
   for (const token of tokens) {
     if (token.kind !== "option") continue;
-    const refusal = REFUSED[token.name];
-    if (refusal !== undefined) throw new BootError(refusal);
     if (token.name === "workspace") workspace = token.value ?? null;
     else out.push(token.value === undefined ? `--${token.name}` : `--${token.name}=${token.value}`);
   }
