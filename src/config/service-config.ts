@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { BootError } from "./boot-error.ts";
 import { canonicalWorkspace, dataDirFor, resolveConfig } from "./config.ts";
 import { FLAGS, readFlags } from "./flags.ts";
+import { parseToken } from "./token.ts";
 
 export const SERVICE_USAGE = `usage:
   svc service install [serve flags]   run svc serve as a user service that starts at login and restarts on failure
@@ -141,7 +142,7 @@ export function resolveServiceConfig(inputs: {
     command: compiled || inputs.selfEntry === undefined ? [inputs.execPath] : [inputs.execPath, resolve(inputs.cwd, inputs.selfEntry)],
     serveArgs: workspace === "" ? serve.args : [...serve.args, `--workspace=${workspace}`],
     workspace,
-    givenToken: env.SVC_SERVER_TOKEN ? env.SVC_SERVER_TOKEN : null,
+    givenToken: act === "install" && !wantsHelp ? parseToken(env.SVC_SERVER_TOKEN || null, "SVC_SERVER_TOKEN") : null,
     path: (env.PATH ?? "").split(":").filter((entry) => isAbsolute(entry)).join(":") || "/usr/local/bin:/usr/bin:/bin",
     managerEnv,
   };

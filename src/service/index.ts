@@ -57,7 +57,7 @@ function install(config: ServiceConfig, manager: ServiceManager, say: Say): numb
     say.out(`token file: ${config.tokenFile} (0600, ${what}; clients send it as the bearer token)`);
   } catch (err) {
     if (!(err instanceof TokenFileError)) throw err;
-    say.err(`token file ${err.message}`);
+    say.err(err.message);
     return 1;
   }
   const reinstall = existsSync(config.unitPath);

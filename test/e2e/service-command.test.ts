@@ -230,7 +230,8 @@ describe.concurrent("svc service (systemd)", () => {
   test("refused and bad arguments: exit 2, one line, nothing written", async () => {
     await using dir = tempDir("svc-service-");
     const s = setUp(dir.path);
-    const cases: [string[], RegExp][] = [
+    const cases: [string[], RegExp, Record<string, string>?][] = [
+      [["install"], /the bearer token \(SVC_SERVER_TOKEN\) contains a space/, { SVC_SERVER_TOKEN: "two words" }],
       [["install", "--token", TOKEN], /--token is refused: the token would be on the service's command line/],
       [["install", "--token-file", "/x"], /--token-file is refused/],
       [["install", "--parent-pid", "1"], /--parent-pid is refused/],
@@ -243,11 +244,12 @@ describe.concurrent("svc service (systemd)", () => {
       [["start"], /unknown action "start"/],
       [[], /needs an action/],
     ];
-    for (const [args, message] of cases) {
-      const result = await service(s, args);
+    for (const [args, message, env] of cases) {
+      const result = await service(s, args, env);
       expect({ args, code: result.exitCode }).toEqual({ args, code: 2 });
       expect(result.stderr.split("\n")).toEqual([expect.stringMatching(new RegExp(`^svc service: .*${message.source}`)), ""]);
       expect(result.stderr).not.toContain(TOKEN);
+      expect(result.stderr).not.toContain("two words");
     }
     expect(existsSync(s.unit)).toBe(false);
     expect(existsSync(s.dataDir)).toBe(false);
