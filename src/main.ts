@@ -1,5 +1,5 @@
 /**
- * svc entry point: `svc serve [flags]` (the default), `svc discover`, `svc agents`, `svc trust`, `svc update`, `svc --version [--verbose]`, `svc --help`.
+ * svc entry point: `svc serve [flags]` (the default), `svc discover`, `svc agents`, `svc trust`, `svc update`, `svc service`, `svc --version [--verbose]`, `svc --help`.
  *
  * This file is the commands' seam: each command's code is imported here, when it runs, and never
  * before, so `svc --version` loads the version and nothing else, `svc discover` the discovery
@@ -29,6 +29,8 @@ if (first === "--version" || first === "-v" || first === "version") {
   (await import("./trust-command.ts")).trustCommand(rest);
 } else if (first === "update") {
   await (await import("./update/index.ts")).updateCommand(rest);
+} else if (first === "service") {
+  await (await import("./service/index.ts")).serviceCommand(rest);
 } else if (first === "discover") {
   (await import("./discover-command.ts")).discoverCommand(rest);
 } else if (first === undefined || first.startsWith("--")) {

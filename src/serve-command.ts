@@ -144,7 +144,7 @@ async function openUi(config: Config, daemon: Daemon, logger: Logger): Promise<v
   });
 }
 
-/** What `--ready-json` prints and the discovery file holds (never the token). */
+/** What `--ready-json` prints and the discovery file holds (never the token; with `--token-file`, where it is). */
 function discoveryRecord(config: Config, daemon: Daemon, processStartedAt: number): DiscoveryRecord {
   return {
     ready: true,
@@ -154,14 +154,16 @@ function discoveryRecord(config: Config, daemon: Daemon, processStartedAt: numbe
     version: VERSION,
     workspace: config.workspace,
     auth: config.token === null ? "none" : "bearer",
+    ...(config.tokenFile === null ? {} : { tokenFile: config.tokenFile }),
     startedAt: new Date(processStartedAt).toISOString(),
     pidStartTime: identify(process.pid)?.startTime ?? null,
   };
 }
 
-/** The `--ready-json` line: the record's launcher fields, in the documented order. */
+/** The `--ready-json` line: the record's launcher fields, in the documented order (`tokenFile` only with `--token-file`). */
 function readyLine(r: DiscoveryRecord): string {
-  return `${JSON.stringify({ ready: r.ready, url: r.url, port: r.port, pid: r.pid, version: r.version, workspace: r.workspace, auth: r.auth })}\n`;
+  const tokenFile = r.tokenFile === undefined ? {} : { tokenFile: r.tokenFile };
+  return `${JSON.stringify({ ready: r.ready, url: r.url, port: r.port, pid: r.pid, version: r.version, workspace: r.workspace, auth: r.auth, ...tokenFile })}\n`;
 }
 
 /** The discovery file, or null with a warning when the data dir is unusable: serving matters more than being found. */

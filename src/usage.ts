@@ -9,6 +9,7 @@ const COMMANDS: readonly (readonly [string, string])[] = [
   ["svc agents", "list the agents svc can run and whether each is installed"],
   ["svc agents install <name>", "install an agent's pinned package (svc agents --help)"],
   ["svc trust <dir> | --revoke <dir> | --list", "trust a folder, take its trust back, list decisions (svc trust --help)"],
+  ["svc service install | uninstall | status", "run svc serve as a user service under systemd or launchd (svc service --help)"],
   ["svc discover [--workspace <dir>]", "print the running daemon for a workspace as JSON (exit 1: none)"],
   ["svc update [--apply]", "check for a newer release; --apply installs it over this binary (svc update --help)"],
   ["svc --acp", "run the built-in agent on stdin/stdout (what the daemon starts; for ACP clients)"],

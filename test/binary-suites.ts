@@ -27,6 +27,9 @@ const FILES = [
   "e2e/launcher-ready-json.test.ts",
   "e2e/launcher-parent-pid.test.ts",
   "e2e/launcher-discovery.test.ts",
+  // --token-file's checks and svc service's units are the binary's own: its path is what a unit runs.
+  "e2e/token-file.test.ts",
+  "e2e/service-command.test.ts",
   // The first run: the listening line, the no-model warning and --open are what a new user meets.
   "e2e/first-run.test.ts",
   // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.

@@ -14,6 +14,7 @@ import { isLoopbackHost } from "./net.ts";
 import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./origin-patterns.ts";
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
 import { parseToken } from "./token.ts";
+import { readTokenFile } from "./token-file.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "text" | "json";
@@ -82,6 +83,8 @@ export interface Config {
   readonly port: number;
   readonly loopbackBind: boolean;
   readonly token: string | null;
+  /** `--token-file`, absolute: where a launcher that finds this daemon reads its token (null: not given). */
+  readonly tokenFile: string | null;
   readonly requireAuth: boolean;
   readonly origins: OriginPolicy;
   /** Canonical absolute path of the primary workspace. */
@@ -159,12 +162,28 @@ export function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform):
   return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "svc");
 }
 
+/**
+ * The bearer token: `--token-file`'s content, else `--token`, else `SVC_SERVER_TOKEN` (`given` is
+ * the flag or the variable, as readFlags merged them). A file given with `--token` too is a boot
+ * error (which one was meant?); over the variable the file wins, as every flag wins over its
+ * variable, with a warning.
+ */
+function resolveToken(given: string | null, file: string | null, inputs: ConfigInputs, warnings: string[]): string | null {
+  if (file === null) return parseToken(given);
+  if (file === "") throw new BootError("--token-file: must not be empty");
+  if (given !== null) {
+    if (given !== inputs.env.SVC_SERVER_TOKEN) throw new BootError("--token and --token-file both give the token: pass one of them");
+    warnings.push("SVC_SERVER_TOKEN is ignored: --token-file gives the token");
+  }
+  return readTokenFile(resolve(inputs.cwd, file));
+}
+
 export function resolveConfig(inputs: ConfigInputs): Config {
   const { env } = inputs;
   const f = readFlags(inputs.args, env);
   const warnings: string[] = [];
 
-  const token = parseToken(f.token);
+  const token = resolveToken(f.token, f["token-file"], inputs, warnings);
   const hostname = (f.hostname ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   if (hostname.trim() === "") throw new BootError("--hostname: must not be empty");
   const loopbackBind = isLoopbackHost(hostname);
@@ -202,6 +221,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     port: f.port,
     loopbackBind,
     token,
+    tokenFile: f["token-file"] === null ? null : resolve(inputs.cwd, f["token-file"]),
     requireAuth: f["require-auth"],
     origins,
     workspace,

@@ -19,6 +19,7 @@ const INT32 = 2_147_483_647;
 
 export const FLAGS = {
   token: { kind: "string", default: null, env: "SVC_SERVER_TOKEN", help: "require this bearer token on the API (1-4096 visible ASCII characters; prefer the environment variable, which ps cannot show)" },
+  "token-file": { kind: "string", default: null, help: "read the bearer token from this file instead: a regular file of yours, mode 0600 or stricter, the token on one line (what svc service install sets up)" },
   "require-auth": { kind: "bool", help: "require the token on every route, /health included" },
   "allow-origin": { kind: "string", default: null, multiple: true, help: "a browser origin allowed to call the API, e.g. http://localhost:3000 (repeatable; default: none)" },
   hostname: { kind: "string", default: "127.0.0.1", help: "address to listen on (a non-loopback one needs a token)" },

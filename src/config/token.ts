@@ -29,11 +29,12 @@ function describeOffence(token: string): string {
 
 /**
  * The configured token: `raw` is `--token`, else a non-empty `SVC_SERVER_TOKEN`, else null (no
- * token). An empty string can only come from the flag.
+ * token). An empty string can only come from the flag. `source` names where a refused token came
+ * from (`token-file.ts` names its file).
  */
-export function parseToken(raw: string | null): string | null {
+export function parseToken(raw: string | null, source = "--token or SVC_SERVER_TOKEN"): string | null {
   if (raw === null) return null;
   if (raw === "") throw new BootError("--token: must not be empty (omit it to run without a token)");
-  if (!VISIBLE_ASCII.test(raw) || raw.length > MAX_TOKEN_LENGTH) throw new BootError(`the bearer token (--token or SVC_SERVER_TOKEN) ${describeOffence(raw)}`);
+  if (!VISIBLE_ASCII.test(raw) || raw.length > MAX_TOKEN_LENGTH) throw new BootError(`the bearer token (${source}) ${describeOffence(raw)}`);
   return raw;
 }

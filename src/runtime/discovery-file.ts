@@ -6,7 +6,8 @@
  *
  * `<key>` is the SHA-256 (hex) of the workspace's canonical real path, `<pid>.<startTime>` the
  * daemon's process identity (`na` where the start time is unknown). The content is one JSON object:
- * the `--ready-json` fields plus `startedAt` and `pidStartTime` (never the token).
+ * the `--ready-json` fields plus `startedAt` and `pidStartTime` (never the token; with `--token-file`,
+ * the file's path).
  *
  * Rules:
  * - Written atomically (a private temp file, fsynced, renamed into place): a reader sees the whole
@@ -47,6 +48,8 @@ export interface DiscoveryRecord {
   readonly version: string;
   readonly workspace: string;
   readonly auth: "none" | "bearer";
+  /** With `--token-file`: the file holding the token (this user's, 0600), for a launcher that did not start the daemon. */
+  readonly tokenFile?: string;
   /** ISO time the daemon process started. */
   readonly startedAt: string;
   /** Kernel start time of `pid` (see process-identity.ts), null where unknown; defeats PID reuse. */
@@ -88,6 +91,7 @@ function isRecord(value: unknown): value is DiscoveryRecord {
   return (
     typeof r === "object" && r !== null && r.ready === true && typeof r.url === "string" && Number.isInteger(r.port) && Number.isInteger(r.pid) &&
     typeof r.version === "string" && typeof r.workspace === "string" && (r.auth === "none" || r.auth === "bearer") &&
+    (r.tokenFile === undefined || typeof r.tokenFile === "string") &&
     typeof r.startedAt === "string" && (r.pidStartTime === null || typeof r.pidStartTime === "string")
   );
 }

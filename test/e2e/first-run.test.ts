@@ -203,7 +203,7 @@ describe("help", () => {
   test("svc --help lists every command", async () => {
     const { stdout, exitCode } = await runSvc(["--help"]);
     expect(exitCode).toBe(0);
-    for (const command of ["svc serve", "svc agents", "svc agents install <name>", "svc trust <dir>", "svc discover", "svc --acp", "svc --version"]) expect(stdout).toContain(`\n  ${command}`);
+    for (const command of ["svc serve", "svc agents", "svc agents install <name>", "svc trust <dir>", "svc service install | uninstall | status", "svc discover", "svc --acp", "svc --version"]) expect(stdout).toContain(`\n  ${command}`);
   });
 
   test("svc serve --help shows defaults and the model variables, without jargon", async () => {

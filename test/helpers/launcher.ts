@@ -19,6 +19,8 @@ export interface ReadyLine {
   version: string;
   workspace: string;
   auth: "none" | "bearer";
+  /** With `--token-file`: the file holding the token. */
+  tokenFile?: string;
 }
 
 /** What a discovery file holds and `svc discover` prints. */

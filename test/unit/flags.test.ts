@@ -11,6 +11,7 @@ import { configFixture, type Env } from "../helpers/config.ts";
 /** What each flag resolves to when neither the flag nor its environment variable is given. */
 const DEFAULTS: Record<keyof typeof FLAGS, [string, (c: Config) => unknown, unknown]> = {
   token: ["no token", (c) => c.token, null],
+  "token-file": ["no token file", (c) => c.tokenFile, null],
   "require-auth": ["auth not required", (c) => c.requireAuth, false],
   "allow-origin": ["no origin admitted", (c) => [c.origins.any, c.origins.origins.size], [false, 0]],
   hostname: ["loopback 127.0.0.1", (c) => [c.hostname, c.loopbackBind], ["127.0.0.1", true]],
