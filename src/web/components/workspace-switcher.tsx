@@ -49,7 +49,7 @@ export function WorkspaceSwitcher() {
         aria-label={`Workspace: ${current ? workspaceLabel(current) : "loading"}`}
         onClick={() => setOpen(!open)}
       >
-        {current ? workspaceLabel(current) : "…"}
+        <span class="ws-current">{current ? workspaceLabel(current) : "…"}</span>
         {current && !current.trusted && <span class="badge untrusted">untrusted</span>}
         <span aria-hidden="true"> ▾</span>
       </button>
