@@ -92,8 +92,15 @@ async function loadSessions(): Promise<void> {
   const workspace = currentWorkspace.value?.cwd;
   if (workspace === undefined) return;
   localStorage.setItem(WORKSPACE_KEY, workspace);
-  const active = await guard(() => client.listSessions({ workspace }));
-  if (active) await show(active.sessions, workspace);
+  try {
+    await show((await client.listSessions({ workspace })).sessions, workspace);
+  } catch (error) {
+    // Removed meanwhile (by another client): the daemon's list again, which falls back to the primary.
+    if (error instanceof DaemonApiError && error.code === "workspace_not_found" && !currentWorkspace.value?.primary) {
+      if ((await refreshWorkspaces()) && currentWorkspace.value?.cwd !== workspace) return loadSessions();
+    }
+    report(error);
+  }
 }
 
 /**

@@ -4,7 +4,8 @@
  * there (its sessions, files and status are that workspace's; the choice survives a reload), switch
  * back, rename it, register an untrusted one (it says why and offers no session), remove the second
  * with the confirmation naming the live session that closes, fall back to the primary when the
- * remembered workspace is gone; without a daemon token every change is locked, with the reason.
+ * current workspace is removed by another client or the remembered one is gone; without a daemon
+ * token every change is locked, with the reason.
  * Screenshots under test-artifacts/browser/ (`ws-*`); every state passes the accessibility audit.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -150,13 +151,28 @@ browserDescribe("the workspace switcher", () => {
     const transcript = await d.fetch(`/session/${encodeURIComponent(sessionId)}/transcript`, { headers: { authorization: `Bearer ${TOKEN}` } });
     expect(transcript.status).toBe(200);
 
+    // The current workspace removed by another client: the next list refresh goes back to the primary.
+    await choose(page, "svc-browser-ws3");
+    const removed = await d.fetch(`/workspaces/${encodeURIComponent(thirdPath)}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(removed.status).toBe(200);
+    await page.getByRole("checkbox", { name: "Show archived" }).check();
+    await page.getByRole("alert").getByText(/no longer served/).waitFor({ timeout: UI_MS });
+    await switcher(page).getByText(primaryName).waitFor({ timeout: UI_MS });
+    await page.getByRole("button", { name: "Dismiss" }).click();
+    await page.getByRole("checkbox", { name: "Show archived" }).uncheck();
+
     // A remembered workspace the daemon no longer serves: back to the primary, said once.
     await page.evaluate(() => localStorage.setItem("svc.workspace", "0123456789abcdef"));
     await page.reload();
     await page.getByRole("alert").getByText(/no longer served/).waitFor({ timeout: UI_MS });
     await switcher(page).getByText(primaryName).waitFor({ timeout: UI_MS });
     expect(await page.evaluate(() => localStorage.getItem("svc.workspace"))).toBeNull();
-    await expectClean(w);
+    // The one 404: the list of the workspace removed by the other client.
+    await expectClean(w, { allowStatuses: [404] });
   }, 120_000);
 });
 
