@@ -19,7 +19,8 @@
  * Beside the binary go `<outfile>.sha256` in `sha256sum` format and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
  * `test/e2e/boot-modules.test.ts`, reads it to name what a running daemon has loaded).
  * The web UI (`src/web/`, an HTML import of the server) is bundled into the binary by the same
- * build; the size a browser downloads is printed (`web ui N KB gzipped`, target ≤ 150 KB).
+ * build; the size a browser downloads is printed (`web ui N KB gzipped`, target ≤ 150 KB, and
+ * how much of it the first paint loads).
  *
  * Last, the application's payload: the binary's size minus that of a bare compiled runtime of the
  * same Bun and target (an empty script, compiled once and its size kept in `dist/bare-runtime.json`
@@ -135,14 +136,22 @@ await Bun.write(`${outfile}.sha256`, `${hash.digest("hex")}  ${basename(outfile)
 
 /**
  * The web UI's JS + CSS as a browser receives them gzipped, in bytes: the UI bundled again on its
- * own with the binary's minification (the compile step does not report its embedded outputs).
+ * own with the binary's minification and splitting (the compile step does not report its embedded
+ * outputs). `firstPaint` is what the page shell loads; `total` adds the chunks loaded on demand
+ * (the highlighter).
  */
-async function webUiGzippedBytes(): Promise<number> {
-  const build = await Bun.build({ entrypoints: [join(ROOT, "src", "web", "index.html")], minify: MINIFY });
+async function webUiGzippedBytes(): Promise<{ firstPaint: number; total: number }> {
+  const build = await Bun.build({ entrypoints: [join(ROOT, "src", "web", "index.html")], minify: MINIFY, splitting: true });
   if (!build.success) throw new AggregateError(build.logs, "bundling the web UI failed");
-  let total = 0;
-  for (const output of build.outputs) if (/\.(js|css)$/.test(output.path)) total += Bun.gzipSync(new Uint8Array(await output.arrayBuffer())).byteLength;
-  return total;
+  const html = await build.outputs.find((output) => output.path.endsWith(".html"))!.text();
+  const sizes = { firstPaint: 0, total: 0 };
+  for (const output of build.outputs) {
+    if (!/\.(js|css)$/.test(output.path)) continue;
+    const gzipped = Bun.gzipSync(new Uint8Array(await output.arrayBuffer())).byteLength;
+    sizes.total += gzipped;
+    if (html.includes(basename(output.path))) sizes.firstPaint += gzipped;
+  }
+  return sizes;
 }
 
 /**
@@ -170,7 +179,8 @@ const mb = (bytes: number) => `${(bytes / 1e6).toFixed(2)} MB`;
 const size = Bun.file(outfile).size;
 console.log(`built ${outfile} (svc ${version}${values.target ? `, ${values.target}` : ""})`);
 console.log(`size ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB); checksum in ${outfile}.sha256`);
-console.log(`web ui ${((await webUiGzippedBytes()) / 1000).toFixed(1)} KB gzipped (JS + CSS)`);
+const web = await webUiGzippedBytes();
+console.log(`web ui ${(web.total / 1000).toFixed(1)} KB gzipped (JS + CSS), ${(web.firstPaint / 1000).toFixed(1)} KB at first paint, the rest on demand`);
 const bare = await bareRuntimeBytes();
 const payload = size - bare;
 console.log(`app payload ${payload} bytes (${mb(payload)}; bound ${mb(PAYLOAD_BOUND_BYTES)}): binary ${mb(size)} − bare Bun ${Bun.version} runtime ${mb(bare)}`);

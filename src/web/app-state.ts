@@ -7,6 +7,7 @@ import { signal } from "@preact/signals";
 import { createClient, DaemonApiError, type SessionListItem } from "../client/index.ts";
 import { rememberedTitle } from "./titles.ts";
 import { adoptToken } from "./token.ts";
+import { currentWorkspace, persistedIds, takeWorkspaces, workspaceLabel } from "./workspaces.ts";
 
 export const client = createClient({ baseUrl: location.origin, token: adoptToken() });
 
@@ -20,8 +21,9 @@ export const notice = signal<string | null>(null);
 /** Bumped to open the selected session again (after it went offline). */
 export const reopenKey = signal(0);
 
+/** The daemon's primary workspace (`/capabilities`), once known; `workspaces.ts` has them all. */
 export const workspaceCwd = signal<string | undefined>(undefined);
-/** The daemon's folder trust decision for its workspace (`/capabilities`), once known. */
+/** The daemon's folder trust decision for its primary workspace (`/capabilities`), once known. */
 export const workspaceTrusted = signal<boolean | undefined>(undefined);
 export const sessions = signal<SessionListItem[]>([]);
 export const showArchived = signal(false);
@@ -55,20 +57,20 @@ export function reportAuth(error: unknown): boolean {
   return auth;
 }
 
-/** Where the page remembers the daemon's workspace, so the next load can list sessions at once. */
+/** Where the page remembers the current workspace's folder, so the next load can list its sessions at once. */
 const WORKSPACE_KEY = "svc.workspaceCwd";
 let refreshing: Promise<void> | null = null;
 let again: Promise<void> | null = null;
 
 /**
- * Rows of the newest page of live and persisted sessions (plus archived ones when asked). One
- * refresh at a time: calls during a refresh share one more refresh after it. The first one lists with the workspace
- * remembered from an earlier load while `/capabilities` is asked, and uses that list only if the
- * daemon's workspace is still the same.
+ * Rows of the newest page of the current workspace's live and persisted sessions (plus archived
+ * ones when asked). One refresh at a time: calls during a refresh share one more refresh after it.
+ * The first one lists with the workspace remembered from an earlier load while `/capabilities` is
+ * asked, and uses that list only if that is still the current workspace.
  */
 export function refreshSessions(): Promise<void> {
   if (refreshing) {
-    // Something changed during this refresh (an action, the archived filter): one more follows it.
+    // Something changed during this refresh (an action, the archived filter, the workspace): one more follows it.
     again ??= refreshing.then(() => {
       again = null;
       return refreshSessions();
@@ -80,24 +82,51 @@ export function refreshSessions(): Promise<void> {
 }
 
 async function loadSessions(): Promise<void> {
-  let workspace = workspaceCwd.value;
-  if (workspace === undefined) {
+  if (workspaceCwd.value === undefined) {
     const remembered = localStorage.getItem(WORKSPACE_KEY) ?? undefined;
     const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered }).catch(() => undefined);
-    const caps = await guard(() => client.capabilities());
-    if (!caps?.workspaceCwd) return;
-    workspaceTrusted.value = caps.workspaces?.find((w) => w.primary)?.trusted;
-    workspace = workspaceCwd.value = caps.workspaceCwd;
-    localStorage.setItem(WORKSPACE_KEY, workspace);
-    const list = remembered === workspace ? await early : undefined;
-    if (list) return show(list.sessions, workspace);
+    if (!(await refreshWorkspaces())) return;
+    const list = remembered === currentWorkspace.value?.cwd ? await early : undefined;
+    if (list) return show(list.sessions, remembered!);
   }
-  const active = await guard(() => client.listSessions({ workspace }));
-  if (active) await show(active.sessions, workspace);
+  const workspace = currentWorkspace.value?.cwd;
+  if (workspace === undefined) return;
+  localStorage.setItem(WORKSPACE_KEY, workspace);
+  try {
+    await show((await client.listSessions({ workspace })).sessions, workspace);
+  } catch (error) {
+    // Removed meanwhile (by another client): the daemon's list again, which falls back to the primary.
+    if (error instanceof DaemonApiError && error.code === "workspace_not_found" && !currentWorkspace.value?.primary) {
+      if ((await refreshWorkspaces()) && currentWorkspace.value?.cwd !== workspace) return loadSessions();
+    }
+    report(error);
+  }
+}
+
+/**
+ * Asks `/capabilities` for the daemon's workspaces (and which registrations persist); false when it
+ * did not answer. A remembered workspace the daemon no longer serves gives way to the primary.
+ */
+export async function refreshWorkspaces(): Promise<boolean> {
+  const caps = await guard(() => client.capabilities());
+  if (!caps?.workspaceCwd) return false;
+  workspaceCwd.value = caps.workspaceCwd;
+  const list = caps.workspaces ?? [];
+  workspaceTrusted.value = list.find((w) => w.primary)?.trusted;
+  if (takeWorkspaces(list)) notice.value = `The workspace this browser used last is no longer served; back to ${workspaceLabel(currentWorkspace.value ?? { cwd: caps.workspaceCwd })}.`;
+  // Which registrations persist: a detail; a daemon without a store (501) or a locked one leaves it out.
+  if (list.length > 1)
+    void client.workspaceRegistrations().then(
+      (r) => (persistedIds.value = new Set(r.entries.map((e) => e.id))),
+      () => undefined,
+    );
+  return true;
 }
 
 async function show(active: SessionListItem[], workspace: string): Promise<void> {
   const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true })) : undefined;
+  // The workspace changed while this list was asked for: the next refresh lists the new one.
+  if (workspace !== currentWorkspace.value?.cwd) return;
   sessions.value = [...active, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
   sessionsLoaded.value = true;
 }

@@ -1,5 +1,5 @@
 /**
- * A small syntax highlighter (pure; used by components/highlighted.tsx): a line is cut into
+ * A small syntax highlighter (pure; a chunk of its own, loaded on demand by components/highlighted.tsx): a line is cut into
  * tokens (comment, string, number, keyword, plain) by one regular expression per language family.
  * Line-based on purpose: a diff or a streamed block is highlighted line by line, so a block comment
  * or string that spans lines shows plain after its first line. Bound: lines past
@@ -40,25 +40,9 @@ const FAMILIES: Record<string, Family> = {
   json: family(JSON_KW, /$^/),
 };
 
-const ALIASES: Record<string, string> = {
-  js: "js", jsx: "js", mjs: "js", cjs: "js", ts: "js", tsx: "js", mts: "js", javascript: "js", typescript: "js", java: "c", kt: "c", kotlin: "c", cs: "c", swift: "c",
-  py: "py", python: "py", rb: "py", ruby: "py", toml: "py", yaml: "py", yml: "py",
-  sh: "sh", bash: "sh", zsh: "sh", shell: "sh", console: "sh",
-  go: "go", golang: "go", rs: "rust", rust: "rust",
-  c: "c", h: "c", cc: "c", cpp: "c", hpp: "c", "c++": "c",
-  json: "json", jsonc: "json",
-};
-
-/** The language family of a fenced block's info string or a file name (by extension), if known. */
-export function languageOf(nameOrInfo: string): string | undefined {
-  const key = nameOrInfo.trim().toLowerCase();
-  const ext = key.includes(".") ? key.slice(key.lastIndexOf(".") + 1) : key;
-  return ALIASES[ext] ?? ALIASES[key];
-}
-
 const TOKENS = /("(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|`(?:[^`\\]|\\.)*`?)|(\b\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?\b|\b0x[\da-f]+\b)|([A-Za-z_$][\w$]*)/gi;
 
-/** One line's tokens in `language` (a family from `languageOf`); plain when unknown or too long. */
+/** One line's tokens in `language` (a family from languages.ts' `languageOf`); plain when unknown or too long. */
 export function highlightLine(line: string, language: string | undefined): Token[] {
   const fam = language ? FAMILIES[language] : undefined;
   if (!fam || line.length > MAX_HIGHLIGHT_CHARS) return [{ text: line, kind: null }];

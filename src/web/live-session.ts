@@ -4,8 +4,15 @@
  * transcript model in batches, once per animation frame, so a fast stream (thousands of chunks)
  * costs one render per frame, not one per chunk.
  *
- * Bound: `MAX_QUEUED_EVENTS` events wait for a frame at most; past that (a hidden tab gets no
- * animation frames) the batch is folded at once, keeping the queue bounded.
+ * A load replays the newest window of the journal only (the daemon's `--max-journal-*` caps); a
+ * longer session's replay leads with a `history_truncated` marker. The view then reads the events
+ * the window left out from the session's transcript first, a page at a time (each page folded in
+ * its own task), so a reopened session shows what was seen live, not the window's tail.
+ *
+ * Bounds: `MAX_QUEUED_EVENTS` events wait for a frame at most; past that (a hidden tab gets no
+ * animation frames) the batch is folded at once, keeping the queue bounded. At most
+ * `MAX_BACKFILL_EVENTS` left-out events are read back (pages of `BACKFILL_PAGE` events, each page at
+ * most the daemon's 4 MiB); a longer history keeps the marker's notice instead.
  */
 import { signal } from "@preact/signals";
 import { APPROVAL_MODES, DaemonApiError, type ApprovalMode, type ConnectionState, type EventEnvelope, type LoadedSession, type SessionState, type Subscription } from "../client/index.ts";
@@ -13,6 +20,8 @@ import { client, describe, report, reportAuth } from "./app-state.ts";
 import { TranscriptModel, type TranscriptSnapshot } from "./transcript-model.ts";
 
 const MAX_QUEUED_EVENTS = 5000;
+export const MAX_BACKFILL_EVENTS = 50_000;
+const BACKFILL_PAGE = 500;
 
 /** The view's connection: the stream's states, plus before the first load and a load that failed. */
 export type ViewConnection = "connecting" | ConnectionState | "failed";
@@ -55,7 +64,12 @@ export class LiveSession {
       return;
     }
     if (this.stopped) return;
-    this.reset(loaded);
+    this.fresh(loaded);
+    const replay = [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])];
+    if (await this.backfill(replay[0], loaded)) replay.shift();
+    if (this.stopped) return;
+    for (const event of replay) this.model.apply(event, true);
+    this.snapshot.value = this.model.snapshot();
     this.subscription = client.subscribe(this.id, {
       lastEventId: loaded.lastEventId,
       epoch: loaded.eventEpoch,
@@ -65,7 +79,8 @@ export class LiveSession {
       // restore (the daemon restarted, the agent died) comes this way too.
       onResync: (again) => {
         this.queue = [];
-        this.reset(again, false);
+        this.fresh(again);
+        this.snapshot.value = this.model.snapshot();
       },
       // A 404 the subscription did not restore: the session was closed elsewhere or deleted; the
       // view says so and offers to open it again, no error banner.
@@ -82,13 +97,39 @@ export class LiveSession {
     this.connection.value = "offline";
   }
 
-  /** A fresh model from a load: its state, then (with `replay`) its journal replay. */
-  private reset(loaded: LoadedSession, replay = true): void {
+  /**
+   * When `first` is a `history_truncated` marker, folds the events the replay left out into the
+   * model, read from the transcript (oldest first: exactly the first `truncatedEvents` of it).
+   * True when they all were (the marker is then dropped); false leaves a fresh model of `loaded`.
+   */
+  private async backfill(first: EventEnvelope | undefined, loaded: LoadedSession): Promise<boolean> {
+    if (first?.type !== "history_truncated") return false;
+    const data = (first.data ?? {}) as { truncatedEvents?: unknown; fullTranscriptAvailable?: unknown };
+    const missing = Number(data.truncatedEvents);
+    if (data.fullTranscriptAvailable !== true || !(missing > 0) || missing > MAX_BACKFILL_EVENTS) return false;
+    let read = 0;
+    let cursor: string | undefined;
+    try {
+      do {
+        const page = await client.transcript(this.id, { limit: BACKFILL_PAGE, cursor });
+        if (this.stopped) return false;
+        for (const event of page.events.slice(0, missing - read)) this.model.apply(event, true);
+        read += Math.min(page.events.length, missing - read);
+        cursor = page.hasMore ? page.nextCursor : undefined;
+      } while (cursor !== undefined && read < missing);
+    } catch (error) {
+      reportAuth(error);
+    }
+    if (read === missing) return true;
+    this.fresh(loaded);
+    return false;
+  }
+
+  /** A fresh model from a load's state (not shown yet). */
+  private fresh(loaded: LoadedSession): void {
     this.workspaceCwd.value = loaded.workspaceCwd;
     this.applyState(loaded.state);
     this.model = new TranscriptModel({ modelId: currentModel(loaded.state), approvalMode: currentMode(loaded.state) });
-    if (replay) for (const event of [...(loaded.compactedReplay ?? []), ...(loaded.liveJournal ?? [])]) this.model.apply(event, true);
-    this.snapshot.value = this.model.snapshot();
   }
 
   private applyState(state: SessionState | undefined): void {

@@ -123,6 +123,8 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export interface UiFixture extends AsyncDisposable {
   readonly model: MockModel;
   readonly ws: TempDir;
+  /** The daemon's data dir (`SVC_HOME`: its settings, trust store and database). */
+  readonly home: TempDir;
   /** Starts a daemon on the fixture's workspace and data dir, with `args` (e.g. `--token`). */
   start(args?: string[]): Promise<TestDaemon>;
 }
@@ -144,6 +146,7 @@ export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
   return {
     model,
     ws,
+    home,
     start: (args = []) => startDaemon(args, { workspace: ws.path, env }),
     async [Symbol.asyncDispose]() {
       await model[Symbol.asyncDispose]();

@@ -12,6 +12,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import type { TestDaemon } from "../helpers/daemon.ts";
+import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { until } from "../helpers/until.ts";
 import { browserDescribe, clearArtifacts, expectClean, launchBrowser, openUi, screenshot, uiFixture, UI_MS, type Browser, type UiFixture, type WatchedPage } from "./harness.ts";
 import { mainThreadTasks } from "./long-tasks.ts";
@@ -212,11 +213,38 @@ browserDescribe("the web UI: issue 29's findings", () => {
     expect((await trace.stop()).filter((ms) => ms > BUDGET_MS)).toEqual([]);
     // All 50,000 characters arrived (one unbroken run: cut in place, whole behind Show all).
     await transcript.getByRole("button", { name: "Show all (50 K characters)" }).waitFor({ timeout: UI_MS });
-    // A reopen replays the session's history (the daemon compacts adjacent chunks in it).
+    const live = await transcriptOf(w.page).evaluate((el) => el.textContent);
+    // A reopen shows the same transcript: the load replays the journal's newest 10,000 events
+    // only, and the view reads the ones left out (the prompt, the run's head) from the transcript.
     trace = await mainThreadTasks(w.page);
     await w.page.reload();
-    await transcriptOf(w.page).getByLabel("Turn ended").waitFor({ timeout: UI_MS });
+    const reopened = transcriptOf(w.page);
+    await reopened.getByLabel("Turn ended").waitFor({ timeout: UI_MS });
     expect((await trace.stop()).filter((ms) => ms > BUDGET_MS)).toEqual([]);
+    await reopened.getByRole("button", { name: "Show all (50 K characters)" }).waitFor({ timeout: UI_MS });
+    expect(await reopened.getByText(/earlier events are not shown/).count()).toBe(0);
+    expect(await reopened.evaluate((el) => el.textContent)).toBe(live);
+    await expectClean(w);
+  }, 150_000);
+
+  test("a session longer than the load's replay window reopens as it was seen live, with no task over 50 ms", async () => {
+    // The load replays the journal's newest 4,000 events; the view reads the 6,000 and more left out from the transcript.
+    await using fake = await fakeAgentDaemon(["--max-journal-events", "4000"]);
+    await using w = await openWatched(browser, `${fake.url}/`);
+    await newSession(w.page);
+    await send(w.page, "@stream 10000");
+    const transcript = transcriptOf(w.page);
+    await transcript.getByLabel("Turn ended").waitFor({ timeout: 90_000 });
+    const live = await transcript.evaluate((el) => el.textContent);
+    expect(live).toContain("@stream 10000");
+    const trace = await mainThreadTasks(w.page);
+    await w.page.reload();
+    const reopened = transcriptOf(w.page);
+    await reopened.getByLabel("Turn ended").waitFor({ timeout: UI_MS });
+    expect((await trace.stop()).filter((ms) => ms > BUDGET_MS)).toEqual([]);
+    expect(await reopened.getByText(/earlier events are not shown/).count()).toBe(0);
+    expect(await reopened.evaluate((el) => el.textContent)).toBe(live);
+    await screenshot(w.page, "f-reopened-window");
     await expectClean(w);
   }, 150_000);
 

@@ -50,6 +50,9 @@ browserDescribe("a newcomer's walkthrough of the web UI", () => {
     await using w = await openUi(context, `${d.url}/`);
     const page = w.page;
     await page.getByText("No sessions yet.", { exact: false }).waitFor({ timeout: UI_MS });
+    // The first paint loads the page's script only; the highlighter is a chunk of its own.
+    const scripts = () => w.requests.filter((u) => /^\/assets\/[^/]+\.js$/.test(new URL(u).pathname));
+    expect(scripts()).toHaveLength(1);
     await step(page, "01-home");
 
     await page.getByRole("button", { name: "New session" }).click();
@@ -60,8 +63,9 @@ browserDescribe("a newcomer's walkthrough of the web UI", () => {
     f.model.enqueue({ kind: "text", text: "Here is a plan:\n\n1. read `hello.ts`\n2. change the greeting\n\n```ts\nexport const greeting = \"hi\";\n```\n", chunkChars: 12, chunkDelayMs: 5 });
     await send(page, "Change the greeting in hello.ts to hi");
     await transcriptOf(page).getByLabel("Turn ended").first().waitFor({ timeout: UI_MS });
-    // The fenced `ts` block is highlighted.
+    // The fenced `ts` block is highlighted, by the highlighter's chunk loaded for it (from the binary too).
     await transcriptOf(page).getByRole("article", { name: "Agent" }).locator("pre .hl-kw", { hasText: "export" }).first().waitFor({ timeout: UI_MS });
+    expect(scripts()).toHaveLength(2);
     await step(page, "03-reply");
 
     await send(page, `please write ${join(f.ws.path, "notes.txt")}`);

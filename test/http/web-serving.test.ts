@@ -92,6 +92,27 @@ describe("GET /assets/<file>", () => {
     }
   });
 
+  test("a script's lazy chunks (the highlighter) resolve under /assets/ and are served like the page's script", async () => {
+    const chunks = new Set<string>();
+    for (const asset of assets.filter((a) => a.endsWith(".js"))) {
+      const script = await (await d.fetch(asset)).text();
+      for (const m of script.matchAll(/\bimport\((["'`])([^"'`]+)\1\)/g)) chunks.add(new URL(m[2]!, `http://ui${asset}`).pathname);
+    }
+    expect(chunks.size).toBeGreaterThanOrEqual(1);
+    for (const chunk of chunks) {
+      const res = await d.fetch(chunk);
+      expect([chunk, res.status, res.headers.get("content-type"), res.headers.get("cache-control"), res.headers.get("x-content-type-options")]).toEqual([
+        chunk,
+        200,
+        "text/javascript;charset=utf-8",
+        IMMUTABLE,
+        "nosniff",
+      ]);
+      expect(chunk).toMatch(/^\/assets\/[\w.-]+-[a-z0-9]{8}\.js$/);
+      expect(await res.text()).toContain("highlightLine");
+    }
+  });
+
   test("an unknown or mangled asset path is a JSON 404, never HTML", async () => {
     const [first] = assets;
     const paths = [

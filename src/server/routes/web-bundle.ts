@@ -10,7 +10,10 @@
  *
  * Both modes name assets `<name>-<hash>.<ext>`; the shell is rewritten to reference them as
  * `/assets/<file>` (the compiled bundle references `/<file>`, the in-memory one `./<file>`), so the
- * URL space of the UI is `/` plus one prefix that no API route uses.
+ * URL space of the UI is `/` plus one prefix that no API route uses. The compiled bundle's scripts
+ * import their lazy chunks (the highlighter) as `/<file>` too: those references are rewritten the
+ * same way, once, when the bundle is first resolved (the in-memory build's `./<file>` resolves
+ * under `/assets/` by itself).
  */
 import type { HTMLBundle } from "bun";
 
@@ -40,16 +43,26 @@ function rewriteShell(html: string, assets: ReadonlyMap<string, WebAsset>): stri
   );
 }
 
-/** The binary: the outputs `bun build --compile` embedded, read from `/$bunfs/` on demand. */
+/** A script's quoted root-relative references to assets (`"/chunk-1a2b.js"`), pointed at ASSET_PREFIX. */
+export function rewriteScript(script: string, assets: ReadonlyMap<string, WebAsset>): string {
+  return script.replace(/(["'`])\/([\w.-]+)\1/g, (whole, quote: string, name: string) => (assets.has(name) ? `${quote}${ASSET_PREFIX}${name}${quote}` : whole));
+}
+
+/**
+ * The binary: the outputs `bun build --compile` embedded, read from `/$bunfs/` on demand; its
+ * scripts are read once here, their chunk imports rewritten (a few hundred KB held from then on).
+ */
 async function embeddedBundle(files: NonNullable<HTMLBundle["files"]>, index: string): Promise<WebBundle> {
   const assets = new Map<string, WebAsset>();
   for (const file of files) if (file.loader !== "html") assets.set(fileName(file.path), { type: file.headers["content-type"], body: Bun.file(file.path) });
+  for (const [name, asset] of assets)
+    if (name.endsWith(".js")) assets.set(name, { type: asset.type, body: new Blob([rewriteScript(await asset.body.text(), assets)], { type: asset.type }) });
   return { shell: rewriteShell(await Bun.file(index).text(), assets), assets };
 }
 
-/** The sources: bundle the UI in memory, as the compile step does, with hashed names. */
+/** The sources: bundle the UI in memory, as the compile step does (lazy imports split off), with hashed names. */
 async function inMemoryBundle(index: string): Promise<WebBundle> {
-  const build = await Bun.build({ entrypoints: [index], minify: true, naming: { entry: "[name]-[hash].[ext]", chunk: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" } });
+  const build = await Bun.build({ entrypoints: [index], minify: true, splitting: true, naming: { entry: "[name]-[hash].[ext]", chunk: "[name]-[hash].[ext]", asset: "[name]-[hash].[ext]" } });
   if (!build.success) throw new AggregateError(build.logs, "bundling the web UI failed");
   const html = build.outputs.find((output) => output.path.endsWith(".html"));
   if (html === undefined) throw new Error("bundling the web UI produced no HTML");

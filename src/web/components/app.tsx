@@ -3,9 +3,9 @@
  * routed view, the token prompt, the notice banner and the long-text viewer.
  */
 import { useEffect, useState } from "preact/hooks";
-import { creating, needsToken, notice, refreshSessions, reloadKey, reopenKey, workspaceCwd } from "../app-state.ts";
-import { baseName } from "../format.ts";
+import { creating, needsToken, notice, refreshSessions, reloadKey, reopenKey } from "../app-state.ts";
 import { go, route } from "../route.ts";
+import { currentWorkspace } from "../workspaces.ts";
 import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
 import { LongTextViewer } from "./long-text.tsx";
@@ -14,6 +14,7 @@ import { ThemeToggle } from "./theme-toggle.tsx";
 import { TokenPrompt } from "./token-prompt.tsx";
 import { TrustNotice } from "./trust-notice.tsx";
 import { WorkspacePanel } from "./workspace-panel.tsx";
+import { WorkspaceSwitcher } from "./workspace-switcher.tsx";
 
 /** How often the sessions list refreshes while the page is visible (live states change under us). */
 const LIST_REFRESH_MS = 10_000;
@@ -34,7 +35,7 @@ export function App() {
   useEffect(() => setListOpen(r.view === "home"), [r]);
 
   if (needsToken.value) return <TokenPrompt />;
-  const cwd = workspaceCwd.value;
+  const ws = currentWorkspace.value;
   return (
     <div class="shell">
       <header class="topbar">
@@ -42,9 +43,7 @@ export function App() {
           ☰<span class="visually-hidden"> Sessions list</span>
         </button>
         <span class="brand">svc</span>
-        <span class="workspace-name" title={cwd}>
-          {cwd ? baseName(cwd) : "…"}
-        </span>
+        <WorkspaceSwitcher />
         <nav aria-label="Main">
           <button type="button" aria-current={r.view === "home" || r.view === "session" ? "page" : undefined} onClick={() => go("#/")}>
             Sessions
@@ -66,10 +65,11 @@ export function App() {
           </button>
         </div>
       )}
-      <TrustNotice />
+      {(ws === undefined || ws.primary) && <TrustNotice />}
       <div class="layout">
         <SessionList open={listOpen} />
-        <main class="main" key={`${key}`}>
+        {/* Keyed by the workspace too: its views start over in the one chosen. */}
+        <main class="main" key={`${key}:${ws?.id ?? ""}`}>
           {r.view === "session" ? (
             <ChatView key={`${r.id}:${reopenKey.value}`} id={r.id} />
           ) : r.view === "workspace" ? (

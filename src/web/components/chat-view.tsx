@@ -10,6 +10,7 @@ import { baseName } from "../format.ts";
 import { LiveSession, type ViewConnection } from "../live-session.ts";
 import { go } from "../route.ts";
 import { rememberTitle } from "../titles.ts";
+import { optionForCwd, workspaceLabel, workspaces } from "../workspaces.ts";
 import { Composer } from "./composer.tsx";
 import { PermissionDialog } from "./permission-dialog.tsx";
 import { TranscriptView } from "./transcript-view.tsx";
@@ -77,7 +78,7 @@ export function ChatView({ id }: { id: string }) {
           <Composer key={id} sessionId={id} snapshot={snap} />
           <div class="status-line" aria-label="Session status">
             <span class="status-item" title={live.workspaceCwd.value}>
-              <span class="status-label">Workspace</span> {baseName(live.workspaceCwd.value ?? "")}
+              <span class="status-label">Workspace</span> {sessionWorkspaceName(live.workspaceCwd.value)}
             </span>
             <ModelPicker live={live} />
             <ApprovalPicker live={live} />
@@ -98,6 +99,12 @@ export function ChatView({ id }: { id: string }) {
       )}
     </section>
   );
+}
+
+/** The name of the workspace at `cwd`: its display name when the daemon serves it, else its folder's. */
+function sessionWorkspaceName(cwd: string | undefined): string {
+  const w = workspaces.value.find((entry) => entry.cwd === cwd);
+  return w ? workspaceLabel(w) : baseName(cwd ?? "");
 }
 
 function RenameForm({ id, current, done }: { id: string; current: string; done: () => void }) {
@@ -211,7 +218,7 @@ function NoModelNote({ live }: { live: LiveSession }) {
   useEffect(() => {
     if (!none) return;
     let gone = false;
-    client.workspaceStatus("preflight").then(
+    client.workspaceStatus("preflight", optionForCwd(live.workspaceCwd.value)).then(
       (body) => {
         const cells = Array.isArray(body.cells) ? (body.cells as StatusCell[]) : [];
         const auth = cells.find((c) => c.kind === "auth" && c.status === "error");

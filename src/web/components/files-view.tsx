@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { DirectoryEntry, FileText } from "../../client/index.ts";
 import { client, describe, guard, reportAuth } from "../app-state.ts";
 import { go } from "../route.ts";
+import { workspaceOption } from "../workspaces.ts";
 import { BoundedText } from "./long-text.tsx";
 
 const join = (dir: string, name: string) => (dir === "." ? name : `${dir}/${name}`);
@@ -25,7 +26,7 @@ function Folder({ dir, depth, selected }: { dir: string; depth: number; selected
   const [entries, setEntries] = useState<DirectoryEntry[] | null>(null);
   const [truncated, setTruncated] = useState(false);
   useEffect(() => {
-    void guard(() => client.listDirectory(dir)).then((listing) => {
+    void guard(() => client.listDirectory(dir, false, workspaceOption())).then((listing) => {
       if (!listing) return;
       const sorted = [...listing.entries].sort((a, b) => Number(b.kind === "directory") - Number(a.kind === "directory") || a.name.localeCompare(b.name));
       setEntries(sorted);
@@ -73,7 +74,7 @@ function FileViewer({ path }: { path: string | undefined }) {
   useEffect(() => {
     setFile(null);
     if (!path) return;
-    client.readFile(path).then(setFile, (error) => {
+    client.readFile(path, workspaceOption()).then(setFile, (error) => {
       reportAuth(error);
       setFile({ error: describe(error) });
     });

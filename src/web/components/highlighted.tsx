@@ -1,11 +1,36 @@
 /**
- * Syntax highlighting (highlight.ts) of fenced code in rendered markdown and of diff lines; unknown
- * languages show plain, and agent text keeps its hidden characters marked. The highlighter is
- * bundled with the page, not split off: the compiled binary serves split chunks at a path the
- * bundle does not ask for, and the highlighter is a few KB.
+ * Syntax highlighting on demand: the highlighter (highlight.ts) is a chunk of its own, imported the
+ * first time code with a known language is shown; every view showing code re-renders with colours
+ * once it is there (`highlighter`, a signal). Until then, and for unknown languages, code shows
+ * plain. Agent text keeps its hidden characters marked.
  */
-import { highlightLine, languageOf } from "../highlight.ts";
+import { signal } from "@preact/signals";
+import { useEffect } from "preact/hooks";
+import { languageOf } from "../languages.ts";
 import { Visible } from "./visible-text.tsx";
+
+type Highlighter = typeof import("../highlight.ts");
+
+/** The highlighter, once its chunk has loaded. */
+export const highlighter = signal<Highlighter | null>(null);
+let loading: Promise<unknown> | null = null;
+
+/** Asks for the highlighter's chunk (once; a failed load is tried again on the next ask). */
+function load(): void {
+  loading ??= import("../highlight.ts").then(
+    (m) => (highlighter.value = m),
+    () => (loading = null),
+  );
+}
+
+/** The highlighter when `wanted` and loaded, else null (it is asked for when wanted). */
+export function useHighlighter(wanted: boolean): Highlighter | null {
+  const h = highlighter.value;
+  useEffect(() => {
+    if (wanted && !h) load();
+  }, [wanted, h]);
+  return wanted ? h : null;
+}
 
 /** The fence info strings of a markdown text's code blocks, in order ("" for a fence without one). */
 export function fenceLanguages(markdown: string): string[] {
@@ -22,7 +47,7 @@ export function fenceLanguages(markdown: string): string[] {
 }
 
 /** Colours the `pre > code` blocks under `root` in place (their text is already sanitized and escaped). */
-export function highlightBlocks(root: HTMLElement, languages: string[]): void {
+export function highlightBlocks(root: HTMLElement, languages: string[], h: Highlighter): void {
   const codes = root.querySelectorAll("pre > code");
   codes.forEach((code, i) => {
     const language = languageOf(languages[i] ?? "");
@@ -30,7 +55,7 @@ export function highlightBlocks(root: HTMLElement, languages: string[]): void {
     const lines = (code.textContent ?? "").split("\n");
     const frag = document.createDocumentFragment();
     lines.forEach((line, n) => {
-      for (const t of highlightLine(line, language)) {
+      for (const t of h.highlightLine(line, language)) {
         if (t.kind === null) frag.append(t.text);
         else {
           const span = document.createElement("span");
@@ -45,12 +70,12 @@ export function highlightBlocks(root: HTMLElement, languages: string[]): void {
   });
 }
 
-/** One line of code, coloured when its language (a family from `languageOf`) is known. */
-export function CodeLine({ text, language }: { text: string; language: string | undefined }) {
-  if (!language) return <Visible text={text} multiline />;
+/** One line of code, coloured when the highlighter is loaded and its language (a family from `languageOf`) known. */
+export function CodeLine({ text, language, h }: { text: string; language: string | undefined; h: Highlighter | null }) {
+  if (!h || !language) return <Visible text={text} multiline />;
   return (
     <>
-      {highlightLine(text, language).map((t, i) =>
+      {h.highlightLine(text, language).map((t, i) =>
         t.kind === null ? (
           <Visible key={i} text={t.text} multiline />
         ) : (

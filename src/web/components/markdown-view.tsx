@@ -5,9 +5,10 @@
  */
 import { memo } from "preact/compat";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { languageOf } from "../languages.ts";
 import { renderMarkdown } from "../markdown.ts";
 import { MAX_MARKDOWN_BLOCK_CHARS, splitBlocks, splitPieces } from "../text-blocks.ts";
-import { fenceLanguages, highlightBlocks } from "./highlighted.tsx";
+import { fenceLanguages, highlightBlocks, useHighlighter } from "./highlighted.tsx";
 import { BoundedText } from "./long-text.tsx";
 
 const STREAM_RENDER_MS = 200;
@@ -94,8 +95,9 @@ function HtmlBlock({ text, streaming }: { text: string; streaming: boolean }) {
   }, [text, streaming]);
   const box = useRef<HTMLDivElement>(null);
   const languages = useMemo(() => fenceLanguages(text), [text]);
+  const h = useHighlighter(languages.some((l) => languageOf(l) !== undefined));
   useLayoutEffect(() => {
-    if (box.current && languages.some(Boolean)) highlightBlocks(box.current, languages);
-  }, [html, languages]);
+    if (h && box.current) highlightBlocks(box.current, languages, h);
+  }, [html, h, languages]);
   return <div class="md-block" ref={box} dangerouslySetInnerHTML={{ __html: html }} />;
 }

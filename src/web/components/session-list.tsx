@@ -5,10 +5,12 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import type { SessionListItem } from "../../client/index.ts";
-import { client, creating, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived, workspaceCwd } from "../app-state.ts";
+import { client, creating, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived } from "../app-state.ts";
 import { dateGroup } from "../format.ts";
 import { go, route, sessionHash } from "../route.ts";
 import { newSession } from "../shortcuts.ts";
+import { currentWorkspace } from "../workspaces.ts";
+import { untrustedReason } from "./workspace-switcher.tsx";
 
 /** `open`: shown on a narrow screen (where the list is a panel the top bar opens); wide screens always show it. */
 export function SessionList({ open }: { open: boolean }) {
@@ -16,12 +18,16 @@ export function SessionList({ open }: { open: boolean }) {
   const r = route.value;
   const selected = r.view === "session" ? r.id : undefined;
   const busy = creating.value;
+  const ws = currentWorkspace.value;
+  // The daemon refuses sessions of an untrusted registered workspace (the primary is exempt).
+  const refused = ws !== undefined && !ws.primary && !ws.trusted;
 
   const create = async () => {
-    if (creating.value) return;
+    const target = currentWorkspace.value;
+    if (creating.value || (target && !target.primary && !target.trusted)) return;
     creating.value = true;
     go("#/");
-    const created = await guard(() => client.createSession({ cwd: workspaceCwd.value, sessionScope: "thread" }));
+    const created = await guard(() => client.createSession({ cwd: target?.cwd, sessionScope: "thread" }));
     creating.value = false;
     if (!created) return;
     await refreshSessions();
@@ -36,12 +42,17 @@ export function SessionList({ open }: { open: boolean }) {
   return (
     <aside id="sessions-panel" class={open ? "sessions open" : "sessions"} aria-label="Sessions panel">
       <div class="sessions-head">
-        <button type="button" class="primary new-session" disabled={busy} aria-keyshortcuts="Alt+N" onClick={create}>
+        <button type="button" class="primary new-session" disabled={busy || refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-keyshortcuts="Alt+N" onClick={create}>
           {busy ? "Creating…" : "New session"}
           <kbd class="key" aria-hidden="true">
             Alt+N
           </kbd>
         </button>
+        {refused && (
+          <p id="sessions-refused" class="locked-reason">
+            {untrustedReason(ws)}
+          </p>
+        )}
         <label for="session-search" class="visually-hidden">
           Search sessions
         </label>
@@ -59,7 +70,7 @@ export function SessionList({ open }: { open: boolean }) {
         </label>
       </div>
       <ul role="list" aria-label="Sessions" class="session-list">
-        {groups.flatMap(([group, rows]) => rows.map((s, i) => <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} />))}
+        {groups.flatMap(([group, rows]) => rows.map((s, i) => <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={refused} />))}
       </ul>
       {!sessionsLoaded.value && <p class="empty">Loading sessions…</p>}
       {sessionsLoaded.value && sessions.value.length === 0 && <p class="empty">No sessions yet. Start one with New session.</p>}
@@ -83,13 +94,14 @@ function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
 }
 
 /** One session; the first of a day group carries the group's heading. */
-function SessionRow({ session, selected, group }: { session: SessionListItem; selected: boolean; group: string | undefined }) {
+/** `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not offered. */
+function SessionRow({ session, selected, group, refused }: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean }) {
   const state = session.live ? "live" : "closed";
   const name = displayName(session);
   return (
     <li class={selected ? "session selected" : "session"}>
       {group && <h2 class="group-title">{group}</h2>}
-      <button type="button" class="session-open" aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
+      <button type="button" class="session-open" disabled={refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
         <span class="session-name">{name}</span>{" "}
         {session.hasActivePrompt && <span class="badge working">working</span>}
         <span class={`badge ${state}`}>{state}</span>

@@ -2,11 +2,11 @@
 import { useMemo, useState } from "preact/hooks";
 import { diffLines } from "../diff-lines.ts";
 import { formatDuration } from "../format.ts";
-import { languageOf } from "../highlight.ts";
+import { languageOf } from "../languages.ts";
 import { inlinePlain } from "../inline-plain.ts";
 import type { DiffContent, ToolItem } from "../transcript-model.ts";
 import { visibleText } from "../visible-text.ts";
-import { CodeLine } from "./highlighted.tsx";
+import { CodeLine, useHighlighter } from "./highlighted.tsx";
 import { BoundedText } from "./long-text.tsx";
 import { Visible } from "./visible-text.tsx";
 
@@ -84,6 +84,7 @@ export function ToolCallView({ item, workspaceCwd }: { item: ToolItem; workspace
 export function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
   const { lines, omitted } = useMemo(() => diffLines(diff.oldText, diff.newText), [diff.oldText, diff.newText]);
   const language = languageOf(path);
+  const h = useHighlighter(language !== undefined && lines.length > 0);
   return (
     <figure class="diff" aria-label={`Diff ${visibleText(path)}`}>
       <figcaption>
@@ -93,7 +94,7 @@ export function DiffView({ diff, path }: { diff: DiffContent; path: string }) {
         {lines.map((l, i) => (
           <span key={i} class={l.sign === "+" ? "add" : l.sign === "-" ? "del" : "ctx"}>
             {l.sign}
-            <CodeLine text={l.text} language={language} />
+            <CodeLine text={l.text} language={language} h={h} />
             {"\n"}
           </span>
         ))}

@@ -3,6 +3,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { StatusCell, WorkspaceSection, WorkspaceStatus } from "../../client/index.ts";
 import { client, describe, reportAuth } from "../app-state.ts";
 import { inlinePlain } from "../inline-plain.ts";
+import { workspaceOption } from "../workspaces.ts";
 
 const SECTIONS: { id: WorkspaceSection; title: string }[] = [
   { id: "preflight", title: "Preflight" },
@@ -28,7 +29,7 @@ type Loaded = { ok: true; body: WorkspaceStatus } | { ok: false; error: string }
 function StatusSection({ section, title }: { section: WorkspaceSection; title: string }) {
   const [state, setState] = useState<Loaded>(null);
   useEffect(() => {
-    client.workspaceStatus(section).then(
+    client.workspaceStatus(section, workspaceOption()).then(
       (body) => setState({ ok: true, body }),
       (error) => {
         reportAuth(error);

@@ -54,7 +54,8 @@ describe("format", () => {
 
 describe("highlight", () => {
   test("keywords, strings, numbers and a line comment; unknown languages and long lines stay plain", async () => {
-    const { highlightLine, languageOf, MAX_HIGHLIGHT_CHARS } = await import("../../../src/web/highlight.ts");
+    const { highlightLine, MAX_HIGHLIGHT_CHARS } = await import("../../../src/web/highlight.ts");
+    const { languageOf } = await import("../../../src/web/languages.ts");
     const tokens = highlightLine('const url = "http://x"; // 42 things', languageOf("a.ts"));
     expect(tokens).toEqual([
       { text: "const", kind: "kw" },
