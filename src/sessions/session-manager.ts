@@ -78,8 +78,8 @@ const restoreConflict = (sessionId: string) => new DaemonError(409, "session_con
 /**
  * 404 `session_not_found`. For a session that is persisted and not archived, `restorable: true`
  * (`POST /session/:id/load` brings it back) and `persistedState`, as the session lists say it:
- * `closed` (a client or the idle reaper closed it), `restorable` (a daemon shutdown ended it) or
- * `interrupted` (its daemon or agent went away).
+ * `closed` (a client closed it), `restorable` (the daemon ended it: a shutdown, the idle reaper, its
+ * workspace removed or its runtime stopped) or `interrupted` (its daemon or agent went away).
  */
 export const sessionNotFound = (sessionId: string, persisted: Pick<CatalogRow, "state"> | null = null) =>
   new DaemonError(
