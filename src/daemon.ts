@@ -16,7 +16,8 @@ import { urlHost } from "./config/net.ts";
 import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
 import type { CoreDeps, DaemonCore } from "./server/app-core.ts";
-import { capabilitiesResponder, primaryOnly } from "./server/capabilities-answer.ts";
+import { bootWorkspaces } from "./server/boot-workspaces.ts";
+import { capabilitiesResponder } from "./server/capabilities-answer.ts";
 import { featureTags } from "./server/capability.ts";
 import { createFrontDoor } from "./server/front-door.ts";
 import { loadAppCore } from "./server/lazy-seams.ts";
@@ -106,16 +107,21 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     return built;
   };
   // A door of its own for each core: a restart that rolled back reopens it, and the next request builds a new core.
-  const openDoor = () => createFrontDoor({
-    config,
-    logger,
-    routing,
-    bootGets: new Map([["/capabilities", capabilitiesResponder(config, () => featureTags(ROUTE_TAGS, config), primaryOnly(config, () => trust.trusted))]]),
-    rateLimiter: coreDeps.rateLimiter,
-    transport,
-    port,
-    socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS,
-  });
+  // Before the core, /capabilities lists the registrations from their mirror, or waits for the core when only it can say.
+  const openDoor = () => {
+    const boot = bootWorkspaces(config, () => trust.trusted);
+    return createFrontDoor({
+      config,
+      logger,
+      routing,
+      bootGets: new Map([["/capabilities", capabilitiesResponder(config, () => featureTags(ROUTE_TAGS, config), () => boot.workspaces() ?? [])]]),
+      bootDefers: (path) => path === "/capabilities" && boot.workspaces() === null,
+      rateLimiter: coreDeps.rateLimiter,
+      transport,
+      port,
+      socketIdleTimeoutSeconds: IDLE_TIMEOUT_SECONDS,
+    });
+  };
   frontDoor = openDoor();
   coreDeps.daemon.listenerReadyAt = Date.now();
   trust.watch();

@@ -7,6 +7,9 @@
  * A child the wedge rule judges unresponsive (`wedge-watch.ts`) is recycled: its sessions die with
  * reason `agent_unresponsive`, it gets the bounded stop sequence, the log says why, and the runtime
  * remembers it (`lastRecycle`) for `/daemon/status`. So does a child the stdin watchdog cut off.
+ *
+ * Its sessions' share of the traffic is `session-sinks.ts`'s, its MCP budget events
+ * `mcp-budget-router.ts`'s.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { HandedProvider } from "../config/agent-keys.ts";
@@ -19,35 +22,12 @@ import { authenticateIfNeeded, launchProfile, profileFor, SPAWN_ENV, type AgentP
 import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { storedEndpoint } from "./stored-endpoint.ts";
-import { EarlyUpdates } from "./early-updates.ts";
-import { mcpBudgetMethod, readMcpBudgetEvent, type McpBudgetEventType } from "./mcp-budget-event.ts";
-import { McpBudgetRelayLimit } from "./mcp-budget-relay.ts";
-import { McpBudgetTracker, type McpBudgetState } from "./mcp-budget-state.ts";
+import { McpBudgetRouter } from "./mcp-budget-router.ts";
+import type { McpBudgetState } from "./mcp-budget-state.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
-import type { OutputRejection } from "./output-rejection.ts";
+import { SessionSinks, type ChannelDeath, type SessionSink } from "./session-sinks.ts";
 import type { WedgeVerdict } from "./wedge-watch.ts";
 import { AgentStartError, ShuttingDownError, startFailure, type StartFailure } from "./start-failure.ts";
-
-/** What a session hands the runtime to receive its share of the channel's traffic. */
-export interface SessionSink {
-  onUpdate(params: acp.SessionNotification): void;
-  onPermission(params: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
-  /** The child exited or the channel broke; the session is gone. */
-  onChannelDied(info: ChannelDeath): void;
-  /** An event the agent reported for the session outside `session/update` (a sink that publishes nothing may omit it). */
-  onAgentEvent?(type: McpBudgetEventType, data: Record<string, unknown>): void;
-  /** A message the agent wrote for the session was over the channel's line bound and dropped (see `output-rejection.ts`). */
-  onOutputRejected?(rejection: OutputRejection): void;
-}
-
-export interface ChannelDeath {
-  /** `output_rejected`: the daemon cut the child off for its stdout; `agent_unresponsive`: it stopped answering or reading. */
-  readonly reason: "channel_closed" | "daemon_shutdown" | "output_rejected" | "agent_unresponsive";
-  readonly exitCode: number | null;
-  readonly signalCode: string | null;
-  /** What happened, when the daemon ended the child for a reason of its own. */
-  readonly message?: string;
-}
 
 /** The last time a child of this runtime was recycled for not answering. */
 export interface RuntimeRecycle {
@@ -103,9 +83,7 @@ const START_EXIT_WAIT_MS = 1000;
 export class WorkspaceRuntime {
   private live: Live | null = null;
   private starting: Promise<Live> | null = null;
-  private readonly sinks = new Map<string, SessionSink>();
-  /** Updates for sessions not registered yet (bounded; see `early-updates.ts`). */
-  private readonly early: EarlyUpdates;
+  private readonly sinks: SessionSinks;
   /** Children being stopped on purpose: their channel closing is not a fault to SIGKILL them for. */
   private readonly retiring = new WeakSet<Live>();
   /** Children not yet exited and swept (a crashed one being swept, an idle one being retired): `stop()` waits for them. */
@@ -114,12 +92,7 @@ export class WorkspaceRuntime {
   /** Aborted by `stop()`: a start in progress gives up at once and stops its child. */
   private readonly shutdown = new AbortController();
   private failure: StartFailure | null = null;
-  /** A malformed MCP budget notification is logged once per runtime; later ones are dropped silently. */
-  private malformedBudgetLogged = false;
-  /** What the live child reported of its MCP budget; replaced with each child. */
-  private budget = new McpBudgetTracker();
-  /** How many budget events each session is relayed (`mcp-budget-relay.ts`); reset with each child. */
-  private readonly budgetRelay = new McpBudgetRelayLimit();
+  private readonly budget: McpBudgetRouter;
   private recycled: RuntimeRecycle | null = null;
   /** How many children have started (the runtime epoch a stop preview names). */
   private starts = 0;
@@ -128,7 +101,8 @@ export class WorkspaceRuntime {
     readonly cwd: string,
     private readonly deps: RuntimeDeps,
   ) {
-    this.early = new EarlyUpdates((sessionId, reason, bytes) => deps.logger.debug("update for an unregistered session dropped", { sessionId, reason, bytes }));
+    this.sinks = new SessionSinks(deps.logger);
+    this.budget = new McpBudgetRouter(deps.mcpBudget, deps.logger);
   }
 
   /** The live child's MCP budget as its relayed events last reported it (null: nothing reported). */
@@ -215,8 +189,7 @@ export class WorkspaceRuntime {
    * maps to its own) to `sink`, first replaying anything that arrived before it.
    */
   register(sessionId: string, sink: SessionSink): void {
-    this.sinks.set(sessionId, sink);
-    for (const update of this.early.take(sessionId)) sink.onUpdate(update);
+    this.sinks.register(sessionId, sink);
   }
 
   /** Whether the agent's session `sessionId` has a sink. */
@@ -226,7 +199,7 @@ export class WorkspaceRuntime {
 
   unregister(sessionId: string): void {
     this.sinks.delete(sessionId);
-    this.budgetRelay.forget(sessionId);
+    this.budget.forget(sessionId);
   }
 
   /** Stops the child (bounded) and tells every session; resolves once every child of this runtime is stopped and swept. Idempotent. */
@@ -324,7 +297,7 @@ export class WorkspaceRuntime {
     this.unsettled.add(child.settled);
     void child.settled.then(() => this.unsettled.delete(child.settled));
     const handlers: ChannelHandlers = {
-      onSessionUpdate: (params) => this.route(params),
+      onSessionUpdate: (params) => this.sinks.route(params),
       onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
       onExtNotification: (method, params) => this.extNotification(method, params),
       onOutputRejected: (rejection) => this.sinks.get(rejection.sessionId)?.onOutputRejected?.(rejection),
@@ -351,8 +324,7 @@ export class WorkspaceRuntime {
       if (await authenticateIfNeeded(channel, profile, { ...deps.launch.baseEnv, ...extraEnv }, deps.initTimeoutMs)) deps.logger.info("agent authenticated", { pid: child.pid, methodId: profile.facts.authenticate?.methodId });
       live = { child, channel, profile, id: crypto.randomUUID(), opened: false };
       await deps.onStarted?.(live);
-      this.budget = new McpBudgetTracker();
-      this.budgetRelay.clear();
+      this.budget.reset();
     } catch (err) {
       throw await this.failedStart(child, err, "channel.initialize");
     }
@@ -406,52 +378,14 @@ export class WorkspaceRuntime {
     return err.outputRejected !== null ? AgentStartError.outputRejected(err.outputRejected, exit, phase) : AgentStartError.exited(exit, phase);
   }
 
-  /**
-   * An agent extension notification. The live profile's MCP budget event is relayed to its
-   * session (`mcp-budget-event.ts`) under the daemon's configured budget, which is authoritative:
-   * under mode `off` (or no budget) nothing is recorded or relayed, whatever the agent claims, and
-   * the event carries the daemon's mode and budget. One for no registered session is dropped
-   * before it touches any state; a flood is cut per session (`mcp-budget-relay.ts`). Other
-   * notifications are logged.
-   */
+  /** An agent extension notification: the live profile's MCP budget event goes to `McpBudgetRouter`; others are logged. */
   private extNotification(method: string, params: unknown): void {
-    const prefix = this.live?.profile.extensionPrefix;
-    if (!prefix || method !== mcpBudgetMethod(prefix)) {
-      this.deps.logger.debug("agent notification", { method });
-      return;
-    }
-    const configured = this.deps.mcpBudget;
-    if (!configured || configured.budgetMode === "off") return;
-    const event = readMcpBudgetEvent(params);
-    if (event === null) {
-      if (!this.malformedBudgetLogged) this.deps.logger.warn("malformed MCP budget notification dropped (later ones are dropped silently)", { method });
-      this.malformedBudgetLogged = true;
-      return;
-    }
-    const sink = this.sinks.get(event.sessionId);
-    if (!sink?.onAgentEvent) return;
-    const data = { ...event.data, mode: configured.budgetMode, ...(configured.clientBudget === null ? {} : { budget: configured.clientBudget }) };
-    this.budget.record(event.type, data);
-    if (this.budgetRelay.admit(event.sessionId, event.type)) sink.onAgentEvent(event.type, data);
-  }
-
-  private route(params: acp.SessionNotification): void {
-    const sink = this.sinks.get(params.sessionId);
-    if (sink) sink.onUpdate(params);
-    else this.early.hold(params);
+    if (this.budget.handles(method, this.live?.profile.extensionPrefix)) this.budget.notify(method, params, (sessionId) => this.sinks.get(sessionId));
+    else this.deps.logger.debug("agent notification", { method });
   }
 
   private teardown(live: Live, death: ChannelDeath): void {
-    this.early.clear();
     if (this.live === live) this.live = null;
-    const sinks = [...this.sinks.values()];
-    this.sinks.clear();
-    for (const sink of sinks) {
-      try {
-        sink.onChannelDied(death);
-      } catch (err) {
-        this.deps.logger.error("session teardown failed", { error: String(err) });
-      }
-    }
+    this.sinks.endAll(death);
   }
 }

@@ -2,12 +2,10 @@
  * The capabilities document and its constant answer. It depends on the build, the boot
  * configuration and the workspaces served (`workspaces[]`, with their trust read live), so it is
  * rendered once per state of those and served as a constant body: by the front door before the app
- * is built (`route-tags.ts` gives the build's tags; only the primary workspace is known then, the
- * persistent registrations load with the core), then by the app (`routes/capabilities.ts`, whose
- * schema this shape follows).
+ * is built (`route-tags.ts` gives the build's tags, `boot-workspaces.ts` the workspaces the core
+ * will serve), then by the app (`routes/capabilities.ts`, whose schema this shape follows).
  */
 import type { Config } from "../config/config.ts";
-import { workspaceId } from "../workspace/workspace-id.ts";
 
 export interface CapabilitiesDoc {
   readonly v: 1;
@@ -39,11 +37,6 @@ export interface CapabilitiesWorkspace {
   /** `DELETE /workspaces/:workspace` can remove it (every registered workspace; never the primary). */
   readonly removable: boolean;
 }
-
-/** The primary workspace alone (the front door's list, before the core has loaded the registrations). */
-export const primaryOnly =
-  (config: Config, trusted: () => boolean) =>
-  (): CapabilitiesWorkspace[] => [{ id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: trusted(), removable: false }];
 
 export function capabilitiesDocument(config: Config, features: readonly string[], workspaces: readonly CapabilitiesWorkspace[]): CapabilitiesDoc {
   return {

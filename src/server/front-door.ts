@@ -48,6 +48,8 @@ export interface FrontDoorDeps {
   readonly routing: Routing | (() => Promise<Routing>);
   /** More constant answers to query-less GETs the door serves before the app is built; each must be the app's own. */
   readonly bootGets?: ReadonlyMap<string, () => Response>;
+  /** True when the boot answer of `path` (one of `bootGets`) cannot be sure to be the app's: the door builds the app to answer it. */
+  readonly bootDefers?: (path: string) => boolean;
   readonly rateLimiter: RateLimiter | null;
   readonly transport: TransportStats;
   /** The port actually bound (differs from config.port for --port 0). */
@@ -285,12 +287,14 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     return finish(response, cors, method, path, started);
   }
 
-  /** A query-less `GET`/`HEAD` of a constant answer: the requests the door answers before the app is built. */
+  /** A query-less `GET`/`HEAD` of a constant answer the door is sure of: the requests it answers before the app is built. */
   function answeredAtBoot(request: Request): boolean {
     const method = request.method;
     if (method !== "GET" && method !== "HEAD") return false;
     const url = request.url;
-    return !url.includes("?") && bootRouting.constantGets.has(pathOf(url));
+    if (url.includes("?")) return false;
+    const path = pathOf(url);
+    return bootRouting.constantGets.has(path) && !(deps.bootDefers?.(path) ?? false);
   }
 
   return frontDoor;

@@ -18,7 +18,8 @@ import { EventBus, type EventJournal } from "../events/event-bus.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { OutputRejection } from "../runtime/output-rejection.ts";
-import type { ChannelDeath, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { ChannelDeath, SessionSink } from "../runtime/session-sinks.ts";
+import type { WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { ClientRegistry } from "./client-ids.ts";
 import { titleFromAgent } from "./display-name.ts";
 import { PermissionBroker, type BrokerSettings } from "./permission-broker.ts";
@@ -41,6 +42,23 @@ export interface SessionMetadata {
 }
 
 export type EndReason = "client_close" | "idle_timeout" | "last_client_detached" | "channel_closed" | "daemon_shutdown" | "workspace_removed" | "workspace_runtime_stop";
+
+/**
+ * How a session's end ends its prompts. Every close the daemon or a client made on purpose (a
+ * workspace's removal or runtime stop included) is `session_closed`: the running prompt is cancelled,
+ * queued ones end `turn_error` `session_closed`, as for `DELETE /session/:id`. Only a child that went
+ * away is `channel_closed`, which reads as the agent's crash.
+ */
+function promptEnd(reason: EndReason): "session_closed" | "channel_closed" | "daemon_shutdown" {
+  switch (reason) {
+    case "channel_closed":
+      return "channel_closed";
+    case "daemon_shutdown":
+      return "daemon_shutdown";
+    default:
+      return "session_closed";
+  }
+}
 
 export interface SessionHooks {
   /** The session ended from the runtime side (child exit); the manager forgets it. */
@@ -212,7 +230,7 @@ export class LiveSession implements SessionSink, QueueHost {
    */
   end(reason: EndReason, terminal: { type: "session_closed" | "session_died"; data: Record<string, unknown>; originatorClientId?: string }): void {
     if (this.ended) return;
-    this.prompts.endAll(reason === "client_close" || reason === "idle_timeout" || reason === "last_client_detached" ? "session_closed" : reason === "daemon_shutdown" ? "daemon_shutdown" : "channel_closed");
+    this.prompts.endAll(promptEnd(reason));
     this.permissions.cancelAll(reason === "channel_closed" ? "channel_closed" : "session_closed");
     this.ended = reason;
     this.bus.publish(terminal.type, { sessionId: this.id, ...terminal.data }, terminal.originatorClientId ? { originatorClientId: terminal.originatorClientId } : {});

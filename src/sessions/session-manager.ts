@@ -9,7 +9,8 @@ import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";
-import type { ChannelDeath, Live, SessionSink, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import type { ChannelDeath, SessionSink } from "../runtime/session-sinks.ts";
+import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { CatalogRow } from "../store/catalog.ts";
 import type { Store } from "../store/store.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
@@ -78,8 +79,8 @@ const restoreConflict = (sessionId: string) => new DaemonError(409, "session_con
 /**
  * 404 `session_not_found`. For a session that is persisted and not archived, `restorable: true`
  * (`POST /session/:id/load` brings it back) and `persistedState`, as the session lists say it:
- * `closed` (a client or the idle reaper closed it), `restorable` (a daemon shutdown ended it) or
- * `interrupted` (its daemon or agent went away).
+ * `closed` (a client closed it), `restorable` (the daemon ended it: a shutdown, the idle reaper, its
+ * workspace removed or its runtime stopped) or `interrupted` (its daemon or agent went away).
  */
 export const sessionNotFound = (sessionId: string, persisted: Pick<CatalogRow, "state"> | null = null) =>
   new DaemonError(

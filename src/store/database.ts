@@ -13,9 +13,10 @@
 import { constants, Database } from "bun:sqlite";
 import { accessSync, chmodSync, constants as fs, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { DB_FILE } from "./db-file.ts";
 import { SchemaTooNewError, SCHEMA_VERSION, migrate, schemaVersion } from "./migrations.ts";
 
-export const DB_FILE = "svc.db";
+export { DB_FILE };
 /**
  * How long a statement waits inside SQLite for another connection's lock before failing with
  * SQLITE_BUSY. That wait blocks the event loop, so it is short: the journal writer waits longer on

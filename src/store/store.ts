@@ -43,7 +43,8 @@ import type { JournalRecord } from "./journal-reader.ts";
 import { isBusy, type JournalEntry } from "./journal-writer.ts";
 import { OpenWait } from "./open-wait.ts";
 import { damagedAs500, describe, historyUnavailable, openFailure, readFailure, type HistoryUnavailable } from "./store-errors.ts";
-import { addRegistration, listRegistrations, removeRegistration, renameRegistration, type RegistrationRow } from "./workspace-registrations.ts";
+import { dropRegistrationMirror, writeRegistrationMirror } from "./registration-mirror.ts";
+import { addRegistration, listAllRegistrations, listRegistrations, removeRegistration, renameRegistration, type RegistrationRow } from "./workspace-registrations.ts";
 
 export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState, RegistrationRow, SourceFilter };
 export { STORE_IDLE_CLOSE_MS } from "./connection.ts";
@@ -91,7 +92,10 @@ export class Store {
   private listener: RecordingListener | null;
 
   /** A store for `svc.db` under `dataDir`, opened (and created) on first use. Never throws. */
-  constructor(dataDir: string, options: StoreOptions = {}) {
+  constructor(
+    private readonly dataDir: string,
+    options: StoreOptions = {},
+  ) {
     this.now = options.now ?? Date.now;
     this.listener = options.listener ?? null;
     this.connection = new Connection(dataDir, options.idleCloseMs ?? STORE_IDLE_CLOSE_MS, {
@@ -237,17 +241,40 @@ export class Store {
 
   /** Records a persistent registration (one transaction); false when one with its id exists. */
   addRegistration(primary: string, row: RegistrationRow): boolean {
-    return this.change((open) => addRegistration(open.db, primary, row));
+    return this.changeRegistrations((open) => addRegistration(open.db, primary, row));
   }
 
   /** Sets a persistent registration's display name; false when there is none with `id`. */
   renameRegistration(primary: string, id: string, displayName: string | null): boolean {
-    return this.change((open) => renameRegistration(open.db, primary, id, displayName));
+    return this.changeRegistrations((open) => renameRegistration(open.db, primary, id, displayName));
   }
 
   /** Forgets a persistent registration; false when there was none with `id`. */
   removeRegistration(primary: string, id: string): boolean {
-    return this.change((open) => removeRegistration(open.db, primary, id));
+    return this.changeRegistrations((open) => removeRegistration(open.db, primary, id));
+  }
+
+  /**
+   * A change to the registrations, then their mirror for the front door (`registration-mirror.ts`)
+   * rewritten from the table: also after a change that failed, which may have been committed.
+   */
+  private changeRegistrations(action: (open: Open) => boolean): boolean {
+    try {
+      return this.change(action);
+    } finally {
+      this.mirrorRegistrations();
+    }
+  }
+
+  private mirrorRegistrations(): void {
+    let rows;
+    try {
+      rows = this.read((open) => listAllRegistrations(open.db));
+    } catch {
+      rows = null;
+    }
+    if (rows === null) dropRegistrationMirror(this.dataDir);
+    else writeRegistrationMirror(this.dataDir, rows);
   }
 
   /** Up to `limit` records of a session after the position `after` (0: from the start). */

@@ -7,7 +7,8 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DB_FILE } from "./database.ts";
+import { DB_FILE } from "./db-file.ts";
+import type { MirrorRow } from "./registration-mirror.ts";
 
 export interface RegistrationRow {
   /** `workspaceId(path)`. */
@@ -32,6 +33,12 @@ export function listRegistrations(db: Database, primary: string): RegistrationRo
   return rows.map((r) => ({ id: r.id, path: r.path, displayName: r.display_name, createdAt: r.created_at }));
 }
 
+/** Every registration of every primary workspace, as the mirror holds them (`registration-mirror.ts`), oldest first. */
+export function listAllRegistrations(db: Database): MirrorRow[] {
+  const rows = db.query("SELECT primary_workspace, id, path, display_name FROM workspace_registrations ORDER BY created_at, id").all() as (Omit<RawRow, "created_at"> & { primary_workspace: string })[];
+  return rows.map((r) => ({ primary: r.primary_workspace, id: r.id, path: r.path, displayName: r.display_name }));
+}
+
 /** Adds a registration unless one with its id exists; true when added. */
 export function addRegistration(db: Database, primary: string, row: RegistrationRow): boolean {
   const result = db
@@ -53,17 +60,18 @@ export function removeRegistration(db: Database, primary: string, id: string): b
 /**
  * The registrations as `svc.db` holds them now, read on a connection of its own, for reading only:
  * the core's build reads them so without opening the store, which would take the data dir's lock
- * for the daemon's life (`data-dir-lock.ts`) before anything else needs it. None while the file or
- * the table does not exist yet. Throws what SQLite throws.
+ * for the daemon's life (`data-dir-lock.ts`) before anything else needs it. `primary`'s, and every
+ * primary's (for the mirror). None while the file or the table does not exist yet. Throws what
+ * SQLite throws.
  */
-export function peekRegistrations(dataDir: string, primary: string): RegistrationRow[] {
+export function peekRegistrations(dataDir: string, primary: string): { rows: RegistrationRow[]; all: MirrorRow[] } {
   const path = join(dataDir, DB_FILE);
-  if (!existsSync(path)) return [];
+  if (!existsSync(path)) return { rows: [], all: [] };
   const db = new Database(path, { readonly: true });
   try {
     db.run("PRAGMA busy_timeout = 1000");
     const table = db.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'workspace_registrations'").get();
-    return table === null ? [] : listRegistrations(db, primary);
+    return table === null ? { rows: [], all: [] } : { rows: listRegistrations(db, primary), all: listAllRegistrations(db) };
   } finally {
     db.close(false);
   }

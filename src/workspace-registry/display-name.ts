@@ -1,20 +1,33 @@
 /**
  * A workspace's display name as the registration routes take it: a string, trimmed, at most
- * MAX_DISPLAY_NAME_LENGTH characters, no control characters; an empty one means none. Anything
- * else is 400 `invalid_display_name`.
+ * MAX_DISPLAY_NAME_LENGTH code points and MAX_DISPLAY_NAME_BYTES UTF-8 bytes, with no character a
+ * reader cannot see for what it is; an empty one means none. Anything else is 400
+ * `invalid_display_name`.
+ *
+ * The name is shown in clients beside paths and session lists, so beyond the C0 controls and DEL
+ * the reference refuses, svc refuses the C1 controls and every invisible format character (Unicode
+ * category Cf: bidi embeddings, overrides and isolates, zero-width spaces and joiners, the BOM, tag
+ * characters), lone surrogates, and line and paragraph separators: each can make one name read as
+ * another or reorder what is shown around it.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
 export const MAX_DISPLAY_NAME_LENGTH = 256;
+/** UTF-8 bytes: 256 three-byte characters (CJK) fit, 256 four-byte ones (emoji) do not. */
+export const MAX_DISPLAY_NAME_BYTES = 768;
 
 const invalid = (message: string) => new DaemonError(400, "invalid_display_name", message);
+
+/** C0 and C1 controls, DEL, format characters (Cf), line and paragraph separators, lone surrogates. */
+const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]|\p{Cs}/u;
 
 /** The name to keep (null: none), or 400 `invalid_display_name`. */
 export function normalizeDisplayName(value: unknown): string | null {
   if (typeof value !== "string") throw invalid("Workspace display name must be a string");
   const trimmed = value.trim();
-  if (trimmed.length > MAX_DISPLAY_NAME_LENGTH) throw invalid(`Workspace display name exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
-  // C0 controls and DEL.
-  if (/[\u0000-\u001f\u007f]/.test(trimmed)) throw invalid("Workspace display name contains control characters");
+  let length = 0;
+  for (const _ of trimmed) if (++length > MAX_DISPLAY_NAME_LENGTH) throw invalid(`Workspace display name exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
+  if (Buffer.byteLength(trimmed, "utf8") > MAX_DISPLAY_NAME_BYTES) throw invalid(`Workspace display name exceeds ${MAX_DISPLAY_NAME_BYTES} bytes`);
+  if (HIDDEN.test(trimmed)) throw invalid("Workspace display name contains control or invisible formatting characters");
   return trimmed === "" ? null : trimmed;
 }

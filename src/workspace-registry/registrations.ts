@@ -13,6 +13,7 @@ import type { Logger } from "../logging/logger.ts";
 import type { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import type { SessionManager } from "../sessions/session-manager.ts";
 import type { Store } from "../store/store.ts";
+import { writeRegistrationMirror } from "../store/registration-mirror.ts";
 import { peekRegistrations } from "../store/workspace-registrations.ts";
 import { workspaceId } from "../workspace/workspace-id.ts";
 import { normalizeDisplayName } from "./display-name.ts";
@@ -78,15 +79,18 @@ export class WorkspaceRegistrations {
   constructor(private readonly deps: RegistrationsDeps) {}
 
   /**
-   * Serves the persisted registrations again (core build), read without opening the store. One that
-   * no longer passes the checks stays persisted, inactive, and is logged.
+   * Serves the persisted registrations again (core build), read without opening the store, and
+   * brings their mirror up to date (the front door's `/capabilities` before a core is built reads
+   * it). One that no longer passes the checks stays persisted, inactive, and is logged.
    */
   load(): void {
     const { store, config, runtimes, logger } = this.deps;
     if (store === null) return;
     let rows;
     try {
-      rows = peekRegistrations(config.dataDir, config.workspace);
+      const peeked = peekRegistrations(config.dataDir, config.workspace);
+      writeRegistrationMirror(config.dataDir, peeked.all);
+      rows = peeked.rows;
     } catch (err) {
       logger.warn("persistent workspace registrations could not be read; only the primary workspace is served", { error: err instanceof Error ? err.message : String(err) });
       return;

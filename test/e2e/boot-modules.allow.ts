@@ -6,7 +6,8 @@
  *
  * Idle means: the daemon has answered a launcher's `GET /health` and `GET /capabilities` and nothing else. At that point
  * it holds its front door and nothing past it: no package at all (no Elysia, no TypeBox, no ACP or
- * AI or MCP SDK), no session, runtime, event or store code, no route, no web UI.
+ * AI or MCP SDK), no session, runtime, event or store code (but the registrations' JSON mirror), no
+ * route, no web UI.
  */
 export interface Allowed {
   readonly module: string;
@@ -65,6 +66,10 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/server/security/", reason: "CORS, Host allowlist, bearer, rate limits: the front door's gates" },
   { module: "src/server/health-answer.ts", reason: "the shallow /health answer" },
   { module: "src/server/capabilities-answer.ts", reason: "the /capabilities answer, which launchers poll too" },
+  { module: "src/server/boot-workspaces.ts", reason: "the workspaces /capabilities lists before the core: the persistent registrations from their mirror" },
+  { module: "src/store/registration-mirror.ts", reason: "the registrations' JSON mirror, read with node:fs (no SQLite, no other store code)" },
+  { module: "src/store/db-file.ts", reason: "svc.db's file name: with no database, nothing was ever registered" },
+  { module: "src/workspace-registry/registration-path.ts", reason: "the checks the core applies to each persisted registration, so the boot list is the core's (node:fs only)" },
   { module: "src/server/route-tags.ts", reason: "the build's capability tags, for /capabilities without the app" },
   { module: "src/server/capability.ts", reason: "features from tags and config (featureTags)" },
   { module: "src/workspace/workspace-id.ts", reason: "the workspace id in /capabilities" },

@@ -8,7 +8,11 @@
  * Under `npm run test:binary` it checks SVC_TEST_BINARY; otherwise it builds the working tree's binary.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { MIRROR_FILE } from "../../src/store/registration-mirror.ts";
+import { Store } from "../../src/store/store.ts";
+import { workspaceId } from "../../src/workspace/workspace-id.ts";
 import { buildBinary, type BuiltBinary } from "../helpers/build-binary.ts";
 import { spawnReady, type ReadyDaemon } from "../helpers/launcher.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -96,5 +100,35 @@ test("once its core is built (a session list, the full status), it holds the cor
   expect(loaded).toContain("src/sessions/session-manager.ts");
   const outside = loaded.filter((module) => !admitted(IDLE_DAEMON, module) && !admitted(BUILT_CORE, module));
   expect(outside).toEqual([]);
+  expect(await d.terminate()).toBe(0);
+}, 30_000);
+
+test("with a persistent registration, the idle daemon lists it on /capabilities from its mirror, and still holds only its front door; without the mirror the core answers", async () => {
+  const manifest = JSON.parse(readFileSync(`${binary}.modules.json`, "utf8")) as Manifest;
+  await using ws = tempDir("svc-guard-ws-");
+  await using other = tempDir("svc-guard-other-");
+  await using home = tempDir("svc-guard-home-");
+  const [primary, registered] = [realpathSync(ws.path), realpathSync(other.path)];
+  // Registered as the daemon's store does it, which writes svc.db and the mirror.
+  const store = new Store(home.path);
+  store.addRegistration(primary, { id: workspaceId(registered), path: registered, displayName: "Other", createdAt: 1 });
+  store.close();
+  const expected = [
+    { id: workspaceId(primary), cwd: primary, primary: true, trusted: false, removable: false },
+    { id: workspaceId(registered), cwd: registered, displayName: "Other", primary: false, trusted: false, removable: true },
+  ];
+  {
+    await using d = await launch(primary, home.path);
+    expect(((await (await fetch(`${d.ready.url}/capabilities`)).json()) as { workspaces: unknown }).workspaces).toEqual(expected);
+    const loaded = await loadedSources(d, manifest);
+    expect(loaded.filter((module) => !admitted(IDLE_DAEMON, module))).toEqual([]);
+    expect(await d.terminate()).toBe(0);
+  }
+  // No mirror beside svc.db: only the core can say, so the first /capabilities builds it, and the core writes the mirror again.
+  rmSync(join(home.path, MIRROR_FILE));
+  await using d = await launch(primary, home.path);
+  expect(((await (await fetch(`${d.ready.url}/capabilities`)).json()) as { workspaces: unknown }).workspaces).toEqual(expected);
+  expect(await loadedSources(d, manifest)).toContain("src/sessions/session-manager.ts");
+  expect(readFileSync(join(home.path, MIRROR_FILE), "utf8")).toContain(registered);
   expect(await d.terminate()).toBe(0);
 }, 30_000);

@@ -190,7 +190,7 @@ describe("hostile spellings", () => {
 });
 
 describe("a workspace inside a larger repository", () => {
-  test("paths are the repository's, but only those inside the workspace are read", async () => {
+  test("paths are the repository's, but only those inside the workspace are read and counted", async () => {
     await using sub = await fakeAgentDaemon(["--trust-workspace"], { workspace: join(ws.path, "sub"), env });
     expect((await sub.json("GET", "/workspace/git")).body).toMatchObject({ workspaceCwd: join(ws.path, "sub"), branch: "main" });
     writeFileSync(join(ws.path, "sub", "s.txt"), "s\nmore\n");
@@ -204,6 +204,8 @@ describe("a workspace inside a larger repository", () => {
     const diff = await sub.json("GET", "/workspace/git/diff");
     expect(diff.body).toMatchObject({ available: true, filesCount: 2, linesAdded: 2, linesRemoved: 0, hiddenCount: 0 });
     expect(diff.body.files.map((f: { path: string }) => f.path).sort()).toEqual(["sub/s.txt", "sub/u.txt"]);
+    // So does the summary count them: the repository's other changes (1 staged, 2 unstaged, 3 untracked) are not the workspace's.
+    expect((await sub.json("GET", "/workspace/git")).body).toMatchObject({ branch: "main", staged: 0, unstaged: 1, untracked: 1, conflicted: 0 });
     rmSync(join(ws.path, "sub", "u.txt"));
     writeFileSync(join(ws.path, "sub", "s.txt"), "s\n");
   });

@@ -2,6 +2,8 @@
  * Session history from the store: `GET /session/:id/transcript` (paged), `GET /session/:id/export`
  * (html, md, json, jsonl, as an attachment), and their workspace-qualified forms under
  * `/workspaces/:workspace/session/:id/…` (`export` for active sessions, `archive/export` for archived ones). They work for closed sessions and never start an agent.
+ * The legacy export is `legacy-primary` (the primary workspace's sessions only); the legacy
+ * transcript is `persisted-workspace` (any session the store holds).
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
@@ -95,6 +97,14 @@ export const historyRoutes = (deps: AppDeps) => {
     if (!scope.primary && !scope.trust.trusted) throw new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
   }
 
+  /**
+   * The legacy export's check (scope `legacy-primary`): a session of another workspace is 404
+   * `session_not_found`, as the reference's primary runtime answers it; its qualified form serves it.
+   */
+  function inPrimary(sessionId: string): void {
+    if (history.find(sessionId).workspace !== deps.runtimes.primaryScope.path) throw sessionNotFound(sessionId);
+  }
+
   /** Exports streaming now; past MAX_CONCURRENT_EXPORTS a new one answers 429 `too_many_exports`. */
   let exporting = 0;
 
@@ -156,11 +166,18 @@ export const historyRoutes = (deps: AppDeps) => {
       response: transcriptResponses,
       detail: capability("session_transcript", { summary: "A session's recorded events, paged; works for closed sessions" }),
     })
-    .get("/session/:id/export", ({ params, query }) => exportResponse(params.id, query.format), {
+    .get(
+      "/session/:id/export",
+      ({ params, query }) => {
+        inPrimary(params.id);
+        return exportResponse(params.id, query.format);
+      },
+      {
       params: SessionIdParams,
       query: ExportQuery,
-      detail: { ...capability("session_export", { summary: "A session's transcript as an attachment (html, md, json, jsonl)" }), responses: exportResponses },
-    })
+        detail: { ...capability("session_export", { summary: "A session's transcript as an attachment (html, md, json, jsonl), of the primary workspace's sessions" }), responses: exportResponses },
+      },
+    )
     .get(
       "/workspaces/:workspace/session/:id/transcript",
       ({ params, query }) => {

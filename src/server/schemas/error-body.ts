@@ -23,7 +23,7 @@ export const ErrorBody = t.Object(
     persistedState: t.Optional(
       t.Union([t.Literal("closed"), t.Literal("restorable"), t.Literal("interrupted")], {
         description:
-          "with `restorable`: how the session ended, as the session lists say it: `closed` by a client or the idle reaper (a client that was away should not bring it back unasked), `restorable` (a daemon shutdown), `interrupted` (its daemon or agent went away)",
+          "with `restorable`: how the session ended, as the session lists say it: `closed` by a client (a client that was away should not bring it back unasked), `restorable` (the daemon ended it: a shutdown, the idle reaper, its workspace removed or its runtime stopped), `interrupted` (its daemon or agent went away)",
       }),
     ),
   },

@@ -32,7 +32,7 @@ export const PersistedListItem = t.Object(
     isArchived,
     live: t.Literal(false),
     persistedState: t.Union([t.Literal("closed"), t.Literal("restorable"), t.Literal("interrupted")], {
-      description: "`restorable`: closed by a daemon shutdown; `interrupted`: its daemon went away without a word",
+      description: "`closed`: a client closed it; `restorable`: the daemon ended it (a shutdown, the idle reaper, its workspace removed or its runtime stopped); `interrupted`: its daemon or agent went away without a word",
     }),
     clientCount: t.Literal(0),
     hasActivePrompt: t.Literal(false),

@@ -22,8 +22,10 @@
  * `GIT_EXTERNAL_DIFF` would redirect or extend git), PATH reduced to its absolute entries outside
  * the workspace; then svc's own: no system config, no prompts, no optional locks, C locale.
  */
+import { relative } from "node:path";
 import { isSecretName } from "../../config/secret-names.ts";
 import { withHostSearchPath } from "../host-executable.ts";
+import { isInside } from "../paths.ts";
 
 /** Command-scope settings every run starts with. */
 export const SAFE_CONFIG: readonly (readonly [string, string])[] = [
@@ -43,6 +45,15 @@ export const SAFE_CONFIG: readonly (readonly [string, string])[] = [
   ["color.ui", "false"],
   ["gc.auto", "0"],
 ];
+
+/**
+ * The pathspec (after `--`, for a run at the repository's top `top`) that keeps a view to the
+ * workspace `root`: none when the workspace is the repository, its path from the top when the
+ * workspace is a folder inside a larger repository (literal, as every pathspec is here).
+ */
+export function subtreePathspec(top: string, root: string): string[] {
+  return isInside(top, root) && top !== root ? [relative(top, root)] : [];
+}
 
 /** Options every diff-producing command gets. */
 export const SAFE_DIFF_OPTIONS = ["--no-ext-diff", "--no-textconv", "--no-color", "--ignore-submodules=all"] as const;

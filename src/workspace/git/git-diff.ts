@@ -6,10 +6,9 @@
  * are answered; a file's diff is read up to FILE_DIFF_BYTES and MAX_LINES_PER_FILE lines, then
  * marked `truncated`.
  */
-import { relative } from "node:path";
 import { outsideWorkspace } from "../fs-errors.ts";
 import { absoluteOf, isInside, normalizeRequestPath } from "../paths.ts";
-import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
+import { SAFE_DIFF_OPTIONS, subtreePathspec } from "./git-args.ts";
 import { MAX_LINES_PER_FILE, MAX_LISTED_FILES, deletedPaths, nulRecords, parseFileHunks, parseNumstat, parseShortstat, type Hunk } from "./git-parse.ts";
 import type { GitSession } from "./git-session.ts";
 import { operationOf } from "./git-status.ts";
@@ -66,8 +65,7 @@ export async function gitDiffList(git: GitSession | null, root: string, workspac
   const top = await diffableTop(git);
   if (git === null || top === null) return unavailableList(workspaceCwd);
   const at = { cwd: top };
-  // A workspace inside a larger repository lists its own files only.
-  const within = isInside(top, root) && top !== root ? [relative(top, root)] : [];
+  const within = subtreePathspec(top, root);
   const [short, others] = await Promise.all([git.git(["diff", ...SAFE_DIFF_OPTIONS, "--shortstat", "HEAD", "--", ...within], at), git.git(["ls-files", "-z", "--others", "--exclude-standard", "--", ...within], at)]);
   const untracked = nulRecords(others.stdout, others.truncated);
   const totals = short.code === 0 ? parseShortstat(short.stdout) : { filesCount: 0, linesAdded: 0, linesRemoved: 0 };

@@ -2,9 +2,12 @@
  * `GET /workspace/git`: the working tree's summary (branch, upstream distance, counts of staged,
  * unstaged, untracked and conflicted entries, stashes, an operation in progress), the reference's
  * v2 shape (`branch` is the commit's short id while HEAD is detached). Outside a repository, or without a usable git, only `{v: 2, workspaceCwd, branch: null}`.
+ * In a workspace inside a larger repository the entry counts are of the workspace's files only (as
+ * the diff lists are; the reference counts the whole repository): the branch, upstream distance,
+ * stashes and operation stay the repository's.
  */
 import { closeSync, existsSync, fstatSync, openSync, readSync, constants } from "node:fs";
-import { SAFE_DIFF_OPTIONS } from "./git-args.ts";
+import { SAFE_DIFF_OPTIONS, subtreePathspec } from "./git-args.ts";
 import { countStatusEntries, nulRecords, parseStatusBranchLine } from "./git-parse.ts";
 import type { GitSession, RepoPaths } from "./git-session.ts";
 
@@ -66,12 +69,13 @@ function stashCount(repo: RepoPaths): number {
   }
 }
 
-export async function gitStatus(git: GitSession | null, workspaceCwd: string): Promise<GitStatusBody> {
+/** `root` is the canonical workspace, `workspaceCwd` the directory the answer names. */
+export async function gitStatus(git: GitSession | null, root: string, workspaceCwd: string): Promise<GitStatusBody> {
   const none: GitStatusBody = { v: 2, workspaceCwd, branch: null };
   if (git === null) return none;
   const repo = await git.repo();
   if (repo === null) return none;
-  const r = await git.git(["status", "--porcelain=v1", "--branch", "-z", SAFE_DIFF_OPTIONS[3]]);
+  const r = await git.git(["status", "--porcelain=v1", "--branch", "-z", SAFE_DIFF_OPTIONS[3], "--", ...subtreePathspec(repo.top, root)], { cwd: repo.top });
   if (r.code !== 0 && !r.truncated) return none;
   const tokens = nulRecords(r.stdout, r.truncated);
   const branch = parseStatusBranchLine(tokens.shift() ?? "");

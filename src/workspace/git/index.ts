@@ -28,7 +28,7 @@ export class GitViews {
   }
 
   // Each view's `signal` aborts when its answer is no longer wanted: its git runs stop.
-  status = (cwd: string, signal?: AbortSignal) => gitStatus(this.session(cwd, signal), cwd);
+  status = (cwd: string, signal?: AbortSignal) => gitStatus(this.session(cwd, signal), this.host.root, cwd);
   diff = (cwd: string, signal?: AbortSignal) => gitDiffList(this.session(cwd, signal), this.host.root, cwd);
   diffFile = (cwd: string, path: string, oldPath?: string, signal?: AbortSignal) => gitDiffFile(this.session(cwd, signal), this.host.root, cwd, path, oldPath);
   log = (cwd: string, query: LogQuery, signal?: AbortSignal) => gitLog(this.session(cwd, signal), cwd, query);

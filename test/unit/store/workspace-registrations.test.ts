@@ -22,7 +22,7 @@ test("registrations are kept per primary workspace; add, rename and remove say w
     expect(store.renameRegistration("/p1", "b", "x")).toBe(false);
     expect(store.registrations("/p1")).toEqual([row("a", "/ws/a")]);
     // Read beside the open store, on a connection of its own, without its lock.
-    expect(peekRegistrations(dir.path, "/p2")).toEqual([row("b", "/ws/b")]);
+    expect(peekRegistrations(dir.path, "/p2").rows).toEqual([row("b", "/ws/b")]);
     expect(store.removeRegistration("/p1", "a")).toBe(true);
     expect(store.removeRegistration("/p1", "a")).toBe(false);
     expect(store.registrations("/p1")).toEqual([]);
@@ -33,9 +33,9 @@ test("registrations are kept per primary workspace; add, rename and remove say w
 
 test("the read at the core's build finds none without a database, or in one from before the registrations", async () => {
   await using dir = tempDir("svc-reg-peek-");
-  expect(peekRegistrations(dir.path, "/p")).toEqual([]);
+  expect(peekRegistrations(dir.path, "/p")).toEqual({ rows: [], all: [] });
   const db = new Database(join(dir.path, DB_FILE), { create: true, strict: true });
   migrate(db, MIGRATIONS.filter((m) => m.version < 7));
   db.close();
-  expect(peekRegistrations(dir.path, "/p")).toEqual([]);
+  expect(peekRegistrations(dir.path, "/p")).toEqual({ rows: [], all: [] });
 });
