@@ -54,7 +54,7 @@ export interface SessionListItem {
   live: boolean;
   isArchived?: boolean;
   displayName?: string;
-  titleSource?: "manual" | "agent";
+  titleSource?: "manual" | "agent" | "auto";
   createdAt?: string;
   updatedAt?: string;
   hasActivePrompt?: boolean;

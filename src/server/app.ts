@@ -18,6 +18,7 @@ import { readJsonBody } from "./json-body.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { capabilitiesRoutes } from "./routes/capabilities.ts";
 import { organizationRoutes } from "./routes/organization.ts";
+import { generationRoutes } from "./routes/generation.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { controlRoutes } from "./routes/controls.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))
     .use(organizationRoutes(deps))
+    .use(generationRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

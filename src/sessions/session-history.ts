@@ -173,7 +173,7 @@ function* journalPages(store: Store | null, sessionId: string, first: { records:
 /** The list record of a session that is not live. */
 export function persistedSummary(row: CatalogRow) {
   const source = row.metadata.titleSource;
-  const titleSource: "manual" | "agent" | undefined = source === "manual" || source === "agent" ? source : undefined;
+  const titleSource: "manual" | "agent" | "auto" | undefined = source === "manual" || source === "agent" || source === "auto" ? source : undefined;
   return {
     sessionId: row.id,
     workspaceCwd: row.workspace,
