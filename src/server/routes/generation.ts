@@ -41,12 +41,18 @@ const RecapReply = t.Object({
 
 const PROMPT_ERROR = `\`prompt\` must be a non-empty string no larger than ${MAX_GENERATE_PROMPT_BYTES} UTF-8 bytes`;
 const invalidPrompt = () => new DaemonError(400, "invalid_prompt", PROMPT_ERROR).body();
-const GenerateBody = t.Object(
-  {
-    prompt: t.Optional(t.String({ error: invalidPrompt, description: `a stateless prompt (at most ${MAX_GENERATE_PROMPT_BYTES} UTF-8 bytes), answered by the session's model without its conversation` })),
-    kind: t.Optional(t.Union([t.Literal("title"), t.Literal("recap")], { description: "svc: generate this about the session instead of a prompt", error: invalidPrompt })),
-  },
-  { additionalProperties: true, error: invalidPrompt },
+const GenerateBody = t.Union(
+  [
+    t.Object(
+      { prompt: t.String({ error: invalidPrompt, description: `a stateless prompt (at most ${MAX_GENERATE_PROMPT_BYTES} UTF-8 bytes), answered by the session's model without its conversation` }), kind: t.Optional(t.Never({ error: invalidPrompt })) },
+      { additionalProperties: true, error: invalidPrompt },
+    ),
+    t.Object(
+      { kind: t.Union([t.Literal("title"), t.Literal("recap")], { description: "svc: generate this about the session instead of a prompt", error: invalidPrompt }), prompt: t.Optional(t.Never({ error: invalidPrompt })) },
+      { additionalProperties: true, error: invalidPrompt },
+    ),
+  ],
+  { description: "`prompt` or `kind`, not both", error: invalidPrompt },
 );
 
 const TurnIndexQuery = t.Object({
@@ -80,8 +86,11 @@ const GENERATE_RESPONSES = {
   200: { description: "The generation stream (see the route file's header)", content: { "text/event-stream": { schema: { type: "string" as const } } } },
   400: errorJson("`invalid_prompt`: neither or both of `prompt` and `kind`, or a prompt out of bounds"),
   401: errorJson("Missing or wrong bearer token"),
+  403: errorJson("Refused by the Host or CORS allowlist, or an untrusted workspace"),
   404: errorJson("No such session (a `prompt` needs a live one)"),
   413: errorJson("A body over the cap"),
+  429: errorJson("The rate limit"),
+  500: errorJson("Internal failure"),
   501: errorJson("`generation_not_supported`: the session's agent has no model path for a free prompt"),
   503: errorJson("The catalog or the workspace runtime is unavailable"),
 };
@@ -127,8 +136,7 @@ export const generationRoutes = (deps: AppDeps) => {
       "/session/:id/generate",
       ({ params, body }) => {
         const invalid = () => new DaemonError(400, "invalid_prompt", PROMPT_ERROR);
-        if ((body.prompt === undefined) === (body.kind === undefined)) throw invalid();
-        if (body.kind !== undefined) {
+        if ("kind" in body) {
           const found = history.find(params.id);
           const digest = readDigest(deps.sessions.store, params.id);
           const made = body.kind === "title" ? title(found.live, digest).then((r) => ({ ...r, text: r.title })) : recap(found.live, digest).then((r) => ({ ...r, text: r.recap }));
@@ -138,7 +146,7 @@ export const generationRoutes = (deps: AppDeps) => {
             ),
           );
         }
-        const prompt = body.prompt!;
+        const { prompt } = body;
         if (prompt.trim() === "" || Buffer.byteLength(prompt) > MAX_GENERATE_PROMPT_BYTES) throw invalid();
         const session = deps.sessions.get(params.id);
         const live = session.runtime.current();
