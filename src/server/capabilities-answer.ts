@@ -6,6 +6,7 @@
  * persistent registrations load with the core), then by the app (`routes/capabilities.ts`, whose
  * schema this shape follows).
  */
+import { MAX_GROUP_NAME_CHARS, MAX_GROUPS } from "../sessions/organization-limits.ts";
 import type { Config } from "../config/config.ts";
 import { workspaceId } from "../workspace/workspace-id.ts";
 
@@ -25,6 +26,8 @@ export interface CapabilitiesDoc {
     readonly maxSessionsPerWorkspace: number;
     readonly maxTotalSessions: number;
     readonly sessionRestoreTimeoutMs: number;
+    readonly maxSessionGroups: number;
+    readonly maxSessionGroupNameChars: number;
   };
   readonly workspaces: readonly CapabilitiesWorkspace[];
 }
@@ -62,6 +65,8 @@ export function capabilitiesDocument(config: Config, features: readonly string[]
       maxSessionsPerWorkspace: config.limits.maxSessions,
       maxTotalSessions: config.limits.maxTotalSessions,
       sessionRestoreTimeoutMs: config.limits.sessionRestoreTimeoutMs,
+      maxSessionGroups: MAX_GROUPS,
+      maxSessionGroupNameChars: MAX_GROUP_NAME_CHARS,
     },
     workspaces,
   };

@@ -18,13 +18,13 @@ import type { CatalogRow, SourceFilter } from "../store/catalog.ts";
 import * as org from "../store/session-organization.ts";
 import type { Store } from "../store/store.ts";
 import { decodeCursor, encodeCursor } from "./history-cursor.ts";
+import { MAX_GROUP_NAME_CHARS, MAX_GROUPS } from "./organization-limits.ts";
 import { persistedSummary, type SessionListRecord } from "./session-history.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
 import { sessionSummary } from "./session-summary.ts";
 
 export const GROUP_COLORS = ["red", "orange", "yellow", "green", "blue", "purple"] as const;
-export const MAX_GROUPS = 200;
-export const MAX_GROUP_NAME_CHARS = 64;
+export { MAX_GROUPS, MAX_GROUP_NAME_CHARS };
 
 /** Control, line/paragraph separator, zero-width and bidi characters (as the reference refuses them in names). */
 const UNSAFE_NAME = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;

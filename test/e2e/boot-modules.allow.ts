@@ -65,6 +65,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/server/security/", reason: "CORS, Host allowlist, bearer, rate limits: the front door's gates" },
   { module: "src/server/health-answer.ts", reason: "the shallow /health answer" },
   { module: "src/server/capabilities-answer.ts", reason: "the /capabilities answer, which launchers poll too" },
+  { module: "src/sessions/organization-limits.ts", reason: "the session organization bounds /capabilities reports (two numbers)" },
   { module: "src/server/route-tags.ts", reason: "the build's capability tags, for /capabilities without the app" },
   { module: "src/server/capability.ts", reason: "features from tags and config (featureTags)" },
   { module: "src/workspace/workspace-id.ts", reason: "the workspace id in /capabilities" },

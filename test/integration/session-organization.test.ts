@@ -53,6 +53,7 @@ describe("session groups", () => {
     for (let i = 0; i < MAX_GROUPS; i++) expect((await d.json("POST", base, { name: `g${i}`, color: "blue" })).status).toBe(201);
     const over = await d.json("POST", base, { name: "one more", color: "blue" });
     expect({ status: over.status, code: over.body.code }).toEqual({ status: 400, code: "group_limit_reached" });
+    expect((await d.json("GET", "/capabilities")).body.limits).toMatchObject({ maxSessionGroups: MAX_GROUPS, maxSessionGroupNameChars: 64 });
   });
 });
 
