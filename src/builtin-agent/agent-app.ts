@@ -21,6 +21,7 @@ import type { AgentSession } from "./agent-session.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
+import { registerGenerationMethods } from "./generation-methods.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
@@ -173,6 +174,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     });
   registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
   registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
+  registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   return app;
 }
 

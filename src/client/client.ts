@@ -9,6 +9,7 @@
 import type { AuthStatus, DeviceFlow, ProviderCatalog, ProviderSetup, ProviderStored } from "./auth-types.ts";
 import { errorFromResponse } from "./errors.ts";
 import { subscribe, type Subscription, type SubscribeOptions } from "./subscription.ts";
+import { organizationCalls } from "./organization-calls.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
 import type {
   ApprovalMode,
@@ -157,7 +158,7 @@ export function createClient(options: ClientOptions) {
     listSessions: async (o: ListSessionsOptions = {}) => {
       const ws = o.workspace ?? (await defaultWorkspace());
       return call<SessionListPage>(`/workspace/${enc(ws)}/sessions`, {
-        query: { archiveState: o.archived ? "archived" : "active", size: o.size, cursor: o.cursor },
+        query: { archiveState: o.archived ? "archived" : "active", size: o.size, cursor: o.cursor, view: o.organized ? "organized" : undefined, group: o.group },
       });
     },
     createSession: (body: CreateSessionRequest = {}) => enter<CreatedSession>("/session", body),
@@ -201,6 +202,7 @@ export function createClient(options: ClientOptions) {
     /** Asks the daemon to trust (or stop trusting) its workspace; needs the daemon's bearer token. */
     requestWorkspaceTrust: (desiredState: TrustState) => call<TrustChangeAnswer>("/workspace/trust/request", { method: "POST", body: { desiredState } }),
     ...workspaceCalls(call),
+    ...organizationCalls(call, defaultWorkspace, doFetch, url, headers),
 
     /** What model providers are configured and from where (no secret), and the pending sign-ins. */
     authStatus: () => call<AuthStatus>("/workspace/auth/status"),

@@ -6,4 +6,5 @@ export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, STALL_MS, type ConnectionState, type E
 export * from "./types.ts";
 export { confirmationFor } from "./workspace-calls.ts";
 export * from "./workspace-types.ts";
+export type * from "./organization-calls.ts";
 export type * from "./auth-types.ts";

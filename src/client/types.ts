@@ -54,12 +54,18 @@ export interface SessionListItem {
   live: boolean;
   isArchived?: boolean;
   displayName?: string;
-  titleSource?: "manual" | "agent";
+  titleSource?: "manual" | "agent" | "auto";
   createdAt?: string;
   updatedAt?: string;
   hasActivePrompt?: boolean;
   isWaitingForPermission?: boolean;
   workspaceCwd?: string;
+  /** The organized view's members (`organized: true`). */
+  groupId?: string | null;
+  color?: string | null;
+  isPinned?: boolean;
+  pinnedAt?: string;
+  sortOrder?: number | null;
   [more: string]: unknown;
 }
 
@@ -80,6 +86,10 @@ export interface ListSessionsOptions {
   archived?: boolean;
   size?: number;
   cursor?: string;
+  /** The organized view: pinned first, then by sort order, then newest; each with its organization. */
+  organized?: boolean;
+  /** With `organized`: `all`, `pinned`, `ungrouped` or a group id. */
+  group?: string;
 }
 
 export interface BulkOutcome {

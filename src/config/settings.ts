@@ -26,6 +26,8 @@ export interface DaemonSettings extends AgentSettings {
   /** Votes needed under `consensus`; null = floor(M/2)+1 of the voters registered at issue. */
   readonly consensusQuorum: number | null;
   readonly folderTrust: FolderTrustSettings;
+  /** `ui.autoTitle` (default true): a session gets a title after its first turn (sessions/auto-title.ts). */
+  readonly autoTitle: boolean;
 }
 
 function readJsonObject(file: string): Record<string, unknown> | null {
@@ -55,7 +57,22 @@ export function loadDaemonSettings(file: string, env: Readonly<Record<string, st
   if (quorum !== null && !(Number.isSafeInteger(quorum) && (quorum as number) >= 1))
     throw new BootError(`${file}: policy.consensusQuorum must be a whole number of at least 1`);
 
-  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), ...readAgentSettings(file, doc, env) };
+  return {
+    permissionStrategy: strategy as PermissionStrategy,
+    consensusQuorum: quorum as number | null,
+    folderTrust: readFolderTrust(file, doc),
+    autoTitle: readAutoTitle(file, doc),
+    ...readAgentSettings(file, doc, env),
+  };
+}
+
+/** `ui.autoTitle`: true unless the settings say false. */
+function readAutoTitle(file: string, doc: Record<string, unknown>): boolean {
+  const ui = doc.ui ?? {};
+  if (typeof ui !== "object" || ui === null || Array.isArray(ui)) throw new BootError(`${file}: "ui" must be an object`);
+  const autoTitle = (ui as Record<string, unknown>).autoTitle ?? true;
+  if (typeof autoTitle !== "boolean") throw new BootError(`${file}: ui.autoTitle must be true or false`);
+  return autoTitle;
 }
 
 /** `security.folderTrust` of settings file `file` alone (the built-in agent's trust decision needs no other key); a BootError when it cannot be used. */

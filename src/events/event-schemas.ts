@@ -54,7 +54,7 @@ export const SessionMetadataUpdatedEvent = closed(
   {
     sessionId,
     displayName: Type.Optional(Type.String()),
-    titleSource: Type.Optional(Type.Literal("manual")),
+    titleSource: Type.Optional(Type.Union([Type.Literal("manual"), Type.Literal("auto")])),
     prs: Type.Optional(Type.Array(closed({ number: Type.Integer(), url: Type.String(), state: Type.Optional(Type.String()) }, "A pull request linked to the session"))),
   },
   "`PATCH /session/:id/metadata` changed these fields",

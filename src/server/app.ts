@@ -17,6 +17,8 @@ import { errorResponse } from "./error-response.ts";
 import { readJsonBody } from "./json-body.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { capabilitiesRoutes } from "./routes/capabilities.ts";
+import { organizationRoutes } from "./routes/organization.ts";
+import { generationRoutes } from "./routes/generation.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
 import { controlRoutes } from "./routes/controls.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
@@ -88,6 +90,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))
+    .use(organizationRoutes(deps))
+    .use(generationRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

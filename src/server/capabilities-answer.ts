@@ -5,6 +5,7 @@
  * is built (`route-tags.ts` gives the build's tags, `boot-workspaces.ts` the workspaces the core
  * will serve), then by the app (`routes/capabilities.ts`, whose schema this shape follows).
  */
+import { MAX_GROUP_NAME_CHARS, MAX_GROUPS } from "../sessions/organization-limits.ts";
 import type { Config } from "../config/config.ts";
 
 export interface CapabilitiesDoc {
@@ -23,6 +24,8 @@ export interface CapabilitiesDoc {
     readonly maxSessionsPerWorkspace: number;
     readonly maxTotalSessions: number;
     readonly sessionRestoreTimeoutMs: number;
+    readonly maxSessionGroups: number;
+    readonly maxSessionGroupNameChars: number;
   };
   readonly workspaces: readonly CapabilitiesWorkspace[];
 }
@@ -55,6 +58,8 @@ export function capabilitiesDocument(config: Config, features: readonly string[]
       maxSessionsPerWorkspace: config.limits.maxSessions,
       maxTotalSessions: config.limits.maxTotalSessions,
       sessionRestoreTimeoutMs: config.limits.sessionRestoreTimeoutMs,
+      maxSessionGroups: MAX_GROUPS,
+      maxSessionGroupNameChars: MAX_GROUP_NAME_CHARS,
     },
     workspaces,
   };

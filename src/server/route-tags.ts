@@ -7,7 +7,7 @@
 export const ROUTE_TAGS: ReadonlySet<string> = new Set(
   `auth_device_flow auth_provider_install capabilities client_heartbeat client_identity daemon_status daemon_update health mcp_guardrail_events non_blocking_prompt
   permission_mediation permission_vote session_approval_mode_control session_archive session_cancel
-  session_catalog_batch session_close session_context session_context_usage session_create session_events
+  session_catalog_batch session_close session_organization session_recap session_generation session_context session_context_usage session_create session_events
   session_export session_info session_list session_load session_lsp session_metadata session_permission_vote
   session_prompt session_resources session_resume session_scope_override session_set_model session_startup_config
   session_stats session_status session_supported_commands session_tasks session_transcript slow_client_warning

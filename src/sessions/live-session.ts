@@ -37,7 +37,9 @@ export interface SessionState {
 
 export interface SessionMetadata {
   displayName?: string;
-  titleSource?: "manual" | "agent";
+  titleSource?: "manual" | "agent" | "auto";
+  /** False: no automatic title for this session (`PATCH /session/:id/metadata {autoTitle: false}`). */
+  autoTitle?: boolean;
   prs?: { number: number; url: string; state?: "open" | "merged" | "closed" }[];
 }
 
@@ -65,6 +67,8 @@ export interface SessionHooks {
   onDied(session: LiveSession, death: ChannelDeath): void;
   /** The display name or other metadata changed (the catalog keeps a copy). */
   onMetadataChanged?(session: LiveSession): void;
+  /** A prompt's turn completed (`turn_complete` published); the automatic title follows the first. */
+  onTurnComplete?(session: LiveSession): void;
 }
 
 export interface SessionOptions {
@@ -184,6 +188,7 @@ export class LiveSession implements SessionSink, QueueHost {
   publish(type: string, data: unknown, fields?: EnvelopeFields): void {
     this.bus.publish(type, data, fields);
     if (type === "session_metadata_updated") this.hooks.onMetadataChanged?.(this);
+    else if (type === "turn_complete") this.hooks.onTurnComplete?.(this);
   }
 
   /**

@@ -62,16 +62,9 @@ export type SessionListRecord = (ReturnType<typeof sessionSummary> & { isArchive
 export interface ListFilters {
   /** Only the sessions of this source. */
   readonly source: SourceFilter | null;
-  /** The organized view: each session with its organization (this daemon has no groups or pins). */
-  readonly organized: boolean;
-  /** The filter selects nothing (the pinned sessions of the organized view). */
-  readonly none: boolean;
 }
 
-const NO_FILTERS: ListFilters = { source: null, organized: false, none: false };
-
-/** A session's organization in the organized view: no group, no color, not pinned. */
-const UNORGANIZED = { groupId: null, color: null, isPinned: false } as const;
+const NO_FILTERS: ListFilters = { source: null };
 
 export interface ExportData {
   readonly session: SessionRecord;
@@ -133,10 +126,9 @@ export class SessionHistory {
    * A cursor holds for the filters it was made with only (400 `invalid_cursor` with others).
    */
   list(workspace: string, archived: boolean, size = DEFAULT_LIST_SIZE, cursor?: string, filters: ListFilters = NO_FILTERS) {
-    const { source, organized } = filters;
-    const scope = `sessions:${workspace}:${archived ? "archived" : "active"}${source ? `:${source.sourceType}:${source.sourceId ?? ""}` : ""}${organized ? ":organized" : ""}`;
+    const { source } = filters;
+    const scope = `sessions:${workspace}:${archived ? "archived" : "active"}${source ? `:${source.sourceType}:${source.sourceId ?? ""}` : ""}`;
     const after = cursor === undefined ? null : decodeCursor<{ updatedAt: number; id: string }>(cursor, scope, { updatedAt: "number", id: "string" }, "invalid_cursor");
-    if (filters.none) return { sessions: [] };
     const rows = this.store?.sessions(workspace, archived, size + 1, after, source) ?? [];
     const page = rows.slice(0, size);
     const sessions: SessionListRecord[] = [];
@@ -150,7 +142,7 @@ export class SessionHistory {
     }
     const last = page[page.length - 1];
     return {
-      sessions: organized ? sessions.map((s) => ({ ...s, ...UNORGANIZED })) : sessions,
+      sessions,
       ...(rows.length > size && last ? { nextCursor: encodeCursor(scope, { updatedAt: last.updatedAt, id: last.id }) } : {}),
     };
   }
@@ -181,7 +173,7 @@ function* journalPages(store: Store | null, sessionId: string, first: { records:
 /** The list record of a session that is not live. */
 export function persistedSummary(row: CatalogRow) {
   const source = row.metadata.titleSource;
-  const titleSource: "manual" | "agent" | undefined = source === "manual" || source === "agent" ? source : undefined;
+  const titleSource: "manual" | "agent" | "auto" | undefined = source === "manual" || source === "agent" || source === "auto" ? source : undefined;
   return {
     sessionId: row.id,
     workspaceCwd: row.workspace,

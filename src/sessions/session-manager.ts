@@ -13,6 +13,7 @@ import type { ChannelDeath, SessionSink } from "../runtime/session-sinks.ts";
 import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { CatalogRow } from "../store/catalog.ts";
 import type { Store } from "../store/store.ts";
+import { AutoTitler } from "./auto-title.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
@@ -110,9 +111,11 @@ export class SessionManager {
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
+    const titler = new AutoTitler(deps.config.settings.autoTitle, deps.store ?? null, deps.logger);
     this.hooks = {
       onDied: (s, death) => this.died(s, death),
       onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
+      onTurnComplete: (s) => titler.turnCompleted(s),
     };
     // Whether the sessions were told of a stop that was to pass: told again if it turns lasting.
     let paused = false;

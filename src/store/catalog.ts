@@ -22,6 +22,11 @@ export interface CatalogRow {
   /** Where the session came from, as its creator named it (`POST /session`); null when it did not. */
   readonly sourceType: string | null;
   readonly sourceId: string | null;
+  /** The session's organization (migration 8, `session-organization.ts`); null when it has none. */
+  readonly groupId: string | null;
+  readonly color: string | null;
+  readonly pinnedAt: number | null;
+  readonly sortOrder: number | null;
 }
 
 /** A session list's filter on the source: a type, and optionally an id within it. */
@@ -46,7 +51,7 @@ export interface CatalogKey {
   readonly id: string;
 }
 
-interface RawRow {
+export interface RawRow {
   id: string;
   workspace: string;
   created_at: number;
@@ -60,9 +65,14 @@ interface RawRow {
   closed_at: number | null;
   source_type: string | null;
   source_id: string | null;
+  group_id: string | null;
+  color: string | null;
+  pinned_at: number | null;
+  sort_order: number | null;
 }
 
-function fromRaw(raw: RawRow): CatalogRow {
+/** A `sessions` row as read (`SELECT *`). */
+export function fromRaw(raw: RawRow): CatalogRow {
   let metadata: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(raw.metadata) as unknown;
@@ -84,6 +94,10 @@ function fromRaw(raw: RawRow): CatalogRow {
     closedAt: raw.closed_at,
     sourceType: raw.source_type,
     sourceId: raw.source_id,
+    groupId: raw.group_id,
+    color: raw.color,
+    pinnedAt: raw.pinned_at,
+    sortOrder: raw.sort_order,
   };
 }
 

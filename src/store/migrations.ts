@@ -156,6 +156,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // Session organization (`session-organization.ts`): a workspace's session groups (name unique
+    // per workspace, case-insensitively, checked on write; `sort_order` orders them), and per
+    // session its group, color, pin time and sort order (all NULL: not organized). A group's
+    // deletion ungroups its sessions.
+    version: 8,
+    up: `
+      CREATE TABLE session_groups (
+        workspace TEXT NOT NULL,
+        id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        color TEXT NOT NULL,
+        sort_order INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (workspace, id)
+      );
+      ALTER TABLE sessions ADD COLUMN group_id TEXT;
+      ALTER TABLE sessions ADD COLUMN color TEXT;
+      ALTER TABLE sessions ADD COLUMN pinned_at INTEGER;
+      ALTER TABLE sessions ADD COLUMN sort_order INTEGER;
+      ALTER TABLE sessions ADD COLUMN organized_at INTEGER;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

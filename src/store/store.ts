@@ -36,6 +36,7 @@
  * `store_unavailable`); it never stops recording, and it is still tried while journaling is
  * degraded, so deleting sessions can free a full disk.
  */
+import type { Database } from "bun:sqlite";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Catalog, CatalogKey, CatalogRow, NewSession, PersistedState, SourceFilter } from "./catalog.ts";
 import { Connection, STORE_IDLE_CLOSE_MS, type Open } from "./connection.ts";
@@ -275,6 +276,28 @@ export class Store {
     }
     if (rows === null) dropRegistrationMirror(this.dataDir);
     else writeRegistrationMirror(this.dataDir, rows);
+  }
+
+  /** A read of the session organization tables (`session-organization.ts`). */
+  readOrganization<T>(read: (db: Database) => T): T {
+    return this.read((open) => read(open.db));
+  }
+
+  /** A change to the session organization (one transaction, `session-organization.ts`); a DaemonError it throws rolls it back and is answered as it is. */
+  changeOrganization<T>(change: (db: Database) => T): T {
+    let refused: DaemonError | null = null;
+    try {
+      return this.change((open) => {
+        try {
+          return change(open.db);
+        } catch (error) {
+          if (error instanceof DaemonError) refused = error;
+          throw error;
+        }
+      });
+    } catch (error) {
+      throw refused ?? error;
+    }
   }
 
   /** Up to `limit` records of a session after the position `after` (0: from the start). */

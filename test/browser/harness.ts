@@ -130,7 +130,7 @@ export interface UiFixture extends AsyncDisposable {
 }
 
 export interface UiFixtureOptions {
-  /** Written as the data dir's `settings.json` (the host settings). */
+  /** Written as the data dir's `settings.json` (the host settings; `ui.autoTitle` is false unless it says otherwise). */
   hostSettings?: Record<string, unknown>;
 }
 
@@ -139,7 +139,8 @@ export function uiFixture(options: UiFixtureOptions = {}): UiFixture {
   const model = startMockModel();
   const ws = tempDir("svc-browser-ws-");
   const home = tempDir("svc-browser-home-");
-  if (options.hostSettings) writeFileSync(join(home.path, "settings.json"), JSON.stringify(options.hostSettings));
+  // Automatic titles off unless a test asks: their model request would take a reply a test queued for its next prompt.
+  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, ...options.hostSettings }));
   mkdirSync(join(ws.path, ".svc"));
   writeFileSync(join(ws.path, ".svc", "settings.json"), "{}");
   const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };

@@ -70,6 +70,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/store/registration-mirror.ts", reason: "the registrations' JSON mirror, read with node:fs (no SQLite, no other store code)" },
   { module: "src/store/db-file.ts", reason: "svc.db's file name: with no database, nothing was ever registered" },
   { module: "src/workspace-registry/registration-path.ts", reason: "the checks the core applies to each persisted registration, so the boot list is the core's (node:fs only)" },
+  { module: "src/sessions/organization-limits.ts", reason: "the session organization bounds /capabilities reports (two numbers)" },
   { module: "src/server/route-tags.ts", reason: "the build's capability tags, for /capabilities without the app" },
   { module: "src/server/capability.ts", reason: "features from tags and config (featureTags)" },
   { module: "src/workspace/workspace-id.ts", reason: "the workspace id in /capabilities" },

@@ -8,7 +8,10 @@
  *   await using events = await d.events(sessionId);
  *
  * `env` goes to the daemon (and so to the child): `FAKE_AGENT_*` variables script the agent.
- * `settings` is written to `$SVC_HOME/settings.json` for the boot only. Disposing stops the daemon
+ * `settings` is written to `$SVC_HOME/settings.json` for the boot only, with automatic titles off
+ * (`ui.autoTitle: false`: their `session_metadata_updated` would interleave with the event
+ * sequences tests pin) unless `settings.ui` says otherwise; a test that passes its own `SVC_HOME`
+ * in `env` gets that home's settings as they are. Disposing stops the daemon
  * and then fails the test if any agent child it started is still alive (after killing it, so
  * nothing is left behind either way).
  */
@@ -28,6 +31,7 @@ export interface DaemonSettingsDoc {
   policy?: { permissionStrategy?: string; consensusQuorum?: number };
   agent?: string;
   agents?: Record<string, { path?: string; model?: { baseUrl: string; model?: string; apiKeyEnv?: string } }>;
+  ui?: { autoTitle?: boolean };
 }
 
 export interface FakeAgentDaemonOptions extends StartOptions {
@@ -73,10 +77,8 @@ export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDae
   const settingsFile = join(home, "settings.json");
   const logDir = tempDir("svc-wire-");
   const logPath = join(logDir.path, "wire.jsonl");
-  if (settings) {
-    mkdirSync(home, { recursive: true });
-    writeFileSync(settingsFile, JSON.stringify(settings));
-  }
+  mkdirSync(home, { recursive: true });
+  writeFileSync(settingsFile, JSON.stringify({ ui: { autoTitle: false }, ...settings }));
   let daemon: TestDaemon;
   try {
     const startOptions = { ...start, env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, FAKE_AGENT_LOG: logPath, ...start.env } };
@@ -85,7 +87,7 @@ export async function fakeAgentDaemon(args: string[] = [], options: FakeAgentDae
     await logDir[Symbol.asyncDispose]();
     throw err;
   } finally {
-    if (settings) rmSync(settingsFile, { force: true });
+    rmSync(settingsFile, { force: true });
   }
   const wire = () => readWireLog(logPath);
   const agentPids = async () => (await wire()).filter((e) => e.event === "start").map((e) => e.pid);

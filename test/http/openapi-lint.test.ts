@@ -177,8 +177,9 @@ describe("the served OpenAPI document", () => {
       if (op.requestBody === undefined) continue;
       const [method, path] = name.split(" ") as [string, string];
       const res = await fetch(`${d.url}${path.replace(/\{[^}]+\}/g, "no-such-id")}`, { method: method.toUpperCase() });
-      await res.body?.cancel();
+      const answer = (await res.json().catch(() => null)) as { code?: unknown } | null;
       if (res.status === 401) continue; // a strict route without a token configured: the body is never read
+      if (answer?.code === "invalid_workspace") continue; // the path's workspace is refused before the body is read
       seen.push(`${name}: required ${op.requestBody.required === true} (answered ${res.status} without a body)`);
       expected.push(`${name}: required ${res.status === 400} (answered ${res.status} without a body)`);
     }

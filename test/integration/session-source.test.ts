@@ -103,7 +103,7 @@ describe("POST /session", () => {
 });
 
 describe("view=organized", () => {
-  test("answers every session with no group, no color and no pin; `pinned` is empty; another group is 404", async () => {
+  test("an unorganized session is answered with no group, color, pin or sort order; `pinned` is empty; an unknown group is 404", async () => {
     await using home = tempDir("svc-home-");
     await using d = await fakeAgentDaemon([], { env: { SVC_HOME: home.path } });
     const { sessionId } = await d.createSession({ sessionScope: "thread" });
@@ -112,7 +112,7 @@ describe("view=organized", () => {
     for (const group of ["", "&group=all", "&group=ungrouped"]) {
       const reply = await d.json("GET", `${list}?view=organized${group}`);
       expect({ group, status: reply.status }).toEqual({ group, status: 200 });
-      expect(reply.body.sessions).toEqual(plain.map((s: object) => ({ ...s, groupId: null, color: null, isPinned: false })));
+      expect(reply.body.sessions).toEqual(plain.map((s: object) => ({ ...s, groupId: null, color: null, isPinned: false, sortOrder: null })));
       expect(reply.body.sessions[0].sessionId).toBe(sessionId);
     }
     expect((await d.json("GET", `${list}?view=organized&group=pinned`)).body).toEqual({ sessions: [] });

@@ -201,7 +201,7 @@ describe("data dir", () => {
 describe("settings.json policy", () => {
   test("no settings file: first-responder, no quorum", async () => {
     await using fx = configFixture();
-    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null, folderTrust: { enabled: true, trustedFolders: [] }, agent: null, agentPaths: {}, agentEndpoints: {} });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {} });
   });
 
   test.each(["first-responder", "designated", "consensus", "local-only"])("policy.permissionStrategy %s is accepted", async (strategy) => {
@@ -232,10 +232,18 @@ describe("settings.json policy", () => {
     expect(err.message).not.toContain("\n");
   });
 
+  test("ui.autoTitle is on unless set false; another value fails boot naming the key", async () => {
+    await using fx = configFixture();
+    fx.writeSettings({ ui: { autoTitle: false } });
+    expect(fx.resolve([]).settings.autoTitle).toBe(false);
+    fx.writeSettings({ ui: { autoTitle: "no" } });
+    expect(() => fx.resolve([])).toThrow("ui.autoTitle must be true or false");
+  });
+
   test("a valid quorum is kept", async () => {
     await using fx = configFixture();
     fx.writeSettings({ policy: { permissionStrategy: "consensus", consensusQuorum: 3 } });
-    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3, folderTrust: { enabled: true, trustedFolders: [] }, agent: null, agentPaths: {}, agentEndpoints: {} });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {} });
   });
 
   test("a settings file over 1 MiB is refused", async () => {

@@ -24,6 +24,8 @@ export const CapabilitiesDocument = t.Object({
     maxSessionsPerWorkspace: Type.Integer(),
     maxTotalSessions: Type.Integer(),
     sessionRestoreTimeoutMs: Type.Integer(),
+    maxSessionGroups: Type.Integer({ description: "session groups per workspace (`session_organization`)" }),
+    maxSessionGroupNameChars: Type.Integer({ description: "longest session group name" }),
   }),
   workspaces: t.Array(
     t.Object({ id: t.String(), cwd: t.String(), displayName: t.Optional(t.String()), primary: t.Boolean(), trusted: t.Boolean(), removable: t.Boolean() }),

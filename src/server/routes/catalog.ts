@@ -10,7 +10,8 @@ import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { MAX_BULK_IDS, SessionCatalog, type BulkAction } from "../../sessions/session-catalog.ts";
-import { SessionHistory } from "../../sessions/session-history.ts";
+import { DEFAULT_LIST_SIZE, SessionHistory } from "../../sessions/session-history.ts";
+import { SessionOrganization } from "../../sessions/organization.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
@@ -74,6 +75,7 @@ const IdParams = t.Object({
 export const catalogRoutes = (deps: AppDeps) => {
   const catalog = new SessionCatalog(deps.sessions, deps.sessions.store);
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
+  const organization = new SessionOrganization(deps.sessions, deps.sessions.store);
 
   const bulk = (action: BulkAction) =>
     [
@@ -91,8 +93,8 @@ export const catalogRoutes = (deps: AppDeps) => {
       response: { 200: CatalogReply, ...bodyErrors },
       detail: capability("session_catalog_batch", { summary: "Look sessions up by id: live state, or what the catalog holds" }),
     })
-    .use(workspaceListRoutes(history, selectedForms(deps)[0]))
-    .use(workspaceListRoutes(history, selectedForms(deps)[1]))
+    .use(workspaceListRoutes(history, organization, selectedForms(deps)[0]))
+    .use(workspaceListRoutes(history, organization, selectedForms(deps)[1]))
     .get(
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
@@ -108,7 +110,7 @@ export const catalogRoutes = (deps: AppDeps) => {
 };
 
 /** The id-selected form `/workspace/:id/…` and the qualified form `/workspaces/:workspace/…` of the session list and counts. */
-interface SelectedForm {
+export interface SelectedForm {
   readonly name: string;
   readonly prefix: string;
   readonly params: typeof IdParams | typeof WorkspaceParams;
@@ -116,19 +118,26 @@ interface SelectedForm {
   readonly tags: readonly string[];
 }
 
-function selectedForms(deps: AppDeps): readonly [SelectedForm, SelectedForm] {
+export function selectedForms(deps: AppDeps): readonly [SelectedForm, SelectedForm] {
   return [
     { name: "id", prefix: "/workspace/:id", params: IdParams, scope: (p) => deps.runtimes.resolve((p as { id: string }).id, ":id"), tags: [] },
     { name: "qualified", prefix: "/workspaces/:workspace", params: WorkspaceParams, scope: (p) => deps.runtimes.resolve((p as { workspace: string }).workspace), tags: [QUALIFIED_TAG] },
   ];
 }
 
-function workspaceListRoutes(history: SessionHistory, form: SelectedForm) {
+function workspaceListRoutes(history: SessionHistory, organization: SessionOrganization, form: SelectedForm) {
   return new Elysia({ name: `routes/catalog/${form.name}` })
     .use(apiModelNames)
     .get(
       `${form.prefix}/sessions`,
-      ({ params, query }) => history.list(form.scope(params).path, query.archiveState === "archived", query.size, query.cursor, listFilters(query)),
+      ({ params, query }) => {
+        const path = form.scope(params).path;
+        const archived = query.archiveState === "archived";
+        const filters = listFilters(query);
+        return filters.organized
+          ? organization.list(path, archived, query.size ?? DEFAULT_LIST_SIZE, query.cursor, filters.group, filters.source)
+          : history.list(path, archived, query.size, query.cursor, filters);
+      },
       {
         params: form.params,
         query: SessionListQuery,

@@ -18,8 +18,8 @@ export const SessionListQuery = t.Object({
   archiveState: t.Optional(t.Union([t.Literal("active"), t.Literal("archived")], { description: "active (default) or archived", error: invalidArchiveState })),
   size: t.Optional(queryInteger(1, MAX_LIST_SIZE, `Sessions per page (default ${DEFAULT_LIST_SIZE})`, invalidSize)),
   cursor: t.Optional(t.String({ description: "`nextCursor` of the previous page" })),
-  view: t.Optional(t.Literal("organized", { description: "each session with its organization (`groupId`, `color`, `isPinned`); no session is grouped or pinned in this daemon", error: invalidView })),
-  group: t.Optional(t.String({ maxLength: 256, description: "with `view=organized`: `all` or `ungrouped` (every session), `pinned` (none); another group is 404 `group_not_found`" })),
+  view: t.Optional(t.Literal("organized", { description: "each session with its organization (`groupId`, `color`, `isPinned`, `sortOrder`), pinned first, then by sort order, then newest", error: invalidView })),
+  group: t.Optional(t.String({ maxLength: 256, description: "with `view=organized`: `all` (default), `pinned`, `ungrouped` or a group id (404 `group_not_found` for an unknown one)" })),
   // The rules are checked by `parseSessionSource` (400 `invalid_session_source`); the schema documents them.
   sourceType: t.Optional(t.String({ description: `only sessions of this source type (${SOURCE_TYPE_PATTERN})` })),
   sourceId: t.Optional(t.String({ description: `with \`sourceType\`: only the session of this source id (1 to ${MAX_SOURCE_ID_LENGTH} characters)` })),
@@ -27,16 +27,13 @@ export const SessionListQuery = t.Object({
 
 /**
  * The list's filters from its query: the source (400 `invalid_session_source`), and the organized
- * view and its group (400 `invalid_session_group_filter` for a group without the view, 404
- * `group_not_found` for a group this daemon does not have: it has none).
+ * view and its group (400 `invalid_session_group_filter` for a group without the view).
  */
-export function listFilters(query: { view?: "organized"; group?: string; sourceType?: string; sourceId?: string }): ListFilters {
+export function listFilters(query: { view?: "organized"; group?: string; sourceType?: string; sourceId?: string }): ListFilters & { organized: boolean; group: string } {
   const source = parseSessionSource(query.sourceType, query.sourceId, false);
   const organized = query.view === "organized";
   if (query.group !== undefined && !organized) throw new DaemonError(400, "invalid_session_group_filter", "`group` requires `view=organized`");
-  const group = query.group ?? "all";
-  if (group !== "all" && group !== "ungrouped" && group !== "pinned") throw new DaemonError(404, "group_not_found", `Group not found: ${group}`, { field: "group" });
-  return { source, organized, none: group === "pinned" };
+  return { source, organized, group: query.group ?? "all" };
 }
 
 export const WorkspaceSelector = t.String({ minLength: 1, maxLength: 4096, description: "Workspace id (16 hex digits) or absolute workspace path" });

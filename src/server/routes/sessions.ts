@@ -87,6 +87,7 @@ const MetadataBody = t.Object(
         { error: metadataError("pr", "`pr` must be an object with `number` and `url`") },
       ),
     ),
+    autoTitle: t.Optional(t.Boolean({ description: "false: no automatic title for this session (setting `ui.autoTitle`)", error: metadataError("autoTitle", "`autoTitle` must be a boolean") })),
   },
   { additionalProperties: true, error: notAnObject },
 );
@@ -121,6 +122,7 @@ const MetadataAnswer = t.Object({
   sessionId: t.String(),
   displayName: t.Optional(t.String()),
   prs: t.Optional(t.Array(PullRequest)),
+  autoTitle: t.Optional(t.Literal(false, { description: "present when automatic titles are off for this session" })),
   persisted: t.Optional(
     t.Literal(false, {
       description:
@@ -210,6 +212,7 @@ export const sessionRoutes = (deps: AppDeps) =>
           session.metadata.titleSource = "manual";
           Object.assign(changed, { displayName: name.name, titleSource: "manual" });
         }
+        if (body.autoTitle !== undefined) session.metadata.autoTitle = body.autoTitle;
         if (body.pr) {
           const { number, url, state } = body.pr;
           const pr = { number, url, ...(state === undefined ? {} : { state }) };
@@ -224,6 +227,7 @@ export const sessionRoutes = (deps: AppDeps) =>
           sessionId: session.id,
           ...(session.metadata.displayName !== undefined ? { displayName: session.metadata.displayName } : {}),
           ...(session.metadata.prs ? { prs: session.metadata.prs } : {}),
+          ...(session.metadata.autoTitle === false ? { autoTitle: false } : {}),
           // The live change stands either way; the answer does not claim a catalog write that did not happen.
           ...((deps.sessions.store?.storesCatalogChanges ?? false) ? {} : { persisted: false as const }),
         };

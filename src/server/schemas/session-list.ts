@@ -4,16 +4,19 @@
  * (`SessionSummary`) marked `live: true`; one that is not live is its catalog row
  * (`persistedSummary` in sessions/session-history.ts) marked `live: false`.
  */
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { sessionIdentityProperties, sessionSummaryProperties } from "./session-summary.ts";
 
 const isArchived = t.Boolean({ description: "archived sessions are listed with `archiveState=archived` only" });
 
-/** The organized view's members (`view=organized`): this daemon has no session groups or pins. */
+/** The organized view's members (`view=organized`, sessions/organization.ts). */
 const organization = {
-  groupId: t.Optional(t.Null({ description: "`view=organized`: the session's group (none in this daemon)" })),
-  color: t.Optional(t.Null({ description: "`view=organized`: the session's color (none in this daemon)" })),
-  isPinned: t.Optional(t.Literal(false, { description: "`view=organized`: whether the session is pinned (never, in this daemon)" })),
+  groupId: t.Optional(t.Union([t.String(), t.Null()], { description: "`view=organized`: the session's group, or null" })),
+  color: t.Optional(t.Union([t.String(), t.Null()], { description: "`view=organized`: the session's color (a preset), or null" })),
+  isPinned: t.Optional(t.Boolean({ description: "`view=organized`: whether the session is pinned (pinned sessions lead the list)" })),
+  pinnedAt: t.Optional(t.String({ description: "`view=organized`: when it was pinned (ISO 8601)" })),
+  sortOrder: t.Optional(t.Union([Type.Integer(), t.Null()], { description: "`view=organized`: the session's sort order within its pin block (ascending, before sessions without one), or null" })),
 };
 
 /** A live session with its live state; `isArchived` is what its catalog row says. */

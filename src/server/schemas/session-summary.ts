@@ -29,7 +29,7 @@ export const sessionIdentityProperties = {
   createdAt: IsoTime,
   updatedAt: IsoTime,
   displayName: t.Optional(t.String()),
-  titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent")])),
+  titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent"), t.Literal("auto")], { description: "manual: a client set it; agent: the agent named it; auto: the daemon made it after the first turn" })),
   sourceType: t.Optional(t.String({ description: "where the session came from, as its creator named it on `POST /session`" })),
   sourceId: t.Optional(t.String({ description: "the source's own id, within `sourceType`" })),
 };
