@@ -4,6 +4,7 @@
  * per process), session/load (the saved conversation replayed as updates) and session/resume,
  * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
  * session/set_model and session/close. Everything not registered is answered `-32601` by the SDK.
+ * Hooks (`hooks/`) run around prompts and tool calls, and at a session's close.
  *
  * Trust: whether the workspace is trusted comes from the start (`AgentConfig.trusted`) and may be
  * changed by `svc/control/workspace/trust` (the daemon's decision). Untrusted, a session can only be

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
-import { jsonRequest } from "../helpers/json-request.ts";
+import { jsonRequest, type JsonReply } from "../helpers/json-request.ts";
 import { expectPidsGone, pidGone } from "../helpers/pids.ts";
 import { openSse, type SseClient } from "../helpers/sse-client.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -32,7 +32,7 @@ interface Setup extends AsyncDisposable {
   /** Sends a prompt and waits for its turn to end; returns its end frame. */
   turn(text: string): Promise<{ event: string; data: Record<string, unknown> }>;
   /** A JSON request to the daemon with the token. */
-  req(method: string, path: string, body?: unknown): ReturnType<typeof jsonRequest>;
+  req(method: string, path: string, body?: unknown): Promise<JsonReply>;
 }
 
 /** A daemon in yolo mode (no permission asks) with `host` hooks in the data dir's settings and `project` hooks in the workspace's. */
