@@ -174,6 +174,10 @@ describe("built-in agent hooks", () => {
       ["project", "project-mark", false, "untrusted_workspace"],
     ]);
     expect(JSON.stringify(listed.body)).not.toContain("touch");
+    // The qualified form answers the same for the primary, selected by its path.
+    const qualified = await s.req("GET", `/workspaces/${encodeURIComponent(s.workspace)}/hooks`);
+    expect(qualified.status).toBe(200);
+    expect(qualified.body.hooks).toEqual(listed.body.hooks);
   });
 
   test("a hook's huge output is bounded: a 20 MB reason reaches the model cut", async () => {
