@@ -11,7 +11,7 @@
  * through `redactHooks`. Unknown session 404; no live agent 503; an agent without the methods
  * 501; a definition it refuses 400 `invalid_hook`; an unknown hook id 404 `hook_not_found`.
  */
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { redactSecrets } from "../../logging/redact.ts";
 import { AgentRequestError, ChannelClosedError } from "../../runtime/acp-channel.ts";
@@ -24,7 +24,7 @@ import { capability } from "../capability.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
-import { AddHookBody, AddHookReply, RemoveHookReply, SessionHooksReply } from "./hooks-schemas.ts";
+import { AddHookBody, AddHookReply, HookCell, RemoveHookReply, SessionHooksReply } from "./hooks-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
 
 const HookParams = t.Object({ id: SessionIdParams.properties.id, hookId: t.String({ minLength: 1, maxLength: 256 }) });
@@ -59,13 +59,14 @@ export const sessionHookRoutes = (deps: AppDeps) => {
       throw new DaemonError(502, "agent_status_failed", `The agent failed to report hooks: ${redactSecrets(err.message, secrets)}`, { errorKind: "protocol_error", view: "hooks" });
     }
     if (reply === null) throw new DaemonError(501, "agent_unsupported", `This session's agent (profile ${live.profile.name}) does not report hooks`, { view: "hooks", profile: live.profile.name });
-    const members = sanitized("hooks", () => redactSessionView("hooks", reply, secrets)) as { disabled: boolean; hooks: unknown[] };
+    // The sanitizer assembles exactly the schema's members.
+    const members = sanitized("hooks", () => redactSessionView("hooks", reply, secrets)) as Pick<Static<typeof SessionHooksReply>, "disabled" | "hooks" | "errors">;
     return { ...members, v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
   }
 
   return new Elysia({ name: "routes/session-hooks" })
     .use(apiModelNames)
-    .get("/session/:id/hooks", ({ params }) => list(params.id) as never, {
+    .get("/session/:id/hooks", ({ params }) => list(params.id), {
       params: SessionIdParams,
       response: { 200: SessionHooksReply, ...errorResponses({ also: [404, 501, 502, 503, 504] }) },
       detail: capability("session_hooks", { summary: "The session's own hooks (added through the API), never their commands" }),
@@ -75,8 +76,8 @@ export const sessionHookRoutes = (deps: AppDeps) => {
       async ({ params, body }) => {
         const session = deps.sessions.get(params.id);
         const raw = await addSessionHook(liveOf(session), session.agentSessionId, body);
-        const [hook] = sanitized("the session hook", () => redactHooks({ hooks: [raw] }, secrets).hooks as unknown[]);
-        return { v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd, hook } as never;
+        const [hook] = sanitized("the session hook", () => redactHooks({ hooks: [raw] }, secrets).hooks as Static<typeof HookCell>[]);
+        return { v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd, hook: hook! };
       },
       {
         params: SessionIdParams,
