@@ -124,6 +124,39 @@ describe("built-in agent hooks", () => {
     expect(readFileSync(join(s.workspace, "ok.txt"), "utf8")).toBe("fine\n");
   });
 
+  test("a pre-tool hook's updatedInput changes the call, and a post-tool hook's context reaches the model", async () => {
+    const rewrite = JSON.stringify({ hookSpecificOutput: { permissionDecision: "allow", updatedInput: { file_path: "rewritten.txt", content: "by the hook\n" } } });
+    await using s = await setup({
+      host: {
+        PreToolUse: [{ matcher: "write_file", hooks: [{ type: "command", command: `printf '%s' '${rewrite}'` }] }],
+        PostToolUse: [{ hooks: [{ type: "command", command: `printf '%s' '{"hookSpecificOutput":{"additionalContext":"lint passed"}}'` }] }],
+      },
+    });
+    s.model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "asked.txt", content: "by the model\n" } }] }, { kind: "text", text: "done" });
+    await s.turn("write it");
+    expect(existsSync(join(s.workspace, "asked.txt"))).toBe(false);
+    expect(readFileSync(join(s.workspace, "rewritten.txt"), "utf8")).toBe("by the hook\n");
+    expect(lastToolResults(s.model)).toContain("[PostToolUse hook context: lint passed]");
+  });
+
+  test("session start and end hooks: start runs once, at the first prompt; end runs when the session is closed", async () => {
+    await using s = await setup({
+      host: {
+        SessionStart: [{ hooks: [{ type: "command", command: "cat >> \"$SVC_PROJECT_DIR/start.log\"; echo >> \"$SVC_PROJECT_DIR/start.log\"" }] }],
+        SessionEnd: [{ hooks: [{ type: "command", command: "cat > \"$SVC_PROJECT_DIR/end.json\"" }] }],
+      },
+    });
+    await s.turn("one");
+    await s.turn("two");
+    const starts = readFileSync(join(s.workspace, "start.log"), "utf8").trim().split("\n");
+    expect(starts).toHaveLength(1);
+    expect(JSON.parse(starts[0]!)).toMatchObject({ hook_event_name: "SessionStart", source: "startup" });
+    expect((await s.req("DELETE", `/session/${s.sessionId}`)).status).toBeLessThan(300);
+    const end = join(s.workspace, "end.json");
+    await until(() => existsSync(end) && readFileSync(end, "utf8").endsWith("}"), 10_000, "the SessionEnd hook to run");
+    expect(JSON.parse(readFileSync(end, "utf8"))).toMatchObject({ hook_event_name: "SessionEnd", reason: "close" });
+  });
+
   test("a hook that sleeps forever is killed at its limit, with the process it started, and the call goes on", async () => {
     await using s = await setup({
       host: { PreToolUse: [{ hooks: [{ type: "command", timeout: 1, command: "sleep 300 & echo $! > \"$SVC_PROJECT_DIR/grandchild.pid\"; echo $$ > \"$SVC_PROJECT_DIR/hook.pid\"; wait" }] }] },
