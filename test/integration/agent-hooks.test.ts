@@ -207,6 +207,9 @@ describe("built-in agent hooks", () => {
       ["project", "project-mark", false, "untrusted_workspace"],
     ]);
     expect(JSON.stringify(listed.body)).not.toContain("touch");
+    // The trust report names them among the settings an untrusted folder does not get.
+    const trust = await s.req("GET", "/workspace/trust");
+    expect(trust.body.ignoredSettings).toContain("hooks");
     // The qualified form answers the same for the primary, selected by its path.
     const qualified = await s.req("GET", `/workspaces/${encodeURIComponent(s.workspace)}/hooks`);
     expect(qualified.status).toBe(200);
