@@ -216,6 +216,16 @@ describe("built-in agent hooks", () => {
     expect(qualified.body.hooks).toEqual(listed.body.hooks);
   });
 
+  test("trusting the folder while the agent runs lets its hooks run at the next prompt", async () => {
+    await using s = await setup({ trusted: false, project: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "touch \"$SVC_PROJECT_DIR/project-ran\"" }] }] } });
+    await s.turn("before");
+    expect(existsSync(join(s.workspace, "project-ran"))).toBe(false);
+    const granted = await s.req("POST", "/workspace/trust/request", { desiredState: "trusted" });
+    expect(granted.status).toBe(202);
+    await s.turn("after");
+    expect(existsSync(join(s.workspace, "project-ran"))).toBe(true);
+  });
+
   test("a hook's huge output is bounded: a 20 MB reason reaches the model cut", async () => {
     await using s = await setup({
       host: { PreToolUse: [{ hooks: [{ type: "command", command: "head -c 20000000 /dev/zero | tr '\\0' x >&2; exit 2" }] }] },
