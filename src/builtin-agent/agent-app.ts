@@ -4,6 +4,7 @@
  * per process), session/load (the saved conversation replayed as updates) and session/resume,
  * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
  * session/set_model and session/close. Everything not registered is answered `-32601` by the SDK.
+ * Hooks (`hooks/`) run around prompts and tool calls, and at a session's close.
  *
  * Trust: whether the workspace is trusted comes from the start (`AgentConfig.trusted`) and may be
  * changed by `svc/control/workspace/trust` (the daemon's decision). Untrusted, a session can only be
@@ -25,6 +26,9 @@ import { registerGenerationMethods } from "./generation-methods.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
+import { registerHookMethods } from "./hooks/hook-methods.ts";
+import { Hooks } from "./hooks/hooks.ts";
+import { TurnHooks } from "./hooks/turn-hooks.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 import { runTurn } from "./turn.ts";
 
@@ -49,6 +53,9 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const files = new WorkspaceFiles(core.workspace, () => true);
   const shell = (core.shell = new ShellRunner(core.workspace, config.shellEnv));
   const { sessions, notifier, trust } = core;
+  // The workspace's hooks run only while it is trusted: asked at each event.
+  const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
+  const turnHooks = new TurnHooks(hooks);
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
@@ -157,7 +164,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         const toolbox = () => toolSet(mcp, disabledTools);
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks },
           params.prompt,
         );
       } finally {
@@ -168,11 +175,14 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       sessions.get(params.sessionId)?.cancel();
     })
     .onRequest(acp.methods.agent.session.close, ({ params }) => {
-      sessions.get(params.sessionId)?.cancel();
+      const session = sessions.get(params.sessionId);
+      session?.cancel();
       sessions.delete(params.sessionId);
+      if (session) turnHooks.closed(session.id);
       return {};
     });
   registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
+  registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   return app;

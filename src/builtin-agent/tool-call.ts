@@ -4,7 +4,8 @@
  * the model is told; every failure becomes a failed call the model can read, never a thrown error.
  * On the ACP side the call carries the agent's own id (the model's may be anything, 17 MB
  * included) and every field is bounded (`acp-bounds.ts`); the model is answered under its own id
- * by the turn.
+ * by the turn. Hooks (`hooks/tool-hooks.ts`) run before the call is prepared (they may block it,
+ * change its arguments or its approval) and after it completed.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { FsError } from "../errors/daemon-error.ts";
@@ -13,6 +14,7 @@ import { decide } from "./approval.ts";
 import type { AgentSession } from "./agent-session.ts";
 import type { ToolCallRequest } from "./model/model-round.ts";
 import { askPermission } from "./permission.ts";
+import { withHookPermission, type ToolHooks } from "./hooks/tool-hooks.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
 import type { ToolDecision } from "./session-stats.ts";
 import { capForModel, textContent, ToolInputError, type ToolContext } from "./tools/tool.ts";
@@ -44,7 +46,7 @@ function protectedAsk(shown: { title: string; content?: acp.ToolCallContent[] },
   return { ...shown, title: boundTitle(`Protected path: ${shown.title}`), content: boundContent([notice, ...(shown.content ?? [])]) };
 }
 
-export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ToolSet): Promise<ToolCallResult> {
+export async function runToolCall(client: acp.AgentContext, session: AgentSession, call: ToolCallRequest, context: ToolContext, toolbox: ToolSet, hooks: ToolHooks | null = null): Promise<ToolCallResult> {
   const toolCallId = toolCallIdFor();
   const update = (fields: Omit<acp.ToolCallUpdate, "toolCallId">) =>
     client.notify("session/update", { sessionId: session.id, update: { sessionUpdate: "tool_call_update", toolCallId, ...fields } });
@@ -77,9 +79,22 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   };
 
   let prepared;
+  let args: Record<string, unknown>;
+  let hookPermission;
   try {
     if (oversized) throw new ToolInputError(oversized);
-    prepared = await tool.prepare(parseArgs(call.input), context);
+    args = parseArgs(call.input);
+    if (hooks) {
+      const pre = await hooks.pre(session, call.name, args, context.signal);
+      if (context.signal.aborted) return counted(await fail("cancelled", true));
+      if (pre.blocked !== undefined) {
+        decided = "reject";
+        return counted(await fail(pre.blocked));
+      }
+      args = pre.args;
+      hookPermission = pre.permission;
+    }
+    prepared = await tool.prepare(args, context);
   } catch (err) {
     return counted(await fail(`${name}: ${messageOf(err)}`));
   }
@@ -91,7 +106,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   const protectedPath = prepared.protectedPath;
   const asked = decide(session.mode, tool.toolClass, prepared.readOnlyCommand === true, protectedPath !== undefined);
   const always = protectedPath === undefined ? (prepared.alwaysScope ?? { key: tool.name, label: `Always allow ${tool.name}` }) : null;
-  const decision = asked === "ask" && always !== null && session.alwaysAllowed.has(always.key) ? "run" : asked;
+  const decision = withHookPermission(asked === "ask" && always !== null && session.alwaysAllowed.has(always.key) ? "run" : asked, hookPermission, protectedPath !== undefined);
   if (decision === "refuse") {
     decided = "reject";
     return counted(await fail(`${call.name} is not available in ${session.mode} mode (read-only); describe the change instead`));
@@ -108,8 +123,10 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
   try {
     const outcome = await prepared.run(context);
     if (context.signal.aborted) return counted(await fail(`cancelled: ${outcome.text}`, true));
+    const notes = hooks ? await hooks.post(session, call.name, args, outcome.text, context.signal) : "";
     await update({ status: "completed", ...(outcome.content ? { content: boundContent(outcome.content) } : {}), ...(outcome.rawOutput ? { rawOutput: boundRawOutput(outcome.rawOutput) } : {}) });
-    return counted({ text: capForModel(outcome.text), isError: false, cancelled: false });
+    // The hooks' notes go first, so a cut of a long result never drops them.
+    return counted({ text: capForModel(notes === "" ? outcome.text : `${notes}\n${outcome.text}`), isError: false, cancelled: false });
   } catch (err) {
     return counted(await fail(`${name} failed: ${messageOf(err)}`, context.signal.aborted));
   }

@@ -9,6 +9,9 @@
  * ends it with `errorKind: "output_too_large"`, the text kept up to the bound saved in the history;
  * so does a turn whose own exchange grows past the history's byte bound (`agent-session.ts`).
  *
+ * Hooks (`hooks/turn-hooks.ts`): those of the session's start and the prompt's submit run before the
+ * prompt is kept; one that blocks ends the turn `end_turn` with its reason as the reply.
+ *
  * Tool-call ids: the client sees the agent's own (`tool-call.ts`); the history, and so the model,
  * keeps the model's id when it is at most MAX_MODEL_CALL_ID_BYTES (else, or when empty or repeated
  * in the round, one of the agent's own in both the call and its result). Tool names in the history
@@ -23,6 +26,7 @@ import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, 
 import type { ModelClient } from "./model/provider.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
+import type { TurnHooks } from "./hooks/turn-hooks.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
 import { capForModel, type ToolContext } from "./tools/tool.ts";
 
@@ -44,6 +48,8 @@ export interface TurnDeps {
   /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
   readonly toolbox: () => ToolSet;
   readonly signal: AbortSignal;
+  /** The session's hooks; null runs none. */
+  readonly hooks?: TurnHooks | null;
 }
 
 /** A turn-ending failure the daemon reports as `turn_error`. */
@@ -87,7 +93,14 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
 
   const chunks = new ChunkCoalescer((sessionUpdate, text) => client.notify("session/update", { sessionId, update: { sessionUpdate, content: { type: "text", text } } }));
 
-  session.remember(userMessage(prompt));
+  const opening = deps.hooks ? await deps.hooks.opening(session, prompt, signal) : {};
+  if (signal.aborted) return await end("cancelled");
+  if (opening.blocked !== undefined) {
+    await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: opening.blocked } } });
+    return await end("end_turn");
+  }
+  const message = userMessage(prompt);
+  session.remember(opening.context === undefined ? message : { role: "user", content: [...(message.content as { type: "text"; text: string }[]), { type: "text", text: opening.context }] });
   session.stats.prompts++;
   for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
     const toolbox = deps.toolbox();
@@ -132,7 +145,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     const results: LanguageModelV4Message & { role: "tool" } = { role: "tool", content: [] };
     let cancelled = false;
     for (const [i, call] of result.toolCalls.entries()) {
-      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, toolbox);
+      const outcome: ToolCallResult = cancelled ? { text: "cancelled", isError: true, cancelled: true } : await runToolCall(client, session, call, context, toolbox, deps.hooks?.tool ?? null);
       cancelled ||= outcome.cancelled || signal.aborted;
       const text = capForModel(outcome.text);
       results.content.push({ type: "tool-result", toolCallId: ids[i]!, toolName: boundTitle(call.name), output: outcome.isError ? { type: "error-text", value: text } : { type: "text", value: text } });

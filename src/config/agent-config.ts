@@ -26,6 +26,8 @@
  * 1..3600000; default DEFAULT_STREAM_IDLE_TIMEOUT_MS): the longest wait for the next chunk of a
  * model's streamed answer before the turn fails.
  *
+ * Hooks: `hooks` of both files, the workspace's honoured only while it is trusted (`hooks-config.ts`).
+ *
  * Approval mode and disabled tools: `tools.approvalMode` and `tools.disabled` from the host's
  * settings, `--approval-mode`, and what the workspace's file may change given whether the folder
  * is trusted (`workspace-policy.ts`; the trust decision is the caller's, `src/trust/`). The daemon's
@@ -37,6 +39,7 @@ import { AGENT_KEYS_FD_VAR, keyVariableNames, type HandedProvider } from "./agen
 import type { ApprovalMode } from "./approval-modes.ts";
 import { dataDirFor } from "./config.ts";
 import { envModels, handedModels, settingsModels, type ModelEntry } from "./builtin-models.ts";
+import { hooksSettings, type HooksSettings } from "./hooks-config.ts";
 import { withAbsoluteSearchPath } from "./search-path.ts";
 import { isSecretName } from "./secret-names.ts";
 import { objectAt, readSettingsDoc as readJson } from "./settings-doc.ts";
@@ -75,6 +78,8 @@ export interface AgentConfig {
   readonly ignoredSettings: readonly IgnoredSetting[];
   readonly mcpServers: readonly McpServerConfig[];
   readonly mcpBudget: McpBudget;
+  /** Hooks of both settings files (`hooks-config.ts`); the workspace's run only while it is trusted. */
+  readonly hooks: HooksSettings;
   /** Longest silence between two chunks of a model's streamed answer; past it the turn fails. */
   readonly streamIdleTimeoutMs: number;
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
@@ -217,6 +222,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     ignoredSettings: policy.ignored,
     mcpServers: mcpServersOf(hostFile, host, warnings),
     mcpBudget: mcpBudgetOf(env, warnings),
+    hooks: hooksSettings({ host, hostFile, local, workspaceFile }, warnings),
     streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),
     // Commands and the tools' helper programs search PATH's absolute entries only, never the workspace.

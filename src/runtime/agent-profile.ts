@@ -41,10 +41,10 @@ export type ProfileName = "generic" | "qwen-code" | "svc" | "claude" | "gemini" 
 export type ExtensionPrefix = "qwen" | "svc";
 
 /** The workspace snapshots an extension profile asks for as `<prefix>/status/workspace/<section>` with `{cwd}`. */
-export type WorkspaceSection = "mcp" | "skills" | "providers" | "tools" | "preflight";
+export type WorkspaceSection = "mcp" | "skills" | "providers" | "tools" | "preflight" | "hooks";
 
 /** The session views an extension profile asks for as `<prefix>/status/session/<view>` with `{sessionId}`. */
-export type SessionView = "context_usage" | "tasks" | "stats" | "lsp" | "resources";
+export type SessionView = "context_usage" | "tasks" | "stats" | "lsp" | "resources" | "hooks";
 
 export interface SessionState {
   readonly models?: unknown;
@@ -109,7 +109,7 @@ function sessionStatus<T>(channel: AcpChannel, prefix: ExtensionPrefix, method: 
 }
 
 /** Params of a session view beyond `sessionId`: the summary form of context usage (spec: acp-agents §4.1). */
-const VIEW_PARAMS: Readonly<Record<SessionView, Record<string, unknown>>> = { context_usage: { detail: false }, tasks: {}, stats: {}, lsp: {}, resources: {} };
+const VIEW_PARAMS: Readonly<Record<SessionView, Record<string, unknown>>> = { context_usage: { detail: false }, tasks: {}, stats: {}, lsp: {}, resources: {}, hooks: {} };
 
 /** The status queries of a profile that speaks `<prefix>/status/*`. */
 const extensionQueries = (prefix: ExtensionPrefix): Pick<AgentProfile, "workspaceStatus" | "sessionView"> => ({

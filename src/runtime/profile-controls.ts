@@ -41,7 +41,7 @@ export function boundedText(value: unknown): string | null {
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /** 502 `agent_protocol_error`: the agent answered `what` in a shape the daemon does not know. */
-const protocolError = (what: string) => new DaemonError(502, "agent_protocol_error", `The agent answered ${what} in an unknown shape`, { errorKind: "protocol_error" });
+export const protocolError = (what: string) => new DaemonError(502, "agent_protocol_error", `The agent answered ${what} in an unknown shape`, { errorKind: "protocol_error" });
 
 /**
  * An agent's error answer as 502 `agent_control_failed`: its message (already redacted and
@@ -75,7 +75,7 @@ export const agentCannot = (live: Pick<Live, "profile">, what: string) =>
   new DaemonError(501, "agent_control_unsupported", `The agent (profile ${live.profile.name}) cannot ${what}`, { profile: live.profile.name });
 
 /** `<prefix>/control/<method>`; a missing method (or no prefix) is `agentCannot(what)`. */
-async function control<T>(live: Live, method: string, params: Record<string, unknown>, what: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<T> {
+export async function control<T>(live: Live, method: string, params: Record<string, unknown>, what: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<T> {
   const prefix: ExtensionPrefix | null = live.profile.extensionPrefix;
   if (prefix === null) throw agentCannot(live, what);
   try {

@@ -33,6 +33,7 @@ import { promptRoutes } from "./routes/prompts.ts";
 import { referenceUiRoutes } from "./routes/reference-ui.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
+import { sessionHookRoutes } from "./routes/session-hooks.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { trustRoutes } from "./routes/trust.ts";
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(sessionRoutes(deps))
     .use(sessionInfoRoutes(deps))
     .use(sessionViewRoutes(deps))
+    .use(sessionHookRoutes(deps))
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))

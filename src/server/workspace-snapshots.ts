@@ -1,6 +1,6 @@
 /**
  * The workspace status snapshots (spec "MCP snapshot", "Skills", "Providers", "Environment",
- * "Preflight", "Workspace tools") of one served workspace. `workspaceSnapshots(deps, scope)` lists
+ * "Preflight", "Workspace tools", and the hooks) of one served workspace. `workspaceSnapshots(deps, scope)` lists
  * them by name; the app builds them once per workspace, so `/workspace/*` and the full daemon status
  * read the very same snapshots of the primary (and share one tool prober), and
  * `/workspaces/:workspace/*` those of the workspace named, from its own runtime and trust.
@@ -32,10 +32,11 @@ import { envCells } from "../workspace/env-cells.ts";
 import { preflightCells } from "../workspace/preflight-cells.ts";
 import type { StatusCell } from "../workspace/status-cell.ts";
 import type { WorkspaceScope } from "../workspace-registry/workspace-scope.ts";
-import { redactMcp, redactPreflight, redactProviders, redactSkills, redactTools } from "../workspace/status-redact.ts";
+import { HOOK_EVENT_INFO } from "../config/hooks-config.ts";
+import { redactHooks, redactMcp, redactPreflight, redactProviders, redactSkills, redactTools } from "../workspace/status-redact.ts";
 import { trustFinding, trustReport } from "./trust-report.ts";
 
-export type SectionName = "env" | "preflight" | "mcp" | "skills" | "providers" | "tools";
+export type SectionName = "env" | "preflight" | "mcp" | "skills" | "providers" | "tools" | "hooks";
 
 export type Snapshot = Record<string, unknown> & { readonly v: 1; readonly workspaceCwd: string; readonly initialized: boolean };
 
@@ -138,7 +139,7 @@ export function workspaceSnapshots(deps: SnapshotDeps, scope: WorkspaceScope): S
    * no agent runs), `fill` from its answer.
    */
   const fromAgent =
-    (section: "mcp" | "skills" | "tools", empty: () => Record<string, unknown>, fill: Project, idle: () => Record<string, unknown> = () => ({})) =>
+    (section: "mcp" | "skills" | "tools" | "hooks", empty: () => Record<string, unknown>, fill: Project, idle: () => Record<string, unknown> = () => ({})) =>
     async (timeoutMs = STATUS_TIMEOUT_MS): Promise<Snapshot> => {
       const reply = await ask(section, timeoutMs, fill);
       switch (reply.kind) {
@@ -224,6 +225,8 @@ export function workspaceSnapshots(deps: SnapshotDeps, scope: WorkspaceScope): S
     { name: "preflight", read: preflight },
     { name: "mcp", read: fromAgent("mcp", () => ({ servers: [] }), (a) => redactMcp(a, secrets), IDLE_MCP) },
     { name: "skills", read: fromAgent("skills", () => ({ skills: [] }), (a) => redactSkills(a, secrets)) },
+    // While no agent runs, the events are the built-in agent's (the daemon's default child).
+    { name: "hooks", read: fromAgent("hooks", () => ({ disabled: false, hooks: [], events: {} }), (a) => redactHooks(a, secrets), () => ({ events: HOOK_EVENT_INFO })) },
     { name: "providers", read: providers },
     {
       name: "tools",

@@ -197,14 +197,34 @@ export const redactPreflight = bounded((answer, secrets): { cells: StatusCell[];
   };
 });
 
+const HOOK: Members = { eventName: "string", source: "string", matcher: "string", sequential: "boolean", enabled: "boolean", disabledReason: "string", hookId: "string" };
+/** Of a hook's `config`, never its command, URL, headers, env or prompt: the hook definition stays with the agent. */
+const HOOK_CONFIG: Members = { type: "string", name: "string", description: "string", timeout: "integer" };
+const HOOK_EVENT: Members = { description: "string", matcherKind: "string" };
+/** Event names kept from an agent's `events` map (the reference lists about 25). */
+const MAX_HOOK_EVENTS = 64;
+
+/** A hooks listing's members (`GET /workspace/hooks`, `GET /session/:id/hooks`): each hook's event, matcher, source and state, never its definition. */
+export const redactHooks = bounded((answer, secrets): Json => {
+  const a = isObject(answer) ? answer : {};
+  const events = isObject(a.events) ? Object.entries(a.events).slice(0, MAX_HOOK_EVENTS) : [];
+  return {
+    disabled: a.disabled === true,
+    hooks: list(a.hooks).map((h) => ({ kind: "hook", ...pick(h, HOOK, secrets), config: pick(isObject(h) ? h.config : undefined, HOOK_CONFIG, secrets), enabled: isObject(h) && h.enabled !== false })),
+    ...(isObject(a.events) ? { events: Object.fromEntries(events.map(([name, info]) => [scrubText(name, secrets), pick(info, HOOK_EVENT, secrets)])) } : {}),
+    ...errors(a, secrets),
+  };
+});
+
 /**
  * A session view (tasks, stats, LSP, context usage) is free-form: cleaned only. Resources hold the
- * skills and MCP snapshots. An answer that is not an object, or beyond the answer bounds, throws
- * AgentAnswerError.
+ * skills and MCP snapshots; hooks are projected as the workspace's (`redactHooks`). An answer that
+ * is not an object, or beyond the answer bounds, throws AgentAnswerError.
  */
 export function redactSessionView(view: string, answer: unknown, secrets: readonly string[]): Json {
   checkBounds(answer);
   if (!isObject(answer)) throw new AgentAnswerError(`the agent answered ${view} with something that is not an object`);
+  if (view === "hooks") return redactHooks(answer, secrets);
   const cleaned = cleanWithin(answer, secrets) as Json;
   return view === "resources" ? { ...cleaned, skills: redactSkills(answer.skills, secrets), mcp: redactMcp(answer.mcp, secrets) } : cleaned;
 }

@@ -142,6 +142,7 @@ test("the OpenAPI document lists the qualified forms with their schemas and tags
     "/workspaces/{workspace}/skills",
     "/workspaces/{workspace}/providers",
     "/workspaces/{workspace}/tools",
+    "/workspaces/{workspace}/hooks",
     "/workspaces/{workspace}/git",
     "/workspaces/{workspace}/sessions",
     "/workspaces/{workspace}/sessions/live-state",

@@ -20,10 +20,26 @@ const KILL_GRACE_MS = 1000;
 /** How long the output pipes may stay open after the group was killed (a stuck reader is abandoned). */
 const DRAIN_AFTER_EXIT_MS = 1000;
 
+export interface RunOptions {
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  /** Written to the command's stdin, which is then closed; without it stdin is /dev/null. */
+  readonly input?: string;
+  /** Added to the environment (the marker still wins). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Keep stderr apart, in `errorOutput`, each stream with its own cap (hooks read a decision from stdout). */
+  readonly separate?: boolean;
+  /** Bytes kept per output (default SHELL_OUTPUT_CAP_BYTES); past it output is drained and counted, not kept. */
+  readonly capBytes?: number;
+}
+
 export interface ShellResult {
   readonly exitCode: number | null;
   readonly signal: string | null;
+  /** stdout and stderr together, or stdout alone with `separate`. */
   readonly output: string;
+  /** stderr, with `separate`; else "". */
+  readonly errorOutput: string;
   /** Bytes produced in all, including those past the cap. */
   readonly totalBytes: number;
   readonly truncated: boolean;
@@ -49,27 +65,29 @@ export class ShellRunner {
     readonly env: Readonly<Record<string, string>>,
   ) {}
 
-  async run(command: string, options: { timeoutMs: number; signal: AbortSignal }): Promise<ShellResult> {
+  async run(command: string, options: RunOptions): Promise<ShellResult> {
     const marker = newMarker();
-    const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: this.cwd, env: { ...this.env, ...markerEnv(marker) }, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    const input = options.input === undefined ? "ignore" : new Blob([options.input]);
+    const proc = Bun.spawn(["/bin/sh", "-c", command], { cwd: this.cwd, env: { ...this.env, ...options.env, ...markerEnv(marker) }, stdin: input, stdout: "pipe", stderr: "pipe", detached: true });
     const record: CommandRecord = { pid: proc.pid, marker, startTime: startTimeOf(proc.pid) };
     this.running.set(proc, record);
-    const kept: Uint8Array[] = [];
-    let keptBytes = 0;
+    const cap = options.capBytes ?? SHELL_OUTPUT_CAP_BYTES;
+    const sinks = [{ kept: [] as Uint8Array[], bytes: 0 }, { kept: [] as Uint8Array[], bytes: 0 }];
+    const [out, err] = options.separate ? sinks : [sinks[0]!, sinks[0]!];
     let totalBytes = 0;
-    const pump = async (stream: ReadableStream<Uint8Array>) => {
+    const pump = async (stream: ReadableStream<Uint8Array>, sink: (typeof sinks)[number]) => {
       const reader = stream.getReader();
       for (let next = await reader.read(); !next.done; next = await reader.read()) {
         const chunk = next.value;
         totalBytes += chunk.length;
-        if (keptBytes < SHELL_OUTPUT_CAP_BYTES) {
-          const part = chunk.subarray(0, SHELL_OUTPUT_CAP_BYTES - keptBytes);
-          kept.push(part);
-          keptBytes += part.length;
+        if (sink.bytes < cap) {
+          const part = chunk.subarray(0, cap - sink.bytes);
+          sink.kept.push(part);
+          sink.bytes += part.length;
         }
       }
     };
-    const pumped = Promise.all([pump(proc.stdout), pump(proc.stderr)]).catch(() => {});
+    const pumped = Promise.all([pump(proc.stdout, out!), pump(proc.stderr, err!)]).catch(() => {});
 
     let timedOut = false;
     let cancelled = false;
@@ -97,12 +115,14 @@ export class ShellRunner {
       swept = sweepCommand(record, this.shells());
     }
     await Promise.all([awaitGone(swept, this.shells()), Promise.race([pumped, Bun.sleep(DRAIN_AFTER_EXIT_MS)])]);
+    const text = (sink: (typeof sinks)[number]) => new TextDecoder().decode(Buffer.concat(sink.kept));
     return {
       exitCode: proc.exitCode,
       signal: proc.signalCode === null ? null : String(proc.signalCode),
-      output: new TextDecoder().decode(Buffer.concat(kept)),
+      output: text(sinks[0]!),
+      errorOutput: options.separate ? text(sinks[1]!) : "",
       totalBytes,
-      truncated: totalBytes > keptBytes,
+      truncated: totalBytes > sinks[0]!.bytes + (options.separate ? sinks[1]!.bytes : 0),
       timedOut,
       cancelled,
     };

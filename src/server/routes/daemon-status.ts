@@ -18,7 +18,8 @@ import { DaemonStatus, DaemonStatusQuery } from "./daemon-status-schemas.ts";
 
 export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
   const memory = new MemorySampler();
-  const sections = deps.statusSources?.sections ?? snapshotSections(snapshots);
+  // The hooks listing stays out of the full status: it is settings, not the workspace's health.
+  const sections = deps.statusSources?.sections ?? snapshotSections(snapshots.filter((s) => s.name !== "hooks"));
   const mcpBudget = deps.statusSources?.mcpBudget ?? (() => worstBudget(deps.runtimes.all().map((r) => r.mcpBudget)));
 
   const inputs = (): StatusInputs => ({

@@ -1,5 +1,5 @@
 /**
- * `GET /workspace/{env,preflight,mcp,skills,providers,tools}` (the primary workspace) and
+ * `GET /workspace/{env,preflight,mcp,skills,providers,tools,hooks}` (the primary workspace) and
  * `GET /workspaces/:workspace/{…}` (the named one, `workspace-forms.ts`): the snapshots of
  * `workspace-snapshots.ts`, the workspace's own. None starts an agent child; an agent that fails or is slow shows in the
  * envelope's `errors`, never as an error status. `/workspace/tools` carries no capability tag: the
@@ -14,6 +14,7 @@ import { WORKSPACE_CELLS, apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { WorkspaceCells } from "../schemas/workspace-cells.ts";
 import type { SectionName, SnapshotSource } from "../workspace-snapshots.ts";
+import { HooksSnapshot } from "./hooks-schemas.ts";
 import { McpSnapshot, ProvidersSnapshot, SkillsSnapshot, ToolsSnapshot } from "./workspace-status-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
 
@@ -58,6 +59,11 @@ function formRoutes(form: WorkspaceForm, snapshotsOf: (scope: WorkspaceScope) =>
       ...form.hooks,
       response: { 200: ProvidersSnapshot, ...errors },
       detail: form.detail("workspace_providers", "Model providers and models, grouped by auth type (never keys or addresses)"),
+    })
+    .get(at("/hooks"), read<Static<typeof HooksSnapshot>>("hooks"), {
+      ...form.hooks,
+      response: { 200: HooksSnapshot, ...errors },
+      detail: form.detail("workspace_hooks", "Hooks of the settings files, and whether each runs (never their commands)"),
     })
     .get(at("/tools"), read<Static<typeof ToolsSnapshot>>("tools"), {
       ...form.hooks,

@@ -5,7 +5,7 @@
  */
 import { expect, test } from "bun:test";
 import { MAX_ANSWER_CHARS, MAX_ANSWER_DEPTH, MAX_ANSWER_NODES } from "../../../src/workspace/agent-json.ts";
-import { AgentAnswerError, clean, redactMcp, redactPreflight, redactProviders, redactSessionView, redactSkills, redactTools } from "../../../src/workspace/status-redact.ts";
+import { AgentAnswerError, clean, redactHooks, redactMcp, redactPreflight, redactProviders, redactSessionView, redactSkills, redactTools } from "../../../src/workspace/status-redact.ts";
 
 const S = "PLANTED-secret-value";
 const SECRETS = [S];
@@ -159,4 +159,23 @@ test("an answer beyond the size bounds (values, characters) is refused whole", (
 
 test("a session view that is not an object is refused", () => {
   for (const answer of ["a string", 7, [1], true]) expect(() => redactSessionView("lsp", answer, SECRETS)).toThrow(AgentAnswerError);
+});
+
+test("hook listings keep each hook's event, matcher, source and state, never its command, env, URL or headers (the reference agent sends them under config)", () => {
+  const answer = {
+    disabled: false,
+    hooks: [
+      { kind: "hook", eventName: "PreToolUse", matcher: "write_file", source: "project", enabled: true, config: { type: "command", command: `curl -H ${S}`, env: { K: S }, timeout: 5, name: "guard" } },
+      { kind: "hook", eventName: "Stop", source: "user", enabled: false, config: { type: "http", url: `https://${S}`, headers: { A: S }, allowedEnvVars: [S] }, hookId: "h1" },
+    ],
+    events: { PreToolUse: { description: "Before tool execution", matcherKind: "toolName", extra: S } },
+  };
+  for (const redacted of [redactHooks(answer, SECRETS), redactSessionView("hooks", answer, SECRETS)]) {
+    expectNone(redacted, [S, "\"command\":", "curl", "\"env\"", "\"url\"", "headers"]);
+    expect(redacted.hooks).toEqual([
+      { kind: "hook", eventName: "PreToolUse", matcher: "write_file", source: "project", enabled: true, config: { type: "command", timeout: 5, name: "guard" } },
+      { kind: "hook", eventName: "Stop", source: "user", enabled: false, hookId: "h1", config: { type: "http" } },
+    ]);
+    expect(redacted.events).toEqual({ PreToolUse: { description: "Before tool execution", matcherKind: "toolName" } });
+  }
 });
