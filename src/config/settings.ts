@@ -6,6 +6,7 @@
 import { isAbsolute } from "node:path";
 import { readAgentSettings, type AgentSettings } from "./agent-settings.ts";
 import { BootError } from "./boot-error.ts";
+import { readChannelSettings, type ChannelSettings } from "./channel-settings.ts";
 import { readSettingsText } from "./settings-file.ts";
 
 export const PERMISSION_STRATEGIES = ["first-responder", "designated", "consensus", "local-only"] as const;
@@ -26,6 +27,8 @@ export interface DaemonSettings extends AgentSettings {
   /** Votes needed under `consensus`; null = floor(M/2)+1 of the voters registered at issue. */
   readonly consensusQuorum: number | null;
   readonly folderTrust: FolderTrustSettings;
+  /** `channels`: webhook sources and the sessions they prompt (`channel-settings.ts`). */
+  readonly channels: ChannelSettings;
 }
 
 function readJsonObject(file: string): Record<string, unknown> | null {
@@ -55,7 +58,7 @@ export function loadDaemonSettings(file: string, env: Readonly<Record<string, st
   if (quorum !== null && !(Number.isSafeInteger(quorum) && (quorum as number) >= 1))
     throw new BootError(`${file}: policy.consensusQuorum must be a whole number of at least 1`);
 
-  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), ...readAgentSettings(file, doc, env) };
+  return { permissionStrategy: strategy as PermissionStrategy, consensusQuorum: quorum as number | null, folderTrust: readFolderTrust(file, doc), channels: readChannelSettings(file, doc, env), ...readAgentSettings(file, doc, env) };
 }
 
 /** `security.folderTrust` of settings file `file` alone (the built-in agent's trust decision needs no other key); a BootError when it cannot be used. */
