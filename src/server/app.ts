@@ -36,6 +36,7 @@ import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { sessionWorkflowRoutes } from "./routes/session-workflow.ts";
 import { trustRoutes } from "./routes/trust.ts";
 import { updateRoutes } from "./routes/update.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
@@ -106,6 +107,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(gitRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(channelWebhookRoutes(deps))
+    .use(sessionWorkflowRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
 
