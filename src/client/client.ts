@@ -9,6 +9,7 @@
 import type { AuthStatus, DeviceFlow, ProviderCatalog, ProviderSetup, ProviderStored } from "./auth-types.ts";
 import { errorFromResponse } from "./errors.ts";
 import { subscribe, type Subscription, type SubscribeOptions } from "./subscription.ts";
+import { channelCalls } from "./channel-calls.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
 import type {
   ApprovalMode,
@@ -201,6 +202,7 @@ export function createClient(options: ClientOptions) {
     /** Asks the daemon to trust (or stop trusting) its workspace; needs the daemon's bearer token. */
     requestWorkspaceTrust: (desiredState: TrustState) => call<TrustChangeAnswer>("/workspace/trust/request", { method: "POST", body: { desiredState } }),
     ...workspaceCalls(call),
+    ...channelCalls(call, doFetch, url),
 
     /** What model providers are configured and from where (no secret), and the pending sign-ins. */
     authStatus: () => call<AuthStatus>("/workspace/auth/status"),
