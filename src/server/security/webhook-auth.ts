@@ -60,7 +60,7 @@ export function createWebhookGate(channels: ChannelSettings, now: () => number =
     if (address === null) return null;
     const verdict = attempts.check(clientKey(), "mutation");
     if (!verdict.allowed)
-      return jsonResponse({ error: "Rate limit exceeded", code: "rate_limit_exceeded", tier: "mutation", retryAfterMs: verdict.retryAfterMs }, 429, {
+      return jsonResponse({ error: "Rate limit exceeded", code: "rate_limit_exceeded", tier: "mutation" }, 429, {
         "Retry-After": String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))),
       });
     if (!webhookSecretMatches(channels, address, headers.get(WEBHOOK_SECRET_HEADER))) return jsonResponse(INVALID_SECRET, 401);
