@@ -13,6 +13,7 @@
  * A malformed entry fails boot, naming the key, like every other setting.
  */
 import { BootError } from "./boot-error.ts";
+import { isSecretName } from "./secret-names.ts";
 
 export interface WebhookTarget {
   /** The session the event prompts. */
@@ -66,6 +67,8 @@ function readSecret(file: string, key: string, source: Doc, env: Readonly<Record
     return secret;
   }
   if (typeof secretEnv !== "string" || !ENV_NAME.test(secretEnv)) throw new BootError(`${file}: ${key}.secretEnv must be an environment variable name`);
+  // A name on the scrub list is kept from the built-in agent and the commands it runs.
+  if (!isSecretName(secretEnv)) throw new BootError(`${file}: ${key}.secretEnv must name a secret variable (ending in _SECRET, _TOKEN, _KEY, …), which agents' commands never see`);
   const value = env[secretEnv];
   if (value === undefined || value === "") throw new BootError(`${file}: ${key}.secretEnv names ${secretEnv}, which is unset or empty`);
   return value;

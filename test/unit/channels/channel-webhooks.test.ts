@@ -28,7 +28,7 @@ describe("channels in the host settings", () => {
   });
 
   test("secretEnv reads the daemon's environment", () => {
-    const channels = readChannelSettings(FILE, doc({ secretEnv: "HOOK_SECRET", targets: {} }), { HOOK_SECRET: "from-env" });
+    const channels = readChannelSettings(FILE, doc({ secretEnv: "HOOK_SECRET", targets: {} }), { HOOK_SECRET: "from-env", HOOK: "x" });
     expect(channels.get("ci")!.get("github")!.secret).toBe("from-env");
   });
 
@@ -36,7 +36,8 @@ describe("channels in the host settings", () => {
     ["no secret", doc({ targets: {} })],
     ["both secret and secretEnv", doc({ secret: "a", secretEnv: "B", targets: {} })],
     ["an empty secret", doc({ secret: "", targets: {} })],
-    ["an unset secretEnv", doc({ secretEnv: "UNSET_HOOK", targets: {} })],
+    ["an unset secretEnv", doc({ secretEnv: "UNSET_HOOK_SECRET", targets: {} })],
+    ["a secretEnv off the scrub list (set)", doc({ secretEnv: "HOOK", targets: {} })],
     ["no targets", doc({ secret: "a" })],
     ["a target without a session", doc({ secret: "a", targets: { main: {} } })],
     ["an encoded-looking channel name", doc(source(), "c%69")],
@@ -44,7 +45,7 @@ describe("channels in the host settings", () => {
     ["a bad delivery header", doc(source({ deliveryHeader: "x delivery" }))],
     ["channels not an object", { channels: [] }],
   ])("%s fails boot", (_what, settings) => {
-    expect(() => readChannelSettings(FILE, settings as Record<string, unknown>, {})).toThrow(FILE);
+    expect(() => readChannelSettings(FILE, settings as Record<string, unknown>, { HOOK: "set" })).toThrow(FILE);
   });
 });
 
