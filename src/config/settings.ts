@@ -6,6 +6,7 @@
 import { isAbsolute } from "node:path";
 import { readAgentSettings, type AgentSettings } from "./agent-settings.ts";
 import { BootError } from "./boot-error.ts";
+import { readChannelSettings, type ChannelSettings } from "./channel-settings.ts";
 import { readSettingsText } from "./settings-file.ts";
 
 export const PERMISSION_STRATEGIES = ["first-responder", "designated", "consensus", "local-only"] as const;
@@ -28,6 +29,8 @@ export interface DaemonSettings extends AgentSettings {
   readonly folderTrust: FolderTrustSettings;
   /** `ui.autoTitle` (default true): a session gets a title after its first turn (sessions/auto-title.ts). */
   readonly autoTitle: boolean;
+  /** `channels`: webhook sources and the sessions they prompt (`channel-settings.ts`). */
+  readonly channels: ChannelSettings;
 }
 
 function readJsonObject(file: string): Record<string, unknown> | null {
@@ -62,6 +65,7 @@ export function loadDaemonSettings(file: string, env: Readonly<Record<string, st
     consensusQuorum: quorum as number | null,
     folderTrust: readFolderTrust(file, doc),
     autoTitle: readAutoTitle(file, doc),
+    channels: readChannelSettings(file, doc, env),
     ...readAgentSettings(file, doc, env),
   };
 }

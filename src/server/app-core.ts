@@ -41,7 +41,7 @@ export function buildCore(deps: CoreDeps): DaemonCore {
   const built = createApp({ ...deps, activity: () => activity(sessions, runtimes), sessions, runtimes, workspaces, trustSync });
   sessions.startReaper();
   return {
-    routing: { app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, isPublicGet: built.isPublicGet },
+    routing: { app: built.fetch, constantGets: built.constantGets, isStrictRoute: built.isStrictRoute, isPublicGet: built.isPublicGet, webhookGate: built.webhookGate },
     async stop(listenerStopped, graceMs) {
       // End every session (their prompts get terminal events, streams close), then stop the agent
       // children. The sessions' terminal events are committed (and so released to their streams) at once.

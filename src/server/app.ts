@@ -14,12 +14,15 @@ import { capabilitiesResponder } from "./capabilities-answer.ts";
 import { shallowHealth } from "./health-answer.ts";
 import { featureTags, routeCapabilities, type RouteDetail } from "./capability.ts";
 import { errorResponse } from "./error-response.ts";
+import { pathOf } from "./front-door.ts";
 import { readJsonBody } from "./json-body.ts";
+import { createWebhookGate, webhookAddress, type WebhookGate } from "./security/webhook-auth.ts";
 import { authRoutes } from "./routes/auth.ts";
 import { capabilitiesRoutes } from "./routes/capabilities.ts";
 import { organizationRoutes } from "./routes/organization.ts";
 import { generationRoutes } from "./routes/generation.ts";
 import { catalogRoutes } from "./routes/catalog.ts";
+import { WEBHOOK_BODY_LIMITS, channelWebhookRoutes } from "./routes/channel-webhooks.ts";
 import { controlRoutes } from "./routes/controls.ts";
 import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
@@ -36,6 +39,7 @@ import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { sessionHookRoutes } from "./routes/session-hooks.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { sessionWorkflowRoutes } from "./routes/session-workflow.ts";
 import { trustRoutes } from "./routes/trust.ts";
 import { updateRoutes } from "./routes/update.ts";
 import { isWebPath, webRoutes } from "./routes/web.ts";
@@ -61,6 +65,8 @@ export interface BuiltApp {
   readonly constantGets: ReadonlyMap<string, () => Response>;
   /** GET/HEAD paths served without a bearer: the web UI's shell and assets (routes/web.ts), when mounted. */
   readonly isPublicGet: (path: string) => boolean;
+  /** Judges `POST /channels/:channelName/webhooks/:source` by its source's secret, in the bearer's place. */
+  readonly webhookGate: WebhookGate;
 }
 
 export function createApp(deps: AppDeps): BuiltApp {
@@ -77,8 +83,9 @@ export function createApp(deps: AppDeps): BuiltApp {
   // dropped), not Elysia's default mirror, which turns a body of the wrong type into an object that
   // passes (`[1,2]` → `{"0":1,"1":2}`, `123` → `{}`) and so lets it through.
   const app = new Elysia({ name: "svc", normalize: "typebox", strictPath: true, handler: { standardHostname: false } })
-    // Every body, whatever its Content-Type, is read here, within the same bounds (json-body.ts).
-    .onParse(({ request }) => readJsonBody(request))
+    // Every body, whatever its Content-Type, is read here, within the same bounds (json-body.ts);
+    // a channel webhook's, a stranger's, within a smaller byte cap.
+    .onParse(({ request }) => readJsonBody(request, webhookAddress(pathOf(request.url)) === null ? undefined : WEBHOOK_BODY_LIMITS))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
     .use(apiModels)
     .use(healthRoutes(deps))
@@ -105,6 +112,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(updateRoutes(deps))
     .use(gitRoutes(deps))
     .use(workspaceRoutes(deps))
+    .use(channelWebhookRoutes(deps))
+    .use(sessionWorkflowRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
 
@@ -124,6 +133,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     features,
     isStrictRoute: (method, path) => strict.find(method, path) !== null,
     isPublicGet: deps.config.web ? isWebPath : () => false,
+    webhookGate: createWebhookGate(deps.config.settings.channels),
     constantGets: new Map([
       ["/health", shallowHealth],
       ["/capabilities", capabilities],

@@ -3,7 +3,8 @@
  * Elysia app sees it:
  *
  *   connection cap → self-origin strip → CORS allowlist → Host allowlist (loopback binds) → bearer
- *   (loopback /health exempt unless --require-auth) → rate limit → strict mutation gate → URL and
+ *   (loopback /health exempt unless --require-auth; the channel webhook route is judged by its own
+ *   secret instead, `security/webhook-auth.ts`) → rate limit → strict mutation gate → URL and
  *   size sanity → app
  *
  * Every gate judges the same path the router matches (`pathOf`, and app.ts configures the router
@@ -22,6 +23,7 @@ import { createBearerCheck } from "./security/bearer.ts";
 import { decideCors } from "./security/cors.ts";
 import { selfAuthorities, selfOrigins } from "./security/loopback-aliases.ts";
 import { rateClientKey, rateTierOf, type RateLimiter } from "./security/rate-limiter.ts";
+import type { WebhookGate } from "./security/webhook-auth.ts";
 import type { TransportStats } from "./transport-stats.ts";
 
 export type AppFetch = (request: Request) => Response | Promise<Response>;
@@ -35,6 +37,8 @@ export interface Routing {
   readonly isStrictRoute: (method: string, path: string) => boolean;
   /** GET/HEAD paths that need no bearer (the web UI's static files). */
   readonly isPublicGet: (path: string) => boolean;
+  /** Judges channel webhook requests in the bearer's place (absent: there is no webhook route). */
+  readonly webhookGate?: WebhookGate;
 }
 
 export interface FrontDoorDeps {
@@ -154,9 +158,11 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       return [jsonResponse({ error: "Invalid Host header" }, 400), cors];
     }
 
-    // 4. Bearer.
+    // 4. Bearer, or for a channel webhook its source's secret (a sender has no bearer to give).
+    const webhook = routing.webhookGate?.(method, path, headers, () => rateClientKey(server.requestIP(request)?.address)) ?? null;
+    if (webhook instanceof Response) return [webhook, cors];
     const isRead = method === "GET" || method === "HEAD";
-    const exempt = isRead && ((path === "/health" && healthExempt) || routing.isPublicGet(path));
+    const exempt = webhook === "admit" || (isRead && ((path === "/health" && healthExempt) || routing.isPublicGet(path)));
     if (checkBearer !== null && !exempt && !checkBearer(headers.get("authorization")))
       return [new Response(UNAUTHORIZED, { status: 401, headers: UNAUTHORIZED_HEADERS }), cors];
 

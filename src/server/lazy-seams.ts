@@ -20,3 +20,6 @@ export const loadAuth = () => import("../auth/index.ts");
 
 /** Update checks, staging and restarts (`src/update/`), for `/daemon/update*`. */
 export const loadUpdate = () => import("../update/index.ts");
+
+/** Channel webhook intake (`src/channels/`), for `POST /channels/:channelName/webhooks/:source`. */
+export const loadChannels = () => import("../channels/index.ts");

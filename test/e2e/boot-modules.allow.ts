@@ -33,6 +33,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/config/agent-launch.ts", reason: "which agent to run, checked at boot (an unknown or missing one is a boot error)" },
   { module: "src/config/agent-catalog.ts", reason: "the agent names --agent accepts" },
   { module: "src/config/agent-settings.ts", reason: "agent entries of the host settings" },
+  { module: "src/config/channel-settings.ts", reason: "channel webhook entries of the host settings (a malformed one is a boot error)" },
   { module: "src/config/approval-modes.ts", reason: "--approval-mode's values" },
   { module: "src/config/net.ts", reason: "loopback and URL host of --hostname" },
   { module: "src/config/origin-patterns.ts", reason: "--allow-origin's patterns" },

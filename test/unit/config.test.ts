@@ -201,7 +201,7 @@ describe("data dir", () => {
 describe("settings.json policy", () => {
   test("no settings file: first-responder, no quorum", async () => {
     await using fx = configFixture();
-    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {} });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {}, channels: new Map() });
   });
 
   test.each(["first-responder", "designated", "consensus", "local-only"])("policy.permissionStrategy %s is accepted", async (strategy) => {
@@ -243,7 +243,7 @@ describe("settings.json policy", () => {
   test("a valid quorum is kept", async () => {
     await using fx = configFixture();
     fx.writeSettings({ policy: { permissionStrategy: "consensus", consensusQuorum: 3 } });
-    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {} });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {}, channels: new Map() });
   });
 
   test("a settings file over 1 MiB is refused", async () => {

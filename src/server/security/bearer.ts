@@ -3,7 +3,7 @@
  * credential is compared in constant time over SHA-256 digests, so neither its length nor its
  * content leaks through timing. Missing header, wrong scheme and wrong token all fail alike.
  */
-const digest = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest();
+export const digest = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest();
 
 export function createBearerCheck(token: string): (authorization: string | null) => boolean {
   const expected = digest(token);
@@ -23,7 +23,7 @@ export function createBearerCheck(token: string): (authorization: string | null)
  * `crypto.timingSafeEqual` does; `node:crypto` itself costs the idle daemon ~1 MB of memory). The
  * digests, not the credential, are compared, so even a leak would say nothing about the token.
  */
-function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
+export function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
   let diff = a.length ^ b.length;
   for (let i = 0; i < a.length && i < b.length; i++) diff |= a[i]! ^ b[i]!;
   return diff === 0;
