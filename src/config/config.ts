@@ -45,6 +45,8 @@ export interface Limits {
   readonly journalPinned: boolean;
   /** Bytes of the daemon-wide pool a load's replay may borrow past the baseline; 0 = no growth. See below. */
   readonly journalGrowthPoolBytes: number;
+  /** Bytes of file snapshots kept for rewind (`--max-snapshot-bytes`, else `checkpoints.maxBytes`); oldest turns are evicted past it. */
+  readonly maxSnapshotBytes: number;
 }
 
 /**
@@ -127,6 +129,8 @@ const BASELINE_JOURNAL_BYTES = 8 * 1024 * 1024;
 const BASELINE_JOURNAL_EVENTS = 10_000;
 const DEFAULT_JOURNAL_GROWTH_POOL_MB = 64;
 const ACP_CONNECTION_CAP = 64;
+/** Default bound of the rewind snapshots (`--max-snapshot-bytes`). */
+const DEFAULT_SNAPSHOT_BYTES = 256 * 1024 * 1024;
 
 export interface ConfigInputs {
   readonly args: readonly string[];
@@ -250,6 +254,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       maxJournalEvents: f["max-journal-events"] ?? BASELINE_JOURNAL_EVENTS,
       journalPinned,
       journalGrowthPoolBytes: journalPinned ? 0 : (f["memory-budget-mb"] ?? DEFAULT_JOURNAL_GROWTH_POOL_MB) * 1024 * 1024,
+      maxSnapshotBytes: f["max-snapshot-bytes"] ?? settings.maxSnapshotBytes ?? DEFAULT_SNAPSHOT_BYTES,
     },
     rateLimit: {
       enabled: f["rate-limit"],

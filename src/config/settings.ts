@@ -31,6 +31,8 @@ export interface DaemonSettings extends AgentSettings {
   readonly autoTitle: boolean;
   /** `channels`: webhook sources and the sessions they prompt (`channel-settings.ts`). */
   readonly channels: ChannelSettings;
+  /** `checkpoints.maxBytes`: the rewind snapshots' byte bound (the flag wins); null when unset. */
+  readonly maxSnapshotBytes: number | null;
 }
 
 function readJsonObject(file: string): Record<string, unknown> | null {
@@ -66,8 +68,18 @@ export function loadDaemonSettings(file: string, env: Readonly<Record<string, st
     folderTrust: readFolderTrust(file, doc),
     autoTitle: readAutoTitle(file, doc),
     channels: readChannelSettings(file, doc, env),
+    maxSnapshotBytes: readSnapshotBytes(file, doc),
     ...readAgentSettings(file, doc, env),
   };
+}
+
+/** `checkpoints.maxBytes`: a whole number of at least 1024, or null when unset. */
+function readSnapshotBytes(file: string, doc: Record<string, unknown>): number | null {
+  const section = doc.checkpoints ?? {};
+  if (typeof section !== "object" || section === null || Array.isArray(section)) throw new BootError(`${file}: "checkpoints" must be an object`);
+  const value = (section as Record<string, unknown>).maxBytes ?? null;
+  if (value !== null && !(Number.isSafeInteger(value) && (value as number) >= 1024)) throw new BootError(`${file}: checkpoints.maxBytes must be a whole number of at least 1024`);
+  return value as number | null;
 }
 
 /** `ui.autoTitle`: true unless the settings say false. */

@@ -40,7 +40,15 @@ export interface ChannelHandlers {
   onExtNotification(method: string, params: unknown): void;
   /** A message the agent wrote for a session was over MAX_MESSAGE_BYTES and dropped. */
   onOutputRejected(rejection: OutputRejection): void;
+  /**
+   * `svc/checkpoint/before_write {sessionId, path}`: the agent is about to change a file in a turn;
+   * answered (`{recorded}`) once the file's content is kept, so the agent writes after that.
+   */
+  onBeforeWrite?(sessionId: string, path: string): Promise<boolean>;
 }
+
+/** The agent's notice that it is about to write a file (see `ChannelHandlers.onBeforeWrite`). */
+export const BEFORE_WRITE_METHOD = "svc/checkpoint/before_write";
 
 /**
  * An error the agent answered a request with, forwarded JSON-RPC style (`{error, code: <int>, data?}`):
@@ -304,6 +312,10 @@ export class AcpChannel {
       // The stand-in for an agent request the daemon dropped: the agent is answered with an error.
       .onRequest(OUTPUT_REJECTED_METHOD, standInParams, ({ params }) => {
         throw new sdk.RequestError(-32600, tooLarge(`request${typeof params.method === "string" ? ` ${params.method}` : ""}`, Number(params.bytes), Number(params.limit)), { bytes: params.bytes, limit: params.limit });
+      })
+      .onRequest(BEFORE_WRITE_METHOD, standInParams, async ({ params }) => {
+        if (typeof params.sessionId !== "string" || typeof params.path !== "string") throw sdk.RequestError.invalidParams(undefined, "sessionId and path must be strings");
+        return { recorded: (await handlers.onBeforeWrite?.(params.sessionId, params.path)) ?? false };
       })
       .onNotification("*", ({ method, params }) => handlers.onExtNotification(method, params));
 

@@ -19,6 +19,8 @@ export interface SessionSink {
   onAgentEvent?(type: McpBudgetEventType, data: Record<string, unknown>): void;
   /** A message the agent wrote for the session was over the channel's line bound and dropped (see `output-rejection.ts`). */
   onOutputRejected?(rejection: OutputRejection): void;
+  /** The agent is about to write `path` in the session's running turn (checkpoints); true when its content was kept. */
+  onBeforeWrite?(path: string): Promise<boolean>;
 }
 
 export interface ChannelDeath {

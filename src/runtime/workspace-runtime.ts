@@ -301,6 +301,7 @@ export class WorkspaceRuntime {
       onPermissionRequest: async (params, signal) => (await this.sinks.get(params.sessionId)?.onPermission(params, signal)) ?? CANCELLED,
       onExtNotification: (method, params) => this.extNotification(method, params),
       onOutputRejected: (rejection) => this.sinks.get(rejection.sessionId)?.onOutputRejected?.(rejection),
+      onBeforeWrite: async (sessionId, path) => (await this.sinks.get(sessionId)?.onBeforeWrite?.(path)) ?? false,
     };
     let live: Live | undefined;
     try {

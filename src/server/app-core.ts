@@ -3,6 +3,7 @@
  * runtimes, the sessions, the store and the HTTP app with every route. `daemon.ts` loads it through
  * `lazy-seams.ts`, so a daemon that launchers only poll on `/health` never loads it.
  */
+import { CheckpointSeam } from "../sessions/checkpoint-seam.ts";
 import { RuntimeRegistry } from "../sessions/runtime-registry.ts";
 import { SessionManager } from "../sessions/session-manager.ts";
 import { TrustSync } from "../sessions/trust-sync.ts";
@@ -33,7 +34,8 @@ export function buildCore(deps: CoreDeps): DaemonCore {
   });
   // Opened on first use; a data dir that cannot hold it leaves recording degraded, not the daemon down.
   const store = new Store(config.dataDir);
-  const sessions = new SessionManager({ config, logger, runtimes, store });
+  const checkpoints = new CheckpointSeam({ dataDir: config.dataDir, maxBytes: config.limits.maxSnapshotBytes, baseEnv: config.agent.baseEnv }, logger);
+  const sessions = new SessionManager({ config, logger, runtimes, store, checkpoints });
   const trustSync = new TrustSync({ trust, runtime: runtimes.primary, sessions: () => sessions.all(), logger });
   const workspaces = workspaceServices({ config, logger, runtimes, sessions });
   // The persistent registrations are served again (no child starts until a session needs one).

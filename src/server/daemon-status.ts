@@ -6,6 +6,7 @@
  * connection ids. What has to be read from the system (memory use) arrives as an input that may be
  * missing; the snapshot then says so, it never fails.
  */
+import type { CheckpointStatus } from "../checkpoints/index.ts";
 import type { Config } from "../config/config.ts";
 import type { HistoryUnavailable, RecordingDegraded } from "../store/store.ts";
 import type { ActivitySnapshot, DaemonIdentity } from "./app-deps.ts";
@@ -47,6 +48,8 @@ export interface StatusInputs {
   readonly history?: HistoryUnavailable | null;
   /** Null: the daemon knows nothing of an MCP budget. */
   readonly mcpBudget: McpBudgetState | null;
+  /** The rewind snapshots' storage; null when the daemon keeps none. */
+  readonly checkpoints?: CheckpointStatus | null;
 }
 
 /** What `full` adds: the workspace sections as read for this request. */
@@ -146,6 +149,7 @@ export function daemonStatus(s: StatusInputs, full: FullInputs | null) {
         rejectedSinceStart: s.rateLimitRejected ?? { prompt: 0, mutation: 0, read: 0 },
       },
       memory: s.memory ?? { rssBytes: null, heapUsedBytes: null },
+      ...(s.checkpoints ? { checkpoints: s.checkpoints } : {}),
     },
     ...(full
       ? {

@@ -24,6 +24,7 @@ import { ClientRegistry } from "./client-ids.ts";
 import { titleFromAgent } from "./display-name.ts";
 import { PermissionBroker, type BrokerSettings } from "./permission-broker.ts";
 import { PromptQueue, type QueueHost } from "./prompt-queue.ts";
+import type { SessionCheckpoints } from "./checkpoint-seam.ts";
 import type { SessionSource } from "./session-source.ts";
 
 /** SSE subscribers per session; past it subscribing answers 429. */
@@ -90,6 +91,8 @@ export interface SessionOptions {
   readonly seed?: acp.ContentBlock;
   /** Where the session came from, as its creator named it (a restored one keeps its catalog's). */
   readonly source?: SessionSource | null;
+  /** What the session's turns tell the checkpoints (none: no snapshots, nothing to rewind files to). */
+  readonly checkpoints?: SessionCheckpoints;
 }
 
 export class LiveSession implements SessionSink, QueueHost {
@@ -109,6 +112,7 @@ export class LiveSession implements SessionSink, QueueHost {
   /** Sent once, ahead of the next prompt's content; never published. */
   private seed: acp.ContentBlock | null;
   private ended: EndReason | null = null;
+  private readonly checkpoints: SessionCheckpoints | null;
   private readonly clock: () => number;
 
   constructor(
@@ -159,7 +163,17 @@ export class LiveSession implements SessionSink, QueueHost {
         }
         this.noteActivity();
       },
+      ...(options.checkpoints
+        ? { turnStarting: options.checkpoints.turnStarted, turnAnswered: options.checkpoints.turnFinished }
+        : {}),
     });
+    this.checkpoints = options.checkpoints ?? null;
+  }
+
+  /** The agent is about to write `path` in the running turn: its content is kept first (checkpoints). */
+  async onBeforeWrite(path: string): Promise<boolean> {
+    if (this.ended || this.checkpoints === null) return false;
+    return await this.checkpoints.beforeWrite(path);
   }
 
   /** A prompt is running or waiting, or a permission awaits a vote. */

@@ -84,6 +84,10 @@ export interface PromptQueueDeps {
   readonly cancelPermissions: (promptId: string) => void;
   /** A prompt settled (its terminal event is out). */
   readonly onSettled: (prompt: QueuedPrompt) => void;
+  /** A prompt is about to reach the agent (checkpoints take the tree's state first). */
+  readonly turnStarting?: (promptId: string) => Promise<void>;
+  /** The agent answered a prompt; awaited before its terminal event and before the next prompt goes out. */
+  readonly turnAnswered?: (promptId: string) => Promise<void>;
 }
 
 export interface Admission {
@@ -231,8 +235,11 @@ export class PromptQueue {
     if (prompt.waited) host.publish("pending_prompt_started", { sessionId: host.id, promptId: prompt.promptId, text: prompt.text }, fields);
     for (const block of prompt.content)
       host.publish("session_update", { sessionId: host.id, update: { sessionUpdate: "user_message_chunk", content: block, _meta: { serverTimestamp: Date.now(), source: "bridge-echo" } } }, fields);
-    const live = host.runtime.current();
+    await this.deps.turnStarting?.(prompt.promptId);
+    const live = prompt.settled ? null : host.runtime.current();
     if (!live) {
+      await this.deps.turnAnswered?.(prompt.promptId);
+      if (prompt.settled) return;
       this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });
       return;
     }
@@ -249,16 +256,23 @@ export class PromptQueue {
       this.agentTurn = null;
       this.unansweredSince = null;
     };
-    const answered: Promise<void> = request.then(agentAnswered, agentAnswered);
+    const noop = () => {};
+    const answered: Promise<void> = request
+      .then(noop, noop)
+      .then(() => this.deps.turnAnswered?.(prompt.promptId))
+      .catch(noop)
+      .then(agentAnswered);
     this.agentTurn = answered;
     try {
       const response = await request;
+      await answered;
       // Once `prompt_cancelled` is out, the turn ends `cancelled` even if the agent finished it
       // another way (it may see the cancel only after answering, as ACP SDKs dispatch
       // notifications asynchronously).
       const stopReason = prompt.cancelledAt !== null ? "cancelled" : (response?.stopReason ?? "end_turn");
       this.settle(prompt, "turn_complete", { stopReason, ...(prompt.cancelledAt !== null ? { promptCancelled: this.cancelInfo(prompt) } : {}) });
     } catch (err) {
+      await answered;
       if (prompt.settled) return;
       if (!host.runtime.channelLive) {
         this.settle(prompt, "turn_error", { message: messageFor("channel_closed"), code: "channel_closed" });

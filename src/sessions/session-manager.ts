@@ -14,6 +14,7 @@ import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { CatalogRow } from "../store/catalog.ts";
 import type { Store } from "../store/store.ts";
 import { AutoTitler } from "./auto-title.ts";
+import type { CheckpointSeam } from "./checkpoint-seam.ts";
 import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
@@ -55,6 +56,8 @@ export interface ManagerDeps {
   /** Catalog and journal (none: sessions are neither listed after they end nor recorded). */
   readonly store?: Store;
   readonly now?: () => number;
+  /** File snapshots of the sessions' turns, for rewind (none: turns are not snapshotted). */
+  readonly checkpoints?: CheckpointSeam;
 }
 
 /** Takes a loading session's traffic while the agent replays its own history (not republished). */
@@ -108,6 +111,11 @@ export class SessionManager {
   private readonly idleStops = new Map<WorkspaceRuntime, Timer>();
   private readonly now: () => number;
   private readonly hooks: SessionHooks;
+
+  /** The checkpoints the sessions' turns feed (rewind, `/daemon/status`); null when not kept. */
+  get checkpoints(): CheckpointSeam | null {
+    return this.deps.checkpoints ?? null;
+  }
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
@@ -535,6 +543,7 @@ export class SessionManager {
       createdAt,
       source,
       ...(ids.seed ? { seed: ids.seed } : {}),
+      ...(this.deps.checkpoints ? { checkpoints: this.deps.checkpoints.forSession(sessionId, runtime.cwd) } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
     });
     this.sessions.set(session.id, session);

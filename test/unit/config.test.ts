@@ -201,7 +201,7 @@ describe("data dir", () => {
 describe("settings.json policy", () => {
   test("no settings file: first-responder, no quorum", async () => {
     await using fx = configFixture();
-    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {}, channels: new Map() });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "first-responder", consensusQuorum: null, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {}, channels: new Map(), maxSnapshotBytes: null });
   });
 
   test.each(["first-responder", "designated", "consensus", "local-only"])("policy.permissionStrategy %s is accepted", async (strategy) => {
@@ -243,7 +243,17 @@ describe("settings.json policy", () => {
   test("a valid quorum is kept", async () => {
     await using fx = configFixture();
     fx.writeSettings({ policy: { permissionStrategy: "consensus", consensusQuorum: 3 } });
-    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {}, channels: new Map() });
+    expect(fx.resolve([]).settings).toEqual({ permissionStrategy: "consensus", consensusQuorum: 3, folderTrust: { enabled: true, trustedFolders: [] }, autoTitle: true, agent: null, agentPaths: {}, agentEndpoints: {}, channels: new Map(), maxSnapshotBytes: null });
+  });
+
+  test("checkpoints.maxBytes sets the snapshot bound; --max-snapshot-bytes wins; junk fails boot", async () => {
+    await using fx = configFixture();
+    expect(fx.resolve([]).limits.maxSnapshotBytes).toBe(256 * 1024 * 1024);
+    fx.writeSettings({ checkpoints: { maxBytes: 4096 } });
+    expect(fx.resolve([]).limits.maxSnapshotBytes).toBe(4096);
+    expect(fx.resolve(["--max-snapshot-bytes", "8192"]).limits.maxSnapshotBytes).toBe(8192);
+    fx.writeSettings({ checkpoints: { maxBytes: 12 } });
+    expect(() => fx.resolve([])).toThrow("checkpoints.maxBytes must be a whole number of at least 1024");
   });
 
   test("a settings file over 1 MiB is refused", async () => {

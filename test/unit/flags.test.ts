@@ -47,6 +47,7 @@ const DEFAULTS: Record<keyof typeof FLAGS, [string, (c: Config) => unknown, unkn
   "child-heap-mode": ["heap mode observe", (c) => c.childHeapMode, "observe"],
   "memory-budget-mb": ["no memory budget", (c) => c.limits.memoryBudgetMb, null],
   "max-journal-bytes": ["8 MiB journal baseline, not pinned", (c) => [c.limits.maxJournalBytes, c.limits.journalPinned], [8 * 1024 * 1024, false]],
+  "max-snapshot-bytes": ["256 MiB of rewind snapshots", (c) => c.limits.maxSnapshotBytes, 256 * 1024 * 1024],
   "max-journal-events": ["10000-event journal baseline", (c) => c.limits.maxJournalEvents, 10_000],
   "ready-json": ["no ready JSON line", (c) => c.launcher.readyJson, false],
   "parent-pid": ["no parent watched", (c) => c.launcher.parentPid, null],

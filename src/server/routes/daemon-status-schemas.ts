@@ -129,6 +129,18 @@ export const DaemonStatus = t.Object({
     }),
     rateLimit: t.Object({ enabled: t.Boolean(), rejectedSinceStart: PerTier }),
     memory: t.Object({ rssBytes: orNull(t.Number()), heapUsedBytes: orNull(t.Number()) }, { description: "null members: it could not be read" }),
+    checkpoints: t.Optional(
+      t.Object(
+        {
+          bytes: Count,
+          count: Count,
+          evictions: Count,
+          maxBytes: Count,
+          turns: Count,
+        },
+        { description: "the rewind snapshots: bytes and count of stored blobs, turns evicted (oldest first) to stay under maxBytes (`--max-snapshot-bytes`), turns recorded" },
+      ),
+    ),
   }),
   workspaces: t.Optional(
     t.Array(t.Object({ workspaceCwd: t.String(), primary: t.Boolean(), runtime: t.Union([t.Literal("live"), t.Literal("not_started")]) }), { description: "`full` only" }),

@@ -47,6 +47,7 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
     recording: deps.sessions.store?.degraded ?? null,
     history: deps.sessions.store?.unavailable ?? null,
     mcpBudget: mcpBudget(),
+    checkpoints: deps.sessions.checkpoints?.status() ?? null,
   });
 
   return new Elysia({ name: "routes/daemon-status" }).use(apiModelNames).get(
