@@ -30,6 +30,7 @@ import { registerHookMethods } from "./hooks/hook-methods.ts";
 import { Hooks } from "./hooks/hooks.ts";
 import { TurnHooks } from "./hooks/turn-hooks.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
+import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
 import { runTurn } from "./turn.ts";
 
 /** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
@@ -164,7 +165,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         const toolbox = () => toolSet(mcp, disabledTools);
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
           params.prompt,
         );
       } finally {
@@ -185,6 +186,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
+  registerRewindMethod(app, sessionOf);
   return app;
 }
 

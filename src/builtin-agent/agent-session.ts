@@ -20,6 +20,8 @@ export const MAX_HISTORY_BYTES = 16 * 1024 * 1024;
 
 /** Saves a message just remembered (`line`: its JSON); `history` is the whole kept conversation after it. */
 export type Persist = (line: string, history: readonly LanguageModelV4Message[]) => void;
+/** Saves the whole kept conversation in place of what was saved (after a rewind cut it). */
+export type PersistAll = (history: readonly LanguageModelV4Message[]) => void;
 
 export class AgentSession {
   readonly history: LanguageModelV4Message[] = [];
@@ -38,6 +40,7 @@ export class AgentSession {
     public mode: ApprovalMode,
     public modelId: string | null,
     private readonly persist: Persist,
+    private readonly persistAll: PersistAll = () => {},
   ) {}
 
   /** The JSON bytes of the kept history. */
@@ -78,6 +81,15 @@ export class AgentSession {
     this.history.splice(0, start);
     this.sizes.splice(0, start);
     this.bytes -= dropped;
+  }
+
+  /** Drops the messages from index `at` on (a rewind) and saves what is left; returns how many went. */
+  truncate(at: number): number {
+    const removed = this.history.length - at;
+    this.history.splice(at);
+    for (const size of this.sizes.splice(at)) this.bytes -= size;
+    this.persistAll(this.history);
+    return removed;
   }
 
   cancel(): void {

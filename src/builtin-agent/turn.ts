@@ -25,10 +25,14 @@ import { ChunkCoalescer } from "./chunk-coalescer.ts";
 import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, type ToolCallRequest } from "./model/model-round.ts";
 import type { ModelClient } from "./model/provider.ts";
 import { systemPrompt } from "./system-prompt.ts";
+import { tagged } from "./rewind.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
 import type { TurnHooks } from "./hooks/turn-hooks.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
 import { capForModel, type ToolContext } from "./tools/tool.ts";
+
+/** The client's request before an edit tool writes (the daemon keeps the file's content for a rewind). */
+export const BEFORE_WRITE_METHOD = "svc/checkpoint/before_write";
 
 /** Model rounds per turn; past it the turn ends with `max_turn_requests`. */
 export const MAX_ROUNDS_PER_TURN = 50;
@@ -44,12 +48,14 @@ export interface TurnDeps {
   readonly streamIdleTimeoutMs: number;
   /** The output token limit of every model request (the model entry's `maxOutputTokens`). */
   readonly maxOutputTokens: number;
-  readonly tools: Omit<ToolContext, "signal" | "publishPlan">;
+  readonly tools: Omit<ToolContext, "signal" | "publishPlan" | "beforeWrite">;
   /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
   readonly toolbox: () => ToolSet;
   readonly signal: AbortSignal;
   /** The session's hooks; null runs none. */
   readonly hooks?: TurnHooks | null;
+  /** The client's id for this prompt (`_meta["svc/invocation"].promptId`), kept on its user message so a rewind can find it. */
+  readonly promptId?: string;
 }
 
 /** A turn-ending failure the daemon reports as `turn_error`. */
@@ -89,6 +95,10 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     ...deps.tools,
     signal,
     publishPlan: (entries) => client.notify("session/update", { sessionId, update: { sessionUpdate: "plan", entries } }),
+    beforeWrite: (path) => client.request(BEFORE_WRITE_METHOD, { sessionId, path }).then(
+      () => {},
+      () => {},
+    ),
   };
 
   const chunks = new ChunkCoalescer((sessionUpdate, text) => client.notify("session/update", { sessionId, update: { sessionUpdate, content: { type: "text", text } } }));
@@ -100,7 +110,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     return await end("end_turn");
   }
   const message = userMessage(prompt);
-  session.remember(opening.context === undefined ? message : { role: "user", content: [...(message.content as { type: "text"; text: string }[]), { type: "text", text: opening.context }] });
+  session.remember(tagged(opening.context === undefined ? message : { role: "user", content: [...(message.content as { type: "text"; text: string }[]), { type: "text", text: opening.context }] }, deps.promptId));
   session.stats.prompts++;
   for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
     const toolbox = deps.toolbox();

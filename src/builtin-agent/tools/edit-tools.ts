@@ -5,6 +5,8 @@
  * on a file that changed meanwhile. A target on a protected path (by its name or through a
  * symlink, `workspace/protected-target.ts`) is marked so the call always asks; one that became
  * protected between that check and the write (a folder swapped for a link) is not written.
+ * Right before writing, each tells the client (`ToolContext.beforeWrite`), which keeps the file's
+ * content for a rewind.
  */
 import { FsError } from "../../errors/daemon-error.ts";
 import { TEXT_READ_CAP_BYTES, WRITE_CAP_BYTES } from "../../workspace/file-limits.ts";
@@ -65,8 +67,9 @@ export const writeFileTool: AgentTool = {
       locations: [{ path: abs }],
       preview: [diff],
       ...(protectedPath === undefined ? {} : { protectedPath }),
-      async run() {
+      async run({ beforeWrite }) {
         await stillUnprotected(files, path, protectedPath, protectedFolders);
+        await beforeWrite(abs);
         const written = before
           ? await files.write(path, { content, mode: "replace", expectedHash: before.hash })
           : await files.write(path, { content, mode: "create" });
@@ -100,8 +103,9 @@ export const editTool: AgentTool = {
       locations: [{ path: abs }],
       preview: [diff],
       ...(protectedPath === undefined ? {} : { protectedPath }),
-      async run() {
+      async run({ beforeWrite }) {
         await stillUnprotected(files, path, protectedPath, protectedFolders);
+        await beforeWrite(abs);
         const edited = await files.edit(path, { oldText, newText, expectedHash: before.hash });
         return { text: `Edited ${edited.path}`, content: [diff], rawOutput: { path: edited.path, sizeBytes: edited.sizeBytes } };
       },

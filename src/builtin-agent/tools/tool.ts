@@ -27,6 +27,12 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** Publishes an ACP `plan` update for the session. */
   readonly publishPlan: (entries: acp.PlanEntry[]) => Promise<void>;
+  /**
+   * Tells the client a file (absolute path) is about to be written, and resolves once it kept the
+   * file's content for a rewind (`svc/checkpoint/before_write`); a client that does not keep it
+   * (or fails to) does not stop the write.
+   */
+  readonly beforeWrite: (path: string) => Promise<void>;
 }
 
 /** A call the tool has checked and is ready to run (after approval, when it needs one). */
