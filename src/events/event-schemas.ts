@@ -372,6 +372,19 @@ export const TrustChangeRequestedEvent = closed(
   "`POST /workspace/trust/request` changed the workspace's trust (published to every live session of the workspace)",
 );
 
+export const SessionRewoundEvent = closed(
+  {
+    sessionId,
+    rewound: Type.Boolean({ description: "Every file to restore was restored" }),
+    promptId: Type.String({ description: "The turn rewound to before" }),
+    targetTurnIndex: Type.Union([count(), Type.Null()], { description: "Its index among the session's turns; null when the daemon had no record of it" }),
+    filesChanged: Type.Array(Type.String(), { description: "Workspace-relative paths restored (or removed: the turn created them)" }),
+    filesFailed: Type.Array(Type.String(), { description: "Paths that could not be restored" }),
+    conversationRewound: Type.Boolean({ description: "The agent's conversation was cut back to before the turn" }),
+  },
+  "`POST /session/:id/rewind` put files and/or the conversation back to before a turn",
+);
+
 /** Each event type the daemon emits, with the schema of its `data`. */
 export const EVENT_DATA = {
   session_update: SessionUpdateEvent,
@@ -407,6 +420,7 @@ export const EVENT_DATA = {
   mcp_server_restart_refused: McpServerRestartRefusedEvent,
   settings_changed: SettingsChangedEvent,
   trust_change_requested: TrustChangeRequestedEvent,
+  session_rewound: SessionRewoundEvent,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -269,3 +269,23 @@ export async function announceTrust(live: Live, cwd: string, trusted: boolean): 
   }
   return { narrowed: out };
 }
+
+/**
+ * Cuts the agent's conversation back to before prompt `promptId` (`svc/control/session/rewind`, the
+ * built-in agent; the daemon's prompt id, which the agent kept with the prompt). Other agents have
+ * no such method: `agentCannot` (501). The agent's `invalid_rewind_target` is 400 and its
+ * `session_busy` 409, under the daemon's own codes.
+ */
+export async function rewindConversation(live: Live, sessionId: string, promptId: string): Promise<void> {
+  const what = "rewind the conversation";
+  if (live.profile.extensionPrefix !== "svc") throw agentCannot(live, what);
+  try {
+    await live.channel.request(`svc/control/session/rewind`, { sessionId, promptId }, { timeoutMs: CONTROL_TIMEOUT_MS });
+  } catch (err) {
+    if (isMissing(err)) throw agentCannot(live, what);
+    const kind = err instanceof AgentRequestError ? ((err.data ?? {}) as { errorKind?: unknown }).errorKind : undefined;
+    if (kind === "invalid_rewind_target") throw new DaemonError(400, "invalid_rewind_target", "The agent's conversation does not hold this prompt (it was never sent, or dropped by the history's bounds)", { promptId });
+    if (kind === "session_busy") throw new DaemonError(409, "session_busy", "Cannot rewind while a prompt is running", { retryable: true }, 5);
+    throw agentFailure(err, what);
+  }
+}

@@ -36,6 +36,7 @@ import { promptRoutes } from "./routes/prompts.ts";
 import { referenceUiRoutes } from "./routes/reference-ui.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
+import { rewindRoutes } from "./routes/rewind.ts";
 import { sessionHookRoutes } from "./routes/session-hooks.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(sessionInfoRoutes(deps))
     .use(sessionViewRoutes(deps))
     .use(sessionHookRoutes(deps))
+    .use(rewindRoutes(deps))
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))
