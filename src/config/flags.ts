@@ -56,7 +56,7 @@ export const FLAGS = {
   "memory-budget-mb": { kind: "int", min: 1, max: 1_048_576, default: null, help: "memory, in MiB, that reopening long sessions may use beyond their usual history size (default: 64)" },
   "max-journal-bytes": { kind: "int", min: 1024, max: 1 << 30, default: null, help: "most bytes of history returned when a session is reopened (fixed: turns off the growth above; default: 8 MiB)" },
   "max-journal-events": { kind: "int", min: 1, max: 10_000_000, default: null, help: "most events of history returned when a session is reopened (fixed: turns off the growth above; default: 10000)" },
-  "max-snapshot-bytes": { kind: "int", min: 1024, max: 1 << 40, default: null, help: "most bytes of file snapshots kept for rewind, oldest turns dropped first (default: checkpoints.maxBytes in $SVC_HOME/settings.json, else 256 MiB)" },
+  "max-snapshot-bytes": { kind: "int", min: 1024, max: 1024 * 1024 * 1024 * 1024, default: null, help: "most bytes of file snapshots kept for rewind, oldest turns dropped first (default: checkpoints.maxBytes in $SVC_HOME/settings.json, else 256 MiB)" },
   "ready-json": { kind: "bool", help: "once listening, print one JSON line on stdout for a launcher (and nothing else there)" },
   "parent-pid": { kind: "int", min: 2, max: INT32, default: null, help: "stop when the process with this pid ends (for launchers)" },
   "release-url": { kind: "string", default: null, env: "SVC_RELEASE_URL", help: "where GET /daemon/update looks for releases (default: the project's release location, as install.sh)" },

@@ -9,6 +9,7 @@
  * changed outside the session since; 409 `session_busy` while a prompt runs or waits; 501 when the
  * agent cannot cut its conversation (send `rewindConversation: false` to restore files only).
  */
+import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { SessionRewinder } from "../../sessions/session-rewind.ts";
@@ -19,7 +20,7 @@ import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { notAnObject, registeredClient, SessionIdParams } from "./session-params.ts";
 
-const Count = t.Integer({ minimum: 0 });
+const Count = Type.Integer({ minimum: 0 });
 
 const FileChange = t.Object(
   {
