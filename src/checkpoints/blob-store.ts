@@ -1,15 +1,26 @@
 /**
- * Content-addressed file snapshots under `<data dir>/checkpoints/blobs/`: one file per distinct
- * content, named by its sha256, owner-only (0600 files in a 0700 folder), counted by reference so
- * that turns sharing a content share its bytes. The store is this daemon's alone: it is emptied when
- * it opens (the turn records that name blobs live in memory, `turn-log.ts`), so nothing stale or of
- * another daemon is ever read back.
+ * Content-addressed file snapshots under `<data dir>/checkpoints/<pid>-<random>/`: one file per distinct
+ * content, named by its sha256, owner-only (0600 files in 0700 folders), counted by reference so
+ * that turns sharing a content share its bytes. The store is this daemon process's alone (the turn
+ * records that name blobs live in its memory, `turn-log.ts`): its folder is new when it opens, and
+ * the folders of daemon processes no longer running are removed then, never those of a live one.
  *
  * The byte bound is enforced by the caller (`checkpoints.ts` evicts whole turns, oldest first, before
  * a blob that would pass it is added); the store only counts.
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+
+/** Whether process `pid` exists (a signal-0 probe; EPERM means it exists under another user). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
 
 interface Blob {
   readonly size: number;
@@ -22,11 +33,16 @@ export class BlobStore {
 
   private constructor(private readonly dir: string) {}
 
-  /** Opens (and empties) the store in `dir`. */
-  static open(dir: string): BlobStore {
-    rmSync(dir, { recursive: true, force: true });
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
+  /** Opens a new store under `parent`, removing those of processes gone. */
+  static open(parent: string): BlobStore {
+    mkdirSync(parent, { recursive: true, mode: 0o700 });
+    chmodSync(parent, 0o700);
+    for (const name of readdirSync(parent)) {
+      const pid = /^(\d+)-[0-9a-f]+$/.exec(name)?.[1];
+      if (pid === undefined || !alive(Number(pid))) rmSync(join(parent, name), { recursive: true, force: true });
+    }
+    const dir = join(parent, `${process.pid}-${randomBytes(4).toString("hex")}`);
+    mkdirSync(dir, { mode: 0o700 });
     return new BlobStore(dir);
   }
 

@@ -24,7 +24,7 @@ import { readNow, removeFile, restoreFile, type FileNow } from "./workspace-io.t
 export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 export interface CheckpointOptions {
-  /** The blob folder (emptied when opened). */
+  /** The folder of the blob stores (this process's is emptied when opened). */
   readonly dir: string;
   readonly maxBytes: number;
   /** The git access for a workspace root, or null to cover tool writes only. */
