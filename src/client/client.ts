@@ -10,6 +10,7 @@ import type { AuthStatus, DeviceFlow, ProviderCatalog, ProviderSetup, ProviderSt
 import { errorFromResponse } from "./errors.ts";
 import { subscribe, type Subscription, type SubscribeOptions } from "./subscription.ts";
 import { organizationCalls } from "./organization-calls.ts";
+import { rewindCalls } from "./rewind-calls.ts";
 import { channelCalls } from "./channel-calls.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
 import type {
@@ -205,6 +206,7 @@ export function createClient(options: ClientOptions) {
     ...workspaceCalls(call),
     ...organizationCalls(call, defaultWorkspace, doFetch, url, headers),
     ...channelCalls(call, doFetch, url),
+    ...rewindCalls(call),
 
     /** What model providers are configured and from where (no secret), and the pending sign-ins. */
     authStatus: () => call<AuthStatus>("/workspace/auth/status"),

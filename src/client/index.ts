@@ -7,5 +7,6 @@ export * from "./types.ts";
 export { confirmationFor } from "./workspace-calls.ts";
 export * from "./workspace-types.ts";
 export type * from "./organization-calls.ts";
+export type * from "./rewind-calls.ts";
 export type * from "./auth-types.ts";
 export { WORKFLOW_ACTIONS, type WebhookAnswer, type WebhookEvent, type WorkflowAction } from "./channel-calls.ts";
