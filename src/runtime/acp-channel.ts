@@ -11,7 +11,8 @@
  * A permission request is bounded in bytes as it arrives, within the agent's budget of pending
  * requests (`permission-budget.ts`), before the SDK holds it until it is answered; one a handler
  * refuses (`AgentRequestRefused`) is answered with that JSON-RPC error.
- * Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
+ * The one agent→client extension request answered is `svc/checkpoint/before_write` (the agent is
+ * about to write a file: `ChannelHandlers.onBeforeWrite`). Unknown agent→client requests are answered `-32601` by the SDK, which is loaded on the first
  * spawn rather than at boot (it is most of the daemon's startup cost and idle memory otherwise).
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
