@@ -1,0 +1,90 @@
+/**
+ * The checkpoints against real files and a real git repository (no daemon): what a turn's shell
+ * changes are found to be, what "before" each gets, and the parser of git's status records.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Checkpoints } from "../../../src/checkpoints/index.ts";
+import { statusPaths } from "../../../src/checkpoints/git-tree.ts";
+import { Logger } from "../../../src/logging/logger.ts";
+import { gitProcessRunner } from "../../../src/runtime/git-process.ts";
+import { initRepo } from "../../helpers/git-repo.ts";
+import { tempDir } from "../../helpers/temp-dir.ts";
+
+const quiet = new Logger("error", "text", { write: () => {} });
+
+function checkpoints(dir: string, maxBytes = 1024 * 1024): Checkpoints {
+  return new Checkpoints({
+    dir,
+    maxBytes,
+    gitHost: (root) => ({ root, baseEnv: { PATH: process.env.PATH ?? "/usr/bin:/bin" }, runner: (path, env) => gitProcessRunner(path, env) }),
+    logger: quiet,
+  });
+}
+
+describe("checkpoints", () => {
+  test("a shell change to a tracked file is found; a file dirty before the turn goes back to its state then, not HEAD's", async () => {
+    await using ws = tempDir("p-cp-ws-");
+    await using data = tempDir("p-cp-data-");
+    initRepo(ws.path, { "clean.txt": "head clean\n", "dirty.txt": "head dirty\n", "bin.dat": "x" });
+    writeFileSync(join(ws.path, "bin.dat"), Buffer.from([0xff, 0xfe, 0x00, 0x80]));
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "binary"], { cwd: ws.path, env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+    writeFileSync(join(ws.path, "dirty.txt"), "edited before the turn\n");
+    const cp = checkpoints(data.path);
+    await cp.turnStarted("s1", ws.path, "p1");
+    // What a shell command does during the turn:
+    writeFileSync(join(ws.path, "clean.txt"), "shell\n");
+    writeFileSync(join(ws.path, "dirty.txt"), "shell too\n");
+    writeFileSync(join(ws.path, "bin.dat"), "now text");
+    writeFileSync(join(ws.path, "untracked.txt"), "not covered\n");
+    await cp.turnFinished("s1", "p1");
+    const [turn] = cp.snapshots("s1");
+    const files = [...turn!.files].sort((a, b) => a.path.localeCompare(b.path));
+    expect(files).toEqual([
+      { path: "bin.dat", change: "modified", source: "shell", restorable: false, reason: "not_in_git" },
+      { path: "clean.txt", change: "modified", source: "shell", restorable: true },
+      { path: "dirty.txt", change: "modified", source: "shell", restorable: true },
+    ]);
+    const plan = cp.plan("s1", "p1")!;
+    expect(await cp.conflicts(ws.path, plan)).toEqual([]);
+    const outcome = await cp.restore(ws.path, plan);
+    expect(outcome.filesFailed).toEqual(["bin.dat"]);
+    expect(readFileSync(join(ws.path, "clean.txt"), "utf8")).toBe("head clean\n");
+    expect(readFileSync(join(ws.path, "dirty.txt"), "utf8")).toBe("edited before the turn\n");
+    expect(readFileSync(join(ws.path, "untracked.txt"), "utf8")).toBe("not covered\n");
+  });
+
+  test("a tool write first asks; later writes of the same file in the turn keep the first content; a write back to it leaves no record", async () => {
+    await using ws = tempDir("p-cp-ws-");
+    await using data = tempDir("p-cp-data-");
+    writeFileSync(join(ws.path, "a.txt"), "one");
+    writeFileSync(join(ws.path, "b.txt"), "same");
+    const cp = checkpoints(data.path);
+    await cp.turnStarted("s1", ws.path, "p1");
+    expect(await cp.beforeWrite("s1", join(ws.path, "a.txt"))).toBe(true);
+    writeFileSync(join(ws.path, "a.txt"), "two");
+    expect(await cp.beforeWrite("s1", "a.txt")).toBe(true);
+    writeFileSync(join(ws.path, "a.txt"), "three");
+    await cp.beforeWrite("s1", "b.txt");
+    expect(await cp.beforeWrite("s1", "/etc/passwd")).toBe(false);
+    await cp.turnFinished("s1", "p1");
+    expect(cp.snapshots("s1")[0]!.files).toEqual([{ path: "a.txt", change: "modified", source: "tool", restorable: true }]);
+    expect(cp.status()).toMatchObject({ count: 1, bytes: 3, turns: 1 });
+    await cp.restore(ws.path, cp.plan("s1", "p1")!);
+    expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("one");
+  });
+
+  test("status records: both names of a rename, paths with spaces, no headers or untracked entries", () => {
+    const records = [
+      "# branch.oid abc",
+      "1 .M N... 100644 100644 100644 aaa bbb file with space.txt",
+      "2 R. N... 100644 100644 100644 aaa bbb R100 new name.txt",
+      "old name.txt",
+      "u UU N... 100644 100644 100644 100644 a b c conflict.txt",
+      "? untracked.txt",
+    ];
+    expect(statusPaths(records)).toEqual(["file with space.txt", "new name.txt", "old name.txt", "conflict.txt"]);
+  });
+});
