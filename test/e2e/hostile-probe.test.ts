@@ -227,7 +227,7 @@ const PAGES: Record<string, RegExp> = {
   "/docs/docs.css": /^text\/css/,
 };
 /** Discovery documents whose 200 body reports the workspace by spec (`/workspace/trust`, the registrations and the runtime-stop preview: by the reference's shape). */
-const REPORTS_WORKSPACE = /^\/(capabilities|daemon\/status|workspace-registrations|workspaces\/runtime-stop-options|workspace\/(preflight|env|mcp|skills|providers|tools|trust|extensions|auth\/status|auth\/providers)|workspaces\/[^/]+\/(mcp|extensions))(\?|$)/;
+const REPORTS_WORKSPACE = /^\/(capabilities|daemon\/status|workspace-registrations|workspaces\/runtime-stop-options|workspace\/(preflight|env|mcp|skills|providers|tools|trust|extensions|hooks|memory|auth\/status|auth\/providers)|workspaces\/[^/]+\/(mcp|extensions|hooks|memory))(\?|$)/;
 const STACK_FRAME = /\n\s*at \S|\bat (async )?\S+ \([^)]*:\d+:\d+\)/;
 
 interface Secrets {
