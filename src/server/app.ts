@@ -23,6 +23,7 @@ import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { gitRoutes } from "./routes/git.ts";
+import { memoryRoutes } from "./routes/memory.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -96,6 +97,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(trustRoutes(deps))
     .use(authRoutes(deps))
     .use(gitRoutes(deps))
+    .use(memoryRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());
