@@ -25,6 +25,8 @@ import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
+import { registerLanguageMethods } from "./language-methods.ts";
+import { PromptContextReader } from "./prompt-context.ts";
 import { runTurn } from "./turn.ts";
 
 /** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
@@ -49,6 +51,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const shell = (core.shell = new ShellRunner(core.workspace, config.shellEnv));
   const { sessions, notifier, trust } = core;
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv });
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
   const checkRoom = () => {
@@ -156,7 +159,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         const toolbox = () => toolSet(mcp, disabledTools);
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal },
           params.prompt,
         );
       } finally {
@@ -172,6 +175,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       return {};
     });
   registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
+  registerLanguageMethods(app, { sessions, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
   return app;
 }
