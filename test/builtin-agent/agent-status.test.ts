@@ -140,7 +140,8 @@ describe("svc/status: session", () => {
     const estimate = before.usage as { totalTokens: number; breakdown: Record<string, number> };
     expect(estimate.breakdown.systemPrompt).toBeGreaterThan(100);
     expect(estimate.breakdown.builtinTools).toBeGreaterThan(100);
-    expect(estimate.totalTokens).toBe(estimate.breakdown.systemPrompt + estimate.breakdown.builtinTools + estimate.breakdown.mcpTools + estimate.breakdown.memoryFiles + estimate.breakdown.messages);
+    const { systemPrompt, builtinTools, mcpTools, memoryFiles, messages } = estimate.breakdown as Record<"systemPrompt" | "builtinTools" | "mcpTools" | "memoryFiles" | "messages", number>;
+    expect(estimate.totalTokens).toBe(systemPrompt + builtinTools + mcpTools + memoryFiles + messages);
     await a.turn(sessionId, "hello");
     const after = await sessionStatus(a, "context_usage", sessionId, { detail: false });
     const usage = after.usage as { totalTokens: number; isEstimated: boolean; breakdown: Record<string, unknown> };

@@ -1,0 +1,82 @@
+/**
+ * What the built-in agent tells its model besides the conversation, and how it keeps the
+ * conversation inside the context window: instruction files (user, then project) and the
+ * environment in the system prompt, the project's withheld when untrusted, the reply language
+ * (session and user setting), and a 500-turn session with a small window that compacts and keeps
+ * going, as seen by the mock model.
+ */
+import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { MockModel } from "../fixtures/mock-model.ts";
+import { startAgent } from "./agent-client.ts";
+
+type Sent = { messages: Array<{ role: string; content: unknown }> };
+const systemOf = (request: unknown) => String((request as Sent).messages[0]!.content);
+const KEY_ENV = { MOCK_KEY: "test-key" };
+/** One mock provider, with a context window of `contextLimit` tokens. */
+const provider = (contextLimit?: number) => (model: MockModel) => ({ model: { providers: [{ id: "mock", baseUrl: model.baseUrl, apiKeyEnv: "MOCK_KEY", ...(contextLimit ? { contextLimit } : {}), models: ["mock-model"] }] } });
+
+describe("system prompt", () => {
+  test("a trusted workspace: the user's file, then the project's, the environment; a changed file is read at the next turn", async () => {
+    await using a = await startAgent({ trusted: true, hostSettings: provider(), homeFiles: { "GEMINI.md": "User rule.\n" }, extraEnv: KEY_ENV, files: { "AGENTS.md": "Project rule: say banana.\n", "CLAUDE.md": "Claude rule.\n" } });
+    const { sessionId } = await a.newSession();
+    await a.turn(sessionId, "hello");
+    const first = systemOf(a.model.requests.at(-1));
+    expect(first).toContain("Project rule: say banana.");
+    expect(first.indexOf("User rule.")).toBeGreaterThan(0);
+    expect(first.indexOf("User rule.")).toBeLessThan(first.indexOf("Project rule"));
+    expect(first.indexOf(`## ${join(a.workspace, "AGENTS.md")} (project)`)).toBeLessThan(first.indexOf(`## ${join(a.workspace, "CLAUDE.md")} (project)`));
+    expect(first).toMatch(/- OS: linux /);
+    expect(first).toContain(`- Date: ${new Date().toDateString()}`);
+    expect(first).toContain("- Git: not a git repository");
+    writeFileSync(join(a.workspace, "AGENTS.md"), "Project rule: say cherry.\n");
+    await a.turn(sessionId, "again");
+    const second = systemOf(a.model.requests.at(-1));
+    expect(second).toContain("say cherry");
+    expect(second).not.toContain("say banana");
+  });
+
+  test("an untrusted workspace's files are not given to the model; the user's are", async () => {
+    await using a = await startAgent({ trusted: false, hostSettings: provider(), homeFiles: { "AGENTS.md": "User rule.\n" }, extraEnv: KEY_ENV, files: { "AGENTS.md": "Project secret rule.\n" } });
+    const { sessionId } = await a.newSession();
+    await a.turn(sessionId, "hello");
+    expect(systemOf(a.model.requests.at(-1))).not.toContain("Project secret rule.");
+    expect(systemOf(a.model.requests.at(-1))).toContain("User rule.");
+  });
+
+  test("the reply language: the user's setting, and a session's own, which wins", async () => {
+    await using a = await startAgent({ trusted: true, hostSettings: provider(), homeFiles: { "language.json": JSON.stringify({ language: "de", outputLanguage: "German" }) }, extraEnv: KEY_ENV });
+    const { sessionId } = await a.newSession();
+    await a.turn(sessionId, "hello");
+    expect(systemOf(a.model.requests.at(-1))).toContain("Always answer in German");
+    expect(await a.agent.request("svc/control/session/language", { sessionId, language: "fr", syncOutputLanguage: true })).toEqual({ language: "fr", outputLanguage: "French", refreshed: true });
+    await a.turn(sessionId, "bonjour");
+    expect(systemOf(a.model.requests.at(-1))).toContain("Always answer in French");
+    expect(systemOf(a.model.requests.at(-1))).not.toContain("German");
+    await expect(a.agent.request("svc/control/session/language", { sessionId, language: "xx" })).rejects.toMatchObject({ code: -32602 });
+    expect(await a.agent.request("svc/control/user/language", { language: "de", syncOutputLanguage: true })).toEqual({ language: "de", sessions: 0, failed: 0 });
+  });
+});
+
+test("500 turns in a small context window: the history is compacted by a summary, announced, and every turn ends normally", async () => {
+  await using a = await startAgent({ trusted: true, hostSettings: provider(6000), extraEnv: KEY_ENV });
+  const { sessionId } = await a.newSession();
+  for (let i = 0; i < 500; i++) {
+    const response = await a.prompt(sessionId, `turn ${i}: ${"some words to fill the window ".repeat(4)}`);
+    expect(response.stopReason).toBe("end_turn");
+  }
+  const notices = a.updatesOf(sessionId).filter((u) => u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" && u.content.text.startsWith("IMPORTANT: This conversation approached the input token limit for mock/mock-model."));
+  expect(notices.length).toBeGreaterThan(3);
+  expect(notices[0]).toMatchObject({ _meta: { compression: { isEstimated: true, summarized: true } } });
+  const requests = a.model.requests as Sent[];
+  // Summary requests ask for one; the turns after a compaction carry it at the head of the kept history.
+  expect(requests.filter((r) => systemOf(r).startsWith("You compress the earlier part")).length).toBe(notices.length);
+  const last = requests.at(-1)!;
+  expect(JSON.stringify(last.messages[1])).toContain("[Summary of the earlier conversation");
+  // Every request stayed within the window (6000 tokens, at most 6 bytes each by the clamp).
+  for (const r of requests) expect(JSON.stringify(r.messages).length).toBeLessThan(6000 * 6);
+  const usage = (await a.agent.request<{ usage: { compactions: number; totalTokens: number; breakdown: { thresholds: { hard: number } } } }>("svc/status/session/context_usage", { sessionId })).usage;
+  expect(usage.compactions).toBe(notices.length);
+  expect(usage.totalTokens).toBeLessThan(usage.breakdown.thresholds.hard);
+}, 120_000);
