@@ -75,7 +75,7 @@ export const agentCannot = (live: Pick<Live, "profile">, what: string) =>
   new DaemonError(501, "agent_control_unsupported", `The agent (profile ${live.profile.name}) cannot ${what}`, { profile: live.profile.name });
 
 /** `<prefix>/control/<method>`; a missing method (or no prefix) is `agentCannot(what)`. */
-async function control<T>(live: Live, method: string, params: Record<string, unknown>, what: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<T> {
+export async function control<T>(live: Live, method: string, params: Record<string, unknown>, what: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<T> {
   const prefix: ExtensionPrefix | null = live.profile.extensionPrefix;
   if (prefix === null) throw agentCannot(live, what);
   try {

@@ -23,6 +23,7 @@ import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { gitRoutes } from "./routes/git.ts";
+import { languageRoutes } from "./routes/language.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(authRoutes(deps))
     .use(gitRoutes(deps))
     .use(memoryRoutes(deps))
+    .use(languageRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(docsRoutes(deps.config.version, () => root!));
   if (deps.config.web) app.use(webRoutes());

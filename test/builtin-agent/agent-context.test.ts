@@ -30,6 +30,8 @@ describe("system prompt", () => {
     expect(first).toMatch(/- OS: linux /);
     expect(first).toContain(`- Date: ${new Date().toDateString()}`);
     expect(first).toContain("- Git: not a git repository");
+    const detail = await a.agent.request<{ usage: { memoryFiles: Array<{ path: string; scope: string }> } }>("svc/status/session/context_usage", { sessionId, detail: true });
+    expect(detail.usage.memoryFiles.map((f) => f.scope)).toEqual(["global", "workspace", "workspace"]);
     writeFileSync(join(a.workspace, "AGENTS.md"), "Project rule: say cherry.\n");
     await a.turn(sessionId, "again");
     const second = systemOf(a.model.requests.at(-1));
