@@ -16,7 +16,6 @@
 import { Type } from "@sinclair/typebox";
 import { Elysia, t } from "elysia";
 import { AUTO_LANGUAGE, LANGUAGE_CODES, outputLanguageOf } from "../../config/languages.ts";
-import { writeUserLanguage } from "../../config/user-language.ts";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { setSessionLanguage, setUserLanguage } from "../../runtime/language-controls.ts";
 import type { AppDeps } from "../app-deps.ts";
@@ -62,6 +61,8 @@ export const languageRoutes = (deps: AppDeps) =>
         const sync = body.syncOutputLanguage === true;
         let saved;
         try {
+          // The settings file is touched only by this route: loaded on its first use.
+          const { writeUserLanguage } = await import("../../config/user-language.ts");
           saved = writeUserLanguage(deps.config.dataDir, { language: body.language, outputLanguage: sync ? outputLanguageOf(body.language) : null });
         } catch (err) {
           deps.logger.warn("language setting not saved", { error: err instanceof Error ? err.message : String(err) });
