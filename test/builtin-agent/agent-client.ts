@@ -8,7 +8,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Subprocess } from "bun";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
+import { startMockModel, type MockModel, type MockModelOptions } from "../fixtures/mock-model.ts";
 import { MAIN_TS } from "../helpers/daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { testTarget } from "../helpers/test-target.ts";
@@ -34,6 +34,8 @@ export interface AgentOptions {
   workspace?: string;
   /** Host settings (`$SVC_HOME/settings.json`, in a fresh SVC_HOME removed on dispose), made knowing the mock model; `env` then defaults to none of the model variables. */
   hostSettings?: (model: MockModel) => unknown;
+  /** How the mock model behaves (`startMockModel`'s options). */
+  modelOptions?: MockModelOptions;
   /** Files to create in that SVC_HOME (name → content), with `hostSettings`. */
   homeFiles?: Record<string, string>;
 }
@@ -73,7 +75,7 @@ export const MODEL_ENV = (model: MockModel) => ({ OPENAI_API_KEY: "test-key", OP
 
 export async function startAgent(options: AgentOptions = {}): Promise<AgentHandle> {
   const dir = options.workspace ? { path: options.workspace, [Symbol.asyncDispose]: async () => {} } : tempDir("svc-agent-ws-");
-  const model = startMockModel();
+  const model = startMockModel(options.modelOptions);
   if (options.workspaceSettings !== undefined) {
     mkdirSync(join(dir.path, ".svc"), { recursive: true });
     writeFileSync(join(dir.path, ".svc", "settings.json"), JSON.stringify(options.workspaceSettings));

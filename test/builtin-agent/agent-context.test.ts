@@ -62,7 +62,8 @@ describe("system prompt", () => {
 });
 
 test("500 turns in a small context window: the history is compacted by a summary, announced, and every turn ends normally", async () => {
-  await using a = await startAgent({ trusted: true, hostSettings: provider(6000), extraEnv: KEY_ENV });
+  // The mock refuses a request past 24,000 bytes: the 6000-token window at 4 bytes a token.
+  await using a = await startAgent({ trusted: true, hostSettings: provider(6000), extraEnv: KEY_ENV, modelOptions: { contextBytes: 24_000 } });
   const { sessionId } = await a.newSession();
   for (let i = 0; i < 500; i++) {
     const response = await a.prompt(sessionId, `turn ${i}: ${"some words to fill the window ".repeat(4)}`);
@@ -76,8 +77,6 @@ test("500 turns in a small context window: the history is compacted by a summary
   expect(requests.filter((r) => systemOf(r).startsWith("You compress the earlier part")).length).toBe(notices.length);
   const last = requests.at(-1)!;
   expect(JSON.stringify(last.messages[1])).toContain("[Summary of the earlier conversation");
-  // Every request stayed within the window (6000 tokens, at most 6 bytes each by the clamp).
-  for (const r of requests) expect(JSON.stringify(r.messages).length).toBeLessThan(6000 * 6);
   const usage = (await a.agent.request<{ usage: { compactions: number; totalTokens: number; breakdown: { thresholds: { hard: number } } } }>("svc/status/session/context_usage", { sessionId })).usage;
   expect(usage.compactions).toBe(notices.length);
   expect(usage.totalTokens).toBeLessThan(usage.breakdown.thresholds.hard);

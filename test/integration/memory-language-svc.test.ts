@@ -41,6 +41,13 @@ test("built-in agent: a memory written through the API and the languages set thr
   expect(first).toContain("Rule: always mention kiwi.");
   expect(first).toContain(`## ${join(d.workspace, "AGENTS.md")} (project)`);
 
+  const appended = await call("POST", "/workspace/memory", { scope: "global", content: "- user note" });
+  expect(appended.status).toBe(200);
+  expect((await events.waitFor("memory_changed", undefined, 5000)).data).toEqual({ scope: "global", filePath: join(home.path, "AGENTS.md"), mode: "append", bytesWritten: appended.body.bytesWritten });
+  const withUser = await turn("and now");
+  expect(withUser.indexOf("- user note")).toBeGreaterThan(0);
+  expect(withUser.indexOf("- user note")).toBeLessThan(withUser.indexOf("Rule: always mention kiwi."));
+
   const usage = await call("GET", `/session/${sessionId}/context-usage`);
   expect(usage.status).toBe(200);
   // The mock counts every request as 10 tokens in, 5 out: the truth the route reports.
