@@ -81,3 +81,20 @@ test("500 turns in a small context window: the history is compacted by a summary
   expect(usage.compactions).toBe(notices.length);
   expect(usage.totalTokens).toBeLessThan(usage.breakdown.thresholds.hard);
 }, 120_000);
+
+test("a summary the model fails to make: the older messages are dropped with a note, and the session goes on", async () => {
+  await using a = await startAgent({ trusted: true, hostSettings: provider(6000), extraEnv: KEY_ENV, modelOptions: { contextBytes: 24_000 } });
+  const { sessionId } = await a.newSession();
+  // The mock fails any request whose last user text says "please fail": this turn, and the summary
+  // request whose transcript quotes it.
+  await expect(a.prompt(sessionId, "please fail")).rejects.toBeDefined();
+  let i = 0;
+  while (a.updatesOf(sessionId).every((u) => !(u.sessionUpdate === "agent_message_chunk" && u._meta?.compression))) {
+    expect((await a.prompt(sessionId, `turn ${i++}: ${"some words to fill the window ".repeat(4)}`)).stopReason).toBe("end_turn");
+    expect(i).toBeLessThan(300);
+  }
+  const notice = a.updatesOf(sessionId).find((u) => u.sessionUpdate === "agent_message_chunk" && u._meta?.compression)!;
+  expect(notice._meta).toMatchObject({ compression: { summarized: false } });
+  expect(JSON.stringify((a.model.requests.at(-1) as Sent).messages[1])).toMatch(/earlier messages were dropped to stay within the context window; their summary could not be made/);
+  expect((await a.prompt(sessionId, "still here?")).stopReason).toBe("end_turn");
+});
