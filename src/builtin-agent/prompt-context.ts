@@ -5,7 +5,7 @@
  * workspace), the environment (OS, date, git branch and a status summary), and the language to
  * answer in (the session's, else the user's setting, `config/user-language.ts`).
  *
- * Git runs through the read-only views (`workspace/git/`: no program the repository chose runs),
+ * Git runs (in a trusted workspace only) through the read-only views (`workspace/git/`: no program the repository chose runs),
  * each run bounded by GIT_RUN_TIMEOUT_MS; its summary is kept GIT_SUMMARY_TTL_MS, so a session of
  * quick turns does not start git at each one.
  */
@@ -16,6 +16,8 @@ import { GitViews } from "../workspace/git/index.ts";
 import { loadMemory, type LoadedMemory } from "../workspace/memory/index.ts";
 
 const GIT_RUN_TIMEOUT_MS = 2000;
+/** As the daemon's git views, git is not run in an untrusted workspace (it reads the repository's config). */
+const UNTRUSTED_GIT = "not read (the workspace is not trusted)";
 export const GIT_SUMMARY_TTL_MS = 10_000;
 
 export interface PromptContext {
@@ -64,7 +66,8 @@ export class PromptContextReader {
   /** `sessionLanguage`: the session's own output language, which wins over the user's setting. */
   async read(sessionLanguage: string | null): Promise<PromptContext> {
     const { workspace, dataDir } = this.sources;
-    const [memory, git] = await Promise.all([loadMemory({ workspace, dataDir, trusted: this.sources.trusted() }), this.gitLine()]);
+    const trusted = this.sources.trusted();
+    const [memory, git] = await Promise.all([loadMemory({ workspace, dataDir, trusted }), trusted ? this.gitLine() : UNTRUSTED_GIT]);
     const environment = [`OS: ${process.platform} ${release()} (${arch()})`, `Date: ${new Date().toDateString()}`, `Git: ${git}`];
     return { memory: memory.files, environment, outputLanguage: sessionLanguage ?? readUserLanguage(dataDir)?.outputLanguage ?? null };
   }

@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockModel } from "../fixtures/mock-model.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { startAgent } from "./agent-client.ts";
 
 type Sent = { messages: Array<{ role: string; content: unknown }> };
@@ -45,6 +46,7 @@ describe("system prompt", () => {
     await a.turn(sessionId, "hello");
     expect(systemOf(a.model.requests.at(-1))).not.toContain("Project secret rule.");
     expect(systemOf(a.model.requests.at(-1))).toContain("User rule.");
+    expect(systemOf(a.model.requests.at(-1))).toContain("- Git: not read (the workspace is not trusted)");
   });
 
   test("the reply language: the user's setting, and a session's own, which wins", async () => {
@@ -97,4 +99,14 @@ test("a summary the model fails to make: the older messages are dropped with a n
   expect(notice._meta).toMatchObject({ compression: { summarized: false } });
   expect(JSON.stringify((a.model.requests.at(-1) as Sent).messages[1])).toMatch(/earlier messages were dropped to stay within the context window; their summary could not be made/);
   expect((await a.prompt(sessionId, "still here?")).stopReason).toBe("end_turn");
+});
+
+test("the git summary: branch and counts, from the workspace's repository", async () => {
+  await using ws = tempDir("m-git-");
+  expect(Bun.spawnSync(["git", "init", "-q", "-b", "trunk", ws.path]).exitCode).toBe(0);
+  writeFileSync(join(ws.path, "new.txt"), "x\n");
+  await using a = await startAgent({ trusted: true, workspace: ws.path, hostSettings: provider(), extraEnv: KEY_ENV });
+  const { sessionId } = await a.newSession();
+  await a.turn(sessionId, "hello");
+  expect(systemOf(a.model.requests.at(-1))).toContain("- Git: branch trunk; 0 staged, 0 unstaged, 1 untracked");
 });
