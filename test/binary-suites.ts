@@ -39,6 +39,8 @@ const FILES = [
   // The agent's front answers initialize and session/new as the SDK app does, and hands it the connection, in the bundle too.
   "builtin-agent/agent-front.test.ts",
   "builtin-agent/agent-grep.test.ts",
+  // The system prompt (instruction files, environment, language) and compaction, in the bundle too.
+  "builtin-agent/agent-context.test.ts",
   "e2e/agent-daemon.test.ts",
   // A provider key set through the API: in no log, answer or environment of the binary's processes.
   "e2e/auth-secrets.test.ts",

@@ -54,6 +54,15 @@ export class ConversationStore {
     }
   }
 
+  /** Saves `history` in place of the stored conversation (after a compaction). */
+  replace(sessionId: string, cwd: string, history: readonly LanguageModelV4Message[]): void {
+    try {
+      this.rewrite(sessionId, cwd, history);
+    } catch (err) {
+      process.stderr.write(`svc --acp: cannot save session ${sessionId}: ${(err as Error).message}\n`);
+    }
+  }
+
   private rewrite(sessionId: string, cwd: string, history: readonly LanguageModelV4Message[]): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const temp = `${this.file(sessionId)}.tmp`;
