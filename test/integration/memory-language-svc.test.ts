@@ -19,9 +19,9 @@ type Sent = { messages: Array<{ role: string; content: unknown }> };
 
 test("built-in agent: a memory written through the API and the languages set through it reach the model", async () => {
   await using model = startMockModel();
-  await using home = tempDir("m-home-");
-  await using ws = tempDir("m-ws-");
-  await Bun.write(join(home.path, "settings.json"), JSON.stringify({ model: { providers: [{ id: "mock", baseUrl: model.baseUrl, apiKeyEnv: "MOCK_KEY", models: ["mock-model"] }] } }));
+  await using home = tempDir("svc-memory-home-");
+  await using ws = tempDir("svc-memory-ws-");
+  await Bun.write(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, model: { providers: [{ id: "mock", baseUrl: model.baseUrl, apiKeyEnv: "MOCK_KEY", models: ["mock-model"] }] } }));
   await using d = await startDaemon(["--token", TOKEN, "--trust-workspace"], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, MOCK_KEY: "test-key" } });
   const call = (method: string, path: string, body?: unknown) => jsonRequest(d.url, method, path, body, AUTH);
 
