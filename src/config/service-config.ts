@@ -126,10 +126,12 @@ export function resolveServiceConfig(inputs: {
   const dataDir = dataDirFor(env, platform);
   const serve = act === "install" && !wantsHelp ? normalizeServeArgs(rest) : { args: [], workspace: null };
   const workspace = act === "install" && !wantsHelp ? canonicalWorkspace(serve.workspace, inputs.cwd) : "";
-  // The whole serve configuration is checked now, with the token it will have, so a value only
-  // `svc serve` refuses (an origin, an agent that is not installed) fails here, not in a restart loop.
+  const path = (env.PATH ?? "").split(":").filter((entry) => isAbsolute(entry)).join(":") || "/usr/local/bin:/usr/bin:/bin";
+  // The whole serve configuration is checked now, as the service will run it (the unit's SVC_HOME
+  // and PATH, the HOME and working directory the manager gives it, the token it will have), so a
+  // value only `svc serve` refuses (an origin, an agent it cannot find) fails here, not in a restart loop.
   if (workspace !== "")
-    resolveConfig({ args: [...serve.args, `--workspace=${workspace}`], env: { ...env, SVC_SERVER_TOKEN: CHECK_TOKEN }, cwd: inputs.cwd, version: "", selfEntry: inputs.selfEntry, execPath: inputs.execPath, platform });
+    resolveConfig({ args: [...serve.args, `--workspace=${workspace}`], env: { SVC_HOME: dataDir, PATH: path, HOME: home, SVC_SERVER_TOKEN: CHECK_TOKEN }, cwd: home, version: "", selfEntry: inputs.selfEntry, execPath: inputs.execPath, platform });
   const compiled = (inputs.selfEntry ?? "").startsWith("/$bunfs/");
   const managerEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && /^(PATH|HOME|USER|LOGNAME|XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS|LANG|LC_ALL)$/.test(e[0])));
   return {
@@ -143,7 +145,7 @@ export function resolveServiceConfig(inputs: {
     serveArgs: workspace === "" ? serve.args : [...serve.args, `--workspace=${workspace}`],
     workspace,
     givenToken: act === "install" && !wantsHelp ? parseToken(env.SVC_SERVER_TOKEN || null, "SVC_SERVER_TOKEN") : null,
-    path: (env.PATH ?? "").split(":").filter((entry) => isAbsolute(entry)).join(":") || "/usr/local/bin:/usr/bin:/bin",
+    path,
     managerEnv,
   };
 }

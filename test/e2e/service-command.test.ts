@@ -47,7 +47,11 @@ function setUp(root: string): Setup {
     `#!/bin/sh
 printf '%s\\n' "$*" >> '${log}'
 if [ -e '${noBusFlag}' ]; then echo "Failed to connect to bus: No medium found" >&2; exit 1; fi
-case "$2" in is-active) echo active;; is-enabled) echo enabled;; esac
+case "$2" in
+  is-active) cat '${join(root, "active")}' 2>/dev/null || echo active;;
+  is-enabled) echo enabled;;
+  show) cat '${join(root, "loaded-from")}' 2>/dev/null || printf 'FragmentPath=\\nLoadState=not-found\\n';;
+esac
 exit 0
 `,
   );
@@ -208,8 +212,9 @@ describe.concurrent("svc service (systemd)", () => {
     expect(existsSync(s.unit)).toBe(false);
     expect(existsSync(s.tokenFile)).toBe(true);
     expect(result.stdout).toContain(`left in place: the data dir ${s.dataDir} and the token file ${s.tokenFile}`);
-    expect(await service(s, ["uninstall"])).toMatchObject({ exitCode: 0, stdout: `not installed (no ${s.unit})\n` });
-    expect(await service(s, ["status"])).toMatchObject({ exitCode: 4, stdout: `not installed (no ${s.unit})\n` });
+    expect(await service(s, ["uninstall"])).toMatchObject({ exitCode: 0, stdout: `not installed (no ${s.unit}, and the systemd user manager has none loaded)\n` });
+    expect(await service(s, ["status"])).toMatchObject({ exitCode: 4, stdout: `not installed (no ${s.unit}, and the systemd user manager has none loaded)\n` });
+    expect(s.calls().slice(-2)).toEqual(["--user show-environment", "--user show -p FragmentPath,LoadState svc.service"]);
   });
 
   test("uninstall without a user bus: the unit and its default.target.wants link removed, what to run printed, exit 3", async () => {
