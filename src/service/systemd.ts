@@ -83,6 +83,7 @@ export const systemd: ServiceManager = {
     const load = /^LoadState=(.*)$/m.exec(shown.stdout)?.[1] ?? "";
     if (path !== "") return { kind: "loaded", path };
     if (load === "not-found") return { kind: "absent" };
+    if (load === "") return { kind: "unknown", why: `systemctl --user show named no load state for ${SYSTEMD_UNIT}` };
     return { kind: "unknown", why: `systemd has ${SYSTEMD_UNIT} in load state ${load} with no unit file` };
   },
 
