@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { BootError } from "./boot-error.ts";
 import { canonicalWorkspace, dataDirFor, resolveConfig } from "./config.ts";
 import { FLAGS, readFlags } from "./flags.ts";
+import { LAUNCHD_LABEL } from "./launchd-start.ts";
 import { parseToken } from "./token.ts";
 
 export const SERVICE_USAGE = `usage:
@@ -30,13 +31,15 @@ random one unless SVC_SERVER_TOKEN gives it; an existing file is kept) and passe
 The serve flags are those of svc serve --help, except --token, --token-file, --parent-pid and --open;
 --workspace defaults to the current directory.
 
+svc writes, overwrites and removes only its own unit file (the first line says svc wrote it).
+
 exit codes: 0 done; 1 failed (the reason on stderr); 2 bad arguments; 3 the unit was written or
 removed but the service manager could not be reached (the commands to run are printed).
-status: 0 installed and healthy; 3 installed, not answering; 4 not installed.
+status: 0 installed, running and healthy; 1 unknown (no unit file here and the manager cannot be
+asked); 3 installed, not running or not answering; 4 not installed.
 `;
 
-/** The launchd label, also the plist's name. */
-export const LAUNCHD_LABEL = "dev.svc.daemon";
+export { LAUNCHD_LABEL } from "./launchd-start.ts";
 /** The systemd unit's name. */
 export const SYSTEMD_UNIT = "svc.service";
 
