@@ -6,7 +6,10 @@
  * install: the token file (`token-store.ts`), the unit written atomically (0644: it holds no
  * secret), then the manager loads, enables and (re)starts it. uninstall: stop, disable, remove the
  * unit; the data dir and the token file stay. status: the unit, the manager's state, the daemon's
- * `/health` through its discovery record. Exit codes are in SERVICE_USAGE.
+ * `/health` through its discovery record (only the one started with the service's token file).
+ * A unit file without svc's header line is never overwritten or removed; with no unit file where
+ * this environment puts it, the manager is asked where it loads the service from. Exit codes are
+ * in SERVICE_USAGE.
  */
 import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
