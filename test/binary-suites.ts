@@ -30,6 +30,7 @@ const FILES = [
   // --token-file's checks and svc service's units are the binary's own: its path is what a unit runs.
   "e2e/token-file.test.ts",
   "e2e/service-command.test.ts",
+  "e2e/launchd-restarts.test.ts",
   // The first run: the listening line, the no-model warning and --open are what a new user meets.
   "e2e/first-run.test.ts",
   // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.

@@ -4,7 +4,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { AgentName } from "./agent-catalog.ts";
 import { selectAgent, type AgentSelection } from "./agent-launch.ts";
 import { BootError } from "./boot-error.ts";
@@ -159,7 +159,9 @@ export function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform):
   const home = env.HOME || homedir();
   if (platform === "darwin") return join(home, "Library", "Application Support", "svc");
   if (platform === "win32") return join(env.APPDATA || join(home, "AppData", "Roaming"), "svc");
-  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "svc");
+  // The XDG spec: a relative XDG_DATA_HOME is invalid and ignored (it would name a folder in whatever the cwd is).
+  const xdgData = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(home, ".local", "share");
+  return join(xdgData, "svc");
 }
 
 /**

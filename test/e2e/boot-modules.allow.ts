@@ -38,6 +38,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/config/net.ts", reason: "loopback and URL host of --hostname" },
   { module: "src/config/origin-patterns.ts", reason: "--allow-origin's patterns" },
   { module: "src/config/token.ts", reason: "the bearer token's checks" },
+  { module: "src/config/launchd-start.ts", reason: "whether svc's launchd agent started the daemon (it then bounds launchd's restart loop)" },
   { module: "src/config/token-file.ts", reason: "--token-file: the token read from a 0600 file of the user's, checked at boot" },
   { module: "src/config/canonical-folder.ts", reason: "the workspace's canonical path" },
   { module: "src/config/agent-keys.ts", reason: "the host's agent keys, shielded from children before anything spawns" },
