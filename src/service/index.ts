@@ -11,7 +11,7 @@
  * this environment puts it, the manager is asked where it loads the service from. Exit codes are
  * in SERVICE_USAGE.
  */
-import { closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { BootError } from "../config/boot-error.ts";
 import { resolveServiceConfig, SERVICE_USAGE, type ServiceConfig } from "../config/service-config.ts";
@@ -22,6 +22,7 @@ import { PlistValueError } from "./launchd-plist.ts";
 import type { Say, ServiceManager } from "./service-manager.ts";
 import { systemd } from "./systemd.ts";
 import { ensureTokenFile, TokenFileError } from "./token-store.ts";
+import { writeAtomically } from "./atomic-write.ts";
 
 const stdio: Say = {
   out: (line) => void process.stdout.write(`${line}\n`),
@@ -30,18 +31,7 @@ const stdio: Say = {
 
 function writeUnit(path: string, text: string): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
-  const temp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o644);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(temp);
-    throw err;
-  }
-  closeSync(fd);
-  renameSync(temp, path);
+  writeAtomically(path, text, 0o644);
 }
 
 /** A value as the terminal should show it: control characters written as escapes, never sent raw. */
