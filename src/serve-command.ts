@@ -45,6 +45,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   let shutdown: (cause: { signal: string } | { reason: string }) => Promise<void> = async () => {};
   // Bound below too: what the daemon does once an updated daemon serves its port (restart.ts).
   let retire: () => Promise<void> = async () => {};
+  let leave: (code: number, why: string) => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
@@ -59,7 +60,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     shieldProcess(config, logger);
     reportNarrowing(narrowDataDir(config.dataDir), config.dataDir, logger);
-    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire() } });
+    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire(), exit: (code, why) => void leave(code, why) } });
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`svc: ${err.message}\n`);
@@ -96,6 +97,18 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     await new Promise((resolve) => setTimeout(resolve, RETIRE_DELAY_MS));
     await logger.flush(500);
     process.exit(0);
+  };
+  leave = async (code, why) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    (code === 0 || code === 75 ? logger.info : logger.error).call(logger, why);
+    discovery?.remove();
+    parentWatch?.stop();
+    // As retire: the answer that led here leaves first.
+    await new Promise((resolve) => setTimeout(resolve, RETIRE_DELAY_MS));
+    await daemon.stop(SHUTDOWN_DEADLINE_MS - 1000);
+    await logger.flush(500);
+    process.exit(code);
   };
   // Before the announcement: a launcher may signal the daemon the moment it reads the line, and a
   // signal that came before the handlers would kill the process instead of stopping it cleanly.
