@@ -1,7 +1,8 @@
-/** The pure parts of a restart into an update: the new daemon's arguments, the service manager detection, version order. */
+/** The pure parts of a restart into an update: the new daemon's arguments, the service manager detection, version order, the config's handover fields. */
 import { describe, expect, test } from "bun:test";
-import { relaunchArgs, serviceManager } from "../../../src/config/update-handover.ts";
+import { HANDOVER_NONCE_ENV, relaunchArgs, serviceManager } from "../../../src/config/update-handover.ts";
 import { compareVersions } from "../../../src/update/version-order.ts";
+import { configFixture } from "../../helpers/config.ts";
 
 describe("relaunchArgs", () => {
   test("pins the bound port in place of any given, and drops --open", () => {
@@ -37,5 +38,17 @@ describe("compareVersions", () => {
   test("a version that is not semver ranks after every semver one", () => {
     expect(compareVersions("nightly", "9.9.9")).toBe(1);
     expect(compareVersions("9.9.9", "nightly")).toBe(-1);
+  });
+});
+
+describe("the handover in the config", () => {
+  test("the nonce is read from the environment and never passed on to children; the service manager is detected", async () => {
+    await using fx = configFixture();
+    const config = fx.resolve([], { [HANDOVER_NONCE_ENV]: "n0nce", INVOCATION_ID: "abc" });
+    expect(config.launcher.handoverNonce).toBe("n0nce");
+    expect(config.launcher.serviceManager).toBe("systemd");
+    expect(config.agent.baseEnv[HANDOVER_NONCE_ENV]).toBeUndefined();
+    expect(config.agent.baseEnv.INVOCATION_ID).toBe("abc");
+    expect(fx.resolve([]).launcher).toMatchObject({ handoverNonce: null, serviceManager: null });
   });
 });
