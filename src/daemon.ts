@@ -13,7 +13,7 @@ import type { Server } from "bun";
 import type { Config } from "./config/config.ts";
 import { BootError } from "./config/boot-error.ts";
 import { urlHost } from "./config/net.ts";
-import { HANDOVER_NONCE_HEADER, HANDOVER_REQUEST_HEADER, relaunchArgs } from "./config/update-handover.ts";
+import { HANDOVER_NONCE_HEADER, HANDOVER_REQUEST_HEADER, relaunchArgs, SERVICE_RESTART_EXIT_CODE } from "./config/update-handover.ts";
 import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
 import type { CoreDeps, DaemonCore } from "./server/app-core.ts";
@@ -54,8 +54,8 @@ export interface DaemonOptions {
   readonly relaunch?: {
     readonly args: readonly string[];
     retire(): void;
-    /** Leave with this exit code once the answer is sent (a service manager starts the update). */
-    exit(code: number, why: string): void;
+    /** Leave with this exit code once the answer is sent (the reason is logged by then). */
+    exit(code: number): void;
   };
 }
 
@@ -185,7 +185,8 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
               if (Date.now() < deadline) return;
               clearInterval(rebinding!);
               rebinding = null;
-              relaunch.exit(1, `rolled back from an update, but port ${port} could not be bound again within ${REBIND_DEADLINE_MS / 1000} s: exiting`);
+              logger.error(`rolled back from an update, but port ${port} could not be bound again within ${REBIND_DEADLINE_MS / 1000} s: exiting`);
+              relaunch.exit(1);
             }
           }, REBIND_RETRY_MS);
           return why;
@@ -196,7 +197,8 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
         relaunch.retire();
       },
       exitForServiceRestart() {
-        relaunch.exit(SERVICE_RESTART_EXIT_CODE, `updated: exiting with ${SERVICE_RESTART_EXIT_CODE} so the ${config.launcher.serviceManager} service restarts into the new build`);
+        logger.info(`updated: exiting with ${SERVICE_RESTART_EXIT_CODE} so the ${config.launcher.serviceManager} service restarts into the new build`);
+        relaunch.exit(SERVICE_RESTART_EXIT_CODE);
       },
       setAbandon(abandon) {
         abandonRestart = abandon;
@@ -237,8 +239,6 @@ const RESTART_STOP_GRACE_MS = 4000;
 /** A rollback that finds its port taken tries to bind it again this often, this long. */
 const REBIND_RETRY_MS = 250;
 const REBIND_DEADLINE_MS = 60_000;
-/** Mirrors update/restart.ts (the idle daemon does not load the update seam). */
-const SERVICE_RESTART_EXIT_CODE = 75;
 
 /** What a request gets while the port is being handed to an updated daemon: come back in a second (on a new connection). */
 function restartingResponse(): Response {

@@ -4,7 +4,9 @@
  * stdout (the "listening on" line, with the web UI's address, or with `--ready-json` one JSON line
  * and nothing else), warn when the built-in agent would have no model, open the UI with `--open`, and stop
  * cleanly on SIGINT/SIGTERM or when the `--parent-pid` process ends. Boot problems print one line on
- * stderr and exit 2; a clean stop exits 0.
+ * stderr and exit 2; a clean stop exits 0. After a restart into an update it exits 0 (the new daemon
+ * serves), 75 under a service manager (which restarts it into the new build), or 1 when a rollback
+ * could not bind its port again.
  */
 import { join } from "node:path";
 import { builtinModelConfigured } from "./config/builtin-models.ts";
@@ -45,7 +47,8 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   let shutdown: (cause: { signal: string } | { reason: string }) => Promise<void> = async () => {};
   // Bound below too: what the daemon does once an updated daemon serves its port (restart.ts).
   let retire: () => Promise<void> = async () => {};
-  let leave: (code: number, why: string) => Promise<void> = async () => {};
+  // And what it does when a restart ends it otherwise (a service manager's restart, a port lost for good).
+  let leave: (code: number) => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
@@ -60,7 +63,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     shieldProcess(config, logger);
     reportNarrowing(narrowDataDir(config.dataDir), config.dataDir, logger);
-    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire(), exit: (code, why) => void leave(code, why) } });
+    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire(), exit: (code) => void leave(code) } });
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`svc: ${err.message}\n`);
@@ -98,10 +101,9 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     await logger.flush(500);
     process.exit(0);
   };
-  leave = async (code, why) => {
+  leave = async (code) => {
     if (shuttingDown) return;
     shuttingDown = true;
-    (code === 0 || code === 75 ? logger.info : logger.error).call(logger, why);
     discovery?.remove();
     parentWatch?.stop();
     // As retire: the answer that led here leaves first.

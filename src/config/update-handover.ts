@@ -33,6 +33,9 @@ export function relaunchArgs(args: readonly string[], port: number): string[] {
 
 export type ServiceManager = "systemd" | "launchd";
 
+/** EX_TEMPFAIL: how a daemon under a service manager leaves for it to restart the update; a failure exit, which systemd's `Restart=on-failure` and launchd's `KeepAlive` restart on. */
+export const SERVICE_RESTART_EXIT_CODE = 75;
+
 /** The service manager that started this process (its marker variables), or null. */
 export function serviceManager(env: Readonly<Record<string, string | undefined>>): ServiceManager | null {
   if (env.INVOCATION_ID || env.NOTIFY_SOCKET) return "systemd";

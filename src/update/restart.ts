@@ -24,8 +24,8 @@
  * A shutdown (signal, `--parent-pid`) during steps 3–5 first undoes the restart (`abandon`): the
  * new daemon is killed and the old binary renamed back.
  * Under a service manager (systemd, launchd) steps 4–5 are the manager's: the binary is swapped,
- * the daemon suspends and exits with SERVICE_RESTART_EXIT_CODE, a failure exit the unit restarts
- * on; there is no rollback (the staged build has answered `--version`, nothing more).
+ * the daemon suspends and exits with SERVICE_RESTART_EXIT_CODE (`config/update-handover.ts`), a
+ * failure exit the unit restarts on; there is no rollback (the staged build has answered `--version`, nothing more).
  */
 import { randomBytes } from "node:crypto";
 import { chmodSync, copyFileSync, linkSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -38,8 +38,6 @@ import { UpdateError } from "./update-error.ts";
 export const HEALTH_DEADLINE_MS = 20_000;
 const HEALTH_POLL_MS = 100;
 const HEALTH_REQUEST_TIMEOUT_MS = 2000;
-/** EX_TEMPFAIL: a failure exit, which systemd's `Restart=on-failure` and launchd's `KeepAlive` restart. */
-export const SERVICE_RESTART_EXIT_CODE = 75;
 const LAST_RESTART = "last-restart.json";
 const MAX_LAST_RESTART_BYTES = 16 * 1024;
 
@@ -58,7 +56,7 @@ export interface RestartHost {
   resume(): string | null;
   /** The new daemon serves: leave (discovery file removed, exit once the answer is sent). */
   retire(): void;
-  /** Under a service manager: leave with SERVICE_RESTART_EXIT_CODE once the answer is sent. */
+  /** Under a service manager: leave with SERVICE_RESTART_EXIT_CODE (config/update-handover.ts) once the answer is sent. */
   exitForServiceRestart(): void;
   /** What a shutdown during the restart runs first (null once there is nothing to undo). */
   setAbandon(abandon: (() => void) | null): void;
