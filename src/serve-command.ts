@@ -4,7 +4,9 @@
  * stdout (the "listening on" line, with the web UI's address, or with `--ready-json` one JSON line
  * and nothing else), warn when the built-in agent would have no model, open the UI with `--open`, and stop
  * cleanly on SIGINT/SIGTERM or when the `--parent-pid` process ends. Boot problems print one line on
- * stderr and exit 2; a clean stop exits 0.
+ * stderr and exit 2; a clean stop exits 0. After a restart into an update it exits 0 (the new daemon
+ * serves), 75 under a service manager (which restarts it into the new build), or 1 when a rollback
+ * could not bind its port again.
  */
 import { join } from "node:path";
 import { builtinModelConfigured } from "./config/builtin-models.ts";
@@ -50,6 +52,8 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   const launchdDataDir = launchdStartDataDir(process.env, process.platform);
   const restarts = launchdDataDir === null ? null : await import("./runtime/launchd-restarts.ts");
   if (launchdDataDir !== null) tryOrWarn(() => restarts?.rotateServiceLog(launchdDataDir), "the service log was not rotated");
+  // And what it does when a restart ends it otherwise (a service manager's restart, a port lost for good).
+  let leave: (code: number) => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
@@ -64,7 +68,7 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     shieldProcess(config, logger);
     reportNarrowing(narrowDataDir(config.dataDir), config.dataDir, logger);
-    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire() } });
+    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire(), exit: (code) => void leave(code) } });
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`svc: ${err.message}\n`);
@@ -110,6 +114,17 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     await new Promise((resolve) => setTimeout(resolve, RETIRE_DELAY_MS));
     await logger.flush(500);
     process.exit(0);
+  };
+  leave = async (code) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    discovery?.remove();
+    parentWatch?.stop();
+    // As retire: the answer that led here leaves first.
+    await new Promise((resolve) => setTimeout(resolve, RETIRE_DELAY_MS));
+    await daemon.stop(SHUTDOWN_DEADLINE_MS - 1000);
+    await logger.flush(500);
+    process.exit(code);
   };
   // Before the announcement: a launcher may signal the daemon the moment it reads the line, and a
   // signal that came before the handlers would kill the process instead of stopping it cleanly.

@@ -15,6 +15,7 @@ import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./o
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
 import { parseToken } from "./token.ts";
 import { readTokenFile } from "./token-file.ts";
+import { HANDOVER_NONCE_ENV, handoverNonce, serviceManager, type ServiceManager } from "./update-handover.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "text" | "json";
@@ -75,6 +76,10 @@ export interface LauncherConfig {
   readonly parentPid: number | null;
   /** `--open`: open the web UI in the user's browser once listening (ignored with `--no-web`, with a warning). */
   readonly open: boolean;
+  /** The nonce a restarting daemon started this one with (update-handover.ts); never passed on to children. */
+  readonly handoverNonce: string | null;
+  /** The service manager that runs this daemon (it restarts the daemon into an update), or null. */
+  readonly serviceManager: ServiceManager | null;
 }
 
 export interface Config {
@@ -267,10 +272,10 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       ...selection,
       execPath: inputs.execPath ?? process.execPath,
       compiled: (inputs.selfEntry ?? "").startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/.test(inputs.selfEntry ?? ""),
-      baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+      baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== HANDOVER_NONCE_ENV)),
     },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
-    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"] },
+    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"], handoverNonce: handoverNonce(env), serviceManager: serviceManager(env) },
     releaseUrl: f["release-url"],
     warnings,
   };

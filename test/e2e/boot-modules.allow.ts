@@ -36,6 +36,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/config/channel-settings.ts", reason: "channel webhook entries of the host settings (a malformed one is a boot error)" },
   { module: "src/config/approval-modes.ts", reason: "--approval-mode's values" },
   { module: "src/config/net.ts", reason: "loopback and URL host of --hostname" },
+  { module: "src/config/update-handover.ts", reason: "the update handover's nonce and the arguments a restart into an update would use (the update code itself is loaded on first use)" },
   { module: "src/config/origin-patterns.ts", reason: "--allow-origin's patterns" },
   { module: "src/config/token.ts", reason: "the bearer token's checks" },
   { module: "src/config/launchd-start.ts", reason: "whether svc's launchd agent started the daemon (it then bounds launchd's restart loop)" },
