@@ -27,7 +27,8 @@ const SETTINGS = {
 };
 const STREAM_CHUNKS = 5000;
 /** Every chunk is one 8-character word, `c00042. `: the last one marks the end of the reply. */
-const chunkWord = (i: number) => `c${String(i).padStart(5, "0")}. `;
+/** One streamed chunk: a numbered word, every tenth ending a paragraph (one unbroken line would be cut by the UI's long-line bound). */
+const chunkWord = (i: number) => `c${String(i).padStart(5, "0")}.${i % 10 === 9 ? "\n\n" : " "}`;
 const STREAM_TIMEOUT_MS = 120_000;
 
 export interface WebResult {

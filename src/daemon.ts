@@ -13,6 +13,7 @@ import type { Server } from "bun";
 import type { Config } from "./config/config.ts";
 import { BootError } from "./config/boot-error.ts";
 import { urlHost } from "./config/net.ts";
+import { HANDOVER_NONCE_HEADER, HANDOVER_REQUEST_HEADER, relaunchArgs, SERVICE_RESTART_EXIT_CODE } from "./config/update-handover.ts";
 import { ignoredSettingsLine, readWorkspacePolicy } from "./config/workspace-policy.ts";
 import type { Logger } from "./logging/logger.ts";
 import type { CoreDeps, DaemonCore } from "./server/app-core.ts";
@@ -50,7 +51,12 @@ export interface DaemonOptions {
    * arguments it was started with, and what it does once the new daemon serves (leave). Without
    * it the daemon cannot restart itself.
    */
-  readonly relaunch?: { readonly args: readonly string[]; retire(): void };
+  readonly relaunch?: {
+    readonly args: readonly string[];
+    retire(): void;
+    /** Leave with this exit code once the answer is sent (the reason is logged by then). */
+    exit(code: number): void;
+  };
 }
 
 export function createDaemon(config: Config, options: DaemonOptions): Daemon {
@@ -74,6 +80,18 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   let frontDoor: ReturnType<typeof createFrontDoor> | null = null;
   /** Set while a restart hands the port to a new daemon: every request is told to come back. */
   let restarting = false;
+  /** What a shutdown during a restart undoes first (restart.ts). */
+  let abandonRestart: (() => void) | null = null;
+  let rebinding: ReturnType<typeof setInterval> | null = null;
+  let stopped = false;
+  /** This daemon was started by a restart: the nonce it proves that with (update-handover.ts). */
+  const handover = config.launcher.handoverNonce;
+  const handoverAnswer = async (request: Request, srv: Server<unknown>) => {
+    const response = await frontDoor!(request, srv);
+    const answer = new Response(response.body, response);
+    answer.headers.set(HANDOVER_NONCE_HEADER, handover!);
+    return answer;
+  };
   const listen = (port: number) =>
     Bun.serve({
       hostname: config.hostname,
@@ -82,7 +100,7 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
       idleTimeout: IDLE_TIMEOUT_SECONDS,
       maxRequestBodySize: MAX_REQUEST_BODY_BYTES,
       development: false,
-      fetch: (request, srv) => (restarting ? restartingResponse() : frontDoor!(request, srv)),
+      fetch: (request, srv) => (restarting ? restartingResponse() : handover !== null && request.headers.has(HANDOVER_REQUEST_HEADER) ? handoverAnswer(request, srv) : frontDoor!(request, srv)),
       error: (err) => {
         logger.error("listener error", { error: String(err) });
         return Response.json({ error: "Internal server error" }, { status: 500 });
@@ -128,10 +146,10 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
   if (options.relaunch !== undefined && config.agent.compiled) {
     const { relaunch } = options;
     coreDeps.restartHost = {
-      argv: ["serve", ...relaunch.args, "--port", String(port)],
+      argv: relaunchArgs(relaunch.args, port),
       env: config.agent.baseEnv,
       healthUrl: `http://${urlHost(config.hostname)}:${port}/health`,
-      token: config.token,
+      serviceManager: config.launcher.serviceManager,
       async suspend() {
         restarting = true;
         logger.info("restarting into an update: the listener stops, sessions end restorable");
@@ -144,14 +162,46 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
         }
       },
       resume() {
+        if (stopped) return "the daemon is shutting down";
         frontDoor = openDoor();
-        server = listener = listen(port);
-        restarting = false;
-        logger.warn("the update's daemon did not start: rolled back, serving again");
+        const bind = () => {
+          server = listener = listen(port);
+          restarting = false;
+          logger.warn("the update's daemon did not start: rolled back, serving again");
+        };
+        try {
+          bind();
+          return null;
+        } catch (err) {
+          const why = `port ${port} cannot be bound again (${(err as Error).message}); retrying for ${REBIND_DEADLINE_MS / 1000} s, then exiting`;
+          logger.error(`rolled back, but ${why}`);
+          const deadline = Date.now() + REBIND_DEADLINE_MS;
+          rebinding = setInterval(() => {
+            try {
+              bind();
+              clearInterval(rebinding!);
+              rebinding = null;
+            } catch {
+              if (Date.now() < deadline) return;
+              clearInterval(rebinding!);
+              rebinding = null;
+              logger.error(`rolled back from an update, but port ${port} could not be bound again within ${REBIND_DEADLINE_MS / 1000} s: exiting`);
+              relaunch.exit(1);
+            }
+          }, REBIND_RETRY_MS);
+          return why;
+        }
       },
       retire() {
         logger.info("the update's daemon serves on this port: leaving");
         relaunch.retire();
+      },
+      exitForServiceRestart() {
+        logger.info(`updated: exiting with ${SERVICE_RESTART_EXIT_CODE} so the ${config.launcher.serviceManager} service restarts into the new build`);
+        relaunch.exit(SERVICE_RESTART_EXIT_CODE);
+      },
+      setAbandon(abandon) {
+        abandonRestart = abandon;
       },
     };
   }
@@ -162,6 +212,13 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
     port,
     stop(graceMs = 5000) {
       stopping ??= (async () => {
+        stopped = true;
+        if (rebinding !== null) clearInterval(rebinding);
+        try {
+          abandonRestart?.();
+        } catch (err) {
+          logger.error("the update being restarted into could not be undone", { error: (err as Error).message });
+        }
         // Stop accepting, end every session (their prompts get terminal events, streams close),
         // then stop the agent children; whatever is still open at the deadline is cut. A core still
         // being built is finished first, so what it started is stopped too.
@@ -179,6 +236,9 @@ export function createDaemon(config: Config, options: DaemonOptions): Daemon {
 
 /** How long a restart gives the sessions and agents to stop before the new daemon starts. */
 const RESTART_STOP_GRACE_MS = 4000;
+/** A rollback that finds its port taken tries to bind it again this often, this long. */
+const REBIND_RETRY_MS = 250;
+const REBIND_DEADLINE_MS = 60_000;
 
 /** What a request gets while the port is being handed to an updated daemon: come back in a second (on a new connection). */
 function restartingResponse(): Response {

@@ -4,7 +4,9 @@
  * stdout (the "listening on" line, with the web UI's address, or with `--ready-json` one JSON line
  * and nothing else), warn when the built-in agent would have no model, open the UI with `--open`, and stop
  * cleanly on SIGINT/SIGTERM or when the `--parent-pid` process ends. Boot problems print one line on
- * stderr and exit 2; a clean stop exits 0.
+ * stderr and exit 2; a clean stop exits 0. After a restart into an update it exits 0 (the new daemon
+ * serves), 75 under a service manager (which restarts it into the new build), or 1 when a rollback
+ * could not bind its port again.
  */
 import { join } from "node:path";
 import { builtinModelConfigured } from "./config/builtin-models.ts";
@@ -12,6 +14,7 @@ import { hostKeyVariableNames, splitAgentEnv } from "./config/agent-keys.ts";
 import { BootError } from "./config/boot-error.ts";
 import { resolveConfig, type Config } from "./config/config.ts";
 import { helpRequested } from "./config/flags.ts";
+import { launchdStartDataDir } from "./config/launchd-start.ts";
 import { createDaemon, type Daemon } from "./daemon.ts";
 import { Logger, stderrOutput } from "./logging/logger.ts";
 import { routeConsoleToLogger } from "./logging/console-route.ts";
@@ -45,6 +48,12 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   let shutdown: (cause: { signal: string } | { reason: string }) => Promise<void> = async () => {};
   // Bound below too: what the daemon does once an updated daemon serves its port (restart.ts).
   let retire: () => Promise<void> = async () => {};
+  // Started by svc's launchd agent: this daemon bounds launchd's restart loop and the agent's log itself.
+  const launchdDataDir = launchdStartDataDir(process.env, process.platform);
+  const restarts = launchdDataDir === null ? null : await import("./runtime/launchd-restarts.ts");
+  if (launchdDataDir !== null) tryOrWarn(() => restarts?.rotateServiceLog(launchdDataDir), "the service log was not rotated");
+  // And what it does when a restart ends it otherwise (a service manager's restart, a port lost for good).
+  let leave: (code: number) => Promise<void> = async () => {};
   try {
     config = resolveConfig({ args, env: process.env, cwd: process.cwd(), version: VERSION, selfEntry: process.argv[1] });
     logger = new Logger(config.log.level, config.log.format, stderrOutput());
@@ -59,10 +68,19 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     }
     shieldProcess(config, logger);
     reportNarrowing(narrowDataDir(config.dataDir), config.dataDir, logger);
-    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire() } });
+    daemon = createDaemon(config, { logger, processStartedAt, relaunch: { args, retire: () => void retire(), exit: (code) => void leave(code) } });
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`svc: ${err.message}\n`);
+      if (launchdDataDir !== null && restarts !== null) {
+        let outcome = { failures: 0, giveUp: false };
+        tryOrWarn(() => void (outcome = restarts.recordFailedStart(launchdDataDir, Date.now())), "the failed start was not recorded");
+        const { failures, giveUp } = outcome;
+        if (giveUp) {
+          process.stderr.write(`svc: ${failures} failed starts under launchd within ${restarts.WINDOW_MS / 60_000} min: exiting 0 so launchd stops restarting; fix the cause, then run svc service install again\n`);
+          process.exit(0);
+        }
+      }
       process.exit(2);
     }
     throw err;
@@ -97,6 +115,17 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     await logger.flush(500);
     process.exit(0);
   };
+  leave = async (code) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    discovery?.remove();
+    parentWatch?.stop();
+    // As retire: the answer that led here leaves first.
+    await new Promise((resolve) => setTimeout(resolve, RETIRE_DELAY_MS));
+    await daemon.stop(SHUTDOWN_DEADLINE_MS - 1000);
+    await logger.flush(500);
+    process.exit(code);
+  };
   // Before the announcement: a launcher may signal the daemon the moment it reads the line, and a
   // signal that came before the handlers would kill the process instead of stopping it cleanly.
   process.on("SIGINT", () => void shutdown({ signal: "SIGINT" }));
@@ -115,8 +144,19 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
     // A launcher that closed our stdout cannot read the line; the daemon serves anyway (discovery file, logs).
     logger.warn("the listening line could not be written to stdout", { error: (err as Error).message });
   }
+  if (launchdDataDir !== null) tryOrWarn(() => restarts?.clearFailedStarts(launchdDataDir), "the record of failed launchd starts was not cleared", logger);
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
   if (config.launcher.open) await openUi(config, daemon, logger);
+}
+
+/** Runs a best-effort step of the launchd bounds; a failure is a warning (on stderr before the logger exists). */
+function tryOrWarn(step: () => void, what: string, logger?: Logger): void {
+  try {
+    step();
+  } catch (err) {
+    if (logger !== undefined) logger.warn(what, { error: (err as Error).message });
+    else process.stderr.write(`svc: ${what}: ${(err as Error).message}\n`);
+  }
 }
 
 /** The start-up line when the built-in agent would have no model: what to set, in one line. */

@@ -30,6 +30,7 @@ const FILES = [
   // --token-file's checks and svc service's units are the binary's own: its path is what a unit runs.
   "e2e/token-file.test.ts",
   "e2e/service-command.test.ts",
+  "e2e/launchd-restarts.test.ts",
   // The first run: the listening line, the no-model warning and --open are what a new user meets.
   "e2e/first-run.test.ts",
   // The shutdown bound with agents that start badly or resist, and stderr kept to the logger.
@@ -39,6 +40,8 @@ const FILES = [
   // The agent's front answers initialize and session/new as the SDK app does, and hands it the connection, in the bundle too.
   "builtin-agent/agent-front.test.ts",
   "builtin-agent/agent-grep.test.ts",
+  // The system prompt (instruction files, environment, language) and compaction, in the bundle too.
+  "builtin-agent/agent-context.test.ts",
   "e2e/agent-daemon.test.ts",
   // A provider key set through the API: in no log, answer or environment of the binary's processes.
   "e2e/auth-secrets.test.ts",

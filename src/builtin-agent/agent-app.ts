@@ -30,6 +30,8 @@ import { registerHookMethods } from "./hooks/hook-methods.ts";
 import { Hooks } from "./hooks/hooks.ts";
 import { TurnHooks } from "./hooks/turn-hooks.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
+import { registerLanguageMethods } from "./language-methods.ts";
+import { PromptContextReader } from "./prompt-context.ts";
 import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
 import { runTurn } from "./turn.ts";
 
@@ -58,6 +60,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
   const turnHooks = new TurnHooks(hooks);
   const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv });
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
   const checkRoom = () => {
@@ -165,7 +168,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         const toolbox = () => toolSet(mcp, disabledTools);
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
           params.prompt,
         );
       } finally {
@@ -184,6 +187,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     });
   registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
+  registerLanguageMethods(app, { sessions, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   registerRewindMethod(app, sessionOf);

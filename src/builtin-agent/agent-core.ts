@@ -76,7 +76,14 @@ export class AgentCore {
   open(id: string): AgentSession {
     const { config, store } = this.deps;
     const root = this.workspace;
-    const session = new AgentSession(id, root, this.trust.startMode, config.defaultModelId, (line, history) => store.append(id, root, line, history), (history) => store.replace(id, root, history));
+    const session = new AgentSession(
+      id,
+      root,
+      this.trust.startMode,
+      config.defaultModelId,
+      (line, history) => store.append(id, root, line, history),
+      (history) => store.replace(id, root, history),
+    );
     this.sessions.set(id, session);
     return session;
   }

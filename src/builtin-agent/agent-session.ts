@@ -6,6 +6,8 @@
 import type { LanguageModelV4Message } from "@ai-sdk/provider";
 import type { ApprovalMode } from "../config/agent-config.ts";
 import { utf8Bytes } from "./acp-bounds.ts";
+import { TokenMeter } from "./context-window.ts";
+import type { PromptContext } from "./prompt-context.ts";
 import { SessionStats } from "./session-stats.ts";
 
 /**
@@ -20,8 +22,8 @@ export const MAX_HISTORY_BYTES = 16 * 1024 * 1024;
 
 /** Saves a message just remembered (`line`: its JSON); `history` is the whole kept conversation after it. */
 export type Persist = (line: string, history: readonly LanguageModelV4Message[]) => void;
-/** Saves the whole kept conversation in place of what was saved (after a rewind cut it). */
-export type PersistAll = (history: readonly LanguageModelV4Message[]) => void;
+/** Saves the whole kept conversation in place of what was saved (after a compaction or a rewind). */
+export type Rewrite = (history: readonly LanguageModelV4Message[]) => void;
 
 export class AgentSession {
   readonly history: LanguageModelV4Message[] = [];
@@ -33,6 +35,16 @@ export class AgentSession {
   readonly stats = new SessionStats();
   /** The running turn's controller; null between turns. */
   turn: AbortController | null = null;
+  /** Bytes to tokens for this session's requests (`context-window.ts`). */
+  readonly meter = new TokenMeter();
+  /** History compactions so far (`compaction.ts`). */
+  compactions = 0;
+  /** The language replies are in (`svc/control/session/language`): a full name or `auto`; null: the user's setting. */
+  outputLanguage: string | null = null;
+  /** What the last turn's system prompt was made of (`prompt-context.ts`); null before the first turn. */
+  lastContext: PromptContext | null = null;
+  /** The last model request: its system prompt, its bytes, the history length it sent and the model's input count. */
+  lastRequest: { system: string; bytes: number; historyLength: number; inputTokens: number | null } | null = null;
 
   constructor(
     readonly id: string,
@@ -40,8 +52,28 @@ export class AgentSession {
     public mode: ApprovalMode,
     public modelId: string | null,
     private readonly persist: Persist,
-    private readonly persistAll: PersistAll = () => {},
+    private readonly rewrite: Rewrite = () => {},
   ) {}
+
+  /** The JSON bytes of each kept message. */
+  get messageSizes(): readonly number[] {
+    return this.sizes;
+  }
+
+  /**
+   * Replaces the messages before `split` (a user message's index) by `note`, put at the head of
+   * that user message, and saves the result in place of the stored conversation.
+   */
+  compact(split: number, note: string): void {
+    const first = this.history[split];
+    if (!first || first.role !== "user") throw new Error("a compaction keeps the history from a user message");
+    const kept = [{ ...first, content: [{ type: "text" as const, text: note }, ...first.content] }, ...this.history.slice(split + 1)];
+    this.history.length = 0;
+    this.sizes.length = 0;
+    this.bytes = 0;
+    this.restore(kept);
+    this.rewrite(this.history);
+  }
 
   /** The JSON bytes of the kept history. */
   get historyBytes(): number {
@@ -88,7 +120,7 @@ export class AgentSession {
     const removed = this.history.length - at;
     this.history.splice(at);
     for (const size of this.sizes.splice(at)) this.bytes -= size;
-    this.persistAll(this.history);
+    this.rewrite(this.history);
     return removed;
   }
 

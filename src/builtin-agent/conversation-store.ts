@@ -54,7 +54,7 @@ export class ConversationStore {
     }
   }
 
-  /** Saves `history` as the session's whole conversation (after a rewind cut it). */
+  /** Saves `history` in place of the stored conversation (after a compaction or a rewind). */
   replace(sessionId: string, cwd: string, history: readonly LanguageModelV4Message[]): void {
     try {
       this.rewrite(sessionId, cwd, history);

@@ -19,7 +19,7 @@ import { WARN_RATIO } from "./mcp/mcp-budget.ts";
 import type { McpServers, McpServerState } from "./mcp/mcp-servers.ts";
 import { allTools } from "./mcp/mcp-tools.ts";
 import { cpuSampler } from "./cpu-sampler.ts";
-import { systemPrompt } from "./system-prompt.ts";
+import { contextUsage } from "./context-usage.ts";
 import { BUILTIN_TOOLS } from "./tools/registry.ts";
 
 export interface StatusDeps {
@@ -47,8 +47,6 @@ export function checkCwd(cwd: string, workspace: string): void {
   if (cwd !== workspace) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${workspace} only`);
 }
 
-/** Tokens in a text, estimated at 4 characters per token (for the split of the prompt only). */
-const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 const BUDGET_HINT = "Raise --mcp-client-budget or remove servers from mcpServers config.";
 
 /** One server's `mcp_server` cell (spec "MCP snapshot"). */
@@ -142,30 +140,6 @@ function providers(config: AgentConfig) {
   return { ...(current ? { current: { authType: current.kind, modelId: current.id } } : {}), providers: [...groups.values()] };
 }
 
-/** `context_usage`: the model's own count of the last round; the prompt's split among its sources is estimated. */
-function contextUsage(deps: StatusDeps, session: AgentSession) {
-  const model = deps.config.models.find((m) => m.id === session.modelId);
-  const window = model?.contextLimit ?? 0;
-  const last = session.stats.lastUsage;
-  const offered = [...allTools(deps.mcp).values()].filter((t) => !deps.disabledTools.has(t.name));
-  const specs = (mcp: boolean) => estimateTokens(JSON.stringify(offered.filter((t) => BUILTIN_TOOLS.has(t.name) !== mcp).map((t) => [t.name, t.description, t.parameters])));
-  const system = estimateTokens(systemPrompt(session.cwd));
-  const builtinTools = specs(false);
-  const mcpTools = specs(true);
-  const total = last ? last.inputTokens + last.outputTokens : 0;
-  const messages = last ? Math.max(0, last.inputTokens - system - builtinTools - mcpTools) + last.outputTokens : 0;
-  const usage = {
-    modelName: session.modelId ?? "",
-    totalTokens: total,
-    contextWindowSize: window,
-    breakdown: { systemPrompt: system, builtinTools, mcpTools, messages, freeSpace: Math.max(0, window - total) },
-    isEstimated: last === null,
-  };
-  const percent = window > 0 ? ((100 * total) / window).toFixed(1) : "0.0";
-  const formattedText = `Context: ${total} of ${window} tokens (${percent}%) on ${usage.modelName || "no model"}${last ? "" : " (no model round yet)"}`;
-  return { usage, formattedText };
-}
-
 /** The `workspace/mcp` snapshot (also inside a session's `resources`). */
 const mcpSnapshot = (mcp: McpServers) => ({
   discoveryState: mcp.discoveryState,
@@ -207,7 +181,9 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     })
     .onRequest("svc/status/session/context_usage", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
-      return { v: 1, sessionId: session.id, workspaceCwd: workspace, ...contextUsage(deps, session) };
+      const model = config.models.find((m) => m.id === session.modelId);
+      const tools = [...allTools(mcp).values()].filter((t) => !deps.disabledTools.has(t.name)).map((t) => ({ ...t, builtin: BUILTIN_TOOLS.has(t.name) }));
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, ...contextUsage(session, model, tools, (params as { detail?: unknown }).detail === true) };
     })
     .onRequest("svc/status/session/supported_commands", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);

@@ -22,8 +22,10 @@ import type { LanguageModelV4FunctionTool, LanguageModelV4Message } from "@ai-sd
 import { boundDetails, boundTitle, oversizedInput, toolCallIdFor, utf8Bytes } from "./acp-bounds.ts";
 import { MAX_HISTORY_BYTES, type AgentSession } from "./agent-session.ts";
 import { ChunkCoalescer } from "./chunk-coalescer.ts";
+import { compactIfNeeded } from "./compaction.ts";
 import { ModelError, RoundAborted, RoundOverflow, streamRound, type RoundUsage, type ToolCallRequest } from "./model/model-round.ts";
 import type { ModelClient } from "./model/provider.ts";
+import type { PromptContext } from "./prompt-context.ts";
 import { systemPrompt } from "./system-prompt.ts";
 import { tagged } from "./rewind.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
@@ -48,6 +50,10 @@ export interface TurnDeps {
   readonly streamIdleTimeoutMs: number;
   /** The output token limit of every model request (the model entry's `maxOutputTokens`). */
   readonly maxOutputTokens: number;
+  /** The model's context window in tokens (the entry's `contextLimit`): the history is compacted to fit it (`compaction.ts`). */
+  readonly contextLimit: number;
+  /** The system prompt's instruction files, environment and language, read once per turn. */
+  readonly promptContext: () => Promise<PromptContext>;
   readonly tools: Omit<ToolContext, "signal" | "publishPlan" | "beforeWrite">;
   /** The tools offered to the model, read again each round (a tool disabled meanwhile is no longer offered). */
   readonly toolbox: () => ToolSet;
@@ -112,9 +118,20 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
   const message = userMessage(prompt);
   session.remember(tagged(opening.context === undefined ? message : { role: "user", content: [...(message.content as { type: "text"; text: string }[]), { type: "text", text: opening.context }] }, deps.promptId));
   session.stats.prompts++;
+  session.lastContext = await deps.promptContext();
+  const system = systemPrompt(session.cwd, session.lastContext);
+  const compaction = { client, session, model: deps.model, modelId: deps.modelId, contextLimit: deps.contextLimit, maxOutputTokens: deps.maxOutputTokens, idleTimeoutMs: deps.streamIdleTimeoutMs, signal };
   for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
     const toolbox = deps.toolbox();
     const toolSpecs: LanguageModelV4FunctionTool[] = [...toolbox.enabled.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
+    const fixedBytes = utf8Bytes(system) + utf8Bytes(JSON.stringify(toolSpecs));
+    try {
+      if (await compactIfNeeded(compaction, fixedBytes)) await chunks.flush();
+    } catch (err) {
+      if (err instanceof RoundAborted) return await end("cancelled");
+      throw err;
+    }
+    const sent = { bytes: fixedBytes + session.historyBytes, historyLength: session.history.length };
     const started = performance.now();
     let result;
     try {
@@ -123,7 +140,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
         modelId: deps.modelId,
         idleTimeoutMs: deps.streamIdleTimeoutMs,
         maxOutputTokens: deps.maxOutputTokens,
-        prompt: [{ role: "system", content: systemPrompt(session.cwd) }, ...session.history],
+        prompt: [{ role: "system", content: system }, ...session.history],
         tools: toolSpecs,
         signal,
         onText: (delta) => chunks.add("agent_message_chunk", delta),
@@ -140,6 +157,8 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
     }
     await chunks.flush();
     session.stats.modelRequest(deps.modelId, performance.now() - started, result.usage);
+    session.meter.calibrate(sent.bytes, result.usage.inputTokens);
+    session.lastRequest = { system, ...sent, inputTokens: result.usage.inputTokens > 0 ? result.usage.inputTokens : null };
     usage.inputTokens += result.usage.inputTokens;
     usage.outputTokens += result.usage.outputTokens;
     const ids = historyIds(result.toolCalls);

@@ -84,6 +84,8 @@ export interface AgentConfig {
   readonly streamIdleTimeoutMs: number;
   /** Where conversations are saved: `<data dir>/agent/sessions`. */
   readonly conversationsDir: string;
+  /** The data dir (the user's instruction files live there, `workspace/memory/`). */
+  readonly dataDir: string;
   /**
    * The environment shell commands (and MCP stdio servers) run with: the agent's own minus the
    * scrub list (`secret-names.ts`) and every `apiKeyEnv` named in settings, so that a command the
@@ -225,6 +227,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     hooks: hooksSettings({ host, hostFile, local, workspaceFile }, warnings),
     streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),
     conversationsDir: join(dataDir, "agent", "sessions"),
+    dataDir,
     // Commands and the tools' helper programs search PATH's absolute entries only, never the workspace.
     shellEnv: withAbsoluteSearchPath(shellEnv),
     warnings,

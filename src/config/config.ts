@@ -4,7 +4,7 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { AgentName } from "./agent-catalog.ts";
 import { selectAgent, type AgentSelection } from "./agent-launch.ts";
 import { BootError } from "./boot-error.ts";
@@ -15,6 +15,7 @@ import { onlyLoopbackOrigins, parseOriginPatterns, type OriginPolicy } from "./o
 import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
 import { parseToken } from "./token.ts";
 import { readTokenFile } from "./token-file.ts";
+import { HANDOVER_NONCE_ENV, handoverNonce, serviceManager, type ServiceManager } from "./update-handover.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "text" | "json";
@@ -77,6 +78,10 @@ export interface LauncherConfig {
   readonly parentPid: number | null;
   /** `--open`: open the web UI in the user's browser once listening (ignored with `--no-web`, with a warning). */
   readonly open: boolean;
+  /** The nonce a restarting daemon started this one with (update-handover.ts); never passed on to children. */
+  readonly handoverNonce: string | null;
+  /** The service manager that runs this daemon (it restarts the daemon into an update), or null. */
+  readonly serviceManager: ServiceManager | null;
 }
 
 export interface Config {
@@ -163,7 +168,9 @@ export function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform):
   const home = env.HOME || homedir();
   if (platform === "darwin") return join(home, "Library", "Application Support", "svc");
   if (platform === "win32") return join(env.APPDATA || join(home, "AppData", "Roaming"), "svc");
-  return join(env.XDG_DATA_HOME || join(home, ".local", "share"), "svc");
+  // The XDG spec: a relative XDG_DATA_HOME is invalid and ignored (it would name a folder in whatever the cwd is).
+  const xdgData = env.XDG_DATA_HOME && isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : join(home, ".local", "share");
+  return join(xdgData, "svc");
 }
 
 /**
@@ -270,10 +277,10 @@ export function resolveConfig(inputs: ConfigInputs): Config {
       ...selection,
       execPath: inputs.execPath ?? process.execPath,
       compiled: (inputs.selfEntry ?? "").startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/.test(inputs.selfEntry ?? ""),
-      baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+      baseEnv: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && e[0] !== HANDOVER_NONCE_ENV)),
     },
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
-    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"] },
+    launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"], handoverNonce: handoverNonce(env), serviceManager: serviceManager(env) },
     releaseUrl: f["release-url"],
     warnings,
   };

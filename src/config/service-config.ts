@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { BootError } from "./boot-error.ts";
 import { canonicalWorkspace, dataDirFor, resolveConfig } from "./config.ts";
 import { FLAGS, readFlags } from "./flags.ts";
+import { LAUNCHD_LABEL } from "./launchd-start.ts";
 import { parseToken } from "./token.ts";
 
 export const SERVICE_USAGE = `usage:
@@ -30,13 +31,15 @@ random one unless SVC_SERVER_TOKEN gives it; an existing file is kept) and passe
 The serve flags are those of svc serve --help, except --token, --token-file, --parent-pid and --open;
 --workspace defaults to the current directory.
 
+svc writes, overwrites and removes only its own unit file (the first line says svc wrote it).
+
 exit codes: 0 done; 1 failed (the reason on stderr); 2 bad arguments; 3 the unit was written or
 removed but the service manager could not be reached (the commands to run are printed).
-status: 0 installed and healthy; 3 installed, not answering; 4 not installed.
+status: 0 installed, running and healthy; 1 unknown (no unit file here and the manager cannot be
+asked); 3 installed, not running or not answering; 4 not installed.
 `;
 
-/** The launchd label, also the plist's name. */
-export const LAUNCHD_LABEL = "dev.svc.daemon";
+export { LAUNCHD_LABEL } from "./launchd-start.ts";
 /** The systemd unit's name. */
 export const SYSTEMD_UNIT = "svc.service";
 
@@ -126,10 +129,12 @@ export function resolveServiceConfig(inputs: {
   const dataDir = dataDirFor(env, platform);
   const serve = act === "install" && !wantsHelp ? normalizeServeArgs(rest) : { args: [], workspace: null };
   const workspace = act === "install" && !wantsHelp ? canonicalWorkspace(serve.workspace, inputs.cwd) : "";
-  // The whole serve configuration is checked now, with the token it will have, so a value only
-  // `svc serve` refuses (an origin, an agent that is not installed) fails here, not in a restart loop.
+  const path = (env.PATH ?? "").split(":").filter((entry) => isAbsolute(entry)).join(":") || "/usr/local/bin:/usr/bin:/bin";
+  // The whole serve configuration is checked now, as the service will run it (the unit's SVC_HOME
+  // and PATH, the HOME and working directory the manager gives it, the token it will have), so a
+  // value only `svc serve` refuses (an origin, an agent it cannot find) fails here, not in a restart loop.
   if (workspace !== "")
-    resolveConfig({ args: [...serve.args, `--workspace=${workspace}`], env: { ...env, SVC_SERVER_TOKEN: CHECK_TOKEN }, cwd: inputs.cwd, version: "", selfEntry: inputs.selfEntry, execPath: inputs.execPath, platform });
+    resolveConfig({ args: [...serve.args, `--workspace=${workspace}`], env: { SVC_HOME: dataDir, PATH: path, HOME: home, SVC_SERVER_TOKEN: CHECK_TOKEN }, cwd: home, version: "", selfEntry: inputs.selfEntry, execPath: inputs.execPath, platform });
   const compiled = (inputs.selfEntry ?? "").startsWith("/$bunfs/");
   const managerEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined && /^(PATH|HOME|USER|LOGNAME|XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS|LANG|LC_ALL)$/.test(e[0])));
   return {
@@ -143,7 +148,7 @@ export function resolveServiceConfig(inputs: {
     serveArgs: workspace === "" ? serve.args : [...serve.args, `--workspace=${workspace}`],
     workspace,
     givenToken: act === "install" && !wantsHelp ? parseToken(env.SVC_SERVER_TOKEN || null, "SVC_SERVER_TOKEN") : null,
-    path: (env.PATH ?? "").split(":").filter((entry) => isAbsolute(entry)).join(":") || "/usr/local/bin:/usr/bin:/bin",
+    path,
     managerEnv,
   };
 }

@@ -338,6 +338,27 @@ export const ToolToggledEvent = closed(
   "`POST /workspace/tools/:name/enable` changed the workspace's `tools.disabled` (published to every live session of the workspace)",
 );
 
+export const MemoryChangedEvent = closed(
+  {
+    scope: literals(["workspace", "global"] as const),
+    filePath: Type.String(),
+    mode: literals(["append", "replace"] as const),
+    bytesWritten: Type.Integer({ minimum: 0 }),
+  },
+  "`POST /workspace/memory` changed an instruction file (published to every live session of the workspace)",
+);
+
+export const LanguageChangedEvent = closed(
+  {
+    sessionId: Type.Optional(Type.String({ description: "Set on a session's change (`POST /session/:id/language`)" })),
+    language: Type.String(),
+    outputLanguage: Type.Union([Type.String(), Type.Null()], { description: "The language the agent answers in, when synced; null: unchanged" }),
+    refreshed: Type.Optional(Type.Boolean({ description: "Session change: the agent applied it to its sessions" })),
+    userLevel: Type.Optional(Type.Boolean({ description: "`POST /language`: the user's setting, for every workspace" })),
+  },
+  "The language of the agent's replies changed (`POST /language` or `POST /session/:id/language`)",
+);
+
 export const WorkspaceInitializedEvent = closed(
   { path: Type.String({ description: "The workspace context file" }), action: literals(["created", "overwrote", "noop"] as const) },
   "`POST /workspace/init` prepared the workspace context file (published to every live session of the workspace)",
@@ -416,6 +437,8 @@ export const EVENT_DATA = {
   approval_mode_changed: ApprovalModeChangedEvent,
   tool_toggled: ToolToggledEvent,
   workspace_initialized: WorkspaceInitializedEvent,
+  memory_changed: MemoryChangedEvent,
+  language_changed: LanguageChangedEvent,
   mcp_server_restarted: McpServerRestartedEvent,
   mcp_server_restart_refused: McpServerRestartRefusedEvent,
   settings_changed: SettingsChangedEvent,

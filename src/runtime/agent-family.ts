@@ -21,15 +21,18 @@
  * When the daemon is a child subreaper (`svc serve`, see `adoptOrphans`), tools that lose their
  * parent are re-parented to the daemon instead of init (the built-in agent's, only once the agent is
  * gone: it is a subreaper itself and ends them with their command); the family takes those adopted
- * orphans and reaps them once dead (the runtime only reaps children it started). This build runs one agent at a
- * time per daemon, so every adopted orphan is the current agent's; with several agents at once, a
- * sweep would also end the other agents' orphaned helpers.
+ * orphans it can tell are its own and reaps them once dead (the runtime only reaps children it
+ * started). A daemon runs an agent per workspace, and processes the daemon starts for itself (the
+ * browser `--open` starts, which may detach) are adopted too, so an adopted orphan is this family's
+ * only when it was a member at an earlier scan or its environment holds this agent's own marker
+ * (`marker`: FAMILY_MARKER_VAR with this agent's value). Others are left alone; any dead adopted
+ * orphan is reaped.
  */
 import { readFileSync } from "node:fs";
 import type { Logger } from "../logging/logger.ts";
 import { libc } from "./libc.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
-import { adoptedOrphans, familyOf, readProcessTable, type ProcessEntry } from "./process-table.ts";
+import { adoptedOrphans, environHolds, familyOf, readProcessTable, type ProcessEntry } from "./process-table.ts";
 
 /** How often a running agent's family is scanned for roots to register with the watcher (~1–10 ms a scan). */
 const FAMILY_SCAN_INTERVAL_MS = 2000;
@@ -105,6 +108,8 @@ export class AgentFamily {
   private readonly adopts = libc()?.isChildSubreaper() ?? false;
   /** Live orphans the daemon adopted, as of the last scan: its children to reap once they die. */
   private orphans = new Set<number>();
+  /** The members found at the last scan: an orphan among them stays this family's once adopted. */
+  private known = new Set<number>();
   /**
    * Roots registered with the watcher (besides the agent). Bounded by the processes alive: a root
    * that no live process refers to any more (as its pid, group or session) is forgotten at the next scan.
@@ -118,6 +123,8 @@ export class AgentFamily {
     private readonly leader: number,
     private readonly reaper: OrphanReaper,
     private readonly logger: Logger,
+    /** The `NAME=value` entry this agent's environment started with (its family marker). */
+    private readonly marker: string,
   ) {}
 
   /** Starts the periodic scan of a running agent's family. */
@@ -179,12 +186,13 @@ export class AgentFamily {
     if (this.adopts) {
       const sid = table.find((e) => e.pid === this.self)?.sid ?? this.self;
       for (const orphan of adoptedOrphans(table, { pid: this.self, sid }, (pid) => this.reaper.owns(pid)))
-        if (!orphan.zombie) orphans.push(orphan);
-        else libc()?.reap(orphan.pid);
+        if (orphan.zombie) libc()?.reap(orphan.pid);
+        else if (this.known.has(orphan.pid) || environHolds(orphan.pid, this.marker)) orphans.push(orphan);
     }
     this.orphans = new Set(orphans.map((o) => o.pid));
     const members = new Map(familyOf(table, [this.leader, ...this.orphans], new Set([this.self])).map((e) => [e.pid, e]));
     for (const orphan of orphans) members.set(orphan.pid, orphan);
+    this.known = new Set(members.keys());
     this.syncRoots(table, [...members.values()]);
     return [...members.values()];
   }

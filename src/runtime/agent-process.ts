@@ -85,9 +85,10 @@ export interface SpawnOptions {
 }
 
 /** The child's environment, and the key document to hand it when it takes one. */
-function spawnEnv(options: SpawnOptions, commandEnv: Readonly<Record<string, string>>): { env: Record<string, string>; keys: Uint8Array | null } {
-  // The family marker comes first, where the orphan watcher looks for it.
-  const env = { [FAMILY_MARKER_VAR]: options.reaper.marker, ...childEnv(options.launch.baseEnv, { ...commandEnv, ...options.extraEnv }) };
+function spawnEnv(options: SpawnOptions, commandEnv: Readonly<Record<string, string>>, familyValue: string): { env: Record<string, string>; keys: Uint8Array | null } {
+  // The family marker comes first, where the orphan watcher looks for it: the daemon's marker (which
+  // the watcher matches as a prefix) and this agent's own suffix (which its family matches whole).
+  const env = { [FAMILY_MARKER_VAR]: familyValue, ...childEnv(options.launch.baseEnv, { ...commandEnv, ...options.extraEnv }) };
   if (options.keyNames === undefined || process.platform === "win32") return { env, keys: null };
   const split = splitAgentEnv(env, options.keyNames);
   try {
@@ -124,7 +125,8 @@ export class AgentProcess {
   constructor(options: SpawnOptions) {
     const command = childCommand(options.launch, options.extraArgs);
     const log = options.logger;
-    const { env, keys } = spawnEnv(options, command.env);
+    const familyValue = `${options.reaper.marker}.${crypto.randomUUID()}`;
+    const { env, keys } = spawnEnv(options, command.env, familyValue);
     this.proc = Bun.spawn(command.argv, {
       cwd: options.cwd,
       env,
@@ -156,7 +158,7 @@ export class AgentProcess {
       }
       return info;
     });
-    const family = (this.family = new AgentFamily(this.pid, options.reaper, log));
+    const family = (this.family = new AgentFamily(this.pid, options.reaper, log, `${FAMILY_MARKER_VAR}=${familyValue}`));
     family.follow();
     // The sweep starts at the exit itself, not after the crash report's wait for stderr.
     this.settled = Promise.all([this.exited, this.proc.exited.then(() => family.sweep())]).then(([info]) => info);

@@ -88,6 +88,19 @@ export function familyOf(table: readonly ProcessEntry[], roots: Iterable<number>
  * start itself (`owned`). Every process the daemon starts outside its session is an agent or the
  * orphan watcher, both `owned`; descendants of agents never join the daemon's session. Pure.
  */
+/** Bytes of a process's environment read looking for an entry (a tool's environment is rarely larger). */
+const ENVIRON_READ_BYTES = 256 * 1024;
+
+/** Whether process `pid`'s environment holds the entry `entry` (`NAME=value`, exactly); false when it cannot be read. */
+export function environHolds(pid: number, entry: string): boolean {
+  try {
+    const raw = readFileSync(`/proc/${pid}/environ`);
+    return raw.subarray(0, ENVIRON_READ_BYTES).toString("utf8").split("\0").includes(entry);
+  } catch {
+    return false;
+  }
+}
+
 export function adoptedOrphans(table: readonly ProcessEntry[], self: { pid: number; sid: number }, owned: (pid: number) => boolean): ProcessEntry[] {
   return table.filter((e) => e.ppid === self.pid && e.sid !== self.sid && !owned(e.pid));
 }

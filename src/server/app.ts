@@ -28,6 +28,8 @@ import { daemonStatusRoutes } from "./routes/daemon-status.ts";
 import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { gitRoutes } from "./routes/git.ts";
+import { languageRoutes } from "./routes/language.ts";
+import { memoryRoutes } from "./routes/memory.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -113,6 +115,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(authRoutes(deps))
     .use(updateRoutes(deps))
     .use(gitRoutes(deps))
+    .use(memoryRoutes(deps))
+    .use(languageRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(channelWebhookRoutes(deps))
     .use(sessionWorkflowRoutes(deps))

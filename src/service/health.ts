@@ -1,6 +1,7 @@
 /**
- * The installed service's daemon, found as a launcher finds one (its discovery record for the
- * service's workspace and data dir; the one started with the service's token file first), and its
+ * The installed service's daemon, found through its discovery record for the service's workspace and
+ * data dir: only a record naming the service's token file counts (a daemon started by hand for the
+ * same workspace is not the service's, and is never sent the service's token), and its
  * `GET /health` (with the token from that file, for a daemon started with `--require-auth`).
  */
 import { liveDaemons, type DiscoveryRecord } from "../runtime/discovery-file.ts";
@@ -14,8 +15,7 @@ export type Health =
   | { readonly kind: "unhealthy"; readonly record: DiscoveryRecord; readonly problem: string };
 
 export async function serviceHealth(dataDir: string, workspace: string, tokenFile: string, warn: (message: string) => void): Promise<Health> {
-  const live = liveDaemons(dataDir, workspace, warn);
-  const record = live.find((r) => r.tokenFile === tokenFile) ?? live[0];
+  const record = liveDaemons(dataDir, workspace, warn).find((r) => r.tokenFile === tokenFile);
   if (record === undefined) return { kind: "none" };
   let token: string | null = null;
   try {

@@ -22,12 +22,15 @@ function xml(value: string): string {
 /** The agent's log file under the data dir. */
 export const logFileOf = (dataDir: string) => `${dataDir}/logs/service.log`;
 
+/** The comment line of the plist svc writes: install overwrites and uninstall removes no plist without it. */
+export const PLIST_HEADER = "<!-- Written by svc service install (svc ";
+
 export function plistText(spec: UnitSpec): string {
   const strings = (values: readonly string[]) => values.map((v) => `    <string>${xml(v)}</string>`).join("\n");
   const log = xml(logFileOf(spec.dataDir));
   return `<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<!-- Written by svc service install (svc ${xml(spec.version)}); svc service uninstall removes it. The token is in the token file, never here. -->
+${PLIST_HEADER}${xml(spec.version)}); svc service uninstall removes it. The token is in the token file, never here. -->
 <plist version="1.0">
 <dict>
   <key>Label</key>

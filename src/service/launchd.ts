@@ -6,9 +6,9 @@
  */
 import { unlinkSync } from "node:fs";
 import { LAUNCHD_LABEL, type ServiceConfig } from "../config/service-config.ts";
-import { logFileOf, plistText, readPlist } from "./launchd-plist.ts";
+import { logFileOf, PLIST_HEADER, plistText, readPlist } from "./launchd-plist.ts";
 import { runManager, type ManagerResult } from "./manager.ts";
-import type { Say, ServiceManager } from "./service-manager.ts";
+import type { Located, Say, ServiceManager } from "./service-manager.ts";
 
 const launchctl = (config: ServiceConfig, ...args: string[]): ManagerResult => runManager(["launchctl", ...args], config.managerEnv);
 const domainOf = (config: ServiceConfig) => `gui/${config.uid}`;
@@ -59,11 +59,23 @@ export const launchd: ServiceManager = {
     return 3;
   },
 
-  state(config: ServiceConfig): string {
+  owns: (text) => text.split("\n").some((line) => line.startsWith(PLIST_HEADER)),
+
+  locate(config: ServiceConfig): Located {
     const why = unreachable(config);
-    if (why !== null) return `unknown (launchctl cannot reach ${domainOf(config)}: ${why})`;
+    if (why !== null) return { kind: "unknown", why: `launchctl cannot reach ${domainOf(config)}: ${why}` };
     const printed = launchctl(config, "print", targetOf(config));
-    if (printed.code !== 0) return "not loaded";
-    return /^\s*state = (\S+)/m.exec(printed.stdout)?.[1] ?? "loaded";
+    if (printed.code !== 0) return { kind: "absent" };
+    const path = /^\s*path = (.+)$/m.exec(printed.stdout)?.[1]?.trim();
+    return path === undefined ? { kind: "unknown", why: `launchd has ${LAUNCHD_LABEL} loaded from no file it names` } : { kind: "loaded", path };
+  },
+
+  state(config: ServiceConfig) {
+    const why = unreachable(config);
+    if (why !== null) return { text: `unknown (launchctl cannot reach ${domainOf(config)}: ${why})`, active: false };
+    const printed = launchctl(config, "print", targetOf(config));
+    if (printed.code !== 0) return { text: "not loaded", active: false };
+    const state = /^\s*state = (\S+)/m.exec(printed.stdout)?.[1] ?? "loaded";
+    return { text: state, active: state === "running" };
   },
 };

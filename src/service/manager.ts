@@ -19,14 +19,15 @@ export interface ManagerResult {
 const TIMEOUT_MS = 30_000;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
 
-export function runManager(command: readonly string[], env: Readonly<Record<string, string>>): ManagerResult {
+/** `timeoutMs`: the bound; past it the tool gets SIGKILL (a tool that ignores SIGTERM cannot outlive it). */
+export function runManager(command: readonly string[], env: Readonly<Record<string, string>>, timeoutMs = TIMEOUT_MS): ManagerResult {
   const [tool, ...args] = command;
-  const result = spawnSync(tool!, args, { env, encoding: "utf8", timeout: TIMEOUT_MS, maxBuffer: MAX_OUTPUT_BYTES, stdio: ["ignore", "pipe", "pipe"] });
+  const result = spawnSync(tool!, args, { env, encoding: "utf8", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: MAX_OUTPUT_BYTES, stdio: ["ignore", "pipe", "pipe"] });
   const stdout = result.stdout ?? "";
   const stderr = result.stderr ?? "";
   if (result.error !== undefined) {
     const code = (result.error as NodeJS.ErrnoException).code;
-    const problem = code === "ENOENT" ? `${tool} is not installed (not on PATH)` : code === "ETIMEDOUT" ? `${command.join(" ")} did not finish within ${TIMEOUT_MS / 1000} s` : `${tool}: ${result.error.message}`;
+    const problem = code === "ENOENT" ? `${tool} is not installed (not on PATH)` : code === "ETIMEDOUT" ? `${command.join(" ")} did not finish within ${timeoutMs / 1000} s` : `${tool}: ${result.error.message}`;
     return { ran: false, code: null, stdout, stderr, problem };
   }
   const said = stderr.trim().split("\n")[0] || stdout.trim().split("\n")[0] || "";

@@ -8,6 +8,9 @@ export interface Say {
   err(line: string): void;
 }
 
+/** The manager's answer about a unit file that is not where this environment puts it. */
+export type Located = { readonly kind: "loaded"; readonly path: string } | { readonly kind: "absent" } | { readonly kind: "unknown"; readonly why: string };
+
 export interface ServiceManager {
   readonly name: string;
   /** The unit file's text for `spec`. */
@@ -20,6 +23,10 @@ export interface ServiceManager {
   install(config: ServiceConfig, reinstall: boolean, say: Say): number;
   /** Stop, disable and remove the (existing) unit file; an exit code. */
   uninstall(config: ServiceConfig, say: Say): number;
-  /** The manager's view of the service in a few words, or `unknown (why)`. */
-  state(config: ServiceConfig): string;
+  /** Whether a unit file's text is one svc wrote (its header line): svc overwrites or removes no other. */
+  owns(text: string): boolean;
+  /** Where the manager has the service loaded from, asked when the unit file is not at `config.unitPath`. */
+  locate(config: ServiceConfig): Located;
+  /** The manager's view of the service in a few words (`unknown (why)` when it cannot be asked), and whether it runs. */
+  state(config: ServiceConfig): { readonly text: string; readonly active: boolean };
 }

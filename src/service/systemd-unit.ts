@@ -44,9 +44,12 @@ export function quoteWord(word: string, execLine: boolean): string {
 /** The `svc serve` command line of the unit: the binary, `serve`, the flags, `--token-file`. */
 export const serveCommandLine = (spec: UnitSpec): string[] => [...spec.command, "serve", ...spec.serveArgs, `--token-file=${spec.tokenFile}`];
 
+/** How the unit file svc writes begins: install overwrites and uninstall removes no file without it. */
+export const UNIT_HEADER = "# Written by svc service install (svc ";
+
 export function unitText(spec: UnitSpec): string {
   const exec = serveCommandLine(spec).map((w) => quoteWord(w, true)).join(" ");
-  return `# Written by svc service install (svc ${spec.version}); svc service uninstall removes it.
+  return `${UNIT_HEADER}${spec.version}); svc service uninstall removes it.
 # The bearer token is in the --token-file, never here.
 [Unit]
 Description=svc: HTTP + SSE daemon for ACP coding agents

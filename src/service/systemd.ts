@@ -8,8 +8,8 @@ import { lstatSync, readlinkSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { SYSTEMD_UNIT, type ServiceConfig } from "../config/service-config.ts";
 import { runManager, type ManagerResult } from "./manager.ts";
-import { manualInstall, readUnit, unitText } from "./systemd-unit.ts";
-import type { Say, ServiceManager } from "./service-manager.ts";
+import { manualInstall, readUnit, UNIT_HEADER, unitText } from "./systemd-unit.ts";
+import type { Located, Say, ServiceManager } from "./service-manager.ts";
 
 const ctl = (config: ServiceConfig, ...args: string[]): ManagerResult => runManager(["systemctl", "--user", ...args], config.managerEnv);
 
@@ -72,11 +72,26 @@ export const systemd: ServiceManager = {
     return 3;
   },
 
-  state(config: ServiceConfig): string {
+  owns: (text) => text.startsWith(UNIT_HEADER),
+
+  locate(config: ServiceConfig): Located {
     const why = unreachable(config);
-    if (why !== null) return `unknown (systemctl --user cannot be reached: ${why})`;
+    if (why !== null) return { kind: "unknown", why: `systemctl --user cannot be reached: ${why}` };
+    const shown = ctl(config, "show", "-p", "FragmentPath,LoadState", SYSTEMD_UNIT);
+    if (shown.code !== 0) return { kind: "unknown", why: shown.problem };
+    const path = /^FragmentPath=(.*)$/m.exec(shown.stdout)?.[1] ?? "";
+    const load = /^LoadState=(.*)$/m.exec(shown.stdout)?.[1] ?? "";
+    if (path !== "") return { kind: "loaded", path };
+    if (load === "not-found") return { kind: "absent" };
+    if (load === "") return { kind: "unknown", why: `systemctl --user show named no load state for ${SYSTEMD_UNIT}` };
+    return { kind: "unknown", why: `systemd has ${SYSTEMD_UNIT} in load state ${load} with no unit file` };
+  },
+
+  state(config: ServiceConfig) {
+    const why = unreachable(config);
+    if (why !== null) return { text: `unknown (systemctl --user cannot be reached: ${why})`, active: false };
     const active = ctl(config, "is-active", SYSTEMD_UNIT).stdout.trim() || "unknown";
     const enabled = ctl(config, "is-enabled", SYSTEMD_UNIT).stdout.trim() || "unknown";
-    return `${active} (${enabled})`;
+    return { text: `${active} (${enabled})`, active: active === "active" };
   },
 };

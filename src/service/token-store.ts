@@ -7,8 +7,9 @@
  * never printed.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { writeAtomically } from "./atomic-write.ts";
 import { BootError } from "../config/boot-error.ts";
 import { readTokenFile } from "../config/token-file.ts";
 
@@ -16,20 +17,6 @@ export type TokenOutcome = "created" | "replaced" | "kept";
 
 export class TokenFileError extends Error {}
 
-function writeAtomically(path: string, text: string): void {
-  const temp = `${path}.${process.pid}.tmp`;
-  const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
-  try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(temp);
-    throw err;
-  }
-  closeSync(fd);
-  renameSync(temp, path);
-}
 
 /** Makes sure `path` holds a token `svc serve --token-file` accepts; `given` (already checked) replaces the current one. */
 export function ensureTokenFile(path: string, given: string | null): TokenOutcome {
@@ -44,6 +31,6 @@ export function ensureTokenFile(path: string, given: string | null): TokenOutcom
       throw new TokenFileError(`token file ${err.message.replace(/^--token-file /, "")}; fix or remove it, or give a new token with SVC_SERVER_TOKEN`);
     }
   }
-  writeAtomically(path, `${given ?? randomBytes(32).toString("base64url")}\n`);
+  writeAtomically(path, `${given ?? randomBytes(32).toString("base64url")}\n`, 0o600);
   return exists ? "replaced" : "created";
 }

@@ -4,7 +4,8 @@
  *
  * - check: the release location's signed SHA256SUMS names the newest version (`release-check.ts`);
  *   a location that cannot be reached or verified is reported as such, never as "up to date";
- * - prepare: download, verify and stage under the data dir (`stage.ts`);
+ * - prepare: download, verify and stage under the data dir (`stage.ts`); an older release than the
+ *   running one only when asked (`allowDowngrade`, `version-order.ts`);
  * - restart: swap the binary and hand the port to the new daemon, or roll back (`restart.ts`).
  * One prepare or restart runs at a time.
  */
@@ -14,6 +15,7 @@ import { releaseBase } from "./release-location.ts";
 import { readLastRestart, restartInto, type LastRestart, type Restarted, type RestartHost } from "./restart.ts";
 import { prepare, readStaged, type StagedUpdate } from "./stage.ts";
 import { UpdateError } from "./update-error.ts";
+import { compareVersions } from "./version-order.ts";
 
 export type { LastRestart, RestartHost, Restarted } from "./restart.ts";
 export type { StagedUpdate } from "./stage.ts";
@@ -46,7 +48,7 @@ export interface UpdaterDeps {
 
 export interface Updater {
   status(): Promise<UpdateStatus>;
-  prepare(): Promise<UpdateStatus>;
+  prepare(options?: { readonly allowDowngrade?: boolean }): Promise<UpdateStatus>;
   restart(): Promise<Restarted>;
 }
 
@@ -71,7 +73,7 @@ export function createUpdater(deps: UpdaterDeps): Updater {
       currentVersion: deps.currentVersion,
       releaseUrl: base,
       latestVersion: known ? latest.version : null,
-      updateAvailable: known ? latest.version !== deps.currentVersion : null,
+      updateAvailable: known ? compareVersions(latest.version, deps.currentVersion) > 0 : null,
       checkError: known ? null : { code: latest.error instanceof UpdateError ? latest.error.code : "release_unreachable", error: latest.error.message },
       checkedAt: new Date().toISOString(),
       staged: stagedView(readStaged(deps.dataDir)),
@@ -86,10 +88,11 @@ export function createUpdater(deps: UpdaterDeps): Updater {
         return status({ error: error as Error });
       }
     },
-    prepare: () =>
+    prepare: (options) =>
       exclusive("prepare", async () => {
-        await prepare({ dataDir: deps.dataDir, base, publicKey, currentVersion: deps.currentVersion });
-        return status(await fetchSignedRelease(base, publicKey));
+        // Answered from what prepare saw: a second look at the release location could fail after the stage.
+        const prepared = await prepare({ dataDir: deps.dataDir, base, publicKey, currentVersion: deps.currentVersion, allowDowngrade: options?.allowDowngrade === true });
+        return status({ version: prepared.version });
       }),
     restart: () =>
       exclusive("restart", async () => {

@@ -15,6 +15,7 @@ import { fetchSignedRelease } from "./release-check.ts";
 import { archiveName, latestFileUrl } from "./release-location.ts";
 import { tarEntry } from "./tar-entry.ts";
 import { UpdateError } from "./update-error.ts";
+import { compareVersions } from "./version-order.ts";
 
 /** Release archives are ~40 MB (gzip of a ~110 MB binary); the bounds leave room to grow. */
 const MAX_ARCHIVE_BYTES = 256 * 1024 * 1024;
@@ -65,14 +66,33 @@ export interface PrepareInput {
   readonly base: string;
   readonly publicKey: string;
   readonly currentVersion: string;
+  /** Stage a release older than the running build (refused otherwise: a downgrade, or a replayed old release). */
+  readonly allowDowngrade: boolean;
 }
 
-/** Stages the newest release; null when it is the running version (nothing fetched past SHA256SUMS). */
-export async function prepare(input: PrepareInput): Promise<StagedUpdate | null> {
+export interface Prepared {
+  /** The newest release's version, from its signed SHA256SUMS. */
+  readonly version: string;
+  /** What is staged now (null when the newest release is the running version). */
+  readonly staged: StagedUpdate | null;
+}
+
+/**
+ * Stages the newest release. When it is the running version nothing is fetched past SHA256SUMS and
+ * an earlier stage is cleared (it would be a downgrade); an older one is refused unless allowed.
+ */
+export async function prepare(input: PrepareInput): Promise<Prepared> {
   const release = await fetchSignedRelease(input.base, input.publicKey);
-  if (release.version === input.currentVersion) return null;
+  const order = compareVersions(release.version, input.currentVersion);
+  if (order === 0) {
+    clearStaged(input.dataDir);
+    return { version: release.version, staged: null };
+  }
+  if (order < 0 && !input.allowDowngrade) {
+    throw new UpdateError("update_downgrade", `the release location offers svc ${release.version}, older than the running ${input.currentVersion}; pass allowDowngrade to install it anyway`, { latestVersion: release.version });
+  }
   const binary = await fetchBinary(input.base, release.sums);
-  return stage(input.dataDir, release.version, binary);
+  return { version: release.version, staged: await stage(input.dataDir, release.version, binary) };
 }
 
 /** This platform's archive, checked against the signed sums, unpacked: the `svc` binary's bytes. */

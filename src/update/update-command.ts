@@ -2,7 +2,8 @@
  * `svc update [--apply]`: prints the running version and the newest release's; with `--apply`,
  * downloads and verifies this platform's build (as `prepare` does) and renames it over this binary,
  * after it has answered `--version` with the signed version from beside it. Nothing is written
- * before the archive is verified, and the binary's path always names a whole binary.
+ * before the archive is verified, and the binary's path always names a whole binary. An older
+ * release needs `--allow-downgrade`; run from source (no compiled binary to replace) it refuses.
  */
 import { chmodSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -13,11 +14,13 @@ import { VERSION } from "../version.ts";
 import { fetchSignedRelease } from "./release-check.ts";
 import { releaseBase } from "./release-location.ts";
 import { fetchBinary, versionOf } from "./stage.ts";
+import { UpdateError } from "./update-error.ts";
+import { compareVersions } from "./version-order.ts";
 
 export async function updateCommand(args: readonly string[]): Promise<void> {
   let config;
   try {
-    config = resolveUpdateConfig({ args, env: process.env });
+    config = resolveUpdateConfig({ args, env: process.env, selfEntry: process.argv[1] });
   } catch (err) {
     if (!(err instanceof BootError)) throw err;
     process.stderr.write(`svc update: ${err.message}\n`);
@@ -29,14 +32,26 @@ export async function updateCommand(args: readonly string[]): Promise<void> {
   }
   const base = releaseBase(config.releaseUrl);
   try {
+    if (config.apply && !config.compiled) {
+      // From source the "binary" is the runtime (bun) running svc: replacing it would break that runtime.
+      throw new UpdateError("update_unsupported", `svc is running from source under ${process.execPath}, not as a compiled svc binary: --apply would replace that runtime; install a release instead`);
+    }
     const release = await fetchSignedRelease(base, RELEASE_PUBLIC_KEY);
-    if (release.version === VERSION) {
+    const order = compareVersions(release.version, VERSION);
+    if (order === 0) {
       process.stdout.write(`svc ${VERSION} is the newest release (${base})\n`);
       return;
     }
     if (!config.apply) {
-      process.stdout.write(`svc ${VERSION} is running; ${release.version} is available (${base}): svc update --apply installs it\n`);
+      process.stdout.write(
+        order > 0
+          ? `svc ${VERSION} is running; ${release.version} is available (${base}): svc update --apply installs it\n`
+          : `svc ${VERSION} is running; the release location offers the older ${release.version} (${base}): svc update --apply --allow-downgrade installs it\n`,
+      );
       return;
+    }
+    if (order < 0 && !config.allowDowngrade) {
+      throw new UpdateError("update_downgrade", `the release location offers svc ${release.version}, older than this ${VERSION}; pass --allow-downgrade to install it anyway`);
     }
     const binary = await fetchBinary(base, release.sums);
     const target = realpathSync(process.execPath);

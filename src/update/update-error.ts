@@ -7,6 +7,7 @@
  *   501 `update_unsupported`    the daemon does not run from a compiled binary (it cannot restart into one)
  *   409 `update_not_staged`     restart without a verified staged update
  *   409 `update_in_progress`    another prepare or restart is running
+ *   409 `update_downgrade`      the newest release is older than the running build (allowDowngrade stages it)
  *   500 `update_not_writable`   the binary's folder cannot take the new build (nothing changed)
  *   500 `update_restart_failed` the new build did not come up; the old binary is back and serving
  */
@@ -20,6 +21,7 @@ const STATUS = {
   update_unsupported: 501,
   update_not_staged: 409,
   update_in_progress: 409,
+  update_downgrade: 409,
   update_not_writable: 500,
   update_restart_failed: 500,
 } as const;

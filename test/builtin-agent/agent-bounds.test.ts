@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { CONTENT_TEXT_CAP_BYTES, ERROR_DETAILS_BYTES, PLAN_ENTRY_BYTES, RAW_INPUT_PREVIEW_BYTES, TITLE_CAP_BYTES } from "../../src/builtin-agent/acp-bounds.ts";
 import { MAX_ROUND_TEXT_BYTES, MAX_ROUND_THOUGHT_BYTES, MAX_ROUND_TOOL_INPUT_BYTES, MAX_TOOL_NAME_BYTES } from "../../src/builtin-agent/model/model-round.ts";
+import { MAX_PART_BYTES } from "../../src/builtin-agent/compaction.ts";
 import { MAX_MODEL_CALL_ID_BYTES } from "../../src/builtin-agent/turn.ts";
 import { DEFAULT_MAX_OUTPUT_TOKENS } from "../../src/config/agent-config.ts";
 import { WRITE_CAP_BYTES } from "../../src/workspace/file-limits.ts";
@@ -173,10 +174,16 @@ describe("the model's reply is bounded", () => {
     expect(peak).toBeLessThan(400);
     expect(statSync(savedFile(sessionId)).size).toBeLessThan(MAX_ROUND_TEXT_BYTES + 64 * 1024);
 
-    // What was kept is in the history the next round sends: the reply up to the bound, once.
+    // What was kept (the reply up to the bound) is more than the model's window can take again
+    // (about 300,000 tokens for 128,000): the next turn first has it summarised (its start, cut to
+    // the transcript's part bound) and sends the summary in its place.
     expect((await a.turn(sessionId, "please answer")).response.stopReason).toBe("end_turn");
-    const kept = lastMessages(a.model.requests).find((m) => m.role === "assistant")!;
-    expect(Buffer.byteLength(kept.content!)).toBe(MAX_ROUND_TEXT_BYTES);
+    const summaryRequest = (a.model.requests as Array<{ messages: Array<{ role: string; content: string | null }> }>).at(-2)!;
+    expect(summaryRequest.messages[0]!.content).toStartWith("You compress the earlier part");
+    expect(summaryRequest.messages[1]!.content!.length).toBeLessThan(2 * MAX_PART_BYTES);
+    const sent = lastMessages(a.model.requests);
+    expect(sent.find((m) => m.role === "assistant")).toBeUndefined();
+    expect(JSON.stringify(sent.find((m) => m.role === "user")!.content)).toStartWith(`[{"type":"text","text":"[Summary of the earlier conversation (2 messages)`);
   });
 
   test("a provider's 17 MB error text is read to its bound and reaches the client cut to ERROR_DETAILS_BYTES", async () => {

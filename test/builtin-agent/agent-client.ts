@@ -8,7 +8,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Subprocess } from "bun";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
+import { startMockModel, type MockModel, type MockModelOptions } from "../fixtures/mock-model.ts";
 import { MAIN_TS } from "../helpers/daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { testTarget } from "../helpers/test-target.ts";
@@ -32,6 +32,12 @@ export interface AgentOptions {
   files?: Record<string, string>;
   /** Use this workspace (kept on dispose) instead of a fresh temp dir. */
   workspace?: string;
+  /** Host settings (`$SVC_HOME/settings.json`, in a fresh SVC_HOME removed on dispose), made knowing the mock model; `env` then defaults to none of the model variables. */
+  hostSettings?: (model: MockModel) => unknown;
+  /** How the mock model behaves (`startMockModel`'s options). */
+  modelOptions?: MockModelOptions;
+  /** Files to create in that SVC_HOME (name → content), with `hostSettings`. */
+  homeFiles?: Record<string, string>;
 }
 
 export interface AgentHandle extends AsyncDisposable {
@@ -69,17 +75,20 @@ export const MODEL_ENV = (model: MockModel) => ({ OPENAI_API_KEY: "test-key", OP
 
 export async function startAgent(options: AgentOptions = {}): Promise<AgentHandle> {
   const dir = options.workspace ? { path: options.workspace, [Symbol.asyncDispose]: async () => {} } : tempDir("svc-agent-ws-");
-  const model = startMockModel();
+  const model = startMockModel(options.modelOptions);
   if (options.workspaceSettings !== undefined) {
     mkdirSync(join(dir.path, ".svc"), { recursive: true });
     writeFileSync(join(dir.path, ".svc", "settings.json"), JSON.stringify(options.workspaceSettings));
   }
   for (const [path, content] of Object.entries(options.files ?? {})) writeFileSync(join(dir.path, path), content);
+  const home = options.hostSettings ? tempDir("svc-agent-home-") : null;
+  if (home) writeFileSync(join(home.path, "settings.json"), JSON.stringify(options.hostSettings!(model)));
+  for (const [name, content] of Object.entries(home ? (options.homeFiles ?? {}) : {})) writeFileSync(join(home!.path, name), content);
   const target = testTarget();
   const args = [...(options.trusted === undefined ? [] : ["--workspace-trust", options.trusted ? "trusted" : "untrusted"]), ...(options.approvalMode ? ["--approval-mode", options.approvalMode] : [])];
   const proc = Bun.spawn([...(target.kind === "binary" ? [target.path] : [process.execPath, MAIN_TS]), "--acp", ...args], {
     cwd: dir.path,
-    env: { ...process.env, ...(options.env ?? MODEL_ENV(model)), ...options.extraEnv },
+    env: { ...process.env, ...(home ? { SVC_HOME: home.path } : {}), ...(options.env ?? (home ? {} : MODEL_ENV(model))), ...options.extraEnv },
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
@@ -145,6 +154,7 @@ export async function startAgent(options: AgentOptions = {}): Promise<AgentHandl
       connection.close();
       await model[Symbol.asyncDispose]();
       await dir[Symbol.asyncDispose]();
+      await home?.[Symbol.asyncDispose]();
     },
   };
   await handle.initialize();

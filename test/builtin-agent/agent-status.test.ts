@@ -131,19 +131,30 @@ describe("svc/status: workspace", () => {
 });
 
 describe("svc/status: session", () => {
-  test("context_usage: estimated zero before a round, then the model's own count", async () => {
+  test("context_usage: the estimate of the next request before a round, then the model's own count", async () => {
     await using a = await startAgent();
     const { sessionId } = await a.newSession();
     const before = await sessionStatus(a, "context_usage", sessionId, { detail: false });
-    expect(before).toMatchObject({ v: 1, sessionId, workspaceCwd: a.workspace, usage: { modelName: "openai/mock-model", totalTokens: 0, contextWindowSize: 128000, isEstimated: true } });
+    expect(before).toMatchObject({ v: 1, sessionId, workspaceCwd: a.workspace, usage: { modelName: "openai/mock-model", contextWindowSize: 128000, isEstimated: true, compactions: 0 } });
+    // Nothing sent yet, but the next request carries the system prompt and the tool specs.
+    const estimate = before.usage as { totalTokens: number; breakdown: Record<string, number> };
+    expect(estimate.breakdown.systemPrompt).toBeGreaterThan(100);
+    expect(estimate.breakdown.builtinTools).toBeGreaterThan(100);
+    const { systemPrompt, builtinTools, mcpTools, memoryFiles, messages } = estimate.breakdown as Record<"systemPrompt" | "builtinTools" | "mcpTools" | "memoryFiles" | "messages", number>;
+    expect(estimate.totalTokens).toBe(systemPrompt + builtinTools + mcpTools + memoryFiles + messages);
     await a.turn(sessionId, "hello");
     const after = await sessionStatus(a, "context_usage", sessionId, { detail: false });
-    const usage = after.usage as { totalTokens: number; isEstimated: boolean; breakdown: Record<string, number> };
+    const usage = after.usage as { totalTokens: number; isEstimated: boolean; breakdown: Record<string, unknown> };
     // The mock reports 10 prompt + 5 completion tokens.
     expect(usage.totalTokens).toBe(15);
     expect(usage.isEstimated).toBe(false);
-    expect(usage.breakdown.freeSpace).toBe(128000 - 15);
-    expect(Object.keys(usage.breakdown).sort()).toEqual(["builtinTools", "freeSpace", "mcpTools", "messages", "systemPrompt"]);
+    // A reply's room (the output limit, at most a quarter of the window) is not free space.
+    const reserve = usage.breakdown.autocompactBuffer as number;
+    expect(reserve).toBeGreaterThan(0);
+    expect(usage.breakdown.freeSpace).toBe(128000 - 15 - reserve);
+    expect(usage.breakdown.thresholds).toEqual({ warn: Math.floor((128000 - reserve) * 0.6), auto: Math.floor((128000 - reserve) * 0.7), hard: 128000 - reserve, effectiveWindow: 128000 - reserve });
+    expect(usage.breakdown.currentTier).toBe("safe");
+    expect(Object.keys(usage.breakdown).sort()).toEqual(["autocompactBuffer", "builtinTools", "cachedTokens", "currentTier", "freeSpace", "mcpTools", "memoryFiles", "messages", "skills", "startupContext", "systemPrompt", "thresholds", "unattributed"]);
     expect(after.formattedText).toContain("15 of 128000 tokens");
   });
 

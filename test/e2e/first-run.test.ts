@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { ENV_PROVIDERS } from "../../src/config/env-providers.ts";
 import { runSvc, spawnDaemon } from "../helpers/daemon.ts";
 import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
+import { pidAlive } from "../helpers/pids.ts";
 import { until } from "../helpers/until.ts";
 
 const NO_MODEL = /WARN no model is configured for the built-in agent: set OPENAI_API_KEY and OPENAI_MODEL/;
@@ -140,6 +141,28 @@ function fakeOpener(dir: TempDir, exitCode = 0): { path: string; args: string; e
 }
 
 describe.skipIf(process.platform !== "linux")("--open", () => {
+  test("a browser the opener leaves running is adopted but never swept with an agent's family", async () => {
+    await using dir = tempDir();
+    const bin = join(dir.path, "bin");
+    mkdirSync(bin, { recursive: true });
+    const browserPid = join(dir.path, "browser.pid");
+    // The opener detaches a long-lived "browser" and exits: the daemon, a child subreaper, adopts it.
+    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nsetsid sleep 300 </dev/null >/dev/null 2>&1 &\necho $! > '${browserPid}.tmp' && mv '${browserPid}.tmp' '${browserPid}'\n`);
+    chmodSync(join(bin, "xdg-open"), 0o755);
+    const d = await started(["--open"], { SVC_HOME: home(dir), PATH: `${bin}:/usr/bin:/bin`, OPENAI_API_KEY: "k", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_MODEL: "m" }, dir);
+    const pid = Number(await until(() => (existsSync(browserPid) ? readFileSync(browserPid, "utf8").trim() : undefined), 5000, "the opener to run"));
+    try {
+      await until(() => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1] === String(d.proc.pid) || undefined, 5000, "the browser to be adopted");
+      // An agent runs, so stopping the daemon sweeps an agent's family.
+      expect((await d.fetch("/session", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).status).toBe(200);
+      d.proc.kill("SIGTERM");
+      await d.proc.exited;
+      expect(pidAlive(pid)).toBe(true);
+    } finally {
+      if (pidAlive(pid)) process.kill(pid, "SIGKILL");
+    }
+  });
+
   test("opens the UI once listening, with no token in its arguments and no secret in its environment", async () => {
     await using dir = tempDir();
     const opener = fakeOpener(dir);

@@ -8,10 +8,10 @@
  * file's token), the exit codes, and that nothing secret is printed or written into the unit.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readUnit } from "../../src/service/systemd-unit.ts";
-import { runSvc, svcCommand } from "../helpers/daemon.ts";
+import { runSvc, spawnDaemon, svcCommand } from "../helpers/daemon.ts";
 import { discover } from "../helpers/launcher.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
@@ -47,7 +47,11 @@ function setUp(root: string): Setup {
     `#!/bin/sh
 printf '%s\\n' "$*" >> '${log}'
 if [ -e '${noBusFlag}' ]; then echo "Failed to connect to bus: No medium found" >&2; exit 1; fi
-case "$2" in is-active) echo active;; is-enabled) echo enabled;; esac
+case "$2" in
+  is-active) cat '${join(root, "active")}' 2>/dev/null || echo active;;
+  is-enabled) echo enabled;;
+  show) cat '${join(root, "loaded-from")}' 2>/dev/null || printf 'FragmentPath=\\nLoadState=not-found\\n';;
+esac
 exit 0
 `,
   );
@@ -139,6 +143,12 @@ describe.concurrent("svc service (systemd)", () => {
       expect(status.stdout).toContain(`daemon: ${found.url} (pid ${proc.pid}, svc `);
       expect(status.stdout).toContain("/health ok");
       expect(`${status.stdout}${status.stderr}`).not.toContain(TOKEN);
+      // The same daemon while the manager says the unit is not running: never "healthy".
+      writeFileSync(join(s.root, "active"), "inactive\n");
+      const inactive = await service(s, ["status"]);
+      expect(inactive.exitCode).toBe(3);
+      expect(inactive.stdout).toContain("systemd user manager: inactive (enabled)\n");
+      expect(inactive.stdout).toContain("does not report the service running: this daemon was not started by it");
     } finally {
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(0);
@@ -208,8 +218,9 @@ describe.concurrent("svc service (systemd)", () => {
     expect(existsSync(s.unit)).toBe(false);
     expect(existsSync(s.tokenFile)).toBe(true);
     expect(result.stdout).toContain(`left in place: the data dir ${s.dataDir} and the token file ${s.tokenFile}`);
-    expect(await service(s, ["uninstall"])).toMatchObject({ exitCode: 0, stdout: `not installed (no ${s.unit})\n` });
-    expect(await service(s, ["status"])).toMatchObject({ exitCode: 4, stdout: `not installed (no ${s.unit})\n` });
+    expect(await service(s, ["uninstall"])).toMatchObject({ exitCode: 0, stdout: `not installed (no ${s.unit}, and the systemd user manager has none loaded)\n` });
+    expect(await service(s, ["status"])).toMatchObject({ exitCode: 4, stdout: `not installed (no ${s.unit}, and the systemd user manager has none loaded)\n` });
+    expect(s.calls().slice(-2)).toEqual(["--user show-environment", "--user show -p FragmentPath,LoadState svc.service"]);
   });
 
   test("uninstall without a user bus: the unit and its default.target.wants link removed, what to run printed, exit 3", async () => {
@@ -254,6 +265,102 @@ describe.concurrent("svc service (systemd)", () => {
     expect(existsSync(s.unit)).toBe(false);
     expect(existsSync(s.dataDir)).toBe(false);
     expect(s.calls()).toEqual([]);
+  });
+
+  test("status: a daemon started by hand for the workspace is not the service's daemon", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    expect((await service(s, ["install"], { SVC_SERVER_TOKEN: TOKEN })).exitCode).toBe(0);
+    await using hand = await spawnDaemon(["serve", "--port", "0", "--workspace", s.workspace], { env: { ...s.env, SVC_HOME: s.dataDir }, cwd: s.workspace });
+    await until(async () => ((await discover(["--workspace", s.workspace], { env: s.env })).record ?? null), 15_000, "the hand-started daemon");
+    const status = await service(s, ["status"]);
+    expect(status.exitCode).toBe(3);
+    expect(status.stdout).toContain(`daemon: none running for ${s.workspace} with the service's token file`);
+    expect(status.stdout).not.toContain(hand.url);
+  });
+
+  test("install checks the serve configuration with the unit's environment only, not the caller's", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    // The caller's SVC_CLI_ENTRY would make --agent generic start; the unit does not pass it on.
+    const result = await service(s, ["install", "--agent=generic"], { SVC_CLI_ENTRY: join(import.meta.dir, "..", "fixtures", "fake-agent.ts") });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("--agent generic needs the agent's entry script");
+    expect(existsSync(s.unit)).toBe(false);
+    expect(s.calls()).toEqual([]);
+  });
+
+  test("a relative XDG_DATA_HOME is ignored: the data dir and token file stay absolute, nothing lands in the cwd", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    const result = await service(s, ["install"], { XDG_DATA_HOME: "rel" });
+    expect(result.exitCode).toBe(0);
+    const { exec, env } = readUnit(readFileSync(s.unit, "utf8"));
+    expect(env.SVC_HOME).toBe(s.dataDir);
+    expect(exec).toContain(`--token-file=${s.tokenFile}`);
+    expect(existsSync(s.tokenFile)).toBe(true);
+    expect(existsSync(join(s.workspace, "rel"))).toBe(false);
+  });
+
+  test("a svc.service svc did not write is neither overwritten by install nor removed by uninstall (exit 1, the reason)", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    const theirs = "[Service]\nExecStart=/usr/bin/my-other-svc\n";
+    mkdirSync(join(s.unit, ".."), { recursive: true });
+    writeFileSync(s.unit, theirs);
+    for (const args of [["install"], ["uninstall"]]) {
+      const result = await service(s, args);
+      expect({ args, code: result.exitCode }).toEqual({ args, code: 1 });
+      expect(result.stderr).toContain(`${s.unit} was not written by svc service install (it lacks svc's header line)`);
+    }
+    expect(readFileSync(s.unit, "utf8")).toBe(theirs);
+    expect(existsSync(s.tokenFile)).toBe(false);
+    expect(s.calls()).toEqual([]);
+    expect((await service(s, ["status"])).exitCode).toBe(4);
+  });
+
+  test("uninstall names only what it left in place: no token file it did not find", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    expect((await service(s, ["install"])).exitCode).toBe(0);
+    rmSync(s.tokenFile);
+    const result = await service(s, ["uninstall"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`left in place: the data dir ${s.dataDir} (delete it yourself`);
+    expect(result.stdout).not.toContain("token file");
+  });
+
+  test("no unit file here: systemd is asked where it loads svc.service from, and status and uninstall use that file; unknown when it cannot be asked", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    const elsewhere = join(s.root, "other-config");
+    expect((await service(s, ["install"], { XDG_CONFIG_HOME: elsewhere })).exitCode).toBe(0);
+    const unit = join(elsewhere, "systemd", "user", "svc.service");
+    writeFileSync(join(s.root, "loaded-from"), `FragmentPath=${unit}\nLoadState=loaded\n`);
+    const status = await service(s, ["status"]);
+    expect(status.exitCode).toBe(3);
+    expect(status.stdout).toContain(`found where the systemd user manager loads it: ${unit} (not ${s.unit}`);
+    expect(status.stdout).toContain(`installed: ${unit}\nsystemd user manager: active (enabled)\n`);
+    s.noBus();
+    const unknown = await service(s, ["status"]);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain(`unknown whether it is installed: no ${s.unit}, and the systemd user manager cannot tell (systemctl --user cannot be reached`);
+    rmSync(join(s.root, "no-bus"));
+    const removed = await service(s, ["uninstall"]);
+    expect(removed.exitCode).toBe(0);
+    expect(removed.stdout).toContain(`stopped, disabled and removed ${unit}`);
+    expect(existsSync(unit)).toBe(false);
+  });
+
+  test("the runs: line shows control characters in flag values as escapes", async () => {
+    await using dir = tempDir("svc-service-");
+    const s = setUp(dir.path);
+    const odd = join(s.root, "ws\x1b[2Jx");
+    mkdirSync(odd);
+    const result = await service(s, ["install", "--workspace", odd]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(`runs: svc serve --workspace=${join(s.root, "ws\\x1b[2Jx")} --token-file=`);
+    expect(result.stdout).not.toContain("\x1b");
   });
 
   test("--help: the usage, exit 0, nothing done", async () => {

@@ -9,7 +9,7 @@
  * nothing staged. `svc update` checks and applies from the command line.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, readdirSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createClient } from "../../src/client/index.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
@@ -74,7 +74,8 @@ async function setup() {
   copyFileSync(oldBinary, svc);
   chmodSync(svc, 0o755);
   const launcher = Bun.spawn(["sleep", "600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-  const env = { SVC_HOME: home.path, SVC_SERVER_TOKEN: TOKEN, SVC_RELEASE_URL: host.url, SVC_CLI_ENTRY: FAKE_AGENT_ENTRY };
+  // No service manager, whatever runs the tests (under one the restart is the manager's: update-handover.test.ts).
+  const env = { SVC_HOME: home.path, SVC_SERVER_TOKEN: TOKEN, SVC_RELEASE_URL: host.url, SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, INVOCATION_ID: undefined, NOTIFY_SOCKET: undefined, XPC_SERVICE_NAME: undefined };
   const daemon = await spawnReady(["--workspace", ws.path, "--parent-pid", String(launcher.pid)], { cmd: [svc], env });
   /** Pids this setup must see gone at the end (the updated daemon is not our child). */
   const started: number[] = [daemon.ready.pid];
@@ -147,6 +148,10 @@ describe("update", () => {
       const newPid: number = restart.body.pid;
       s.started.push(newPid);
       expect(newPid).not.toBe(s.daemon.ready.pid);
+      // Its arguments: the port pinned once (the launcher gave --port 0), not appended to.
+      const argv = readFileSync(`/proc/${newPid}/cmdline`, "utf8").split("\0");
+      expect(argv.filter((arg) => arg === "--port")).toHaveLength(1);
+      expect(argv[argv.indexOf("--port") + 1]).toBe(String(s.daemon.ready.port));
 
       // The old daemon leaves cleanly; the new one printed its own ready line on the same stdout.
       expect(await s.daemon.proc.exited).toBe(0);

@@ -3,11 +3,13 @@
  * token-gated, the GET included; a release location that cannot be reached is reported as such
  * (never as up to date) and nothing gets staged; a restart with nothing staged is refused. The
  * update itself (signed releases, the binary swap, the handover and the rollback):
- * test/e2e/update.test.ts.
+ * test/e2e/update.test.ts and update-handover.test.ts. Here: a daemon started by a restart proves it
+ * (its nonce, on a `/health` that asks), and prepare's body is checked.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { HANDOVER_NONCE_ENV, HANDOVER_NONCE_HEADER, HANDOVER_REQUEST_HEADER } from "../../src/config/update-handover.ts";
 import { startDaemon } from "../helpers/daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
@@ -58,5 +60,32 @@ describe("/daemon/update", () => {
     await using d = await startDaemon(["--token", TOKEN, "--release-url", "http://127.0.0.1:9/from-flag"], { env: { SVC_RELEASE_URL: "http://127.0.0.1:9/from-env" } });
     const body = await (await d.fetch("/daemon/update", { headers: AUTH })).json();
     expect(body.releaseUrl).toBe("http://127.0.0.1:9/from-flag");
+  });
+
+  test("a daemon started with a handover nonce echoes it on a /health that asks, --require-auth too; others do not", async () => {
+    const ask = { [HANDOVER_REQUEST_HEADER]: "1" };
+    await using started = await startDaemon(["--token", TOKEN, "--require-auth"], { env: { [HANDOVER_NONCE_ENV]: "nonce-f1-7c2" } });
+    const asked = await started.fetch("/health", { headers: ask });
+    expect(asked.status).toBe(401);
+    expect(asked.headers.get(HANDOVER_NONCE_HEADER)).toBe("nonce-f1-7c2");
+    await asked.body?.cancel();
+    const plain = await started.fetch("/health", { headers: AUTH });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get(HANDOVER_NONCE_HEADER)).toBeNull();
+    await plain.body?.cancel();
+    await using other = await startDaemon([], { env: { [HANDOVER_NONCE_ENV]: undefined } });
+    const none = await other.fetch("/health", { headers: ask });
+    expect(none.status).toBe(200);
+    expect(none.headers.get(HANDOVER_NONCE_HEADER)).toBeNull();
+    await none.body?.cancel();
+  });
+
+  test("prepare's body: allowDowngrade is a boolean", async () => {
+    await using d = await startDaemon(["--token", TOKEN], { env: { SVC_RELEASE_URL: closedUrl() } });
+    const res = await d.fetch("/daemon/update/prepare", { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ allowDowngrade: "yes" }) });
+    expect(res.status).toBe(400);
+    await res.body?.cancel();
+    const ok = await d.fetch("/daemon/update/prepare", { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ allowDowngrade: false }) });
+    expect((await ok.json()).code).toBe("release_unreachable");
   });
 });

@@ -38,10 +38,11 @@ interface Setup extends AsyncDisposable {
 /** A daemon in yolo mode (no permission asks) with `host` hooks in the data dir's settings and `project` hooks in the workspace's. */
 async function setup(options: { host?: HookGroups; project?: HookGroups; trusted?: boolean }): Promise<Setup> {
   const model = startMockModel();
-  const ws = tempDir("h-hooks-ws-");
-  const home = tempDir("h-hooks-home-");
+  const ws = tempDir("svc-hooks-ws-");
+  const home = tempDir("svc-hooks-home-");
   const trusted = options.trusted ?? true;
-  if (options.host) writeFileSync(join(home.path, "settings.json"), JSON.stringify({ hooks: options.host }));
+  // No automatic title: its model request would come after the turn's and hide the tool results read here.
+  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, ...(options.host ? { hooks: options.host } : {}) }));
   if (options.project) {
     mkdirSync(join(ws.path, ".svc"));
     writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify({ hooks: options.project }));

@@ -95,6 +95,9 @@ if (missing.length > 0 && !process.env.CI) {
       ws = tempDir("svc-refui-ws-");
       home = tempDir("svc-refui-home-");
       // Ask before file writes, so the write turn shows a permission card.
+      // No automatic title: the mock model answers every request with the same text, so the title would
+      // read as the reply and show in the sidebar of the new task's page.
+      writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
       mkdirSync(join(ws.path, ".svc"));
       writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify({ tools: { approvalMode: "default" } }));
       proxy = startWebShellProxy(WEB_SHELL);

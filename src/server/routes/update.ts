@@ -4,6 +4,7 @@
  *
  *   GET  /daemon/update            → current and newest version, the staged update, the last restart
  *   POST /daemon/update/prepare    → download, verify and stage the newest release; the status
+ *                                    (an older one than the running build with `allowDowngrade` only)
  *   POST /daemon/update/restart    → swap the binary and hand the port to the new daemon (200), or
  *                                    roll back (500 `update_restart_failed`, the old daemon serving)
  */
@@ -15,7 +16,7 @@ import { capability } from "../capability.ts";
 import { loadUpdate } from "../lazy-seams.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
-import { RestartAnswer, UpdateStatus } from "./update-schemas.ts";
+import { PrepareBody, RestartAnswer, UpdateStatus } from "./update-schemas.ts";
 
 const TAG = "daemon_update";
 
@@ -36,7 +37,8 @@ export const updateRoutes = (deps: AppDeps) => {
       response: { 200: UpdateStatus, ...errorResponses() },
       detail: capability(TAG, { summary: "The running version, the newest release (checked against its signature), the staged update and the last restart", "x-svc-strict": true }),
     })
-    .post("/daemon/update/prepare", async () => (await update()).prepare(), {
+    .post("/daemon/update/prepare", async ({ body }) => (await update()).prepare({ allowDowngrade: body?.allowDowngrade === true }), {
+      body: PrepareBody,
       response: { 200: UpdateStatus, ...errorResponses({ also: [409, 501, 502] }) },
       detail: capability(TAG, { summary: "Download the newest release, verify its signature and checksum, and stage it under the data dir", "x-svc-strict": true }),
     })

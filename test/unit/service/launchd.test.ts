@@ -6,7 +6,7 @@
  * macOS tools (README).
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveServiceConfig } from "../../../src/config/service-config.ts";
 import { runService } from "../../../src/service/index.ts";
@@ -28,7 +28,12 @@ function setUp(root: string) {
     `#!/bin/sh
 printf '%s\\n' "$*" >> '${log}'
 if [ "$1" = print ] && [ -e '${noDomain}' ]; then echo "Could not find domain for port identifier" >&2; exit 113; fi
-if [ "$1" = print ] && [ "$2" = gui/${UID}/dev.svc.daemon ]; then printf 'gui/${UID}/dev.svc.daemon = {\\n\\tactive count = 1\\n\\tstate = running\\n}\\n'; fi
+if [ "$1" = print ] && [ "$2" = gui/${UID}/dev.svc.daemon ]; then
+  loaded=$(cat '${join(root, "loaded-from")}' 2>/dev/null)
+  [ -n "$loaded" ] || { echo "Could not find service" >&2; exit 113; }
+  printf 'gui/${UID}/dev.svc.daemon = {\\n\\tactive count = 1\\n\\tpath = %s\\n\\tstate = running\\n}\\n' "$loaded"
+fi
+case "$1" in bootstrap) printf '%s' "$3" > '${join(root, "loaded-from")}';; bootout) rm -f '${join(root, "loaded-from")}';; esac
 exit 0
 `,
   );
@@ -83,6 +88,21 @@ describe.concurrent("svc service (launchd)", () => {
     expect(s.calls().slice(4)).toEqual([`print gui/${UID}`, `bootout gui/${UID}/dev.svc.daemon`]);
     expect(existsSync(s.plist)).toBe(false);
     expect(existsSync(join(s.dataDir, "service.token"))).toBe(true);
+    // Gone, and launchd has it loaded from nowhere: not installed.
+    expect(await s.run(["status"])).toMatchObject({ code: 4, out: `not installed (no ${s.plist}, and the launchd has none loaded)` });
+  });
+
+  test("no plist under this HOME: launchd is asked where it loaded the agent from, and status uses that plist", async () => {
+    await using dir = tempDir("svc-launchd-");
+    const s = setUp(dir.path);
+    expect((await s.run(["install"])).code).toBe(0);
+    const moved = join(dir.path, "elsewhere.plist");
+    renameSync(s.plist, moved);
+    writeFileSync(join(dir.path, "loaded-from"), moved);
+    const status = await s.run(["status"]);
+    expect(status.code).toBe(3);
+    expect(status.out).toContain(`found where the launchd loads it: ${moved} (not ${s.plist}`);
+    expect(status.out).toContain(`installed: ${moved}\nlaunchd: running\n`);
   });
 
   test("no GUI domain (an ssh login): the plist written, what to run printed, exit 3; status unknown", async () => {
