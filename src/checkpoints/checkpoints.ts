@@ -55,6 +55,8 @@ export interface TurnView {
   readonly timestamp: string;
   readonly diffStats: { readonly filesChanged: number };
   readonly files: FileChangeView[];
+  /** Files changed past the per-turn record bound: not listed, not restorable. */
+  readonly filesOmitted?: number;
 }
 
 /** One file of a rewind: what goes back, and what it should be now. */
@@ -89,7 +91,6 @@ export class Checkpoints {
   private readonly log: TurnLog;
   private readonly running = new Map<string, Running>();
   private readonly trees = new Map<string, GitTree | null>();
-  private evictions = 0;
   readonly fileCap: number;
   private readonly now: () => number;
 
@@ -101,7 +102,7 @@ export class Checkpoints {
   }
 
   status(): CheckpointStatus {
-    return { bytes: this.blobs.bytes, count: this.blobs.count, evictions: this.evictions, maxBytes: this.options.maxBytes, turns: this.log.size };
+    return { bytes: this.blobs.bytes, count: this.blobs.count, evictions: this.log.evictions, maxBytes: this.options.maxBytes, turns: this.log.size };
   }
 
   private releaseTurn(turn: Turn): void {
@@ -122,7 +123,6 @@ export class Checkpoints {
     const cost = this.blobs.cost(hash, bytes.byteLength);
     while (this.blobs.bytes + cost > this.options.maxBytes) {
       if (!this.log.evictOldest(running)) return { unrestorable: "over_budget" };
-      this.evictions++;
     }
     this.blobs.add(hash, bytes);
     return { hash };
@@ -174,14 +174,14 @@ export class Checkpoints {
     const pre = running.pre?.snaps.get(rel);
     if (pre) {
       if (pre.hash !== null) this.blobs.retain(pre.hash);
-      running.turn.files.set(rel, { before: pre, source: "tool" });
+      this.keepRecord(running.turn, rel, { before: pre, source: "tool" });
       return true;
     }
     const before = await this.snapshot(running.root, rel, running.turn);
     // Another write of the same file may have recorded it while this one read.
     if (running.turn.files.has(rel)) {
       if (before.hash !== null) this.blobs.release(before.hash);
-    } else running.turn.files.set(rel, { before, source: "tool" });
+    } else this.keepRecord(running.turn, rel, { before, source: "tool" });
     return true;
   }
 
@@ -200,13 +200,13 @@ export class Checkpoints {
         const snap = pre.snaps.get(rel);
         if (snap) {
           if (snap.hash !== null) this.blobs.retain(snap.hash);
-          turn.files.set(rel, { before: snap, source: "shell" });
+          this.keepRecord(turn, rel, { before: snap, source: "shell" });
           continue;
         }
         const atHead = pre.tree.head === null ? "unrestorable" : await tree.contentAt(pre.tree.head, rel, this.fileCap);
         const before: Before =
           atHead === null ? { hash: null, mode: 0o644 } : atHead === "unrestorable" ? { hash: null, mode: 0o644, unrestorable: "not_in_git" } : this.headBefore(atHead, turn);
-        turn.files.set(rel, { before, source: "shell" });
+        this.keepRecord(turn, rel, { before, source: "shell" });
       }
       for (const snap of pre.snaps.values()) if (snap.hash !== null) this.blobs.release(snap.hash);
     }
@@ -215,7 +215,7 @@ export class Checkpoints {
       // No net change (written back as it was, or a tracked file the turn did not touch).
       if (touched.before.unrestorable === undefined && touched.after === touched.before.hash) {
         if (touched.before.hash !== null) this.blobs.release(touched.before.hash);
-        turn.files.delete(rel);
+        this.log.unrecord(turn, rel);
       }
     }
     turn.finished = true;
@@ -225,6 +225,11 @@ export class Checkpoints {
     this.running.delete(running.turn.sessionId);
     for (const snap of running.pre?.snaps.values() ?? []) if (snap.hash !== null) this.blobs.release(snap.hash);
     running.turn.finished = true;
+  }
+
+  /** Records a file of `turn`, or releases its blob when the log has no room for it. */
+  private keepRecord(turn: Turn, rel: string, touched: Touched): void {
+    if (!this.log.record(turn, rel, touched) && touched.before.hash !== null) this.blobs.release(touched.before.hash);
   }
 
   private headBefore(bytes: Buffer, turn: Turn): Before {
@@ -240,7 +245,14 @@ export class Checkpoints {
   snapshots(sessionId: string): TurnView[] {
     return this.log.turnsOf(sessionId).map((turn) => {
       const files = [...turn.files].map(([path, t]) => viewOf(path, t));
-      return { promptId: turn.promptId, turnIndex: turn.index, timestamp: new Date(turn.startedAt).toISOString(), diffStats: { filesChanged: files.length }, files };
+      return {
+        promptId: turn.promptId,
+        turnIndex: turn.index,
+        timestamp: new Date(turn.startedAt).toISOString(),
+        diffStats: { filesChanged: files.length + turn.omitted },
+        files,
+        ...(turn.omitted > 0 ? { filesOmitted: turn.omitted } : {}),
+      };
     });
   }
 

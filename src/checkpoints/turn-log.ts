@@ -5,12 +5,18 @@
  * since. Pure bookkeeping: the blobs' references are taken and dropped by the caller through
  * `release`.
  *
- * Bound: MAX_TURNS turn records in all; past it the oldest finished one is evicted (as for bytes,
- * `checkpoints.ts`). Records live in memory for the daemon's life.
+ * Bounds: MAX_TURNS turn records and MAX_FILE_RECORDS file records in all; past either the oldest
+ * finished turns are evicted (as for bytes, `checkpoints.ts`), counted in `evictions`. A turn records
+ * at most MAX_FILES_PER_TURN files; the rest are counted in its `omitted` (and cannot be restored).
+ * Records live in memory for the daemon's life.
  */
 
 /** Most turn records kept, all sessions together. */
 export const MAX_TURNS = 50_000;
+/** Most file records kept, all turns together. */
+export const MAX_FILE_RECORDS = 100_000;
+/** Most files one turn records. */
+export const MAX_FILES_PER_TURN = 10_000;
 
 /** A file's content before a turn changed it. */
 export interface Before {
@@ -37,6 +43,8 @@ export interface Turn {
   readonly startedAt: number;
   finished: boolean;
   readonly files: Map<string, Touched>;
+  /** Files the turn changed past MAX_FILES_PER_TURN (or with no room left): not recorded. */
+  omitted: number;
 }
 
 export const UNKNOWN_AFTER = "unknown";
@@ -45,6 +53,9 @@ export class TurnLog {
   private readonly order: Turn[] = [];
   private readonly bySession = new Map<string, Turn[]>();
   private readonly nextIndex = new Map<string, number>();
+  private records = 0;
+  /** Turns evicted (for bytes, turn count or file records). */
+  evictions = 0;
 
   constructor(private readonly release: (turn: Turn) => void) {}
 
@@ -56,7 +67,7 @@ export class TurnLog {
     if (this.order.length >= MAX_TURNS) this.evictOldest(null);
     const index = this.nextIndex.get(sessionId) ?? 0;
     this.nextIndex.set(sessionId, index + 1);
-    const turn: Turn = { sessionId, promptId, index, startedAt: now, finished: false, files: new Map() };
+    const turn: Turn = { sessionId, promptId, index, startedAt: now, finished: false, files: new Map(), omitted: 0 };
     this.order.push(turn);
     const list = this.bySession.get(sessionId) ?? [];
     list.push(turn);
@@ -73,13 +84,34 @@ export class TurnLog {
     const at = this.order.findIndex((t) => t.finished && t !== keep);
     if (at < 0) return false;
     this.drop([this.order[at]!]);
+    this.evictions++;
     return true;
+  }
+
+  /** Records what `turn` did to `rel`; false when it is over the bounds (counted in `omitted`; the caller releases its blob). */
+  record(turn: Turn, rel: string, touched: Touched): boolean {
+    while (this.records >= MAX_FILE_RECORDS && this.evictOldest(turn));
+    if (turn.files.size >= MAX_FILES_PER_TURN || this.records >= MAX_FILE_RECORDS) {
+      turn.omitted++;
+      return false;
+    }
+    turn.files.set(rel, touched);
+    this.records++;
+    return true;
+  }
+
+  /** Forgets one file record of `turn` (its blob released by the caller). */
+  unrecord(turn: Turn, rel: string): void {
+    if (turn.files.delete(rel)) this.records--;
   }
 
   /** Forgets `turns` (their blobs released). */
   drop(turns: readonly Turn[]): void {
     const gone = new Set(turns);
-    for (const turn of turns) this.release(turn);
+    for (const turn of turns) {
+      this.release(turn);
+      this.records -= turn.files.size;
+    }
     for (let i = this.order.length - 1; i >= 0; i--) if (gone.has(this.order[i]!)) this.order.splice(i, 1);
     for (const sessionId of new Set(turns.map((t) => t.sessionId))) {
       const left = (this.bySession.get(sessionId) ?? []).filter((t) => !gone.has(t));
@@ -99,7 +131,9 @@ export class TurnLog {
   clearFiles(turns: readonly Turn[]): void {
     for (const turn of turns) {
       this.release(turn);
+      this.records -= turn.files.size;
       turn.files.clear();
+      turn.omitted = 0;
     }
   }
 }

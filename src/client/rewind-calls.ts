@@ -23,6 +23,8 @@ export interface RewindTurn {
   timestamp: string;
   diffStats: { filesChanged: number };
   files: RewindFileChange[];
+  /** Files changed past the daemon's per-turn record bound: not listed, not restorable. */
+  filesOmitted?: number;
 }
 
 export interface RewindOptions {

@@ -41,6 +41,7 @@ const SnapshotsReply = t.Object({
       timestamp: t.String({ description: "ISO 8601, when the turn started" }),
       diffStats: t.Object({ filesChanged: Count }),
       files: t.Array(FileChange),
+      filesOmitted: t.Optional(Count),
     }),
     { description: "The session's recorded turns, oldest first (the oldest may have been evicted to keep the snapshot storage under its bound)" },
   ),

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Checkpoints } from "../../../src/checkpoints/index.ts";
 import { statusPaths } from "../../../src/checkpoints/git-tree.ts";
+import { MAX_FILES_PER_TURN } from "../../../src/checkpoints/turn-log.ts";
 import { Logger } from "../../../src/logging/logger.ts";
 import { gitProcessRunner } from "../../../src/runtime/git-process.ts";
 import { initRepo } from "../../helpers/git-repo.ts";
@@ -74,6 +75,22 @@ describe("checkpoints", () => {
     expect(cp.status()).toMatchObject({ count: 1, bytes: 3, turns: 1 });
     await cp.restore(ws.path, cp.plan("s1", "p1")!);
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("one");
+  });
+
+  test("a turn records at most MAX_FILES_PER_TURN files; the rest are counted, not kept", async () => {
+    await using ws = tempDir("p-cp-ws-");
+    await using data = tempDir("p-cp-data-");
+    const cp = checkpoints(data.path);
+    await cp.turnStarted("s1", ws.path, "p1");
+    for (let i = 0; i < MAX_FILES_PER_TURN + 5; i++) {
+      await cp.beforeWrite("s1", `f${i}.txt`);
+      writeFileSync(join(ws.path, `f${i}.txt`), "x");
+    }
+    await cp.turnFinished("s1", "p1");
+    const [turn] = cp.snapshots("s1");
+    expect(turn!.files).toHaveLength(MAX_FILES_PER_TURN);
+    expect(turn!.filesOmitted).toBe(5);
+    expect(turn!.diffStats.filesChanged).toBe(MAX_FILES_PER_TURN + 5);
   });
 
   test("status records: both names of a rename, paths with spaces, no headers or untracked entries", () => {
