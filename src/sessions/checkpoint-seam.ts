@@ -26,6 +26,8 @@ export interface SessionCheckpoints {
 export class CheckpointSeam {
   private loading: Promise<Checkpoints> | null = null;
   private loaded: Checkpoints | null = null;
+  /** Per session, a rewind in progress: a turn that starts meanwhile waits for it before reaching the agent. */
+  private readonly holds = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly settings: CheckpointSettings,
@@ -52,6 +54,21 @@ export class CheckpointSeam {
     return this.loaded?.status() ?? { bytes: 0, count: 0, evictions: 0, maxBytes: this.settings.maxBytes, turns: 0 };
   }
 
+  /** Runs `work` (a rewind of `sessionId`) while the session's next turn waits. */
+  async holding<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const done = work();
+    const hold = done.then(
+      () => {},
+      () => {},
+    );
+    this.holds.set(sessionId, hold);
+    try {
+      return await done;
+    } finally {
+      if (this.holds.get(sessionId) === hold) this.holds.delete(sessionId);
+    }
+  }
+
   /** Whether the session has a turn whose end is not recorded yet. */
   isRunning(sessionId: string): boolean {
     return this.loaded?.isRunning(sessionId) ?? false;
@@ -67,7 +84,10 @@ export class CheckpointSeam {
       }
     };
     return {
-      turnStarted: (promptId) => guarded("of the turn's start", undefined, (c) => c.turnStarted(sessionId, root, promptId)),
+      turnStarted: async (promptId) => {
+        await this.holds.get(sessionId);
+        await guarded("of the turn's start", undefined, (c) => c.turnStarted(sessionId, root, promptId));
+      },
       turnFinished: (promptId) => guarded("of the turn's end", undefined, (c) => c.turnFinished(sessionId, promptId)),
       beforeWrite: (path) => guarded("before a write", false, (c) => c.beforeWrite(sessionId, path)),
     };

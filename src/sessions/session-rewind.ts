@@ -9,7 +9,8 @@
  * 501 `agent_control_unsupported`, and nothing was changed); then put the files back. A file that
  * cannot be put back (a link now stands there, its content was too large or over the snapshot
  * budget to keep, it now lies outside the workspace) is listed in `filesFailed`, the rest restored.
- * The session then publishes `session_rewound`.
+ * The session then publishes `session_rewound`. A prompt admitted during the rewind waits for it
+ * before it reaches the agent.
  *
  * The turns from the target on are forgotten with the conversation; a files-only rewind keeps
  * the turns (the conversation still holds them) and forgets only their file records.
@@ -51,7 +52,8 @@ export class SessionRewinder {
     if (session.busy || this.checkpoints.isRunning(session.id) || this.running.has(session.id)) throw busy();
     this.running.add(session.id);
     try {
-      return await this.run(session, request, originatorClientId);
+      // A prompt admitted meanwhile reaches the agent only after the rewind.
+      return await this.checkpoints.holding(session.id, () => this.run(session, request, originatorClientId));
     } finally {
       this.running.delete(session.id);
     }
