@@ -57,7 +57,11 @@ export interface StartOptions {
 /** The flags every test daemon gets before the test's own. */
 const baseArgs = (workspace: string, args: string[]) => ["--port", "0", "--workspace", workspace, "--log-level", "debug", ...args];
 /** The environment a test daemon's configuration is read from. */
-const baseEnv = (env: Record<string, string | undefined>) => ({ SVC_HOME: process.env.SVC_HOME, ...env });
+/**
+ * The test's data dir, and a release location on loopback where nothing listens: a test that reaches
+ * the update routes gets a quick refusal, never a request to the real release host.
+ */
+const baseEnv = (env: Record<string, string | undefined>) => ({ SVC_HOME: process.env.SVC_HOME, SVC_RELEASE_URL: "http://127.0.0.1:9/releases", ...env });
 
 /**
  * The config of an in-process test server (port 0, `workspace` as cwd and `--workspace`, debug logs)
