@@ -97,6 +97,8 @@ async function setup(): Promise<Setup> {
   const model = startMockModel();
   const ws = tempDir("svc-agent-bounds-ws-");
   const home = tempDir("svc-agent-bounds-home-");
+  // No automatic title: its model request would take a reply queued for the next turn.
+  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
   const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
   const daemon = await startDaemon(["--trust-workspace", "--approval-mode", "yolo"], { workspace: ws.path, env });
   const a = await openSession(daemon.url);
@@ -133,6 +135,9 @@ describe("built-in agent: bounded ACP output", () => {
     model.enqueue({ kind: "text", text: "t".repeat(HUGE), chunkChars: HUGE });
     expect((await turn(daemon.url, a, "huge text")).data).toMatchObject({ errorKind: "output_too_large" });
 
+    // The two refused turns before leave the history near the mock model's context window: the agent
+    // first asks for a summary of it (the reply queued here), then sends the turn.
+    model.enqueue({ kind: "text", text: "summary of the earlier turns" });
     model.enqueue({ kind: "tools", calls: [{ name: "write_file", args: { file_path: "big.txt", content: "w".repeat(20 * 1024 * 1024) } }] });
     expect((await turn(daemon.url, a, "huge write")).data).toMatchObject({ errorKind: "output_too_large" });
     expect(existsSync(join(ws.path, "big.txt"))).toBe(false);
