@@ -257,8 +257,10 @@ browserDescribe("the web UI: issue 29's findings", () => {
     // Alt+A answers (the key is shown on the button), once the dialog is armed.
     expect(await dialog.getByRole("button", { name: "Allow", exact: true }).getAttribute("aria-keyshortcuts")).toBe("Alt+A");
     await until(async () => !(await dialog.getByRole("button", { name: "Allow", exact: true }).getAttribute("aria-disabled")), UI_MS, "armed");
-    // Keys go to the browser's front page: pages other suites left open in the shared browser must not take them.
+    // Keys go to the focused element of the browser's front page: with other pages open in the shared
+    // browser, the dialog's own page takes focus first (the shortcut is the document's, not the button's).
     await w.page.bringToFront();
+    await dialog.focus();
     await w.page.keyboard.press("Alt+A");
     await dialog.waitFor({ state: "hidden", timeout: UI_MS });
     const card = w.page.getByRole("group", { name: /^Tool call: / }).last();
