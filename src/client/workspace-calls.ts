@@ -3,6 +3,7 @@
  * Every change needs the daemon's bearer token (the routes are strict). A workspace is named by its
  * id or its absolute path.
  */
+import type { SessionListItem } from "./types.ts";
 import type {
   ForgottenRegistration,
   RegisterWorkspaceRequest,
@@ -38,9 +39,14 @@ export function workspaceCalls(call: Call) {
     /** Sets (or, with null, clears) a workspace's display name. */
     renameWorkspace: (workspace: string, displayName: string | null) =>
       call<WorkspaceRegistration>(`/workspaces/${enc(workspace)}`, { method: "PATCH", body: { displayName } }),
-    /** Stops serving a registered workspace; `force` closes its live sessions even while busy. */
-    removeWorkspace: (workspace: string, o: { force?: boolean } = {}) =>
-      call<WorkspaceRemoval>(`/workspaces/${enc(workspace)}`, { method: "DELETE", body: o.force === undefined ? {} : { force: o.force } }),
+    /**
+     * Stops serving a registered workspace; `force` closes its live sessions even while busy. With
+     * `expectedSessionIds` (the live sessions the user saw) another set is refused (409 `workspace_sessions_changed`).
+     */
+    removeWorkspace: (workspace: string, o: { force?: boolean; expectedSessionIds?: string[] } = {}) =>
+      call<WorkspaceRemoval>(`/workspaces/${enc(workspace)}`, { method: "DELETE", body: o }),
+    /** Every live session of a workspace (memory only: all of them, not a page). */
+    liveSessions: (workspace: string) => call<{ v: 1; sessions: SessionListItem[] }>(`/workspaces/${enc(workspace)}/sessions/live-state`),
     /** The persistent registrations of the daemon's primary workspace. */
     workspaceRegistrations: () => call<WorkspaceRegistrationList>("/workspace-registrations"),
     /** Forgets a persistent registration (the workspace stays served until the daemon restarts). */

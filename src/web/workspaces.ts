@@ -43,6 +43,23 @@ export function optionForCwd(cwd: string | undefined): WorkspaceOption {
 /** A workspace's name: its display name, else its folder's. */
 export const workspaceLabel = (w: Pick<WorkspaceEntry, "cwd" | "displayName">) => w.displayName || baseName(w.cwd);
 
+/** A label as a reader compares it: compatibility forms folded, case ignored. */
+const labelKey = (label: string) => label.normalize("NFKC").toLowerCase();
+
+/** Keys of the labels two or more served workspaces share (a name or a folder name given twice). */
+const sharedLabels = computed(() => {
+  const seen = new Set<string>();
+  const shared = new Set<string>();
+  for (const w of workspaces.value) {
+    const key = labelKey(workspaceLabel(w));
+    (seen.has(key) ? shared : seen).add(key);
+  }
+  return shared;
+});
+
+/** Whether another served workspace goes by the same label: then its path is what tells them apart. */
+export const labelShared = (w: Pick<WorkspaceEntry, "cwd" | "displayName">) => sharedLabels.value.has(labelKey(workspaceLabel(w)));
+
 /** Remembers `id` as this browser's workspace (null: the primary). */
 export function chooseWorkspace(id: string | null): void {
   selectedId.value = id;

@@ -8,7 +8,11 @@
  * the reference refuses, svc refuses the C1 controls and every invisible format character (Unicode
  * category Cf: bidi embeddings, overrides and isolates, zero-width spaces and joiners, the BOM, tag
  * characters), lone surrogates, and line and paragraph separators: each can make one name read as
- * another or reorder what is shown around it.
+ * another or reorder what is shown around it. It also refuses what shows as nothing or as something
+ * else: private-use and unassigned code points, the default-ignorable characters (Hangul fillers,
+ * the combining grapheme joiner, Khmer inherent vowels…) except variation selectors, which pick an
+ * emoji's or a glyph's form, and the braille blank; and combining marks with no letter before them
+ * or more than MAX_STACKED_MARKS in a row, which pile over the text around the name.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
 
@@ -18,8 +22,17 @@ export const MAX_DISPLAY_NAME_BYTES = 768;
 
 const invalid = (message: string) => new DaemonError(400, "invalid_display_name", message);
 
-/** C0 and C1 controls, DEL, format characters (Cf), line and paragraph separators, lone surrogates. */
-const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029]|\p{Cs}/u;
+/** Combining marks in a row on one letter: enough for any script's stacks (Tibetan, Vietnamese, Indic). */
+export const MAX_STACKED_MARKS = 6;
+
+/**
+ * C0 and C1 controls, DEL, format characters (Cf), private use, unassigned code points, line and
+ * paragraph separators, the braille blank, lone surrogates, and default-ignorable characters other
+ * than the variation selectors.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\u2028\u2029\u2800]|\p{Cs}|(?![\uFE00-\uFE0F\u{E0100}-\u{E01EF}])\p{Default_Ignorable_Code_Point}/u;
+/** A combining mark that begins the name (it has no letter to sit on), or too many in a row. */
+const STRAY_MARKS = new RegExp(`^\\p{M}|\\p{M}{${MAX_STACKED_MARKS + 1},}`, "u");
 
 /** The name to keep (null: none), or 400 `invalid_display_name`. */
 export function normalizeDisplayName(value: unknown): string | null {
@@ -28,6 +41,7 @@ export function normalizeDisplayName(value: unknown): string | null {
   let length = 0;
   for (const _ of trimmed) if (++length > MAX_DISPLAY_NAME_LENGTH) throw invalid(`Workspace display name exceeds ${MAX_DISPLAY_NAME_LENGTH} characters`);
   if (Buffer.byteLength(trimmed, "utf8") > MAX_DISPLAY_NAME_BYTES) throw invalid(`Workspace display name exceeds ${MAX_DISPLAY_NAME_BYTES} bytes`);
-  if (HIDDEN.test(trimmed)) throw invalid("Workspace display name contains control or invisible formatting characters");
+  if (HIDDEN.test(trimmed)) throw invalid("Workspace display name contains control, invisible or unassigned characters");
+  if (STRAY_MARKS.test(trimmed)) throw invalid(`Workspace display name begins with a combining mark or stacks more than ${MAX_STACKED_MARKS} in a row`);
   return trimmed === "" ? null : trimmed;
 }

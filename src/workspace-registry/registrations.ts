@@ -154,12 +154,20 @@ export class WorkspaceRegistrations {
    * closed (each stays persisted, its history readable) and its child stopped; a persistent
    * registration is forgotten too. 409 `primary_workspace_removal_forbidden`, 409 `workspace_busy`
    * (sessions, prompts or starts under way) unless `force`, 409 `workspace_removal_in_progress`.
+   * With `expectedSessionIds` (what the user confirmed would close), 409 `workspace_sessions_changed`
+   * when the live sessions are another set or a start is under way.
    */
-  async remove(scope: ManagedScope, force: boolean): Promise<RemovalReceipt> {
+  async remove(scope: ManagedScope, force: boolean, expectedSessionIds?: readonly string[]): Promise<RemovalReceipt> {
     const { runtimes, sessions, store, config } = this.deps;
     if (scope.primary) throw new DaemonError(409, "primary_workspace_removal_forbidden", "The primary workspace cannot be removed at runtime");
     if (this.busy.has(scope.path) || scope.draining) throw removalInProgress();
     const activity = this.activity(scope);
+    if (expectedSessionIds !== undefined) {
+      const live = sessions.sessionsOf(scope.runtime).map((s) => s.id);
+      const expected = new Set(expectedSessionIds);
+      if (activity.pendingSessionStarts > 0 || live.length !== expected.size || live.some((id) => !expected.has(id)))
+        throw new DaemonError(409, "workspace_sessions_changed", "The workspace's live sessions changed. Refresh and confirm them again.", { liveSessionIds: live, activity });
+    }
     if (!force && (activity.sessions > 0 || activity.activePrompts > 0 || activity.pendingSessionStarts > 0))
       throw new DaemonError(409, "workspace_busy", "Workspace has active runtime resources", { activity });
     this.busy.add(scope.path);

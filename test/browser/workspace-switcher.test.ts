@@ -143,6 +143,17 @@ browserDescribe("the workspace switcher", () => {
     const confirm = panel(page).getByRole("group", { name: "Remove Renamed?" });
     await confirm.getByText("This live session closes: hello from the second workspace.", { exact: false }).waitFor({ timeout: UI_MS });
     await step(page, "04-remove");
+    // Another client opens a session there before the confirmation: the daemon refuses the removal
+    // the user confirmed, and the dialog names both sessions before it is confirmed again.
+    const other = await d.fetch("/session", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ cwd: secondPath, sessionScope: "thread" }),
+    });
+    expect(other.status).toBe(200);
+    await confirm.getByRole("button", { name: "Remove Renamed" }).click();
+    await confirm.getByRole("alert").getByText("The sessions open in it changed", { exact: false }).waitFor({ timeout: UI_MS });
+    await confirm.getByText("These 2 live sessions close", { exact: false }).waitFor({ timeout: UI_MS });
     await confirm.getByRole("button", { name: "Remove Renamed" }).click();
     await switcher(page).getByText(primaryName).waitFor({ timeout: UI_MS });
     await openPanel(page);
@@ -171,8 +182,8 @@ browserDescribe("the workspace switcher", () => {
     await page.getByRole("alert").getByText(/no longer served/).waitFor({ timeout: UI_MS });
     await switcher(page).getByText(primaryName).waitFor({ timeout: UI_MS });
     expect(await page.evaluate(() => localStorage.getItem("svc.workspace"))).toBeNull();
-    // The one 404: the list of the workspace removed by the other client.
-    await expectClean(w, { allowStatuses: [404] });
+    // The one 404: the list of the workspace removed by the other client; the one 409: the removal refused.
+    await expectClean(w, { allowStatuses: [404, 409] });
   }, 120_000);
 });
 

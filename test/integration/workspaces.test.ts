@@ -286,10 +286,17 @@ describe("two workspaces at once", () => {
     const busy = await call(d, "DELETE", `/workspaces/${encodeURIComponent(e)}`);
     expect([busy.status, busy.body.code, busy.body.activity]).toEqual([409, "workspace_busy", { sessions: 2, activePrompts: 0, pendingSessionStarts: 0 }]);
     expect((await call(d, "DELETE", `/workspaces/${encodeURIComponent(e)}`, { force: "yes" })).body).toMatchObject({ code: "invalid_force_flag" });
+    // Confirmed with another set of sessions than the live one (one missing, one swapped, one extra, none): refused, nothing removed.
+    for (const expectedSessionIds of [[first], [first, "s-gone"], [first, second, "s-gone"], []]) {
+      const stale = await call(d, "DELETE", `/workspaces/${encodeURIComponent(e)}`, { force: true, expectedSessionIds });
+      expect([stale.status, stale.body.code, [...stale.body.liveSessionIds].sort()]).toEqual([409, "workspace_sessions_changed", [first, second].sort()]);
+    }
+    expect((await call(d, "DELETE", `/workspaces/${encodeURIComponent(e)}`, { force: true, expectedSessionIds: [first, first] })).body).toMatchObject({ code: "invalid_expected_sessions" });
+    expect((await call(d, "GET", `/session/${first}/status`)).status).toBe(200);
 
     await using sse = await d.events(first, AUTH);
     const pidsBefore = (await call(d, "GET", "/daemon/status")).body.runtime.workspaces.find((w: { workspaceCwd: string }) => w.workspaceCwd === e).childPid;
-    const removed = await call(d, "DELETE", `/workspaces/${encodeURIComponent(e)}`, { force: true });
+    const removed = await call(d, "DELETE", `/workspaces/${encodeURIComponent(e)}`, { force: true, expectedSessionIds: [second, first] });
     expect(removed.status).toBe(200);
     expect(removed.body).toMatchObject({ removed: true, forced: true, workspaceCwd: e });
     expect(removed.body.closedSessionIds.sort()).toEqual([first, second].sort());

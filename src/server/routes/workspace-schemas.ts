@@ -23,7 +23,17 @@ export const UpdateBody = t.Record(t.String(), t.Unknown(), { description: "`{di
 /** `DELETE /workspaces/:workspace` (the body is optional). */
 export const RemoveBody = t.Optional(
   t.Object(
-    { force: t.Optional(t.Boolean({ description: "close live sessions and remove even while the workspace is busy", error: bodyError("invalid_force_flag", "`force` must be a boolean when provided") })) },
+    {
+      force: t.Optional(t.Boolean({ description: "close live sessions and remove even while the workspace is busy", error: bodyError("invalid_force_flag", "`force` must be a boolean when provided") })),
+      expectedSessionIds: t.Optional(
+        t.Array(t.String({ maxLength: 512 }), {
+          uniqueItems: true,
+          maxItems: 100_000,
+          description: "svc: the live sessions the user confirmed would close; another set (or a session start under way) is 409 `workspace_sessions_changed`, nothing removed",
+          error: bodyError("invalid_expected_sessions", "`expectedSessionIds` must be an array of distinct session ids when provided"),
+        }),
+      ),
+    },
     { additionalProperties: true, error: notAnObject },
   ),
 );

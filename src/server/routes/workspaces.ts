@@ -4,7 +4,7 @@
  *
  *   POST   /workspaces                          {cwd, displayName?, persist?} → 201 (200: made persistent)
  *   PATCH  /workspaces/:workspace               {displayName} → 200
- *   DELETE /workspaces/:workspace               {force?} → 200 removal receipt
+ *   DELETE /workspaces/:workspace               {force?, expectedSessionIds?} → 200 removal receipt
  *   GET    /workspace-registrations             the persistent registrations
  *   DELETE /workspace-registrations/:id         forget one
  *   GET    /workspaces/runtime-stop-options     a stop preview of every workspace
@@ -73,7 +73,7 @@ export const workspaceRoutes = (deps: AppDeps) => {
       response: { 200: WorkspaceView, ...errorResponses({ body: true, also: [404, 409] }) },
       detail: strict("workspace_display_name", "Set or clear a workspace's display name"),
     })
-    .delete("/workspaces/:workspace", async ({ params, body }) => await registrations.remove(deps.runtimes.resolve(params.workspace), body?.force === true), {
+    .delete("/workspaces/:workspace", async ({ params, body }) => await registrations.remove(deps.runtimes.resolve(params.workspace), body?.force === true, body?.expectedSessionIds), {
       params: WorkspaceParams,
       body: RemoveBody,
       response: { 200: RemovalReceipt, ...errorResponses({ body: true, also: [404, 409] }) },

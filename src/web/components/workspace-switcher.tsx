@@ -1,6 +1,6 @@
 /**
- * The workspace switcher in the top bar: the current workspace's name (its path on hover), and a
- * panel listing every workspace the daemon serves. Choosing one makes the session list, "New
+ * The workspace switcher in the top bar: the current workspace's name (its path on hover, and beside
+ * it when another workspace goes by the same name; hidden characters marked), and a panel listing every workspace the daemon serves. Choosing one makes the session list, "New
  * session", the files and the workspace views work there. A registered workspace can be renamed
  * and removed (after a confirmation naming the live sessions that close), and a folder registered
  * (path, optional name, kept across restarts or not). Those changes need the daemon's token: without
@@ -10,7 +10,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { client, describe, displayName, hasToken, refreshSessions, refreshWorkspaces, reportAuth, sessions, sessionsLoaded } from "../app-state.ts";
 import { go } from "../route.ts";
-import { chooseWorkspace, currentWorkspace, persistedIds, workspaceLabel, workspaces, type WorkspaceEntry } from "../workspaces.ts";
+import { chooseWorkspace, currentWorkspace, labelShared, persistedIds, workspaceLabel, workspaces, type WorkspaceEntry } from "../workspaces.ts";
+import { Visible } from "./visible-text.tsx";
 
 export const WORKSPACE_LOCKED_REASON = "Locked: registering, renaming and removing workspaces needs a daemon started with --token (or SVC_SERVER_TOKEN).";
 
@@ -49,7 +50,8 @@ export function WorkspaceSwitcher() {
         aria-label={`Workspace: ${current ? workspaceLabel(current) : "loading"}`}
         onClick={() => setOpen(!open)}
       >
-        <span class="ws-current">{current ? workspaceLabel(current) : "…"}</span>
+        <span class="ws-current">{current ? <Visible text={workspaceLabel(current)} /> : "…"}</span>
+        {current && labelShared(current) && <span class="ws-path"> {current.cwd}</span>}
         {current && !current.trusted && <span class="badge untrusted">untrusted</span>}
         <span aria-hidden="true"> ▾</span>
       </button>
@@ -94,10 +96,13 @@ function WorkspaceRow({ w, current, chosen }: { w: WorkspaceEntry; current: bool
           chosen();
         }}
       >
-        <span class="ws-label">{name}</span>
+        <span class="ws-label">
+          <Visible text={name} />
+        </span>
         <span class="ws-path">{w.cwd}</span>
       </button>
       <span class="ws-badges">
+        {labelShared(w) && <span class="badge">same name</span>}
         {w.primary && <span class="badge">primary</span>}
         {persistedIds.value.has(w.id) && <span class="badge">saved</span>}
         {!w.trusted && <span class="badge untrusted">untrusted</span>}
@@ -148,25 +153,34 @@ function RenameWorkspace({ w, done }: { w: WorkspaceEntry; done: () => void }) {
   );
 }
 
-/** The removal's confirmation: names the live sessions that close (their history stays). */
+/**
+ * The removal's confirmation: names every live session that closes (their history stays), read from
+ * the live-state route, and confirms with exactly those; if they changed meanwhile the daemon
+ * refuses (409 `workspace_sessions_changed`) and the list is read again. When the list cannot be
+ * read, it says so and the removal is not offered.
+ */
 function ConfirmRemoval({ w, done }: { w: WorkspaceEntry; done: () => void }) {
-  const [live, setLive] = useState<string[] | null>(null);
+  const [live, setLive] = useState<{ ids: string[]; names: string[] } | "unknown" | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [reads, setReads] = useState(0);
   useEffect(() => {
-    client.listSessions({ workspace: w.id }).then(
-      (page) => setLive(page.sessions.filter((s) => s.live).map(displayName)),
+    setLive(null);
+    client.liveSessions(w.id).then(
+      (answer) => setLive({ ids: answer.sessions.map((s) => s.sessionId), names: answer.sessions.map(displayName) }),
       (error) => {
-        reportAuth(error);
-        setLive([]);
+        if (!reportAuth(error)) setProblem(describe(error));
+        setLive("unknown");
       },
     );
-  }, [w.id]);
+  }, [w.id, reads]);
   const remove = async () => {
+    if (live === null || live === "unknown") return;
     setBusy(true);
+    setProblem(null);
     try {
       // Confirmed with the live sessions named: they close even while a turn runs.
-      await client.removeWorkspace(w.id, { force: true });
+      await client.removeWorkspace(w.id, { force: true, expectedSessionIds: live.ids });
       if (currentWorkspace.value?.id === w.id) {
         const primary = workspaces.value.find((x) => x.primary);
         if (primary) switchTo(primary);
@@ -174,7 +188,10 @@ function ConfirmRemoval({ w, done }: { w: WorkspaceEntry; done: () => void }) {
       await refreshWorkspaces();
       done();
     } catch (error) {
-      if (!reportAuth(error)) setProblem(describe(error));
+      if (reportAuth(error)) return setBusy(false);
+      const changed = (error as { code?: string }).code === "workspace_sessions_changed";
+      setProblem(changed ? "The sessions open in it changed; here they are again. Confirm once more to remove it." : describe(error));
+      if (changed) setReads((n) => n + 1);
       setBusy(false);
     }
   };
@@ -183,14 +200,18 @@ function ConfirmRemoval({ w, done }: { w: WorkspaceEntry; done: () => void }) {
     <div class="ws-confirm" role="group" aria-label={`Remove ${name}?`}>
       {live === null ? (
         <p>Checking what is open in {name}…</p>
+      ) : live === "unknown" ? (
+        <p>Which sessions are open in {name} could not be read, so it is not removed from here. Try again later.</p>
       ) : (
         <p>
           Remove {name} from this daemon?{" "}
-          {live.length === 0 ? "No session is open in it." : `${live.length === 1 ? "This live session closes" : `These ${live.length} live sessions close`}: ${live.join(", ")}.`} Its
-          history stays on disk; the folder is not touched.
+          {live.ids.length === 0
+            ? "No session is open in it."
+            : `${live.ids.length === 1 ? "This live session closes" : `These ${live.ids.length} live sessions close`}: ${live.names.join(", ")}.`}{" "}
+          Its history stays on disk; the folder is not touched.
         </p>
       )}
-      <button type="button" class="danger" disabled={live === null || busy} onClick={remove}>
+      <button type="button" class="danger" disabled={live === null || live === "unknown" || busy} onClick={remove}>
         Remove {name}
       </button>
       <button type="button" class="quiet" onClick={done}>
