@@ -4,17 +4,15 @@
  * instead of `svc.db`, so an idle daemon loads no SQLite and answers a launcher's poll at once.
  *
  * It answers only when it is sure to say what the core would: with no database at all (nothing was
- * ever registered), or with a mirror whose every row passes the checks the core's build applies
- * (`WorkspaceRegistrations.load`: the path still canonical and registrable, nested in no other,
- * within --max-workspaces). Otherwise (a database without a mirror, a mirror it cannot use, a row the
- * core would skip and log) it answers null and the front door builds the core, which answers, and
- * logs, for itself. Computed once: nothing changes the registrations before the core exists.
+ * ever registered), or with a mirror of this very database (`databaseIdentity`) whose every row
+ * passes the checks the core's build applies (`WorkspaceRegistrations.load`: the path still
+ * canonical and registrable, nested in no other, within --max-workspaces). Otherwise (a database
+ * without a mirror or another than the mirror's, a mirror it cannot use, a row the core would skip
+ * and log) it answers null and the front door builds the core, which answers, and logs, for itself.
+ * Computed at each request: the folders may change (one turned into a link) while the daemon idles.
  */
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import type { Config } from "../config/config.ts";
-import { DB_FILE } from "../store/db-file.ts";
-import { readRegistrationMirror } from "../store/registration-mirror.ts";
+import { databaseIdentity, readRegistrationMirror } from "../store/registration-mirror.ts";
 import { WorkspaceTrust } from "../trust/index.ts";
 import { registrablePath, within } from "../workspace-registry/registration-path.ts";
 import { workspaceId } from "../workspace/workspace-id.ts";
@@ -29,9 +27,15 @@ interface Registered {
 
 /** The registered workspaces the core would serve, or null when only the core can say. */
 function registeredAtBoot(config: Config): Registered[] | null {
+  let db: string | null;
+  try {
+    db = databaseIdentity(config.dataDir);
+  } catch {
+    return null;
+  }
   const mirror = readRegistrationMirror(config.dataDir, config.workspace);
-  if (mirror.kind === "absent") return existsSync(join(config.dataDir, DB_FILE)) ? null : [];
-  if (mirror.kind === "unusable") return null;
+  if (mirror.kind === "absent") return db === null ? [] : null;
+  if (mirror.kind === "unusable" || mirror.db !== db) return null;
   const served = [config.workspace];
   const registered: Registered[] = [];
   for (const row of mirror.rows) {
@@ -55,10 +59,9 @@ function registeredAtBoot(config: Config): Registered[] | null {
  * to answer. `primaryTrusted` is the daemon's live trust in its primary workspace.
  */
 export function bootWorkspaces(config: Config, primaryTrusted: () => boolean): { workspaces(): CapabilitiesWorkspace[] | null } {
-  let registered: Registered[] | null | undefined;
   return {
     workspaces() {
-      if (registered === undefined) registered = registeredAtBoot(config);
+      const registered = registeredAtBoot(config);
       if (registered === null) return null;
       return [
         { id: workspaceId(config.workspace), cwd: config.workspace, primary: true, trusted: primaryTrusted(), removable: false },

@@ -13,6 +13,7 @@ import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
 import { openDatabase, openForReading, readOnlyBecause } from "./database.ts";
 import { JournalReader } from "./journal-reader.ts";
 import { JournalWriter, type GapListener } from "./journal-writer.ts";
+import { sealRegistrationMirror } from "./registration-mirror.ts";
 
 /**
  * How long the database stays open after its last use. Reopening costs about a millisecond (open,
@@ -110,5 +111,7 @@ export class Connection {
     }
     this.opened = null;
     open.db.close(false);
+    // The registrations' mirror names the database as the close left it (registration-mirror.ts).
+    sealRegistrationMirror(this.dataDir);
   }
 }

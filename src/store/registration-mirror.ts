@@ -5,12 +5,19 @@
  * core's build whenever it differs from the table it read; a write is atomic (a 0600 temp file,
  * fsync, rename) and one that fails removes the mirror, so it is never older than the table.
  *
+ * The mirror names the database it copies (`db`: svc.db's device, inode, size and modification
+ * time when it was written, null when there was none), and is sealed again each time the store
+ * closes the database. A database deleted, replaced or restored from another copy no longer
+ * matches, and the front door waits for the core; so does one changed since by a daemon that did
+ * not close it (a crash), until the core's build rewrites the mirror.
+ *
  * Reading answers `absent` (no mirror: none written yet, or removed after a failed write),
  * `unusable` (not a regular file, past MAX_MIRROR_BYTES, not the shape below) or the rows of one
- * primary workspace. Node's fs only: the idle daemon loads this module.
+ * primary workspace with the database they copy. Node's fs only: the idle daemon loads this module.
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { DB_FILE } from "./db-file.ts";
 
 export const MIRROR_FILE = "workspace-registrations.json";
 /**
@@ -27,12 +34,30 @@ export interface MirrorRow {
   readonly displayName: string | null;
 }
 
-export type MirrorRead = { readonly kind: "absent" } | { readonly kind: "unusable" } | { readonly kind: "rows"; readonly rows: readonly MirrorRow[] };
+export type MirrorRead =
+  | { readonly kind: "absent" }
+  | { readonly kind: "unusable" }
+  | { readonly kind: "rows"; readonly rows: readonly MirrorRow[]; /** `databaseIdentity` when written. */ readonly db: string | null };
 
 const mirrorPath = (dataDir: string) => join(dataDir, MIRROR_FILE);
 
-/** The mirror's text for `rows` (in the table's order). */
-const render = (rows: readonly MirrorRow[]) => `${JSON.stringify({ v: 1, registrations: rows.map((r) => ({ primary: r.primary, id: r.id, path: r.path, displayName: r.displayName })) })}\n`;
+/**
+ * svc.db as the mirror names it: device, inode, size and modification time (ns), or null when there
+ * is none. Throws when it cannot be looked at (a mirror is then neither written nor trusted).
+ */
+export function databaseIdentity(dataDir: string): string | null {
+  try {
+    const stat = statSync(join(dataDir, DB_FILE), { bigint: true });
+    return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+}
+
+/** The mirror's text for `rows` (in the table's order) copied from the database `db`. */
+const render = (rows: readonly MirrorRow[], db: string | null) =>
+  `${JSON.stringify({ v: 2, db, registrations: rows.map((r) => ({ primary: r.primary, id: r.id, path: r.path, displayName: r.displayName })) })}\n`;
 
 /** The file's text, null when it is absent; throws `unusable` for one that cannot be trusted. */
 function readText(dataDir: string): string | null {
@@ -65,24 +90,31 @@ function isRow(value: unknown): value is MirrorRow {
   return typeof r.primary === "string" && typeof r.id === "string" && typeof r.path === "string" && (r.displayName === null || typeof r.displayName === "string");
 }
 
-/** The registrations of `primary` as the mirror holds them, oldest first. */
-export function readRegistrationMirror(dataDir: string, primary: string): MirrorRead {
-  let text: string | null;
-  try {
-    text = readText(dataDir);
-  } catch {
-    return { kind: "unusable" };
-  }
-  if (text === null) return { kind: "absent" };
+/** Every row of the mirror and the database it names, or null when it is absent; throws `unusable`. */
+function readAll(dataDir: string): { rows: MirrorRow[]; db: string | null } | null {
+  const text = readText(dataDir);
+  if (text === null) return null;
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
+    throw new Error("unusable");
+  }
+  const { v, db, registrations } = (typeof doc === "object" && doc !== null ? doc : {}) as { v?: unknown; db?: unknown; registrations?: unknown };
+  if (v !== 2 || !(db === null || typeof db === "string") || !Array.isArray(registrations) || !registrations.every(isRow)) throw new Error("unusable");
+  return { rows: registrations, db };
+}
+
+/** The registrations of `primary` as the mirror holds them, oldest first, and the database they copy. */
+export function readRegistrationMirror(dataDir: string, primary: string): MirrorRead {
+  let all;
+  try {
+    all = readAll(dataDir);
+  } catch {
     return { kind: "unusable" };
   }
-  const registrations = (doc as { v?: unknown; registrations?: unknown } | null)?.registrations;
-  if ((doc as { v?: unknown } | null)?.v !== 1 || !Array.isArray(registrations) || !registrations.every(isRow)) return { kind: "unusable" };
-  return { kind: "rows", rows: registrations.filter((r) => r.primary === primary) };
+  if (all === null) return { kind: "absent" };
+  return { kind: "rows", rows: all.rows.filter((r) => r.primary === primary), db: all.db };
 }
 
 /** Removes the mirror (the boot answer then waits for the core). */
@@ -95,12 +127,18 @@ export function dropRegistrationMirror(dataDir: string): void {
 }
 
 /**
- * Writes the mirror of every registration in the table (all primaries), unless it holds them
- * already. A write that fails removes the mirror instead (and rethrows nothing: the mirror is a
- * copy, and without it the front door waits for the core).
+ * Writes the mirror of every registration in the table (all primaries), naming the database as it
+ * is now, unless it holds exactly that already. A write that fails removes the mirror instead (and
+ * rethrows nothing: the mirror is a copy, and without it the front door waits for the core).
  */
 export function writeRegistrationMirror(dataDir: string, rows: readonly MirrorRow[]): void {
-  const text = render(rows);
+  let text: string;
+  try {
+    text = render(rows, databaseIdentity(dataDir));
+  } catch {
+    // svc.db cannot be looked at: no mirror can name it.
+    return dropRegistrationMirror(dataDir);
+  }
   try {
     if (readText(dataDir) === text) return;
   } catch {
@@ -126,4 +164,19 @@ export function writeRegistrationMirror(dataDir: string, rows: readonly MirrorRo
     }
     dropRegistrationMirror(dataDir);
   }
+}
+
+/**
+ * Names the database as it is now in the mirror, its rows unchanged: called once the store has
+ * closed svc.db, whose closing checkpoint and every write since the last mirror changed its size
+ * or time. An absent or unusable mirror stays as it is (the core's next build writes one).
+ */
+export function sealRegistrationMirror(dataDir: string): void {
+  let all;
+  try {
+    all = readAll(dataDir);
+  } catch {
+    return;
+  }
+  if (all !== null) writeRegistrationMirror(dataDir, all.rows);
 }

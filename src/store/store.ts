@@ -44,7 +44,7 @@ import type { JournalRecord } from "./journal-reader.ts";
 import { isBusy, type JournalEntry } from "./journal-writer.ts";
 import { OpenWait } from "./open-wait.ts";
 import { damagedAs500, describe, historyUnavailable, openFailure, readFailure, type HistoryUnavailable } from "./store-errors.ts";
-import { dropRegistrationMirror, writeRegistrationMirror } from "./registration-mirror.ts";
+import { dropRegistrationMirror, sealRegistrationMirror, writeRegistrationMirror } from "./registration-mirror.ts";
 import { addRegistration, listAllRegistrations, listRegistrations, removeRegistration, renameRegistration, type RegistrationRow } from "./workspace-registrations.ts";
 
 export type { CatalogKey, CatalogRow, HistoryUnavailable, JournalEntry, JournalRecord, PersistedState, RegistrationRow, SourceFilter };
@@ -337,7 +337,11 @@ export class Store {
     this.connection.current?.writer.stop();
     this.closed = true;
     this.endOpenWait();
+    const healthy = this.unreadable === null;
     this.connection.shut(true);
+    // The registrations' mirror names the database as the close left it; not a damaged one, whose
+    // registrations the next core cannot read (registration-mirror.ts).
+    if (healthy) sealRegistrationMirror(this.dataDir);
   }
 
   /** Runs a read on the open database; 503 `store_unavailable` when it cannot be had or SQLite fails the read. */

@@ -126,9 +126,16 @@ test("with a persistent registration, the idle daemon lists it on /capabilities 
   }
   // No mirror beside svc.db: only the core can say, so the first /capabilities builds it, and the core writes the mirror again.
   rmSync(join(home.path, MIRROR_FILE));
+  {
+    await using d = await launch(primary, home.path);
+    expect(((await (await fetch(`${d.ready.url}/capabilities`)).json()) as { workspaces: unknown }).workspaces).toEqual(expected);
+    expect(await loadedSources(d, manifest)).toContain("src/sessions/session-manager.ts");
+    expect(readFileSync(join(home.path, MIRROR_FILE), "utf8")).toContain(registered);
+    expect(await d.terminate()).toBe(0);
+  }
+  // That daemon's store sealed the mirror as it closed svc.db: the next idle daemon answers from it again.
   await using d = await launch(primary, home.path);
   expect(((await (await fetch(`${d.ready.url}/capabilities`)).json()) as { workspaces: unknown }).workspaces).toEqual(expected);
-  expect(await loadedSources(d, manifest)).toContain("src/sessions/session-manager.ts");
-  expect(readFileSync(join(home.path, MIRROR_FILE), "utf8")).toContain(registered);
+  expect((await loadedSources(d, manifest)).filter((module) => !admitted(IDLE_DAEMON, module))).toEqual([]);
   expect(await d.terminate()).toBe(0);
 }, 30_000);
