@@ -34,10 +34,14 @@ export function workspaceOption(): WorkspaceOption {
   return w && !w.primary ? { workspace: w.id } : {};
 }
 
-/** The option of the workspace at `cwd` (a session's), none for the primary or an unknown one. */
-export function optionForCwd(cwd: string | undefined): WorkspaceOption {
-  const w = workspaces.value.find((entry) => entry.cwd === cwd);
-  return w && !w.primary ? { workspace: w.id } : {};
+/**
+ * The option of the workspace at `cwd` (a session's): none for the primary, null while the cwd is
+ * not known or names no workspace the daemon serves (never the primary's answer in its place).
+ */
+export function optionForCwd(cwd: string | undefined): WorkspaceOption | null {
+  const w = cwd === undefined ? undefined : workspaces.value.find((entry) => entry.cwd === cwd);
+  if (w === undefined) return null;
+  return w.primary ? {} : { workspace: w.id };
 }
 
 /** A workspace's name: its display name, else its folder's. */

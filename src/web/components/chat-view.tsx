@@ -209,16 +209,19 @@ function ApprovalPicker({ live }: { live: LiveSession }) {
 }
 
 /**
- * When the session names no model, the workspace's preflight may say why (the built-in agent's
- * `auth` cell: no model configured, and what to set): shown above the composer.
+ * When the session names no model, its own workspace's preflight may say why (the built-in agent's
+ * `auth` cell: no model configured, and what to set): shown above the composer. Nothing is asked
+ * while the session's workspace is not known or not served.
  */
 function NoModelNote({ live }: { live: LiveSession }) {
   const [hint, setHint] = useState<string | null>(null);
   const none = live.models.value.length === 0 && !live.snapshot.value?.modelId;
+  const option = optionForCwd(live.workspaceCwd.value);
+  const key = option === null ? null : (option.workspace ?? "");
   useEffect(() => {
-    if (!none) return;
+    if (!none || option === null) return;
     let gone = false;
-    client.workspaceStatus("preflight", optionForCwd(live.workspaceCwd.value)).then(
+    client.workspaceStatus("preflight", option).then(
       (body) => {
         const cells = Array.isArray(body.cells) ? (body.cells as StatusCell[]) : [];
         const auth = cells.find((c) => c.kind === "auth" && c.status === "error");
@@ -227,7 +230,7 @@ function NoModelNote({ live }: { live: LiveSession }) {
       () => undefined,
     );
     return () => (gone = true);
-  }, [none]);
+  }, [none, key]);
   if (!none || !hint) return null;
   return (
     <p class="no-model composer-wide" role="note" aria-label="No model">
