@@ -78,6 +78,24 @@ function gitShortSha(): string | null {
  */
 const MINIFY = { whitespace: true, syntax: true, identifiers: false } as const;
 
+/**
+ * The MCP SDK's client imports its default JSON Schema validator, Ajv (with ajv-formats and
+ * fast-uri: ~170 KB of bundle), even when it is given another. The built-in agent gives it the SDK's
+ * @cfworker/json-schema validator (`src/builtin-agent/mcp/mcp-servers.ts`), so in the binary the Ajv
+ * provider's two imports are stubs that throw if ever called (`test/e2e/binary.test.ts` checks that
+ * no Ajv module is embedded; the MCP tests run the binary's agent).
+ */
+const withoutAjv: Bun.BunPlugin = {
+  name: "svc-mcp-without-ajv",
+  setup(build) {
+    build.onResolve({ filter: /^ajv(-formats)?$/ }, (args) => (args.importer.includes("@modelcontextprotocol") ? { path: args.path, namespace: "svc-without-ajv" } : undefined));
+    build.onLoad({ filter: /.*/, namespace: "svc-without-ajv" }, (args) => ({
+      contents: `export default function unbundled() { throw new Error(${JSON.stringify(`${args.path} is not in the svc binary: its MCP client validates with @cfworker/json-schema`)}); }\n`,
+      loader: "js",
+    }));
+  },
+};
+
 const sha = gitShortSha();
 const version = values.version ?? (sha === null ? packageVersion : `${packageVersion}+${sha}`);
 
@@ -93,6 +111,7 @@ const compileOptions = {
 const build = await Bun.build({
   entrypoints: [join(ROOT, "src", "main.ts")],
   minify: MINIFY,
+  plugins: [withoutAjv],
   // Dynamically imported modules become separate embedded chunks, read and evaluated only when
   // first imported.
   splitting: true,

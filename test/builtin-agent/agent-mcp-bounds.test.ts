@@ -2,7 +2,8 @@
  * A streamable HTTP MCP server's answer is bounded like a stdio server's (hostile review round 2,
  * issue 22 deliverable 4): a 500 MB tool result, as a JSON body or as one event, fails the call at
  * MCP_MESSAGE_BYTES with a tool error that says why, the agent reads little of it and stays small,
- * and the server reconnects on the next prompt.
+ * and the server reconnects on the next prompt. A structured result is checked against its tool's
+ * outputSchema (by @cfworker/json-schema: the binary holds no Ajv, build.ts).
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -46,4 +47,18 @@ describe("a streamable HTTP MCP server's answer, bounded", () => {
       await a.turn(sessionId, "call echo");
       expect(toolResults(a.model.requests).at(-1)).toBe("echo: again");
     });
+});
+
+describe("a tool's structured result, checked against its outputSchema", () => {
+  test("one that breaks the schema reaches the model as an error saying so; one that keeps it, as is", async () => {
+    await using server = startBigMcpHttpServer(0);
+    writeFileSync(hostSettings, JSON.stringify({ mcpServers: { typed: { url: server.url } } }));
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__typed__measure", args: { text: "lie" } }, { name: "mcp__typed__measure", args: { text: "four" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "measure twice");
+    const [lie, kept] = toolResults(a.model.requests);
+    expect(lie).toContain("Structured content does not match the tool's output schema");
+    expect(kept).toBe('{"length":4}');
+  });
 });

@@ -147,5 +147,9 @@ describe("compiled binary", () => {
     expect(Number(payload![1])).toBeLessThanOrEqual(3_000_000);
     const manifest = (await Bun.file(`${binary.path}.modules.json`).json()) as { entry: string; chunks: Record<string, string[]> };
     expect(manifest.chunks[manifest.entry]).toContain("src/main.ts");
+    // The MCP SDK's default validator is left out (build.ts, withoutAjv); the one its client is given is in.
+    const embedded = Object.values(manifest.chunks).flat();
+    expect(embedded.filter((module) => /node_modules\/(ajv|ajv-formats|fast-uri)\//.test(module))).toEqual([]);
+    expect(embedded.some((module) => module.startsWith("node_modules/@cfworker/json-schema/"))).toBe(true);
   });
 });

@@ -198,12 +198,15 @@ export class McpServers {
   private async connect(entry: Entry): Promise<void> {
     entry.phase = "connecting";
     const server = entry.config;
-    const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }, { CfWorkerJsonSchemaValidator }] = await Promise.all([
       import("@modelcontextprotocol/sdk/client/index.js"),
       import("@modelcontextprotocol/sdk/client/stdio.js"),
       import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+      import("@modelcontextprotocol/sdk/validation/cfworker"),
     ]);
-    const client = new Client({ name: "svc", version: VERSION });
+    // A tool's structured output is checked against its outputSchema by @cfworker/json-schema, the
+    // SDK's validator without code generation; its default, Ajv, is not in the binary (build.ts).
+    const client = new Client({ name: "svc", version: VERSION }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
     try {
       const transport =
         server.transport === "stdio"
