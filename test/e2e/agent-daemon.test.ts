@@ -25,7 +25,8 @@ function fixture(settings: Record<string, unknown> = {}, hostSettings: Record<st
   const home = tempDir("svc-agent-daemon-home-");
   mkdirSync(join(ws.path, ".svc"));
   writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify(settings));
-  writeFileSync(join(home.path, "settings.json"), JSON.stringify(hostSettings));
+  // No automatic title: its model request would take a reply queued for the session's next turn.
+  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, ...hostSettings }));
   const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
   return {
     model,

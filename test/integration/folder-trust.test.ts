@@ -37,7 +37,8 @@ function fixture(local: Record<string, unknown> | null, host: Record<string, unk
     mkdirSync(join(ws.path, ".svc"));
     writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify(local));
   }
-  writeFileSync(join(home.path, "settings.json"), JSON.stringify(host));
+  // No automatic title: its model request would take a reply queued for the session's next turn.
+  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, ...host }));
   const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
   return {
     model,
