@@ -6,8 +6,8 @@
  * fsync, rename) and one that fails removes the mirror, so it is never older than the table.
  *
  * The mirror names the database it copies (`db`: svc.db's device, inode, size and modification
- * time when it was written, null when there was none), and is sealed again each time the store
- * closes the database. A database deleted, replaced or restored from another copy no longer
+ * time when it was written, and its write-ahead log's when that holds anything; null when there was
+ * no database), and is sealed again each time the store closes the database. A database deleted, replaced or restored from another copy no longer
  * matches, and the front door waits for the core; so does one changed since by a daemon that did
  * not close it (a crash), until the core's build rewrites the mirror.
  *
@@ -41,18 +41,28 @@ export type MirrorRead =
 
 const mirrorPath = (dataDir: string) => join(dataDir, MIRROR_FILE);
 
-/**
- * svc.db as the mirror names it: device, inode, size and modification time (ns), or null when there
- * is none. Throws when it cannot be looked at (a mirror is then neither written nor trusted).
- */
-export function databaseIdentity(dataDir: string): string | null {
+/** A file's device, inode, size and modification time (ns), or null when there is none; throws when it cannot be looked at. */
+function fileIdentity(path: string): string | null {
   try {
-    const stat = statSync(join(dataDir, DB_FILE), { bigint: true });
+    const stat = statSync(path, { bigint: true });
     return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw err;
   }
+}
+
+/**
+ * svc.db as the mirror names it, or null when there is none: its file's identity and its write-ahead
+ * log's (`-wal`: the database runs in WAL mode, so a commit that is not checkpointed yet changes only
+ * that file; a closed database has none, or an empty one). Throws when either cannot be looked at
+ * (a mirror is then neither written nor trusted).
+ */
+export function databaseIdentity(dataDir: string): string | null {
+  const db = fileIdentity(join(dataDir, DB_FILE));
+  if (db === null) return null;
+  const wal = fileIdentity(join(dataDir, `${DB_FILE}-wal`));
+  return wal === null || wal.split(":")[2] === "0" ? db : `${db}/${wal}`;
 }
 
 /** The mirror's text for `rows` (in the table's order) copied from the database `db`. */

@@ -61,4 +61,16 @@ describe("a tool's structured result, checked against its outputSchema", () => {
     expect(lie).toContain("Structured content does not match the tool's output schema");
     expect(kept).toBe('{"length":4}');
   });
+
+  test("a tool whose outputSchema does not compile fails its own calls, saying so; the server's other tools still work", async () => {
+    await using server = startBigMcpHttpServer(0);
+    writeFileSync(hostSettings, JSON.stringify({ mcpServers: { typed: { url: server.url } } }));
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
+    const { sessionId } = await a.newSession();
+    a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__typed__unusable", args: {} }, { name: "mcp__typed__echo", args: { text: "still here" } }] }, { kind: "text", text: "ok" });
+    await a.turn(sessionId, "call both");
+    const [unusable, echo] = toolResults(a.model.requests);
+    expect(unusable).toContain("the tool's outputSchema cannot be used");
+    expect(echo).toBe("echo: still here");
+  });
 });

@@ -29,6 +29,7 @@ import { VERSION } from "../../version.ts";
 import { boundedFetch, type FetchBounds, type ResponseOverflow } from "../bounded-fetch.ts";
 import { killMarked, markerEnv, newMarker } from "../marked-processes.ts";
 import { McpBudgetSlots, type McpBudgetEvent } from "./mcp-budget.ts";
+import { outputValidator } from "./output-validator.ts";
 
 /** How long one server gets to connect and list its tools. */
 export const MCP_DISCOVERY_TIMEOUT_MS = 10_000;
@@ -198,15 +199,13 @@ export class McpServers {
   private async connect(entry: Entry): Promise<void> {
     entry.phase = "connecting";
     const server = entry.config;
-    const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }, { CfWorkerJsonSchemaValidator }] = await Promise.all([
+    const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }, jsonSchemaValidator] = await Promise.all([
       import("@modelcontextprotocol/sdk/client/index.js"),
       import("@modelcontextprotocol/sdk/client/stdio.js"),
       import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-      import("@modelcontextprotocol/sdk/validation/cfworker"),
+      outputValidator(),
     ]);
-    // A tool's structured output is checked against its outputSchema by @cfworker/json-schema, the
-    // SDK's validator without code generation; its default, Ajv, is not in the binary (build.ts).
-    const client = new Client({ name: "svc", version: VERSION }, { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
+    const client = new Client({ name: "svc", version: VERSION }, { jsonSchemaValidator });
     try {
       const transport =
         server.transport === "stdio"

@@ -3,6 +3,7 @@
  * registrations' mirror it reads (`registration-mirror.ts`): the list when it is sure to be the
  * core's, null (build the core) whenever only the core can say.
  */
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -153,4 +154,31 @@ test("a mirror of another database than the one there now defers to the core: de
   expect(boot.workspaces()?.map((w) => w.cwd)).toEqual([config.workspace, a]);
   writeFileSync(dbPath, "older copy", { flag: "r+" });
   expect(boot.workspaces()).toBeNull(); // rewritten in place
+});
+
+test("a commit another client left in svc.db's write-ahead log defers to the core, though svc.db itself did not change", async () => {
+  await using fx = configFixture();
+  const config = fx.resolve();
+  const a = join(realpathSync(join(fx.home, "..")), "a");
+  mkdirSync(a);
+  const store = new Store(fx.home);
+  try {
+    store.addRegistration(config.workspace, { id: workspaceId(a), path: a, displayName: null, createdAt: 1 });
+  } finally {
+    store.close();
+  }
+  const boot = bootWorkspaces(config, () => true);
+  expect(boot.workspaces()?.map((w) => w.cwd)).toEqual([config.workspace, a]);
+  const main = statSync(join(fx.home, DB_FILE), { bigint: true });
+  // A sqlite3 shell, say, that deletes the registration and is still open (nothing checkpointed).
+  const other = new Database(join(fx.home, DB_FILE));
+  try {
+    other.run("PRAGMA wal_autocheckpoint = 0");
+    other.run("DELETE FROM workspace_registrations");
+    const after = statSync(join(fx.home, DB_FILE), { bigint: true });
+    expect([after.size, after.mtimeNs]).toEqual([main.size, main.mtimeNs]);
+    expect(boot.workspaces()).toBeNull();
+  } finally {
+    other.close();
+  }
 });
