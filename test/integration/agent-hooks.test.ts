@@ -154,7 +154,7 @@ describe("built-in agent hooks", () => {
     expect(JSON.parse(starts[0]!)).toMatchObject({ hook_event_name: "SessionStart", source: "startup" });
     expect((await s.req("DELETE", `/session/${s.sessionId}`)).status).toBeLessThan(300);
     const end = join(s.workspace, "end.json");
-    await until(() => existsSync(end) && readFileSync(end, "utf8").endsWith("}"), 10_000, "the SessionEnd hook to run");
+    await until(() => existsSync(end) && readFileSync(end, "utf8").endsWith("}"), 20_000, "the SessionEnd hook to run");
     expect(JSON.parse(readFileSync(end, "utf8"))).toMatchObject({ hook_event_name: "SessionEnd", reason: "close" });
   });
 
