@@ -16,95 +16,40 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../helpers/daemon.ts";
-import { spawnReady } from "../helpers/launcher.ts";
-import { expectPidsGone, pidAlive } from "../helpers/pids.ts";
-import { makeSigningKey, releaseHost, type ReleaseFiles } from "../helpers/release-fixture.ts";
-import { type TempDir, tempDir } from "../helpers/temp-dir.ts";
+import { expectPidsGone } from "../helpers/pids.ts";
+import { releaseHost, type ReleaseFiles } from "../helpers/release-fixture.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
-import { buildSvc, publicKeyOfFile, signedRelease } from "../helpers/update-release.ts";
+import { NEW, OLD, oldInstall, type UpdateBuilds, updateBuilds } from "../helpers/update-install.ts";
+import { signedRelease } from "../helpers/update-release.ts";
 
 const TOKEN = "update-handover-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
-const OLD = "0.1.0-old";
-const NEW = "0.2.0-new";
-/** No service manager, whatever runs the tests (the service-manager test sets one). */
-const NO_MANAGER = { INVOCATION_ID: undefined, NOTIFY_SOCKET: undefined, XPC_SERVICE_NAME: undefined };
 
-let builds: TempDir;
-let keys: TempDir;
-let key: string;
-let oldBinary: string;
-let newRelease: ReleaseFiles;
+let builds: UpdateBuilds;
 const releases: Record<string, ReleaseFiles> = {};
 let host: ReturnType<typeof releaseHost>;
 
 /** A signed release of a stand-in build that answers `--version` with `version` and runs `body` when served. */
 async function scriptRelease(version: string, body = "exit 3"): Promise<ReleaseFiles> {
-  const path = join(builds.path, `svc-${version}`);
+  const path = join(builds.dir, `svc-${version}`);
   await Bun.write(path, `#!/bin/sh\nif [ "$1" = --version ]; then echo ${version}; exit 0; fi\n${body}\n`);
   chmodSync(path, 0o755);
-  return signedRelease(path, version, key);
+  return signedRelease(path, version, builds.key);
 }
 
 beforeAll(async () => {
-  builds = tempDir("f1-builds-");
-  keys = tempDir("f1-keys-");
-  key = await makeSigningKey(keys.path);
-  const publicKey = await publicKeyOfFile(key);
-  oldBinary = join(builds.path, "svc-old");
-  const newBinary = join(builds.path, "svc-new");
-  await buildSvc(oldBinary, publicKey, OLD);
-  await buildSvc(newBinary, publicKey, NEW);
-  newRelease = await signedRelease(newBinary, NEW, key);
+  builds = await updateBuilds();
   host = releaseHost(releases);
 }, 240_000);
 
 afterAll(async () => {
   await host?.[Symbol.asyncDispose]();
-  await builds?.[Symbol.asyncDispose]();
-  await keys?.[Symbol.asyncDispose]();
 });
 
-/** A fresh install of the old build serving with a token, and a stand-in launcher for --parent-pid. */
-async function setup(options: { env?: Record<string, string | undefined>; releaseUrl?: string } = {}) {
-  const install = tempDir("f1-install-");
-  const home = tempDir("f1-home-");
-  const ws = tempDir("f1-ws-");
-  const svc = join(install.path, "svc");
-  copyFileSync(oldBinary, svc);
-  chmodSync(svc, 0o755);
-  const launcher = Bun.spawn(["sleep", "600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-  const env = { SVC_HOME: home.path, SVC_SERVER_TOKEN: TOKEN, SVC_RELEASE_URL: options.releaseUrl ?? host.url, ...NO_MANAGER, ...options.env };
-  const daemon = await spawnReady(["--workspace", ws.path, "--parent-pid", String(launcher.pid)], { cmd: [svc], env });
-  const started: number[] = [daemon.ready.pid];
-  const json = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${daemon.ready.url}${path}`, {
-      method,
-      headers: body === undefined ? AUTH : { ...AUTH, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
-  return {
-    install,
-    home,
-    svc,
-    launcher,
-    daemon,
-    started,
-    json,
-    version: () => Bun.spawnSync([svc, "--version"]).stdout.toString().trim(),
-    leftovers: () => readdirSync(install.path).filter((name) => name !== "svc"),
-    async [Symbol.asyncDispose]() {
-      for (const pid of started) if (pidAlive(pid)) process.kill(pid, "SIGKILL");
-      launcher.kill("SIGKILL");
-      await launcher.exited;
-      await daemon[Symbol.asyncDispose]();
-      await expectPidsGone(started, 6000, "daemons");
-      for (const dir of [install, home, ws]) await dir[Symbol.asyncDispose]();
-    },
-  };
-}
+/** A fresh install of the old build (its release location this file's host unless `releaseUrl`). */
+const setup = (options: { env?: Record<string, string | undefined>; releaseUrl?: string } = {}) =>
+  oldInstall(builds, { token: TOKEN, releaseUrl: options.releaseUrl ?? host.url, env: options.env });
 
 /** Binds `port` the moment it is free and answers every request 200 `{"status":"ok"}`, noting the Authorization it got. */
 function squatter(port: number) {
@@ -140,7 +85,7 @@ function squatter(port: number) {
 
 describe("update handover", () => {
   test("a process that grabs the port during the handover gets no token and is not taken for the new daemon; the old daemon says its port is taken and binds it again once free", async () => {
-    releases.latest = newRelease;
+    releases.latest = builds.newRelease;
     await using s = await setup();
     expect((await s.json("POST", "/daemon/update/prepare")).body.staged.version).toBe(NEW);
     const squat = squatter(s.daemon.ready.port);
@@ -235,7 +180,7 @@ describe("update handover", () => {
   }, 60_000);
 
   test("under a service manager the binary is swapped and the daemon exits 75 for the manager to restart it", async () => {
-    releases.latest = newRelease;
+    releases.latest = builds.newRelease;
     await using s = await setup({ env: { INVOCATION_ID: "f1-fake-invocation" } });
     expect((await s.json("POST", "/daemon/update/prepare")).body.staged.version).toBe(NEW);
     const restart = await s.json("POST", "/daemon/update/restart");
@@ -249,7 +194,7 @@ describe("update handover", () => {
   }, 60_000);
 
   test("svc update --apply from source refuses and leaves the runtime running it alone", async () => {
-    releases.latest = newRelease;
+    releases.latest = builds.newRelease;
     await using dir = tempDir("f1-runtime-");
     const runtime = join(dir.path, "bun");
     copyFileSync(process.execPath, runtime);

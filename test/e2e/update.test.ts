@@ -13,97 +13,47 @@ import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync } from "
 import { join } from "node:path";
 import { createClient } from "../../src/client/index.ts";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
-import { spawnReady, type ReadyLine } from "../helpers/launcher.ts";
-import { expectPidsGone, pidAlive } from "../helpers/pids.ts";
+import type { ReadyLine } from "../helpers/launcher.ts";
+import { expectPidsGone } from "../helpers/pids.ts";
 import { makeSigningKey, releaseHost, type ReleaseFiles } from "../helpers/release-fixture.ts";
 import { subscriptionRecorder } from "../helpers/subscription-recorder.ts";
 import { type TempDir, tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
-import { buildSvc, platformArchive, publicKeyOfFile, signedRelease, signFiles } from "../helpers/update-release.ts";
+import { NEW, OLD, oldInstall, type UpdateBuilds, updateBuilds } from "../helpers/update-install.ts";
+import { platformArchive, signedRelease, signFiles } from "../helpers/update-release.ts";
 
 const TOKEN = "update-e2e-token";
-const AUTH = { Authorization: `Bearer ${TOKEN}` };
-const OLD = "0.1.0-old";
-const NEW = "0.2.0-new";
 const BROKEN = "0.3.0-broken";
-/** Short backoff so the client reconnects at once. */
+/** Fast backoff for the SDK client, so its restore after the restart is quick. */
 const FAST = { backoffBaseMs: 10, backoffMaxMs: 100 };
 
-let builds: TempDir;
+let builds: UpdateBuilds;
 let keys: TempDir;
-let oldBinary: string;
 const releases: Record<string, ReleaseFiles> = {};
-let newRelease: ReleaseFiles;
 let brokenRelease: ReleaseFiles;
 let otherKeyRelease: ReleaseFiles;
 let host: ReturnType<typeof releaseHost>;
 
 beforeAll(async () => {
-  builds = tempDir("u-builds-");
+  builds = await updateBuilds();
   keys = tempDir("u-keys-");
-  const key = await makeSigningKey(keys.path);
   const otherKey = await makeSigningKey(keys.path, "other.pem");
-  const publicKey = await publicKeyOfFile(key);
-  oldBinary = join(builds.path, "svc-old");
-  const newBinary = join(builds.path, "svc-new");
-  // One build at a time: the machine is shared.
-  await buildSvc(oldBinary, publicKey, OLD);
-  await buildSvc(newBinary, publicKey, NEW);
   // A build that says its version and exits at once when served.
-  const broken = join(builds.path, "svc-broken");
+  const broken = join(keys.path, "svc-broken");
   await Bun.write(broken, `#!/bin/sh\nif [ "$1" = --version ]; then echo ${BROKEN}; exit 0; fi\necho "broken build" >&2\nexit 3\n`);
   chmodSync(broken, 0o755);
-  newRelease = await signedRelease(newBinary, NEW, key);
-  brokenRelease = await signedRelease(broken, BROKEN, key);
-  otherKeyRelease = await signFiles(new Map([[platformArchive(), newRelease.get(platformArchive())!]]), NEW, otherKey);
+  brokenRelease = await signedRelease(broken, BROKEN, builds.key);
+  otherKeyRelease = await signFiles(new Map([[platformArchive(), builds.newRelease.get(platformArchive())!]]), NEW, otherKey);
   host = releaseHost(releases);
 }, 240_000);
 
 afterAll(async () => {
   await host?.[Symbol.asyncDispose]();
-  await builds?.[Symbol.asyncDispose]();
   await keys?.[Symbol.asyncDispose]();
 });
 
-/** A fresh install of the old build, its data dir, workspace and a stand-in launcher for --parent-pid. */
-async function setup() {
-  const install = tempDir("u-install-");
-  const home = tempDir("u-home-");
-  const ws = tempDir("u-ws-");
-  const svc = join(install.path, "svc");
-  copyFileSync(oldBinary, svc);
-  chmodSync(svc, 0o755);
-  const launcher = Bun.spawn(["sleep", "600"], { stdin: "ignore", stdout: "ignore", stderr: "ignore" });
-  // No service manager, whatever runs the tests (under one the restart is the manager's: update-handover.test.ts).
-  const env = { SVC_HOME: home.path, SVC_SERVER_TOKEN: TOKEN, SVC_RELEASE_URL: host.url, SVC_CLI_ENTRY: FAKE_AGENT_ENTRY, INVOCATION_ID: undefined, NOTIFY_SOCKET: undefined, XPC_SERVICE_NAME: undefined };
-  const daemon = await spawnReady(["--workspace", ws.path, "--parent-pid", String(launcher.pid)], { cmd: [svc], env });
-  /** Pids this setup must see gone at the end (the updated daemon is not our child). */
-  const started: number[] = [daemon.ready.pid];
-  const json = async (method: string, path: string) => {
-    const res = await fetch(`${daemon.ready.url}${path}`, { method, headers: AUTH });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  };
-  return {
-    install,
-    home,
-    ws,
-    svc,
-    launcher,
-    daemon,
-    env,
-    started,
-    json,
-    version: () => Bun.spawnSync([svc, "--version"]).stdout.toString().trim(),
-    async [Symbol.asyncDispose]() {
-      for (const pid of started) if (pidAlive(pid)) process.kill(pid, "SIGKILL");
-      launcher.kill("SIGKILL");
-      await launcher.exited;
-      await daemon[Symbol.asyncDispose]();
-      await expectPidsGone(started, 6000, "daemons");
-      for (const dir of [install, home, ws]) await dir[Symbol.asyncDispose]();
-    },
-  };
-}
+/** A fresh install of the old build whose sessions run the fake agent. */
+const setup = () => oldInstall(builds, { token: TOKEN, releaseUrl: host.url, env: { SVC_CLI_ENTRY: FAKE_AGENT_ENTRY } });
 
 /** A session with a subscribed SDK client that has seen one turn. */
 async function liveSession(url: string) {
@@ -125,11 +75,10 @@ async function turnGoesOn(s: Awaited<ReturnType<typeof liveSession>>, text: stri
   expect(s.r.errors).toEqual([]);
 }
 
-const leftovers = (dir: string) => readdirSync(dir).filter((name) => name !== "svc");
 
 describe("update", () => {
   test("a daemon with a live session is updated to the newer build on the same port; the client restores and the session goes on", async () => {
-    releases.latest = newRelease;
+    releases.latest = builds.newRelease;
     await using s = await setup();
     const session = await liveSession(s.daemon.ready.url);
     try {
@@ -159,7 +108,7 @@ describe("update", () => {
       expect(lines).toHaveLength(2);
       expect(lines[1]).toMatchObject({ pid: newPid, port: s.daemon.ready.port, url: s.daemon.ready.url, version: NEW });
       expect(s.version()).toBe(NEW);
-      expect(leftovers(s.install.path)).toEqual([]);
+      expect(s.leftovers()).toEqual([]);
 
       await turnGoesOn(session, "after the update");
 
@@ -190,7 +139,7 @@ describe("update", () => {
 
       expect(s.daemon.proc.exitCode).toBeNull();
       expect(s.version()).toBe(OLD);
-      expect(leftovers(s.install.path)).toEqual([]);
+      expect(s.leftovers()).toEqual([]);
       const health = await fetch(`${s.daemon.ready.url}/health`);
       expect(health.status).toBe(200);
 
@@ -206,7 +155,7 @@ describe("update", () => {
 
   test("a tampered archive and a bad signature are refused, and nothing is staged", async () => {
     const archive = platformArchive();
-    const tampered = new Map(newRelease);
+    const tampered = new Map(builds.newRelease);
     const bytes = new Uint8Array(tampered.get(archive)!);
     bytes[bytes.length - 100]! ^= 0xff;
     tampered.set(archive, bytes);
@@ -234,10 +183,10 @@ describe("update", () => {
   }, 60_000);
 
   test("svc update checks, and with --apply installs the newer build over itself", async () => {
-    releases.latest = newRelease;
+    releases.latest = builds.newRelease;
     await using install = tempDir("u-cli-");
     const svc = join(install.path, "svc");
-    copyFileSync(oldBinary, svc);
+    copyFileSync(builds.oldBinary, svc);
     chmodSync(svc, 0o755);
     // Not spawnSync: the release host runs in this process.
     const run = async (args: string[]) => {
@@ -255,7 +204,7 @@ describe("update", () => {
     expect(refused.stderr).toContain("not signed by this build's release key");
     expect(readdirSync(install.path)).toEqual(["svc"]);
 
-    releases.latest = newRelease;
+    releases.latest = builds.newRelease;
     const applied = await run(["--apply"]);
     expect(applied).toMatchObject({ exitCode: 0, stderr: "" });
     expect(Bun.spawnSync([svc, "--version"]).stdout.toString().trim()).toBe(NEW);
