@@ -30,6 +30,8 @@ test("a qwen-code agent answers through its own method; its failure is 502; a cl
   expect(failed.status).toBe(502);
   expect(failed.body).toMatchObject({ code: "agent_control_failed", agentErrorKind: "model_error" });
 
+  // Another session keeps the agent child running: the closing session alone ends the question.
+  await d.createSession({ sessionScope: "thread" });
   const waiting = d.json("POST", `/session/${sessionId}/btw`, { question: "@hang" });
   await until(async () => (await d.sentToAgent("qwen/control/session/btw", sessionId)).length === 3, 5000, "the waiting question sent");
   expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBeLessThan(300);
