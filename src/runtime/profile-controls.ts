@@ -30,7 +30,8 @@ const TOKEN = /^[a-z][a-z0-9_]{0,63}$/;
 const MCP_RESTART_TIMEOUT_MS = 300_000;
 const METHOD_NOT_FOUND = -32601;
 
-const isMissing = (err: unknown) => err instanceof AgentRequestError && err.rpcCode === METHOD_NOT_FOUND;
+/** The agent answered `-32601`: it has no such method. */
+export const isMissing = (err: unknown) => err instanceof AgentRequestError && err.rpcCode === METHOD_NOT_FOUND;
 
 /** `value` cut to MAX_AGENT_STRING characters, or null when it is not a string. */
 export function boundedText(value: unknown): string | null {
@@ -49,7 +50,7 @@ export const protocolError = (what: string) => new DaemonError(502, "agent_proto
  * `agentErrorKind`) and `mcpStatus`, each when a token (TOKEN). Other errors (timeout 504, closed
  * channel 503, the daemon's own) pass through.
  */
-function agentFailure(err: unknown, what: string): unknown {
+export function agentFailure(err: unknown, what: string): unknown {
   if (!(err instanceof AgentRequestError)) return err;
   const data = err.data !== null && typeof err.data === "object" ? (err.data as Record<string, unknown>) : {};
   const token = (v: unknown) => typeof v === "string" && TOKEN.test(v);

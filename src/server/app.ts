@@ -40,6 +40,7 @@ import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { rewindRoutes } from "./routes/rewind.ts";
 import { sessionHookRoutes } from "./routes/session-hooks.ts";
+import { sideQuestionRoutes } from "./routes/side-questions.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { sessionWorkflowRoutes } from "./routes/session-workflow.ts";
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(catalogRoutes(deps))
     .use(organizationRoutes(deps))
     .use(generationRoutes(deps))
+    .use(sideQuestionRoutes(deps))
     .use(promptRoutes(deps))
     .use(eventRoutes(deps))
     .use(permissionRoutes(deps))

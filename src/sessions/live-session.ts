@@ -112,6 +112,8 @@ export class LiveSession implements SessionSink, QueueHost {
   /** Sent once, ahead of the next prompt's content; never published. */
   private seed: acp.ContentBlock | null;
   private ended: EndReason | null = null;
+  /** Aborted when the session ends: work done beside its turns (a side question) stops with it. */
+  private readonly endController = new AbortController();
   private readonly checkpoints: SessionCheckpoints | null;
   private readonly clock: () => number;
 
@@ -189,6 +191,11 @@ export class LiveSession implements SessionSink, QueueHost {
     return this.ended !== null;
   }
 
+  /** Aborted once the session has ended. */
+  get endSignal(): AbortSignal {
+    return this.endController.signal;
+  }
+
   /** Something happened that keeps the session from counting as idle. */
   noteActivity(): void {
     this.lastSeenAt = this.clock();
@@ -252,6 +259,7 @@ export class LiveSession implements SessionSink, QueueHost {
     this.prompts.endAll(promptEnd(reason));
     this.permissions.cancelAll(reason === "channel_closed" ? "channel_closed" : "session_closed");
     this.ended = reason;
+    this.endController.abort();
     this.bus.publish(terminal.type, { sessionId: this.id, ...terminal.data }, terminal.originatorClientId ? { originatorClientId: terminal.originatorClientId } : {});
     this.bus.close();
     this.runtime.unregister(this.agentSessionId);

@@ -13,6 +13,7 @@ import { rememberTitle } from "../titles.ts";
 import { optionForCwd, workspaceLabel, workspaces } from "../workspaces.ts";
 import { Composer } from "./composer.tsx";
 import { PermissionDialog } from "./permission-dialog.tsx";
+import { SideQuestion } from "./side-question.tsx";
 import { TranscriptView } from "./transcript-view.tsx";
 
 export function ChatView({ id }: { id: string }) {
@@ -76,6 +77,7 @@ export function ChatView({ id }: { id: string }) {
           {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} workspaceCwd={live.workspaceCwd.value} />}
           <NoModelNote live={live} />
           <Composer key={id} sessionId={id} snapshot={snap} />
+          <SideQuestion key={id} sessionId={id} />
           <div class="status-line" aria-label="Session status">
             <span class="status-item" title={live.workspaceCwd.value}>
               <span class="status-label">Workspace</span> {sessionWorkspaceName(live.workspaceCwd.value)}
