@@ -7,7 +7,7 @@ import { signal } from "@preact/signals";
 import { createClient, DaemonApiError, type SessionListItem } from "../client/index.ts";
 import { rememberedTitle } from "./titles.ts";
 import { adoptToken } from "./token.ts";
-import { currentWorkspace, persistedIds, takeWorkspaces, workspaceLabel } from "./workspaces.ts";
+import { currentWorkspace, persistedIds, takeWorkspaces, workspaceLabel, workspaces } from "./workspaces.ts";
 
 export const client = createClient({ baseUrl: location.origin, token: adoptToken() });
 
@@ -27,6 +27,8 @@ export const workspaceCwd = signal<string | undefined>(undefined);
 export const workspaceTrusted = signal<boolean | undefined>(undefined);
 export const sessions = signal<SessionListItem[]>([]);
 export const showArchived = signal(false);
+/** The list shows the sessions of every served workspace, not only the current one's. */
+export const allWorkspaces = signal(false);
 export const sessionsLoaded = signal(false);
 /** A "New session" is under way (the main pane says so). */
 export const creating = signal(false);
@@ -64,7 +66,7 @@ let again: Promise<void> | null = null;
 
 /**
  * Rows of the newest page of the current workspace's live and persisted sessions (plus archived
- * ones when asked). One refresh at a time: calls during a refresh share one more refresh after it.
+ * ones when asked; every workspace's in the "All workspaces" view, `loadAll`). One refresh at a time: calls during a refresh share one more refresh after it.
  * The first one lists with the workspace remembered from an earlier load while `/capabilities` is
  * asked, and uses that list only if that is still the current workspace.
  */
@@ -89,6 +91,7 @@ async function loadSessions(): Promise<void> {
     const list = remembered === currentWorkspace.value?.cwd ? await early : undefined;
     if (list) return show(list.sessions, remembered!);
   }
+  if (allWorkspaces.value && workspaces.value.length > 1) return loadAll();
   const workspace = currentWorkspace.value?.cwd;
   if (workspace === undefined) return;
   localStorage.setItem(WORKSPACE_KEY, workspace);
@@ -101,6 +104,30 @@ async function loadSessions(): Promise<void> {
     }
     report(error);
   }
+}
+
+/**
+ * The "All workspaces" view: each served workspace's newest page (and archived page when asked),
+ * merged newest first. A workspace whose list fails is named in the notice; the others still show.
+ */
+async function loadAll(): Promise<void> {
+  const served = workspaces.value;
+  const ask = (archived: boolean) => Promise.allSettled(served.map((w) => client.listSessions({ workspace: w.cwd, archived })));
+  const [active, archived] = await Promise.all([ask(false), showArchived.value ? ask(true) : Promise.resolve([])]);
+  if (!allWorkspaces.value) return;
+  const rows: SessionListItem[] = [];
+  const failed: string[] = [];
+  served.forEach((w, i) => {
+    for (const [pages, isArchived] of [[active, false], [archived, true]] as const) {
+      const page = pages[i];
+      if (page?.status === "fulfilled") rows.push(...page.value.sessions.map((s) => ({ workspaceCwd: w.cwd, ...s, ...(isArchived ? { isArchived } : {}) })));
+      else if (page?.status === "rejected" && !reportAuth(page.reason) && !failed.includes(workspaceLabel(w))) failed.push(workspaceLabel(w));
+    }
+  });
+  const at = (s: SessionListItem) => Date.parse(s.updatedAt ?? s.createdAt ?? "") || 0;
+  sessions.value = rows.sort((a, b) => at(b) - at(a));
+  sessionsLoaded.value = true;
+  if (failed.length > 0) notice.value = `The sessions of ${failed.join(", ")} could not be listed.`;
 }
 
 /**

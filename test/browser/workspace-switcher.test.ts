@@ -1,9 +1,11 @@
 /**
  * The workspace switcher (issue 25) in chromium, against the sources or the compiled binary
  * (SVC_TEST_TARGET=binary): register a second workspace from the UI, switch to it, run a session
- * there (its sessions, files and status are that workspace's; the choice survives a reload), switch
- * back, rename it, register an untrusted one (it says why and offers no session), remove the second
- * with the confirmation naming the live session that closes, fall back to the primary when the
+ * there (its sessions, files and status are that workspace's; the choice survives a reload), list
+ * every workspace's sessions at once, switch back, rename it, register an untrusted one (it says why
+ * and offers no session), stop the second's agent after the daemon's preview naming its session,
+ * remove the second with the confirmation naming the live sessions that close (confirmed again when
+ * another client changed them), fall back to the primary when the
  * current workspace is removed by another client or the remembered one is gone; without a daemon
  * token every change is locked, with the reason.
  * Screenshots under test-artifacts/browser/ (`ws-*`); every state passes the accessibility audit.
@@ -116,6 +118,19 @@ browserDescribe("the workspace switcher", () => {
     await choose(page, primaryName);
     await page.getByText("No sessions yet.", { exact: false }).waitFor({ timeout: UI_MS });
     await page.getByRole("tree", { name: "Files" }).getByText("primary-only.txt").waitFor({ timeout: UI_MS });
+    // All workspaces: the second's session listed from the primary, its workspace named on the row.
+    await page.getByRole("checkbox", { name: "All workspaces" }).check();
+    const everywhere = sessionsList(page).getByRole("button", { name: /hello from the second/ });
+    await everywhere.waitFor({ timeout: UI_MS });
+    expect(await everywhere.locator(".badge.workspace").textContent()).toBe("Second");
+    await page.getByRole("checkbox", { name: "All workspaces" }).uncheck();
+    await page.getByText("No sessions yet.", { exact: false }).waitFor({ timeout: UI_MS });
+    // The primary runs no agent: nothing to stop, and nothing offered.
+    await openPanel(page);
+    await panel(page).getByRole("button", { name: `Stop agent of ${primaryName}` }).click();
+    await panel(page).getByRole("group", { name: `Stop the agent of ${primaryName}?` }).getByText("Nothing to stop", { exact: false }).waitFor({ timeout: UI_MS });
+    expect(await panel(page).getByRole("button", { name: "Stop agent", exact: true }).count()).toBe(0);
+    await panel(page).getByRole("button", { name: "Close", exact: true }).click();
     await choose(page, "Second");
     await sessionsList(page).getByRole("button", { name: /hello from the second/ }).waitFor({ timeout: UI_MS });
 
@@ -136,15 +151,27 @@ browserDescribe("the workspace switcher", () => {
     await openPanel(page);
     await step(page, "03-untrusted");
 
-    // Remove the second, its live session named in the confirmation; the current one stays.
+    // Stop the second's agent, its live session named in the daemon's preview: the session closes.
     await choose(page, "Renamed");
+    await openPanel(page);
+    await panel(page).getByRole("button", { name: "Stop agent of Renamed" }).click();
+    const stopping = panel(page).getByRole("group", { name: "Stop the agent of Renamed?" });
+    await stopping.getByText("This session closes, a running turn included: hello from the second workspace.", { exact: false }).waitFor({ timeout: UI_MS });
+    await step(page, "04-stop");
+    await stopping.getByRole("button", { name: "Stop agent", exact: true }).click();
+    await until(async () => {
+      const status = await d.fetch(`/session/${encodeURIComponent(sessionId)}/status`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      return status.status === 404;
+    }, UI_MS, "the stopped agent's session to close");
+
+    // Remove the second: no session open in it now; the current one stays.
     await openPanel(page);
     await panel(page).getByRole("button", { name: "Remove Renamed" }).click();
     const confirm = panel(page).getByRole("group", { name: "Remove Renamed?" });
-    await confirm.getByText("This live session closes: hello from the second workspace.", { exact: false }).waitFor({ timeout: UI_MS });
-    await step(page, "04-remove");
+    await confirm.getByText("No session is open in it.", { exact: false }).waitFor({ timeout: UI_MS });
+    await step(page, "05-remove");
     // Another client opens a session there before the confirmation: the daemon refuses the removal
-    // the user confirmed, and the dialog names both sessions before it is confirmed again.
+    // the user confirmed, and the dialog names the new session before it is confirmed again.
     const other = await d.fetch("/session", {
       method: "POST",
       headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
@@ -153,7 +180,7 @@ browserDescribe("the workspace switcher", () => {
     expect(other.status).toBe(200);
     await confirm.getByRole("button", { name: "Remove Renamed" }).click();
     await confirm.getByRole("alert").getByText("The sessions open in it changed", { exact: false }).waitFor({ timeout: UI_MS });
-    await confirm.getByText("These 2 live sessions close", { exact: false }).waitFor({ timeout: UI_MS });
+    await confirm.getByText("This live session closes", { exact: false }).waitFor({ timeout: UI_MS });
     await confirm.getByRole("button", { name: "Remove Renamed" }).click();
     await switcher(page).getByText(primaryName).waitFor({ timeout: UI_MS });
     await openPanel(page);
@@ -188,7 +215,7 @@ browserDescribe("the workspace switcher", () => {
 });
 
 browserDescribe("the workspace switcher without a daemon token", () => {
-  test("lists the workspaces; registering, renaming and removing are locked, with the reason", async () => {
+  test("lists the workspaces; registering, renaming, removing and stopping are locked, with the reason", async () => {
     await using browser = await launchBrowser();
     await using f = uiFixture();
     await using d = await f.start();
@@ -197,6 +224,7 @@ browserDescribe("the workspace switcher without a daemon token", () => {
     expect(await panel(w.page).getByRole("listitem").count()).toBe(1);
     expect(await panel(w.page).getByRole("button", { name: "Add workspace" }).isDisabled()).toBe(true);
     expect(await panel(w.page).getByLabel("Folder (absolute path)").isDisabled()).toBe(true);
+    expect(await panel(w.page).getByRole("button", { name: /^Stop agent of / }).isDisabled()).toBe(true);
     expect(await panel(w.page).locator("#ws-locked").textContent()).toContain("--token");
     await screenshot(w.page, "ws-locked");
     expect(await audit(w.page)).toEqual([]);

@@ -1,15 +1,17 @@
 /**
  * The sessions aside: "New session" (Alt+N), a search box, and the list (live and persisted;
- * archived on request) grouped by the day each session last changed. Choosing the session already
- * open opens it again (a load: a closed one comes back from its history).
+ * archived on request; the current workspace's, or with "All workspaces" every served one's, each
+ * row naming its workspace) grouped by the day each session last changed. Choosing the session
+ * already open opens it again (a load: a closed one comes back from its history).
  */
 import { useEffect, useState } from "preact/hooks";
 import type { SessionListItem } from "../../client/index.ts";
-import { client, creating, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived } from "../app-state.ts";
+import { allWorkspaces, client, creating, displayName, guard, refreshSessions, reopenKey, sessions, sessionsLoaded, showArchived } from "../app-state.ts";
 import { dateGroup } from "../format.ts";
 import { go, route, sessionHash } from "../route.ts";
 import { newSession } from "../shortcuts.ts";
-import { currentWorkspace } from "../workspaces.ts";
+import { currentWorkspace, workspaceLabel, workspaces, type WorkspaceEntry } from "../workspaces.ts";
+import { Visible } from "./visible-text.tsx";
 import { untrustedReason } from "./workspace-switcher.tsx";
 
 /** `open`: shown on a narrow screen (where the list is a panel the top bar opens); wide screens always show it. */
@@ -35,6 +37,7 @@ export function SessionList({ open }: { open: boolean }) {
   };
   useEffect(() => newSession.register(() => void create()), []);
 
+  const everywhere = allWorkspaces.value && workspaces.value.length > 1;
   const needle = query.trim().toLowerCase();
   const shown = needle ? sessions.value.filter((s) => displayName(s).toLowerCase().includes(needle) || s.sessionId.startsWith(needle)) : sessions.value;
   const groups = groupByDay(shown);
@@ -68,9 +71,27 @@ export function SessionList({ open }: { open: boolean }) {
           />
           Show archived
         </label>
+        {workspaces.value.length > 1 && (
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={allWorkspaces.value}
+              onChange={(e) => {
+                allWorkspaces.value = e.currentTarget.checked;
+                void refreshSessions();
+              }}
+            />
+            All workspaces
+          </label>
+        )}
       </div>
       <ul role="list" aria-label="Sessions" class="session-list">
-        {groups.flatMap(([group, rows]) => rows.map((s, i) => <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={refused} />))}
+        {groups.flatMap(([group, rows]) =>
+          rows.map((s, i) => {
+            const owner = everywhere ? workspaces.value.find((w) => w.cwd === s.workspaceCwd) : undefined;
+            return <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={owner ? !owner.primary && !owner.trusted : refused} owner={owner} />;
+          }),
+        )}
       </ul>
       {!sessionsLoaded.value && <p class="empty">Loading sessions…</p>}
       {sessionsLoaded.value && sessions.value.length === 0 && <p class="empty">No sessions yet. Start one with New session.</p>}
@@ -94,8 +115,12 @@ function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
 }
 
 /** One session; the first of a day group carries the group's heading. */
-/** `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not offered. */
-function SessionRow({ session, selected, group, refused }: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean }) {
+/**
+ * `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not offered.
+ * `owner`: its workspace, named on the row in the "All workspaces" view.
+ */
+function SessionRow(props: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; owner: WorkspaceEntry | undefined }) {
+  const { session, selected, group, refused, owner } = props;
   const state = session.live ? "live" : "closed";
   const name = displayName(session);
   return (
@@ -103,6 +128,11 @@ function SessionRow({ session, selected, group, refused }: { session: SessionLis
       {group && <h2 class="group-title">{group}</h2>}
       <button type="button" class="session-open" disabled={refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
         <span class="session-name">{name}</span>{" "}
+        {owner && (
+          <span class="badge workspace" title={owner.cwd}>
+            <Visible text={workspaceLabel(owner)} />
+          </span>
+        )}
         {session.hasActivePrompt && <span class="badge working">working</span>}
         <span class={`badge ${state}`}>{state}</span>
         {session.isArchived && <span class="badge archived">archived</span>}

@@ -2,7 +2,8 @@
  * The workspace switcher in the top bar: the current workspace's name (its path on hover, and beside
  * it when another workspace goes by the same name; hidden characters marked), and a panel listing every workspace the daemon serves. Choosing one makes the session list, "New
  * session", the files and the workspace views work there. A registered workspace can be renamed
- * and removed (after a confirmation naming the live sessions that close), and a folder registered
+ * and removed (after a confirmation naming the live sessions that close), any trusted one's agent
+ * stopped (after the daemon's preview, `workspace-stop.tsx`), and a folder registered
  * (path, optional name, kept across restarts or not). Those changes need the daemon's token: without
  * one they are locked, with the reason. An untrusted workspace says so and why; what the daemon
  * would refuse there (starting or reopening a session) is not offered.
@@ -12,8 +13,9 @@ import { client, describe, displayName, hasToken, refreshSessions, refreshWorksp
 import { go } from "../route.ts";
 import { chooseWorkspace, currentWorkspace, labelShared, persistedIds, workspaceLabel, workspaces, type WorkspaceEntry } from "../workspaces.ts";
 import { Visible } from "./visible-text.tsx";
+import { ConfirmStop } from "./workspace-stop.tsx";
 
-export const WORKSPACE_LOCKED_REASON = "Locked: registering, renaming and removing workspaces needs a daemon started with --token (or SVC_SERVER_TOKEN).";
+export const WORKSPACE_LOCKED_REASON = "Locked: registering, renaming and removing workspaces and stopping their agents need a daemon started with --token (or SVC_SERVER_TOKEN).";
 
 /** Why an untrusted workspace offers no sessions, and how to trust it. */
 export const untrustedReason = (w: Pick<WorkspaceEntry, "cwd">) =>
@@ -81,7 +83,7 @@ export function WorkspaceSwitcher() {
 }
 
 function WorkspaceRow({ w, current, chosen }: { w: WorkspaceEntry; current: boolean; chosen: () => void }) {
-  const [mode, setMode] = useState<"idle" | "rename" | "remove">("idle");
+  const [mode, setMode] = useState<"idle" | "rename" | "remove" | "stop">("idle");
   const locked = !hasToken();
   const name = workspaceLabel(w);
   return (
@@ -108,18 +110,28 @@ function WorkspaceRow({ w, current, chosen }: { w: WorkspaceEntry; current: bool
         {!w.trusted && <span class="badge untrusted">untrusted</span>}
       </span>
       {!w.trusted && <p class="ws-reason">{untrustedReason(w)}</p>}
-      {w.removable && mode === "idle" && (
+      {mode === "idle" && (
         <span class="ws-actions">
-          <button type="button" class="quiet" disabled={locked} aria-describedby={locked ? "ws-locked" : undefined} onClick={() => setMode("rename")}>
-            Rename<span class="visually-hidden"> {name}</span>
-          </button>
-          <button type="button" class="quiet danger" disabled={locked} aria-describedby={locked ? "ws-locked" : undefined} onClick={() => setMode("remove")}>
-            Remove<span class="visually-hidden"> {name}</span>
-          </button>
+          {w.removable && (
+            <button type="button" class="quiet" disabled={locked} aria-describedby={locked ? "ws-locked" : undefined} onClick={() => setMode("rename")}>
+              Rename<span class="visually-hidden"> {name}</span>
+            </button>
+          )}
+          {(w.primary || w.trusted) && (
+            <button type="button" class="quiet" disabled={locked} aria-describedby={locked ? "ws-locked" : undefined} onClick={() => setMode("stop")}>
+              Stop agent<span class="visually-hidden"> of {name}</span>
+            </button>
+          )}
+          {w.removable && (
+            <button type="button" class="quiet danger" disabled={locked} aria-describedby={locked ? "ws-locked" : undefined} onClick={() => setMode("remove")}>
+              Remove<span class="visually-hidden"> {name}</span>
+            </button>
+          )}
         </span>
       )}
       {mode === "rename" && <RenameWorkspace w={w} done={() => setMode("idle")} />}
       {mode === "remove" && <ConfirmRemoval w={w} done={() => setMode("idle")} />}
+      {mode === "stop" && <ConfirmStop w={w} done={() => setMode("idle")} />}
     </li>
   );
 }
