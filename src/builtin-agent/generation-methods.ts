@@ -7,7 +7,8 @@
  *
  * Bounds: the prompt and the system text at most MAX_GENERATION_INPUT_BYTES together (else
  * `-32602`), at most MAX_GENERATION_OUTPUT_TOKENS asked for, the answer's text cut to
- * MAX_GENERATION_TEXT_BYTES, GENERATION_TIMEOUT_MS in all. Answer: `{text, model, inputTokens,
+ * MAX_GENERATION_TEXT_BYTES ending in `…`, GENERATION_TIMEOUT_MS in all; the model request ends
+ * when the daemon cancels the request (`$/cancel_request`: it stopped waiting). Answer: `{text, model, inputTokens,
  * outputTokens}`. A session without a model, or a model failure, is `-32603` with `errorKind`.
  */
 import * as acp from "@agentclientprotocol/sdk/unstable";
@@ -35,6 +36,9 @@ interface GenerateParams {
   maxOutputTokens?: number;
 }
 
+/** `text` as answered: at most MAX_GENERATION_TEXT_BYTES, a longer one cut ending in `…` (3 bytes). */
+const bounded = (text: string) => (utf8Bytes(text) > MAX_GENERATION_TEXT_BYTES ? `${cutUtf8(text, MAX_GENERATION_TEXT_BYTES - 3)}…` : text);
+
 const generateParams: acp.ParamsParser<GenerateParams> = (params) => {
   const p = (params ?? {}) as Record<string, unknown>;
   if (typeof p.sessionId !== "string" || p.sessionId === "") throw acp.RequestError.invalidParams({ field: "sessionId" }, "Invalid or missing sessionId");
@@ -48,7 +52,7 @@ const generateParams: acp.ParamsParser<GenerateParams> = (params) => {
 };
 
 export function registerGenerationMethods(app: acp.AgentApp, deps: GenerationDeps): void {
-  app.onRequest("svc/control/session/generate", generateParams, async ({ params }) => {
+  app.onRequest("svc/control/session/generate", generateParams, async ({ params, signal }) => {
     const session = deps.session(params.sessionId);
     const entry = deps.config.models.find((m) => m.id === session.modelId);
     if (!entry) throw new acp.RequestError(-32603, "Internal error", { details: deps.config.missingModelHint, errorKind: "auth_env_error" });
@@ -61,16 +65,15 @@ export function registerGenerationMethods(app: acp.AgentApp, deps: GenerationDep
         maxOutputTokens: Math.min(params.maxOutputTokens ?? MAX_GENERATION_OUTPUT_TOKENS, MAX_GENERATION_OUTPUT_TOKENS, entry.maxOutputTokens),
         prompt: [...(params.system ? [{ role: "system" as const, content: params.system }] : []), { role: "user", content: [{ type: "text", text: params.prompt }] }],
         tools: [],
-        signal: AbortSignal.timeout(GENERATION_TIMEOUT_MS),
+        signal: AbortSignal.any([AbortSignal.timeout(GENERATION_TIMEOUT_MS), signal]),
         onText: async () => {},
         onThought: async () => {},
       });
-      session.stats.modelRequest(entry.id, performance.now() - started, result.usage);
-      const text = utf8Bytes(result.text) > MAX_GENERATION_TEXT_BYTES ? cutUtf8(result.text, MAX_GENERATION_TEXT_BYTES) : result.text;
-      return { text, model: entry.id, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
+      session.stats.modelRequest(entry.id, performance.now() - started, result.usage, false);
+      return { text: bounded(result.text), model: entry.id, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
     } catch (err) {
-      if (err instanceof RoundOverflow) return { text: cutUtf8(err.text, MAX_GENERATION_TEXT_BYTES), model: entry.id, inputTokens: 0, outputTokens: 0 };
-      session.stats.modelRequest(entry.id, performance.now() - started, null);
+      if (err instanceof RoundOverflow) return { text: bounded(err.text), model: entry.id, inputTokens: 0, outputTokens: 0 };
+      session.stats.modelRequest(entry.id, performance.now() - started, null, false);
       if (err instanceof ModelError) throw new acp.RequestError(-32603, "Internal error", { details: err.message, errorKind: err.errorKind ?? "model_error" });
       throw new acp.RequestError(-32603, "Internal error", { details: err instanceof Error ? err.message : String(err), errorKind: "generation_failed" });
     }

@@ -37,8 +37,12 @@ export class SessionStats {
   private readonly models = new Map<string, ModelCounters>();
   private readonly tools = new Map<string, ToolCounters>();
 
-  /** One model request: its usage when it finished, null when it failed. */
-  modelRequest(modelId: string, latencyMs: number, usage: { inputTokens: number; outputTokens: number } | null): void {
+  /**
+   * One model request: its usage when it finished, null when it failed. `ofConversation` false: a
+   * request outside the conversation (a generation: recap, title, side question), counted but not
+   * taken as the conversation's last usage (`context-usage.ts` measures the context with that).
+   */
+  modelRequest(modelId: string, latencyMs: number, usage: { inputTokens: number; outputTokens: number } | null, ofConversation = true): void {
     let m = this.models.get(modelId);
     if (!m) this.models.set(modelId, (m = { api: { totalRequests: 0, totalErrors: 0, totalLatencyMs: 0 }, tokens: { prompt: 0, candidates: 0, total: 0 } }));
     m.api.totalRequests++;
@@ -50,7 +54,7 @@ export class SessionStats {
     m.tokens.prompt += usage.inputTokens;
     m.tokens.candidates += usage.outputTokens;
     m.tokens.total += usage.inputTokens + usage.outputTokens;
-    this.lastUsage = { modelId, ...usage };
+    if (ofConversation) this.lastUsage = { modelId, ...usage };
   }
 
   /** One call of a known tool: how it was decided and whether it succeeded. */

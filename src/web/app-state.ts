@@ -65,8 +65,9 @@ let refreshing: Promise<void> | null = null;
 let again: Promise<void> | null = null;
 
 /**
- * Rows of the newest page of the current workspace's live and persisted sessions (plus archived
- * ones when asked; every workspace's in the "All workspaces" view, `loadAll`). One refresh at a time: calls during a refresh share one more refresh after it.
+ * Rows of the newest page of the current workspace's live and persisted sessions, in the organized
+ * view (pinned ones first, with their pin), plus archived ones when asked; every workspace's in the
+ * "All workspaces" view (`loadAll`). One refresh at a time: calls during a refresh share one more refresh after it.
  * The first one lists with the workspace remembered from an earlier load while `/capabilities` is
  * asked, and uses that list only if that is still the current workspace.
  */
@@ -86,7 +87,7 @@ export function refreshSessions(): Promise<void> {
 async function loadSessions(): Promise<void> {
   if (workspaceCwd.value === undefined) {
     const remembered = localStorage.getItem(WORKSPACE_KEY) ?? undefined;
-    const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered }).catch(() => undefined);
+    const early = remembered === undefined ? undefined : client.listSessions({ workspace: remembered, organized: true }).catch(() => undefined);
     if (!(await refreshWorkspaces())) return;
     const list = remembered === currentWorkspace.value?.cwd ? await early : undefined;
     if (list) return show(list.sessions, remembered!);
@@ -96,7 +97,7 @@ async function loadSessions(): Promise<void> {
   if (workspace === undefined) return;
   localStorage.setItem(WORKSPACE_KEY, workspace);
   try {
-    await show((await client.listSessions({ workspace })).sessions, workspace);
+    await show((await client.listSessions({ workspace, organized: true })).sessions, workspace);
   } catch (error) {
     // Removed meanwhile (by another client): the daemon's list again, which falls back to the primary.
     if (error instanceof DaemonApiError && error.code === "workspace_not_found" && !currentWorkspace.value?.primary) {
@@ -108,11 +109,11 @@ async function loadSessions(): Promise<void> {
 
 /**
  * The "All workspaces" view: each served workspace's newest page (and archived page when asked),
- * merged newest first. A workspace whose list fails is named in the notice; the others still show.
+ * merged: pinned first, then newest first. A workspace whose list fails is named in the notice; the others still show.
  */
 async function loadAll(): Promise<void> {
   const served = workspaces.value;
-  const ask = (archived: boolean) => Promise.allSettled(served.map((w) => client.listSessions({ workspace: w.cwd, archived })));
+  const ask = (archived: boolean) => Promise.allSettled(served.map((w) => client.listSessions({ workspace: w.cwd, archived, organized: true })));
   const [active, archived] = await Promise.all([ask(false), showArchived.value ? ask(true) : Promise.resolve([])]);
   if (!allWorkspaces.value) return;
   const rows: SessionListItem[] = [];
@@ -125,7 +126,7 @@ async function loadAll(): Promise<void> {
     }
   });
   const at = (s: SessionListItem) => Date.parse(s.updatedAt ?? s.createdAt ?? "") || 0;
-  sessions.value = rows.sort((a, b) => at(b) - at(a));
+  sessions.value = rows.sort((a, b) => Number(b.isPinned === true) - Number(a.isPinned === true) || at(b) - at(a));
   sessionsLoaded.value = true;
   if (failed.length > 0) notice.value = `The sessions of ${failed.join(", ")} could not be listed.`;
 }
@@ -151,7 +152,7 @@ export async function refreshWorkspaces(): Promise<boolean> {
 }
 
 async function show(active: SessionListItem[], workspace: string): Promise<void> {
-  const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true })) : undefined;
+  const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true, organized: true })) : undefined;
   // The workspace changed while this list was asked for: the next refresh lists the new one.
   if (workspace !== currentWorkspace.value?.cwd) return;
   sessions.value = [...active, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];

@@ -100,7 +100,7 @@ browserDescribe("a newcomer's walkthrough of the web UI", () => {
     const sessions = page.getByRole("list", { name: "Sessions" });
     await sessions.getByRole("button").first().click();
     await page.getByRole("button", { name: "Close session" }).click();
-    await sessions.getByRole("listitem").filter({ hasText: "closed" }).first().getByRole("button").click({ timeout: UI_MS });
+    await sessions.getByRole("listitem").filter({ hasText: "closed" }).first().getByRole("button").first().click({ timeout: UI_MS });
     await transcriptOf(page).getByLabel("Turn ended").filter({ hasText: "Cancelled" }).waitFor({ timeout: UI_MS });
     await step(page, "10-reopened");
     await expectClean(w);
@@ -111,7 +111,7 @@ browserDescribe("a newcomer's walkthrough of the web UI", () => {
     d = await f.start();
     await page.goto(`${d.url}/`);
     const row = page.getByRole("list", { name: "Sessions" }).getByRole("listitem").filter({ hasText: "closed" }).first();
-    await row.getByRole("button").click({ timeout: UI_MS });
+    await row.getByRole("button").first().click({ timeout: UI_MS });
     await transcriptOf(page).getByLabel("Turn ended").filter({ hasText: "Cancelled" }).waitFor({ timeout: UI_MS });
     await until(async () => (await page.getByRole("status", { name: "Connection" }).textContent())?.trim() === "live", UI_MS, "live after the restart");
     await step(page, "11-restarted");

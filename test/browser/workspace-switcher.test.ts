@@ -103,6 +103,14 @@ browserDescribe("the workspace switcher", () => {
     await sessionsList(page).getByRole("button", { name: /hello from the second/ }).waitFor({ timeout: UI_MS });
     await step(page, "02-session");
 
+    // Pinned: it leads the list under "Pinned", and the daemon's organized list says so.
+    const row = sessionsList(page).getByRole("listitem").filter({ hasText: "hello from the second" });
+    await row.getByRole("button", { name: "Pin", exact: true }).click();
+    await row.getByRole("button", { name: "Unpin", pressed: true }).waitFor({ timeout: UI_MS });
+    expect(await sessionsList(page).locator(".group-title").first().textContent()).toBe("Pinned");
+    const organized = await d.fetch(`/workspaces/${encodeURIComponent(secondPath)}/sessions?view=organized`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(((await organized.json()) as { sessions: { sessionId: string; isPinned?: boolean }[] }).sessions.find((s) => s.sessionId === sessionId)?.isPinned).toBe(true);
+
     // Files are the second folder's.
     await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Files" }).click();
     const tree = page.getByRole("tree", { name: "Files" });

@@ -102,3 +102,38 @@ test("side question bounds: the question, one at a time per session, a missing s
   model.enqueue({ kind: "text", text: "third answer" });
   expect((await btw({ question: "third" })).body.answer).toBe("third answer");
 });
+
+test("a side question given up on ends its model request (the asker left, the session closed); a long answer is cut, saying so", async () => {
+  await using model = startMockModel();
+  await using ws = tempDir("svc-btw-ws-");
+  await using home = tempDir("svc-home-");
+  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
+  await using d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
+  const open = async () => (await jsonRequest(d.url, "POST", "/session", { sessionScope: "thread" })).body.sessionId as string;
+  const [first, second] = [await open(), await open()];
+
+  // The asker goes away while the model still thinks: the model's stream is ended, not left running.
+  model.enqueue({ kind: "hang", text: "thinking" });
+  const asker = new AbortController();
+  const left = fetch(`${d.url}/session/${first}/btw`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ question: "still there?" }), signal: asker.signal }).catch(() => null);
+  await until(() => model.hangingStreams() === 1, 10_000, "the side question's model request");
+  asker.abort();
+  await left;
+  await until(() => model.hangingStreams() === 0, 10_000, "the abandoned side question's model request to end");
+
+  // Its session closes while the model still thinks: 409, and the stream is ended too.
+  model.enqueue({ kind: "hang", text: "thinking" });
+  const closing = jsonRequest(d.url, "POST", `/session/${second}/btw`, { question: "and now?" });
+  await until(() => model.hangingStreams() === 1, 10_000, "the second side question's model request");
+  expect((await jsonRequest(d.url, "DELETE", `/session/${second}`)).status).toBeLessThan(300);
+  expect((await closing).body.code).toBe("session_closed");
+  await until(() => model.hangingStreams() === 0, 10_000, "the closed session's side question's model request to end");
+
+  // An answer past the bound arrives cut, ending in "…", within the bound.
+  model.enqueue({ kind: "text", text: "z".repeat(20_000) });
+  const cut = await jsonRequest(d.url, "POST", `/session/${first}/btw`, { question: "say a lot" });
+  expect(cut.status).toBe(200);
+  const long = cut.body.answer as string;
+  expect(long.endsWith("…")).toBe(true);
+  expect(Buffer.byteLength(long)).toBeLessThanOrEqual(16 * 1024);
+});

@@ -1,7 +1,8 @@
 /**
  * The sessions aside: "New session" (Alt+N), a search box, and the list (live and persisted;
  * archived on request; the current workspace's, or with "All workspaces" every served one's, each
- * row naming its workspace) grouped by the day each session last changed. Choosing the session
+ * row naming its workspace): pinned ones first (each row's star pins or unpins it), the others
+ * grouped by the day each session last changed. Choosing the session
  * already open opens it again (a load: a closed one comes back from its history).
  */
 import { useEffect, useState } from "preact/hooks";
@@ -100,13 +101,14 @@ export function SessionList({ open }: { open: boolean }) {
   );
 }
 
-/** Sessions by the day they last changed (newest group first; the daemon's order kept within one). */
+/** Pinned sessions first, then sessions by the day they last changed (newest group first; the daemon's order kept within one). */
 function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
   const now = Date.now();
   const groups = new Map<string, SessionListItem[]>();
+  if (list.some((s) => s.isPinned === true)) groups.set("Pinned", []);
   for (const s of list) {
     const at = Date.parse(s.updatedAt ?? s.createdAt ?? "");
-    const group = Number.isNaN(at) ? "Earlier" : dateGroup(at, now);
+    const group = s.isPinned === true ? "Pinned" : Number.isNaN(at) ? "Earlier" : dateGroup(at, now);
     let rows = groups.get(group);
     if (!rows) groups.set(group, (rows = []));
     rows.push(s);
@@ -122,12 +124,15 @@ function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
 function SessionRow(props: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; owner: WorkspaceEntry | undefined }) {
   const { session, selected, group, refused, owner } = props;
   const state = session.live ? "live" : "closed";
+  const pinned = session.isPinned === true;
   const name = displayName(session);
   return (
     <li class={selected ? "session selected" : "session"}>
       {group && <h2 class="group-title">{group}</h2>}
       <button type="button" class="session-open" disabled={refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
-        <span class="session-name">{name}</span>{" "}
+        <span class="session-name" id={`session-name-${session.sessionId}`}>
+          {name}
+        </span>{" "}
         {owner && (
           <span class="badge workspace" title={owner.cwd}>
             <Visible text={workspaceLabel(owner)} />
@@ -137,6 +142,19 @@ function SessionRow(props: { session: SessionListItem; selected: boolean; group:
         <span class={`badge ${state}`}>{state}</span>
         {session.isArchived && <span class="badge archived">archived</span>}
         {session.isWaitingForPermission && <span class="badge waiting">needs approval</span>}
+      </button>
+      <button
+        type="button"
+        class={pinned ? "quiet session-pin pinned" : "quiet session-pin"}
+        aria-pressed={pinned}
+        aria-label={pinned ? "Unpin" : "Pin"}
+        aria-describedby={`session-name-${session.sessionId}`}
+        title={pinned ? "Unpin" : "Pin to the top"}
+        onClick={async () => {
+          if (await guard(() => client.organizeSession(session.sessionId, { isPinned: !pinned }))) void refreshSessions();
+        }}
+      >
+        {pinned ? "★" : "☆"}
       </button>
     </li>
   );

@@ -6,6 +6,7 @@
  * go to the notice banner.
  */
 import { useState } from "preact/hooks";
+import { Visible } from "./visible-text.tsx";
 import { client, guard } from "../app-state.ts";
 
 interface Asked {
@@ -52,9 +53,12 @@ export function SideQuestion({ sessionId }: { sessionId: string }) {
       {asked && (
         <section class="side-answer" aria-label="Side answer">
           <p class="side-label">
-            Side question, not part of the conversation: <q>{asked.question}</q>
+            Side question, not part of the conversation:{" "}
+            <q>
+              <Visible text={asked.question} />
+            </q>
           </p>
-          <p class="side-text">{asked.answer ?? "(no answer)"}</p>
+          <p class="side-text">{asked.answer === null ? "(no answer)" : <Visible text={asked.answer} multiline />}</p>
           <button type="button" class="quiet" onClick={() => setAsked(null)}>
             Dismiss
           </button>
