@@ -11,6 +11,7 @@ import { errorFromResponse } from "./errors.ts";
 import { subscribe, type Subscription, type SubscribeOptions } from "./subscription.ts";
 import { organizationCalls } from "./organization-calls.ts";
 import { rewindCalls } from "./rewind-calls.ts";
+import { branchCalls } from "./branch-calls.ts";
 import { channelCalls } from "./channel-calls.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
 import type {
@@ -207,6 +208,7 @@ export function createClient(options: ClientOptions) {
     ...organizationCalls(call, defaultWorkspace, doFetch, url, headers),
     ...channelCalls(call, doFetch, url),
     ...rewindCalls(call),
+    ...branchCalls(call),
 
     /** What model providers are configured and from where (no secret), and the pending sign-ins. */
     authStatus: () => call<AuthStatus>("/workspace/auth/status"),

@@ -8,5 +8,6 @@ export { confirmationFor } from "./workspace-calls.ts";
 export * from "./workspace-types.ts";
 export type * from "./organization-calls.ts";
 export type * from "./rewind-calls.ts";
+export type * from "./branch-calls.ts";
 export type * from "./auth-types.ts";
 export { WORKFLOW_ACTIONS, type WebhookAnswer, type WebhookEvent, type WorkflowAction } from "./channel-calls.ts";
