@@ -1,9 +1,8 @@
 /**
  * The client's branch call (spread into `createClient`'s client): a new session that starts from a
  * session's conversation at one of its turns (default the latest), linked to it as its parent.
- * It needs the daemon's token (a strict route). A parent mid-turn fails it with a `DaemonApiError`
- * of status 409, code `branch_while_prompt_active`; a turn the session lacks with 400,
- * `branch_point_invalid`.
+ * A parent mid-turn fails it with a `DaemonApiError` of status 409, code
+ * `branch_while_prompt_active`; a turn the session lacks with 400, `branch_point_invalid`.
  */
 type Call = <T>(path: string, o?: { method?: string; body?: unknown; session?: string }) => Promise<T>;
 

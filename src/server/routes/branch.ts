@@ -5,9 +5,10 @@
  *        → 201 {sessionId, workspaceCwd, clientId, createdAt, displayName, parentSessionId,
  *               parentPromptId?, turnIndex?, branchedBy, forkedFrom: {sessionId, displayName}}
  *
- * A strict mutation (it starts an agent session). 409 `branch_while_prompt_active` while the parent
- * runs or queues a prompt or waits on a permission; 400 `branch_point_invalid` for a turn the
- * session lacks; 503 `session_limit_exceeded` at `--max-sessions`. The branch is live at once: its
+ * A mutation gated as `POST /session` is (not a strict one: it writes no file). 409
+ * `branch_while_prompt_active` while the parent runs or queues a prompt or waits on a permission;
+ * 400 `branch_point_invalid` for a turn the session lacks; 503 `session_limit_exceeded` at
+ * `--max-sessions`; 403 `untrusted_workspace` as for the parent's other routes. The branch is live at once: its
  * `clientId` is registered on it, and its stream and prompts work as a created session's do.
  */
 import { Elysia, t } from "elysia";
@@ -59,7 +60,7 @@ export const branchRoutes = (deps: AppDeps) => {
       headers: ClientIdHeaders,
       body: BranchBody,
       response: { 201: BranchReply, ...errorResponses({ body: true, also: [403, 404, 409, 502, 503, 504] }) },
-      detail: capability("session_branch", { summary: "A new session that starts from this one's conversation at a turn (default the latest)", "x-svc-strict": true }),
+      detail: capability("session_branch", { summary: "A new session that starts from this one's conversation at a turn (default the latest)" }),
     },
   );
 };
