@@ -1,6 +1,7 @@
 /**
  * The sessions aside: "New session" (Alt+N), a search box, and the list (live and persisted;
- * archived on request) grouped by the day each session last changed. Choosing the session already
+ * archived on request) grouped by the day each session last changed, each branch indented right
+ * after its parent when both are in the same day's group. Choosing the session already
  * open opens it again (a load: a closed one comes back from its history).
  */
 import { useEffect, useState } from "preact/hooks";
@@ -38,6 +39,7 @@ export function SessionList({ open }: { open: boolean }) {
   const needle = query.trim().toLowerCase();
   const shown = needle ? sessions.value.filter((s) => displayName(s).toLowerCase().includes(needle) || s.sessionId.startsWith(needle)) : sessions.value;
   const groups = groupByDay(shown);
+  const depths = branchDepths(shown);
 
   return (
     <aside id="sessions-panel" class={open ? "sessions open" : "sessions"} aria-label="Sessions panel">
@@ -70,7 +72,9 @@ export function SessionList({ open }: { open: boolean }) {
         </label>
       </div>
       <ul role="list" aria-label="Sessions" class="session-list">
-        {groups.flatMap(([group, rows]) => rows.map((s, i) => <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={refused} />))}
+        {groups.flatMap(([group, rows]) =>
+          treeOrder(rows).map((s, i) => <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={refused} depth={depths.get(s.sessionId) ?? 0} />),
+        )}
       </ul>
       {!sessionsLoaded.value && <p class="empty">Loading sessions…</p>}
       {sessionsLoaded.value && sessions.value.length === 0 && <p class="empty">No sessions yet. Start one with New session.</p>}
@@ -93,15 +97,56 @@ function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
   return [...groups];
 }
 
-/** One session; the first of a day group carries the group's heading. */
+/** Deepest indent of a branch in the list (deeper ones are shown at this depth). */
+const MAX_BRANCH_DEPTH = 4;
+
+/** Each listed session's depth in the branch tree: 0 for one whose parent is not listed. */
+function branchDepths(list: SessionListItem[]): Map<string, number> {
+  const parents = new Map(list.map((s) => [s.sessionId, s.parentSessionId]));
+  const depths = new Map<string, number>();
+  for (const s of list) {
+    let depth = 0;
+    // Bounded walk: a cycle (never made by the daemon) or a deep chain stops at the cap.
+    for (let p = s.parentSessionId; p !== undefined && parents.has(p) && depth < MAX_BRANCH_DEPTH; p = parents.get(p)) depth++;
+    depths.set(s.sessionId, depth);
+  }
+  return depths;
+}
+
+/** `rows` with each branch right after its parent (when both are in `rows`), the daemon's order kept otherwise. */
+function treeOrder(rows: SessionListItem[]): SessionListItem[] {
+  const ids = new Set(rows.map((s) => s.sessionId));
+  const children = new Map<string, SessionListItem[]>();
+  for (const s of rows)
+    if (s.parentSessionId !== undefined && ids.has(s.parentSessionId) && s.parentSessionId !== s.sessionId) {
+      let list = children.get(s.parentSessionId);
+      if (!list) children.set(s.parentSessionId, (list = []));
+      list.push(s);
+    }
+  const out: SessionListItem[] = [];
+  const seen = new Set<string>();
+  const visit = (s: SessionListItem) => {
+    if (seen.has(s.sessionId)) return;
+    seen.add(s.sessionId);
+    out.push(s);
+    for (const child of children.get(s.sessionId) ?? []) visit(child);
+  };
+  for (const s of rows) if (s.parentSessionId === undefined || !ids.has(s.parentSessionId)) visit(s);
+  // Anything left sits in a cycle: listed in the daemon's order.
+  for (const s of rows) visit(s);
+  return out;
+}
+
+/** One session; the first of a day group carries the group's heading; a branch is indented under its parent. */
 /** `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not offered. */
-function SessionRow({ session, selected, group, refused }: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean }) {
+function SessionRow({ session, selected, group, refused, depth }: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; depth: number }) {
   const state = session.live ? "live" : "closed";
   const name = displayName(session);
   return (
-    <li class={selected ? "session selected" : "session"}>
+    <li class={selected ? "session selected" : "session"} style={depth > 0 ? { paddingInlineStart: `${depth}rem` } : undefined}>
       {group && <h2 class="group-title">{group}</h2>}
       <button type="button" class="session-open" disabled={refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
+        {session.parentSessionId !== undefined && <span class="branch-mark" title="A branch" aria-label="branch">↳ </span>}
         <span class="session-name">{name}</span>{" "}
         {session.hasActivePrompt && <span class="badge working">working</span>}
         <span class={`badge ${state}`}>{state}</span>
