@@ -1,7 +1,7 @@
 /**
  * The built-in agent's ACP surface on the SDK's agent app, over the agent's core (`agent-core.ts`),
  * loaded when the front hands it the connection (`acp-front.ts`): initialize, session/new (many sessions
- * per process), session/load (the saved conversation replayed as updates) and session/resume,
+ * per process), session/load (the saved conversation replayed as updates) and session/resume, session/fork (`fork.ts`),
  * session/prompt (built-in tools and the MCP servers' tools), session/cancel, session/set_mode,
  * session/set_model and session/close. Everything not registered is answered `-32601` by the SDK.
  * Hooks (`hooks/`) run around prompts and tool calls, and at a session's close.
@@ -33,6 +33,7 @@ import { ShellRunner } from "./tools/shell-runner.ts";
 import { registerLanguageMethods } from "./language-methods.ts";
 import { PromptContextReader } from "./prompt-context.ts";
 import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
+import { forkCut, forkInto } from "./fork.ts";
 import { runTurn } from "./turn.ts";
 
 /** `session/set_model` has no schema in the SDK: `{sessionId, modelId}`, both strings. */
@@ -145,6 +146,20 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       const session = restore(params.sessionId, params.cwd);
       core.announce(client, session.id);
       return state(session);
+    })
+    .onRequest(acp.methods.agent.session.fork, ({ params, client }) => {
+      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const source = sessionOf(params.sessionId);
+      checkRoom();
+      const answer = core.newSession();
+      try {
+        forkInto(source, sessions.get(answer.sessionId)!, forkCut(params._meta));
+      } catch (err) {
+        sessions.delete(answer.sessionId);
+        throw err;
+      }
+      core.announce(client, answer.sessionId);
+      return { ...answer, ...state(sessions.get(answer.sessionId)!) };
     })
     .onRequest(acp.methods.agent.session.setMode, ({ params, client }) => {
       setMode(client, sessionOf(params.sessionId), params.modeId);

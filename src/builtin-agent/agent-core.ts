@@ -47,7 +47,7 @@ export const initializeResponse = (): acp.InitializeResponse => ({
   agentCapabilities: {
     loadSession: true,
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
-    sessionCapabilities: { close: {}, resume: {} },
+    sessionCapabilities: { close: {}, resume: {}, fork: {} },
   },
 });
 

@@ -115,6 +115,11 @@ export class AgentSession {
     this.bytes -= dropped;
   }
 
+  /** Saves the whole kept conversation in place of what was saved (a branch's copy). */
+  save(): void {
+    this.rewrite(this.history);
+  }
+
   /** Drops the messages from index `at` on (a rewind) and saves what is left; returns how many went. */
   truncate(at: number): number {
     const removed = this.history.length - at;

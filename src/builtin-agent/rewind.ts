@@ -21,6 +21,9 @@ export function tagged(message: LanguageModelV4Message, promptId: string | undef
 
 const promptIdOf = (message: LanguageModelV4Message): unknown => (message.role === "user" ? message.providerOptions?.[TAG]?.promptId : undefined);
 
+/** The index of the user message of prompt `promptId` in `history`, or -1. */
+export const promptIndex = (history: readonly LanguageModelV4Message[], promptId: string): number => history.findIndex((m) => promptIdOf(m) === promptId);
+
 /** The prompt id `_meta["svc/invocation"].promptId` of a `session/prompt`, when it is a string. */
 export function invocationPromptId(meta: unknown): string | undefined {
   const invocation = (meta as Record<string, unknown> | null | undefined)?.["svc/invocation"] as Record<string, unknown> | undefined;
@@ -32,7 +35,7 @@ export function registerRewindMethod(app: acp.AgentApp, session: (sessionId: str
   app.onRequest("svc/control/session/rewind", fields("sessionId", "promptId"), ({ params }) => {
     const target = session(params.sessionId);
     if (target.turn !== null) throw new acp.RequestError(-32602, "Cannot rewind while a prompt is running", { errorKind: "session_busy" });
-    const at = target.history.findIndex((m) => promptIdOf(m) === params.promptId);
+    const at = promptIndex(target.history, params.promptId);
     if (at < 0) throw new acp.RequestError(-32602, "The prompt is not in the session's kept conversation", { errorKind: "invalid_rewind_target" });
     return { rewound: true, removedMessages: target.truncate(at) };
   });

@@ -12,6 +12,7 @@ import { subscribe, type Subscription, type SubscribeOptions } from "./subscript
 import { organizationCalls } from "./organization-calls.ts";
 import { rewindCalls } from "./rewind-calls.ts";
 import { sideQuestionCalls } from "./side-question-calls.ts";
+import { branchCalls } from "./branch-calls.ts";
 import { channelCalls } from "./channel-calls.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
 import type {
@@ -209,6 +210,7 @@ export function createClient(options: ClientOptions) {
     ...channelCalls(call, doFetch, url),
     ...rewindCalls(call),
     ...sideQuestionCalls(call),
+    ...branchCalls(call),
 
     /** What model providers are configured and from where (no secret), and the pending sign-ins. */
     authStatus: () => call<AuthStatus>("/workspace/auth/status"),

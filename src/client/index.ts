@@ -9,5 +9,6 @@ export * from "./workspace-types.ts";
 export type * from "./organization-calls.ts";
 export type * from "./rewind-calls.ts";
 export type * from "./side-question-calls.ts";
+export type * from "./branch-calls.ts";
 export type * from "./auth-types.ts";
 export { WORKFLOW_ACTIONS, type WebhookAnswer, type WebhookEvent, type WorkflowAction } from "./channel-calls.ts";

@@ -66,6 +66,9 @@ export interface SessionListItem {
   isPinned?: boolean;
   pinnedAt?: string;
   sortOrder?: number | null;
+  /** A branch's parent session, and the parent's last turn it holds. */
+  parentSessionId?: string;
+  parentPromptId?: string;
   [more: string]: unknown;
 }
 

@@ -406,6 +406,17 @@ export const SessionRewoundEvent = closed(
   "`POST /session/:id/rewind` put files and/or the conversation back to before a turn",
 );
 
+export const SessionBranchedEvent = closed(
+  {
+    sessionId,
+    sourceSessionId: Type.String({ description: "The session branched from (this one)" }),
+    newSessionId: Type.String({ description: "The branch" }),
+    displayName: Type.String({ description: "The branch's display name" }),
+    parentPromptId: Type.Optional(Type.String({ description: "The last turn of this session the branch holds" })),
+  },
+  "`POST /session/:id/branch` made a branch of this session (published on the parent)",
+);
+
 /** Each event type the daemon emits, with the schema of its `data`. */
 export const EVENT_DATA = {
   session_update: SessionUpdateEvent,
@@ -444,6 +455,7 @@ export const EVENT_DATA = {
   settings_changed: SettingsChangedEvent,
   trust_change_requested: TrustChangeRequestedEvent,
   session_rewound: SessionRewoundEvent,
+  session_branched: SessionBranchedEvent,
 } as const;
 
 export type EventType = keyof typeof EVENT_DATA;

@@ -39,6 +39,7 @@ import { referenceUiRoutes } from "./routes/reference-ui.ts";
 import { restoreRoutes } from "./routes/restore.ts";
 import { sessionInfoRoutes } from "./routes/session-info.ts";
 import { rewindRoutes } from "./routes/rewind.ts";
+import { branchRoutes } from "./routes/branch.ts";
 import { sessionHookRoutes } from "./routes/session-hooks.ts";
 import { sideQuestionRoutes } from "./routes/side-questions.ts";
 import { sessionViewRoutes } from "./routes/session-views.ts";
@@ -101,6 +102,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(sessionViewRoutes(deps))
     .use(sessionHookRoutes(deps))
     .use(rewindRoutes(deps))
+    .use(branchRoutes(deps))
     .use(historyRoutes(deps))
     .use(restoreRoutes(deps))
     .use(catalogRoutes(deps))

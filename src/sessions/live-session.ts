@@ -93,6 +93,14 @@ export interface SessionOptions {
   readonly source?: SessionSource | null;
   /** What the session's turns tell the checkpoints (none: no snapshots, nothing to rewind files to). */
   readonly checkpoints?: SessionCheckpoints;
+  /** The session this one was branched from, and that session's last turn it holds (`session-branch.ts`). */
+  readonly parent?: BranchLink | null;
+}
+
+/** A branch's link to its parent: the parent's id and the prompt id of the parent's last turn the branch holds (null: the parent had none). */
+export interface BranchLink {
+  readonly parentSessionId: string;
+  readonly parentPromptId: string | null;
 }
 
 export class LiveSession implements SessionSink, QueueHost {
@@ -109,6 +117,7 @@ export class LiveSession implements SessionSink, QueueHost {
   promptFields: EnvelopeFields = {};
   readonly agentSessionId: string;
   readonly source: SessionSource | null;
+  readonly parent: BranchLink | null;
   /** Sent once, ahead of the next prompt's content; never published. */
   private seed: acp.ContentBlock | null;
   private ended: EndReason | null = null;
@@ -128,6 +137,7 @@ export class LiveSession implements SessionSink, QueueHost {
     this.agentSessionId = options.agentSessionId ?? id;
     this.seed = options.seed ?? null;
     this.source = options.source ?? null;
+    this.parent = options.parent ?? null;
     this.createdAt = options.createdAt ?? this.clock();
     this.lastSeenAt = this.clock();
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };

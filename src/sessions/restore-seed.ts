@@ -57,9 +57,15 @@ function tail(text: string, max: number): string {
   return out;
 }
 
-/** The seed for `sessionId`, or null when its journal holds no conversation. */
-export function restoreSeed(store: Pick<Store, "recent"> | null, sessionId: string): acp.ContentBlock | null {
-  const { records, omitted } = store?.recent(sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES) ?? { records: [], omitted: 0 };
+/**
+ * The seed for `sessionId`, or null when its journal holds no conversation. With `before` (a
+ * journal position: a branch's cut), only the events before it count; the scan still reads the
+ * newest events only, so a cut older than them gives the header alone.
+ */
+export function restoreSeed(store: Pick<Store, "recent"> | null, sessionId: string, before: number | null = null): acp.ContentBlock | null {
+  const scanned = store?.recent(sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES) ?? { records: [], omitted: 0 };
+  const records = before === null ? scanned.records : scanned.records.filter((r) => r.position < before);
+  const omitted = scanned.omitted;
   const envelopes = records.map((r) => JSON.parse(r.envelope) as unknown).filter((e) => !agentEmittedUserChunk(e));
   const messages = transcriptEntries(envelopes).flatMap((e) =>
     (e.kind === "user" || e.kind === "agent") && e.text.trim() !== "" ? [render(e.kind, e.text)] : [],

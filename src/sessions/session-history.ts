@@ -13,7 +13,7 @@ import type { CatalogRow, JournalRecord, SourceFilter, Store } from "../store/st
 import { decodeCursor, encodeCursor } from "./history-cursor.ts";
 import type { LiveSession } from "./live-session.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
-import { sessionSummary } from "./session-summary.ts";
+import { parentFields, sessionSummary } from "./session-summary.ts";
 
 export const DEFAULT_TRANSCRIPT_LIMIT = 100;
 export const MAX_TRANSCRIPT_LIMIT = 500;
@@ -181,6 +181,7 @@ export function persistedSummary(row: CatalogRow) {
     updatedAt: new Date(row.updatedAt).toISOString(),
     ...(row.displayName !== null ? { displayName: row.displayName, ...(titleSource !== undefined ? { titleSource } : {}) } : {}),
     ...(row.sourceType !== null ? { sourceType: row.sourceType, ...(row.sourceId !== null ? { sourceId: row.sourceId } : {}) } : {}),
+    ...parentFields(row.parentSessionId === null ? null : { parentSessionId: row.parentSessionId, parentPromptId: row.parentPromptId }),
     isArchived: row.archived,
     live: false as const,
     // `live` in the catalog with no live session: the daemon that ran it went away without a word.

@@ -15,7 +15,7 @@ import type { CatalogRow } from "../store/catalog.ts";
 import type { Store } from "../store/store.ts";
 import { AutoTitler } from "./auto-title.ts";
 import type { CheckpointSeam } from "./checkpoint-seam.ts";
-import { LiveSession, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
+import { LiveSession, type BranchLink, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
 import { restoreSeed } from "./restore-seed.ts";
@@ -24,6 +24,7 @@ import { workspaceId } from "../workspace/workspace-id.ts";
 import { runtimeUnavailable, untrustedWorkspace, type RuntimeRegistry } from "./runtime-registry.ts";
 import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
 import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
+import { parentFields } from "./session-summary.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
@@ -448,12 +449,13 @@ export class SessionManager {
    * settles, so catalog changes wait for it (`SessionCatalog`, 409 `restore_in_progress`).
    */
   reopen(
-    row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt"> & Partial<Pick<CatalogRow, "sourceType" | "sourceId">>,
+    row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt"> & Partial<Pick<CatalogRow, "sourceType" | "sourceId" | "parentSessionId" | "parentPromptId">>,
     action: "load" | "resume",
     timeoutMs: number,
   ): Promise<{ session: LiveSession; method: string }> {
     const { id: sessionId, agentSessionId, workspace, createdAt } = row;
     const source: SessionSource | null = row.sourceType ? { sourceType: row.sourceType, ...(row.sourceId ? { sourceId: row.sourceId } : {}) } : null;
+    const parent = row.parentSessionId ? { parent: { parentSessionId: row.parentSessionId, parentPromptId: row.parentPromptId ?? null } } : {};
     const runtime = this.deps.runtimes.forCwd(workspace);
     this.reopening.add(sessionId);
     const done = this.creating(runtime, async () => {
@@ -461,7 +463,7 @@ export class SessionManager {
       const caps = live.channel.init.agentCapabilities;
       const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
       const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
-      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source }, timeoutMs);
+      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, ...parent }, timeoutMs);
       const method = chosen === "load" ? "session/load" : "session/resume";
       // Swallows the agent's own replay while it loads.
       runtime.register(agentSessionId, REPLAY_SINK);
@@ -474,13 +476,55 @@ export class SessionManager {
       } finally {
         runtime.unregister(agentSessionId);
       }
-      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source }, timeoutMs);
+      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, ...parent }, timeoutMs);
       if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt, source });
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt, source, ...parent });
       runtime.sessionOpened(live);
       return { session, method };
     });
     return done.finally(() => this.reopening.delete(sessionId));
+  }
+
+  /**
+   * Opens a branch of `parent` on its workspace's agent (`session-branch.ts` chose how), counted
+   * against the caps like a create: `session/fork` of the parent's agent session (with `meta`), or
+   * a `session/new` given `seed` ahead of its first prompt. The catalog records the link.
+   */
+  branch(parent: LiveSession, opening: { fork: { meta?: Record<string, unknown> } } | { seed: acp.ContentBlock | null }, link: BranchLink): Promise<LiveSession> {
+    const runtime = parent.runtime;
+    return this.creating(runtime, async () => {
+      const live = await runtime.ensureStarted();
+      const timeoutMs = this.deps.config.limits.initTimeoutMs;
+      const forked = "fork" in opening;
+      const response = forked ? await this.forkOnAgent(runtime, live, parent.agentSessionId, opening.fork.meta, timeoutMs) : await this.openOnAgent(runtime, live, timeoutMs);
+      const seed = !forked && opening.seed !== null ? { seed: opening.seed } : {};
+      const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { parent: link, ...seed });
+      runtime.sessionOpened(live);
+      return session;
+    });
+  }
+
+  /** `session/fork` of `agentSessionId` on `live`: the new session's id (checked as `openOnAgent` checks it) and state. */
+  private async forkOnAgent(runtime: WorkspaceRuntime, live: Live, agentSessionId: string, meta: Record<string, unknown> | undefined, timeoutMs: number) {
+    let response: acp.ForkSessionResponse & { models?: unknown };
+    try {
+      response = await live.channel.request<acp.ForkSessionResponse & { models?: unknown }>(
+        "session/fork",
+        { sessionId: agentSessionId, cwd: runtime.cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) },
+        { timeoutMs },
+      );
+    } catch (err) {
+      if (!(err instanceof AgentRequestError)) throw err;
+      const kind = err.facts.errorKind;
+      if (kind === "session_busy") throw new DaemonError(409, "branch_while_prompt_active", "Cannot branch while a prompt is running", { sessionId: agentSessionId });
+      if (kind === "branch_point_invalid") throw new DaemonError(409, "branch_point_invalid", "The agent's conversation no longer holds that turn (dropped by its history's bounds)", { errorKind: kind });
+      throw new DaemonError(502, "agent_branch_failed", `The agent failed session/fork: ${err.message}`, { errorKind: "agent_error", retryable: false });
+    }
+    if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
+      throw new DaemonError(502, "agent_protocol_error", "The agent answered session/fork without a session id", { errorKind: "protocol_error" });
+    if (this.sessions.has(response.sessionId) || runtime.routes(response.sessionId))
+      throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
+    return response;
   }
 
   /** True while `reopen` of `sessionId` runs. */
@@ -493,7 +537,7 @@ export class SessionManager {
     sessionId: string,
     runtime: WorkspaceRuntime,
     live: Live,
-    kept: { createdAt: number; source: SessionSource | null },
+    kept: { createdAt: number; source: SessionSource | null; parent?: BranchLink },
     timeoutMs: number,
   ): Promise<{ session: LiveSession; method: string }> {
     const seed = restoreSeed(this.deps.store ?? null, sessionId);
@@ -524,13 +568,13 @@ export class SessionManager {
    * Registers a live session for an agent session that now exists (under the agent's id for it,
    * the daemon's unless `ids.agentSessionId` says otherwise), and records it in the catalog.
    */
-  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number; source?: SessionSource | null } = {}): LiveSession {
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number; source?: SessionSource | null; parent?: BranchLink } = {}): LiveSession {
     const { limits, settings } = this.deps.config;
     const store = this.deps.store;
     const agentSessionId = ids.agentSessionId ?? sessionId;
     const createdAt = ids.createdAt ?? this.now();
     const source = ids.source ?? null;
-    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile, ...sourceFields(source) });
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile, ...sourceFields(source), ...parentFields(ids.parent ?? null) });
     const session = new LiveSession(sessionId, runtime, state, this.hooks, {
       ringSize: limits.eventRingSize,
       clock: this.now,
@@ -542,6 +586,7 @@ export class SessionManager {
       agentSessionId,
       createdAt,
       source,
+      parent: ids.parent ?? null,
       ...(ids.seed ? { seed: ids.seed } : {}),
       ...(this.deps.checkpoints ? { checkpoints: this.deps.checkpoints.forSession(sessionId, runtime.cwd) } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),

@@ -6,7 +6,7 @@
  * most MAX_LISTED_INTERACTIONS of them (the oldest; `pendingInteractionCount` counts them all),
  * so a list of many sessions stays small whatever their agents asked.
  */
-import type { LiveSession } from "./live-session.ts";
+import type { BranchLink, LiveSession } from "./live-session.ts";
 import { sourceFields } from "./session-source.ts";
 
 /** Pending interactions named in one session-list entry. */
@@ -16,6 +16,10 @@ export interface SummaryOptions {
   /** For a session-list entry: at most MAX_LISTED_INTERACTIONS pending interactions. */
   readonly listEntry?: boolean;
 }
+
+/** A branch's link as the session records show it (nothing for a session that is not a branch). */
+export const parentFields = (link: BranchLink | null): { parentSessionId?: string; parentPromptId?: string } =>
+  link === null ? {} : { parentSessionId: link.parentSessionId, ...(link.parentPromptId === null ? {} : { parentPromptId: link.parentPromptId }) };
 
 export function sessionSummary(session: LiveSession, options: SummaryOptions = {}) {
   const pending = session.permissions.list();
@@ -29,6 +33,7 @@ export function sessionSummary(session: LiveSession, options: SummaryOptions = {
     updatedAt: new Date(session.lastSeenAt).toISOString(),
     ...(session.metadata.displayName !== undefined ? { displayName: session.metadata.displayName, titleSource: session.metadata.titleSource } : {}),
     ...sourceFields(session.source),
+    ...parentFields(session.parent),
     ...(session.metadata.prs ? { prs: session.metadata.prs } : {}),
     clientCount: session.clients.size,
     hasActivePrompt: running !== null,

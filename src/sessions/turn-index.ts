@@ -35,6 +35,8 @@ export interface TurnEntry {
 
 interface Scanned {
   promptId: string;
+  /** The journal position of the turn's first message chunk (its prompt's echo). */
+  position: number;
   at: number;
   label: string;
   detail: string;
@@ -72,7 +74,7 @@ function scan(store: Store, sessionId: string, upTo: number | null): { turns: Sc
       if (kind !== "user_message_chunk" && kind !== "agent_message_chunk") continue;
       let turn = byPrompt.get(promptId);
       if (!turn) {
-        turn = { promptId, at, label: "", detail: "" };
+        turn = { promptId, position: record.position, at, label: "", detail: "" };
         byPrompt.set(promptId, turn);
         turns.push(turn);
       }
@@ -83,6 +85,11 @@ function scan(store: Store, sessionId: string, upTo: number | null): { turns: Sc
     }
     if (!page.hasMore || page.records.length === 0) return { turns, last: after, startedAt, endedAt };
   }
+}
+
+/** The session's turns in order, each with the journal position its prompt's echo starts at (413 past MAX_SCAN_BYTES). */
+export function turnStarts(store: Store, sessionId: string): { promptId: string; position: number }[] {
+  return scan(store, sessionId, null).turns.map(({ promptId, position }) => ({ promptId, position }));
 }
 
 const cut = (text: string, max: number, fromEnd = false) => {

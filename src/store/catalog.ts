@@ -27,6 +27,9 @@ export interface CatalogRow {
   readonly color: string | null;
   readonly pinnedAt: number | null;
   readonly sortOrder: number | null;
+  /** A branch's parent session and the parent's last turn it holds (migration 9); null for any other session. */
+  readonly parentSessionId: string | null;
+  readonly parentPromptId: string | null;
 }
 
 /** A session list's filter on the source: a type, and optionally an id within it. */
@@ -43,6 +46,9 @@ export interface NewSession {
   readonly profile: string | null;
   readonly sourceType?: string;
   readonly sourceId?: string;
+  /** A branch's parent and the parent's last turn it holds (kept on a later restore, which gives none). */
+  readonly parentSessionId?: string;
+  readonly parentPromptId?: string;
 }
 
 /** Where a page of the list starts: after this (updated_at, id), newest first. */
@@ -69,6 +75,8 @@ export interface RawRow {
   color: string | null;
   pinned_at: number | null;
   sort_order: number | null;
+  parent_session_id: string | null;
+  parent_prompt_id: string | null;
 }
 
 /** A `sessions` row as read (`SELECT *`). */
@@ -98,6 +106,8 @@ export function fromRaw(raw: RawRow): CatalogRow {
     color: raw.color,
     pinnedAt: raw.pinned_at,
     sortOrder: raw.sort_order,
+    parentSessionId: raw.parent_session_id ?? null,
+    parentPromptId: raw.parent_prompt_id ?? null,
   };
 }
 
@@ -119,12 +129,14 @@ export class Catalog {
     // A session id seen before (an agent that reuses ids across restarts) takes the row over; a
     // restore (no source given) keeps the source the row has.
     this.insert = db.query(
-      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state, source_type, source_id)
-       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live', $sourceType, $sourceId)
+      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state, source_type, source_id, parent_session_id, parent_prompt_id)
+       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live', $sourceType, $sourceId, $parentSessionId, $parentPromptId)
        ON CONFLICT (id) DO UPDATE SET workspace = excluded.workspace, updated_at = excluded.updated_at,
          agent_session_id = excluded.agent_session_id, profile = excluded.profile, state = 'live', closed_at = NULL,
          source_type = COALESCE(excluded.source_type, source_type),
-         source_id = CASE WHEN excluded.source_type IS NULL THEN source_id ELSE excluded.source_id END`,
+         source_id = CASE WHEN excluded.source_type IS NULL THEN source_id ELSE excluded.source_id END,
+         parent_session_id = COALESCE(excluded.parent_session_id, parent_session_id),
+         parent_prompt_id = CASE WHEN excluded.parent_session_id IS NULL THEN parent_prompt_id ELSE excluded.parent_prompt_id END`,
     );
     this.setMeta = db.query("UPDATE sessions SET display_name = $displayName, metadata = $metadata, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.setState = db.query("UPDATE sessions SET state = $state, closed_at = $now, updated_at = MAX(updated_at, $now) WHERE id = $id");
@@ -167,6 +179,8 @@ export class Catalog {
       profile: row.profile,
       sourceType: row.sourceType ?? null,
       sourceId: row.sourceType === undefined ? null : (row.sourceId ?? null),
+      parentSessionId: row.parentSessionId ?? null,
+      parentPromptId: row.parentSessionId === undefined ? null : (row.parentPromptId ?? null),
     });
   }
 

@@ -180,6 +180,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN organized_at INTEGER;
     `,
   },
+  {
+    // A branch's link to its parent (`POST /session/:id/branch`, `session-branch.ts`): the session
+    // it was branched from and that session's last turn (prompt id) it holds; NULL for any other
+    // session. The parent may since be deleted: the link then names a session the catalog lacks.
+    version: 9,
+    up: `
+      ALTER TABLE sessions ADD COLUMN parent_session_id TEXT;
+      ALTER TABLE sessions ADD COLUMN parent_prompt_id TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -174,6 +174,22 @@ browserDescribe("the web UI in chromium", () => {
     await expectClean(again);
   });
 
+  test("12 Branch opens a branch of the conversation, linked to its parent and listed under it", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/`);
+    await newSession(w.page);
+    await send(w.page, "the trunk turn");
+    await transcriptOf(w.page).getByText("mock reply: the trunk turn").waitFor({ timeout: UI_MS });
+    const parentUrl = w.page.url();
+    await w.page.getByRole("button", { name: "Branch", exact: true }).click();
+    await until(() => w.page.url() !== parentUrl, UI_MS, "the branch to open");
+    await w.page.getByText("Branch of").waitFor({ timeout: UI_MS });
+    await sessionsOf(w.page).getByRole("listitem").filter({ hasText: "(branch)" }).first().waitFor({ timeout: UI_MS });
+    await send(w.page, "a branch turn");
+    await transcriptOf(w.page).getByText("mock reply: a branch turn").waitFor({ timeout: UI_MS });
+    await screenshot(w.page, "ui-12-branch");
+    await expectClean(w);
+  });
+
   test("5 Stop ends a slow turn, and the turn says it was cancelled", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/`);
     await newSession(w.page);

@@ -32,6 +32,8 @@ export const sessionIdentityProperties = {
   titleSource: t.Optional(t.Union([t.Literal("manual"), t.Literal("agent"), t.Literal("auto")], { description: "manual: a client set it; agent: the agent named it; auto: the daemon made it after the first turn" })),
   sourceType: t.Optional(t.String({ description: "where the session came from, as its creator named it on `POST /session`" })),
   sourceId: t.Optional(t.String({ description: "the source's own id, within `sourceType`" })),
+  parentSessionId: t.Optional(t.String({ description: "a branch's parent session (`POST /session/:id/branch`); it may since have been deleted" })),
+  parentPromptId: t.Optional(t.String({ description: "a branch's point: the prompt id of the parent's last turn the branch holds" })),
 };
 
 export const sessionSummaryProperties = {

@@ -1,5 +1,5 @@
 /**
- * The chat view of one session: header (name, connection, session actions), transcript, permission
+ * The chat view of one session: header (name, connection, session actions, the parent of a branch), transcript, permission
  * dialog, composer, and a status line (workspace, model, approval mode). Until the session is
  * loaded it says so, and shows no picker values it does not know yet.
  */
@@ -8,7 +8,7 @@ import { APPROVAL_MODES, type ApprovalMode, type StatusCell } from "../../client
 import { client, displayName, guard, hasToken, refreshSessions, reopenKey, sessions } from "../app-state.ts";
 import { baseName } from "../format.ts";
 import { LiveSession, type ViewConnection } from "../live-session.ts";
-import { go } from "../route.ts";
+import { go, sessionHash } from "../route.ts";
 import { rememberTitle } from "../titles.ts";
 import { optionForCwd, workspaceLabel, workspaces } from "../workspaces.ts";
 import { Composer } from "./composer.tsx";
@@ -38,6 +38,14 @@ export function ChatView({ id }: { id: string }) {
     await refreshSessions();
     go("#/");
   };
+  /** A branch at the latest turn (`POST /session/:id/branch`), opened at once. */
+  const branch = async () => {
+    const made = await guard(() => client.branchSession(id));
+    if (!made) return;
+    await refreshSessions();
+    go(sessionHash(made.sessionId));
+  };
+  const parent = row?.parentSessionId === undefined ? undefined : (sessions.value.find((s) => s.sessionId === row.parentSessionId) ?? { sessionId: row.parentSessionId });
   const archive = async () => {
     live.stop();
     if (sessions.value.find((s) => s.sessionId === id)?.live) await guard(() => client.closeSession(id));
@@ -58,6 +66,9 @@ export function ChatView({ id }: { id: string }) {
                 Reopen
               </button>
             )}
+            <button type="button" class="quiet" disabled={!snap || snap.running || snap.queued.length > 0 || Boolean(snap.ended) || live.gone.value} title="A new session that starts from this conversation as it is now" onClick={branch}>
+              Branch
+            </button>
             <button type="button" class="quiet" onClick={() => setRenaming(!renaming)}>
               Rename
             </button>
@@ -69,6 +80,11 @@ export function ChatView({ id }: { id: string }) {
             </button>
           </div>
         </div>
+        {parent && (
+          <p class="branch-of">
+            Branch of <a href={sessionHash(parent.sessionId)}>{displayName(parent)}</a>
+          </p>
+        )}
         {renaming && <RenameForm id={id} current={name} done={() => setRenaming(false)} />}
       </header>
       {snap ? (

@@ -2,8 +2,9 @@
  * The sessions aside: "New session" (Alt+N), a search box, and the list (live and persisted;
  * archived on request; the current workspace's, or with "All workspaces" every served one's, each
  * row naming its workspace): pinned ones first (each row's star pins or unpins it), the others
- * grouped by the day each session last changed. Choosing the session
- * already open opens it again (a load: a closed one comes back from its history).
+ * grouped by the day each session last changed, each branch indented right after its parent when
+ * both are in the same group. Choosing the session already open opens it again (a load: a closed
+ * one comes back from its history).
  */
 import { useEffect, useState } from "preact/hooks";
 import type { SessionListItem } from "../../client/index.ts";
@@ -42,6 +43,7 @@ export function SessionList({ open }: { open: boolean }) {
   const needle = query.trim().toLowerCase();
   const shown = needle ? sessions.value.filter((s) => displayName(s).toLowerCase().includes(needle) || s.sessionId.startsWith(needle)) : sessions.value;
   const groups = groupByDay(shown);
+  const depths = branchDepths(shown);
 
   return (
     <aside id="sessions-panel" class={open ? "sessions open" : "sessions"} aria-label="Sessions panel">
@@ -88,9 +90,10 @@ export function SessionList({ open }: { open: boolean }) {
       </div>
       <ul role="list" aria-label="Sessions" class="session-list">
         {groups.flatMap(([group, rows]) =>
-          rows.map((s, i) => {
+          treeOrder(rows).map((s, i) => {
             const owner = everywhere ? workspaces.value.find((w) => w.cwd === s.workspaceCwd) : undefined;
-            return <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={owner ? !owner.primary && !owner.trusted : refused} owner={owner} />;
+            const rowRefused = owner ? !owner.primary && !owner.trusted : refused;
+            return <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={rowRefused} owner={owner} depth={depths.get(s.sessionId) ?? 0} />;
           }),
         )}
       </ul>
@@ -116,20 +119,65 @@ function groupByDay(list: SessionListItem[]): [string, SessionListItem[]][] {
   return [...groups];
 }
 
-/** One session; the first of a day group carries the group's heading. */
+/** Deepest indent of a branch in the list (deeper ones are shown at this depth). */
+const MAX_BRANCH_DEPTH = 4;
+
+/** Each listed session's depth in the branch tree: 0 for one whose parent is not listed. */
+function branchDepths(list: SessionListItem[]): Map<string, number> {
+  const parents = new Map(list.map((s) => [s.sessionId, s.parentSessionId]));
+  const depths = new Map<string, number>();
+  for (const s of list) {
+    let depth = 0;
+    // Bounded walk: a cycle (never made by the daemon) or a deep chain stops at the cap.
+    for (let p = s.parentSessionId; p !== undefined && parents.has(p) && depth < MAX_BRANCH_DEPTH; p = parents.get(p)) depth++;
+    depths.set(s.sessionId, depth);
+  }
+  return depths;
+}
+
+/** `rows` with each branch right after its parent (when both are in `rows`), the daemon's order kept otherwise. */
+function treeOrder(rows: SessionListItem[]): SessionListItem[] {
+  const ids = new Set(rows.map((s) => s.sessionId));
+  const children = new Map<string, SessionListItem[]>();
+  for (const s of rows)
+    if (s.parentSessionId !== undefined && ids.has(s.parentSessionId) && s.parentSessionId !== s.sessionId) {
+      let list = children.get(s.parentSessionId);
+      if (!list) children.set(s.parentSessionId, (list = []));
+      list.push(s);
+    }
+  const out: SessionListItem[] = [];
+  const seen = new Set<string>();
+  const visit = (s: SessionListItem) => {
+    if (seen.has(s.sessionId)) return;
+    seen.add(s.sessionId);
+    out.push(s);
+    for (const child of children.get(s.sessionId) ?? []) visit(child);
+  };
+  for (const s of rows) if (s.parentSessionId === undefined || !ids.has(s.parentSessionId)) visit(s);
+  // Anything left sits in a cycle: listed in the daemon's order.
+  for (const s of rows) visit(s);
+  return out;
+}
+
 /**
- * `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not offered.
- * `owner`: its workspace, named on the row in the "All workspaces" view.
+ * One session; the first of a day group carries the group's heading; a branch is indented under its
+ * parent. `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not
+ * offered. `owner`: its workspace, named on the row in the "All workspaces" view.
  */
-function SessionRow(props: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; owner: WorkspaceEntry | undefined }) {
-  const { session, selected, group, refused, owner } = props;
+function SessionRow(props: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; owner: WorkspaceEntry | undefined; depth: number }) {
+  const { session, selected, group, refused, owner, depth } = props;
   const state = session.live ? "live" : "closed";
   const pinned = session.isPinned === true;
   const name = displayName(session);
   return (
-    <li class={selected ? "session selected" : "session"}>
+    <li class={selected ? "session selected" : "session"} style={depth > 0 ? { paddingInlineStart: `${depth}rem` } : undefined}>
       {group && <h2 class="group-title">{group}</h2>}
       <button type="button" class="session-open" disabled={refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
+        {session.parentSessionId !== undefined && (
+          <span class="branch-mark" title="A branch" aria-label="branch">
+            ↳{" "}
+          </span>
+        )}
         <span class="session-name" id={`session-name-${session.sessionId}`}>
           {name}
         </span>{" "}
