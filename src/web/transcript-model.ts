@@ -56,7 +56,7 @@ export type Item =
       startedAt: number | undefined;
       endedAt: number | undefined;
     }
-  | { kind: "turn"; key: string; stopReason: string; ms: number | undefined }
+  | { kind: "turn"; key: string; stopReason: string; ms: number | undefined; /** The turn's prompt (what a rewind names), when the event said. */ promptId: string | undefined }
   | { kind: "error"; key: string; message: string; /** A turn's failure (its stop), with how long it ran. */ turn?: { ms: number | undefined } }
   | { kind: "notice"; key: string; text: string };
 
@@ -113,6 +113,14 @@ const refusedText = (data: Record<string, unknown>): string =>
   data.reason === "too_many_options"
     ? `The agent asked for permission with ${Number(data.options)} options (at most ${Number(data.limit)} are accepted)`
     : `The agent asked for permission with an option id of ${Number(data.bytes)} bytes (at most ${Number(data.limit)} are accepted)`;
+
+/** A rewind as the transcript tells it (`session_rewound`): what was put back, what was not. */
+function rewoundText(data: Record<string, unknown>): string {
+  const changed = Array.isArray(data.filesChanged) ? data.filesChanged.length : 0;
+  const failed = Array.isArray(data.filesFailed) ? data.filesFailed.map(String) : [];
+  const files = `${changed} file${changed === 1 ? "" : "s"} put back${failed.length > 0 ? `, not put back: ${failed.join(", ")}` : ""}`;
+  return `Rewound to before a turn: ${files}${data.conversationRewound === true ? "; the conversation goes on from before that turn." : "."}`;
+}
 
 const text = (block: unknown): string => {
   const b = block as { type?: string; text?: unknown } | null;
@@ -256,7 +264,7 @@ export class TranscriptModel {
         const promptId = data.promptId ?? event.promptId;
         if (promptId && this.finished.has(promptId)) break;
         const ms = this.promptEnded(promptId);
-        this.push({ kind: "turn", key: this.key(), stopReason: typeof data.stopReason === "string" ? data.stopReason : "end_turn", ms });
+        this.push({ kind: "turn", key: this.key(), stopReason: typeof data.stopReason === "string" ? data.stopReason : "end_turn", ms, promptId: typeof promptId === "string" ? promptId : undefined });
         break;
       }
       case "turn_error": {
@@ -312,6 +320,9 @@ export class TranscriptModel {
         break;
       case "history_truncated":
         this.push({ kind: "notice", key: this.key(), text: `${data.truncatedEvents} earlier events are not shown.` });
+        break;
+      case "session_rewound":
+        this.push({ kind: "notice", key: this.key(), text: rewoundText(data) });
         break;
       case "agent_output_rejected":
         this.push({ kind: "notice", key: this.key(), text: `The agent wrote a message of ${Number(data.bytes)} bytes, over the daemon's ${Number(data.limit)}-byte line limit; it was dropped.` });

@@ -91,6 +91,10 @@ browserDescribe("the web UI in chromium", () => {
     }, UI_MS, "the whole reply");
     expect(seen.size).toBeGreaterThan(2);
     await transcript.getByText("hello from the browser").first().waitFor({ timeout: UI_MS });
+    // A rewind needs the daemon's token: this daemon has none, so the turn's control is locked.
+    const rewind = transcript.getByRole("button", { name: "Rewind…" }).last();
+    await rewind.waitFor({ timeout: UI_MS });
+    expect(await rewind.isDisabled()).toBe(true);
     await screenshot(w.page, "ui-3-streamed");
     await expectClean(w);
   });

@@ -89,7 +89,7 @@ export function ChatView({ id }: { id: string }) {
       </header>
       {snap ? (
         <>
-          <TranscriptView snapshot={snap} workspaceCwd={live.workspaceCwd.value} />
+          <TranscriptView snapshot={snap} workspaceCwd={live.workspaceCwd.value} sessionId={id} />
           {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} workspaceCwd={live.workspaceCwd.value} />}
           <NoModelNote live={live} />
           <Composer key={id} sessionId={id} snapshot={snap} />

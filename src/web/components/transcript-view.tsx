@@ -1,6 +1,6 @@
 /**
- * The transcript: user and agent messages, thoughts, plans, tool calls, how each turn ended,
- * errors; follows the bottom while the reader is there.
+ * The transcript: user and agent messages, thoughts, plans, tool calls, how each turn ended (with
+ * a rewind to before it, `rewind-control.tsx`), errors; follows the bottom while the reader is there.
  *
  * Bound: only the last `WINDOW` items render at first (a long session's reopen lays out a screenful,
  * not hundreds of messages); "Show earlier" adds `WINDOW` more at a time. Items off screen skip
@@ -12,9 +12,10 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { formatDuration } from "../format.ts";
 import type { Item, TranscriptSnapshot } from "../transcript-model.ts";
 import { Markdown } from "./markdown-view.tsx";
+import { RewindControl } from "./rewind-control.tsx";
 import { ToolCallView } from "./tool-call.tsx";
 
-export function TranscriptView({ snapshot, workspaceCwd }: { snapshot: TranscriptSnapshot; workspaceCwd: string | undefined }) {
+export function TranscriptView({ snapshot, workspaceCwd, sessionId }: { snapshot: TranscriptSnapshot; workspaceCwd: string | undefined; sessionId: string }) {
   const ref = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   useLayoutEffect(() => {
@@ -52,7 +53,7 @@ export function TranscriptView({ snapshot, workspaceCwd }: { snapshot: Transcrip
       {snapshot.items.length === 0 && !snapshot.ended && <p class="empty transcript-empty">Nothing here yet. Ask the agent something below.</p>}
       {snapshot.items.slice(from).map((item, i) => (
         <ItemBoundary key={item.key}>
-          <ItemView item={item} streaming={snapshot.running && from + i === lastIndex} workspaceCwd={workspaceCwd} />
+          <ItemView item={item} streaming={snapshot.running && from + i === lastIndex} workspaceCwd={workspaceCwd} sessionId={sessionId} />
         </ItemBoundary>
       ))}
       {snapshot.ended && <p class="notice-line">Session ended ({snapshot.ended.replace(/_/g, " ")}).</p>}
@@ -94,7 +95,7 @@ class ItemBoundary extends Component<{ children: ComponentChildren }, { failed: 
   }
 }
 
-const ItemView = memo(function ItemView({ item, streaming, workspaceCwd }: { item: Item; streaming: boolean; workspaceCwd: string | undefined }) {
+const ItemView = memo(function ItemView({ item, streaming, workspaceCwd, sessionId }: { item: Item; streaming: boolean; workspaceCwd: string | undefined; sessionId: string }) {
   switch (item.kind) {
     case "user":
       return (
@@ -129,10 +130,13 @@ const ItemView = memo(function ItemView({ item, streaming, workspaceCwd }: { ite
       return <ToolCallView item={item} workspaceCwd={workspaceCwd} />;
     case "turn":
       return (
-        <p class={`turn-end stop-${item.stopReason}`} aria-label="Turn ended">
-          <span aria-hidden="true">{STOP_ICON[item.stopReason] ?? "●"}</span> {STOP_TEXT[item.stopReason] ?? `Stopped (${item.stopReason.replace(/_/g, " ")})`}
-          {item.ms !== undefined && <span class="turn-time"> · {formatDuration(item.ms)}</span>}
-        </p>
+        <>
+          <p class={`turn-end stop-${item.stopReason}`} aria-label="Turn ended">
+            <span aria-hidden="true">{STOP_ICON[item.stopReason] ?? "●"}</span> {STOP_TEXT[item.stopReason] ?? `Stopped (${item.stopReason.replace(/_/g, " ")})`}
+            {item.ms !== undefined && <span class="turn-time"> · {formatDuration(item.ms)}</span>}
+          </p>
+          {item.promptId !== undefined && <RewindControl key={item.promptId} sessionId={sessionId} promptId={item.promptId} />}
+        </>
       );
     case "error":
       return (
