@@ -136,7 +136,9 @@ describe("display names", () => {
     ["a right-to-left override", "invoice\u202Etxt.exe"],
     ["a bidi isolate", "a\u2066b\u2069"],
     ["a zero-width space", "admin\u200B"],
-    ["a zero-width joiner", "a\u200Db"],
+    ["a zero-width joiner at the end", "admin\u200D"],
+    ["two zero-width joiners", "a\u200D\u200Db"],
+    ["a Hangul filler", "\u3164"],
     ["a byte order mark inside", "a\uFEFFb"],
     ["a C1 control", "a\u0085b"],
     ["a C0 control", "a\u0007b"],
@@ -156,8 +158,8 @@ describe("display names", () => {
     expect((await call("DELETE", `/workspaces/${id}`)).status).toBe(200);
   });
 
-  test("visible Unicode is kept: accents, CJK, emoji, 256 code points", async () => {
-    for (const displayName of ["Café – Ünïcode", "日本語のプロジェクト", "Rocket 🚀", "é".repeat(256), "字".repeat(256)]) {
+  test("visible Unicode is kept: accents, CJK, emoji (joined ones too), a joiner a script needs, 256 code points", async () => {
+    for (const displayName of ["Café – Ünïcode", "日本語のプロジェクト", "Rocket 🚀", "👩\u200D💻 dev", "می\u200Cخواهم", "é".repeat(256), "字".repeat(256)]) {
       const b = workspaceDir();
       const posted = await call("POST", "/workspaces", { cwd: b, displayName });
       expect([posted.status, posted.body.displayName]).toEqual([201, displayName]);
