@@ -19,7 +19,7 @@ import { transcriptEntries } from "./transcript-entries.ts";
 
 /** Most UTF-8 bytes of transcript in a seed; older messages are dropped first, then the oldest kept one is cut from its start. */
 export const SEED_MAX_BYTES = 16 * 1024;
-/** How much of the journal a seed reads: the newest events only, at most this many and this many bytes (the header says when older ones went unread). */
+/** How much of each journal a seed reads: the newest events (before its cut) only, at most this many and this many bytes (the header says when older ones went unread). */
 const SEED_SCAN_EVENTS = 5000;
 const SEED_SCAN_BYTES = 4 * 1024 * 1024;
 
@@ -57,19 +57,30 @@ function tail(text: string, max: number): string {
   return out;
 }
 
-/**
- * The seed for `sessionId`, or null when its journal holds no conversation. With `before` (a
- * journal position: a branch's cut), only the events before it count; the scan still reads the
- * newest events only, so a cut older than them gives the header alone.
- */
-export function restoreSeed(store: Pick<Store, "recent"> | null, sessionId: string, before: number | null = null): acp.ContentBlock | null {
-  const scanned = store?.recent(sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES) ?? { records: [], omitted: 0 };
-  const records = before === null ? scanned.records : scanned.records.filter((r) => r.position < before);
-  const omitted = scanned.omitted;
+/** One journal a seed reads: a session's, up to the position `before` (a branch's cut) or whole. */
+export interface SeedSource {
+  readonly sessionId: string;
+  readonly before: number | null;
+}
+
+/** A source's messages, rendered, and how many of its events went unread (older than the scan's bounds). */
+function messagesOf(store: Pick<Store, "recent"> | null, source: SeedSource): { messages: string[]; omitted: number } {
+  const { records, omitted } = store?.recent(source.sessionId, SEED_SCAN_EVENTS, SEED_SCAN_BYTES, source.before) ?? { records: [], omitted: 0 };
   const envelopes = records.map((r) => JSON.parse(r.envelope) as unknown).filter((e) => !agentEmittedUserChunk(e));
-  const messages = transcriptEntries(envelopes).flatMap((e) =>
-    (e.kind === "user" || e.kind === "agent") && e.text.trim() !== "" ? [render(e.kind, e.text)] : [],
-  );
+  const messages = transcriptEntries(envelopes).flatMap((e) => ((e.kind === "user" || e.kind === "agent") && e.text.trim() !== "" ? [render(e.kind, e.text)] : []));
+  return { messages, omitted };
+}
+
+/**
+ * The seed for `sessionId`, or null when its journal (and its `ancestors'`, read first: a branch's,
+ * `branch-ancestry.ts`) holds no conversation. With `before` (a journal position: a branch's cut),
+ * only the events before it count. Each journal is read from its newest events (before its cut)
+ * back, within the scan's bounds.
+ */
+export function restoreSeed(store: Pick<Store, "recent"> | null, sessionId: string, before: number | null = null, ancestors: readonly SeedSource[] = []): acp.ContentBlock | null {
+  const read = [...ancestors, { sessionId, before }].map((source) => messagesOf(store, source));
+  const messages = read.flatMap((r) => r.messages);
+  const omitted = read.reduce((n, r) => n + r.omitted, 0);
   if (messages.length === 0) return null;
   const kept: string[] = [];
   let size = 0;

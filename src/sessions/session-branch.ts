@@ -17,6 +17,8 @@
  * events stay in the parent's journal.
  */
 import { DaemonError } from "../errors/daemon-error.ts";
+import { branchAncestry } from "./branch-ancestry.ts";
+import { titleFromAgent, truncateUtf16 } from "./display-name.ts";
 import type { LiveSession } from "./live-session.ts";
 import { restoreSeed } from "./restore-seed.ts";
 import type { SessionManager } from "./session-manager.ts";
@@ -52,10 +54,13 @@ export const MAX_BRANCH_NAME_CHARS = 200;
 const busy = (sessionId: string) => new DaemonError(409, "branch_while_prompt_active", `Cannot branch session ${sessionId}: a prompt is running or queued, or a permission is pending`, { sessionId });
 const invalidPoint = (message: string, extra: Record<string, unknown>) => new DaemonError(400, "branch_point_invalid", message, extra);
 
-/** `name` without control characters, trimmed and cut; undefined when nothing is left. */
+/**
+ * `name` as a display name (`display-name.ts`: control, bidi and separator characters removed,
+ * well-formed), trimmed and cut to MAX_BRANCH_NAME_CHARS UTF-16 units on a character boundary;
+ * undefined when nothing is left.
+ */
 export function branchName(name: string | undefined): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const clean = name?.replace(/[\u0000-\u001f\u007f-\u009f]/g, "").trim().slice(0, MAX_BRANCH_NAME_CHARS);
+  const clean = name === undefined ? "" : truncateUtf16(titleFromAgent(name), MAX_BRANCH_NAME_CHARS).trim();
   return clean ? clean : undefined;
 }
 
@@ -85,11 +90,11 @@ export class SessionBrancher {
     const forked = canFork && (next === null || builtIn);
     const session = await this.sessions.branch(
       parent,
-      forked ? { fork: next === null ? {} : { meta: { "svc/fork": { beforePromptId: next.promptId } } } } : { seed: restoreSeed(store, parent.id, next?.position ?? null) },
+      forked ? { fork: next === null ? {} : { meta: { "svc/fork": { beforePromptId: next.promptId } } } } : { seed: restoreSeed(store, parent.id, next?.position ?? null, branchAncestry(store, parent.id)) },
       link,
     );
     const parentName = parent.metadata.displayName ?? parent.id.slice(0, 8);
-    const displayName = branchName(request.name) ?? `${parentName} (branch)`.slice(0, MAX_BRANCH_NAME_CHARS);
+    const displayName = branchName(request.name) ?? branchName(`${parentName} (branch)`) ?? "(branch)";
     session.metadata.displayName = displayName;
     session.metadata.titleSource = "manual";
     session.publish("session_metadata_updated", { sessionId: session.id, displayName, titleSource: "manual" });

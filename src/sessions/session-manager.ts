@@ -18,6 +18,7 @@ import type { CheckpointSeam } from "./checkpoint-seam.ts";
 import { LiveSession, type BranchLink, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
 import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
+import { branchAncestry } from "./branch-ancestry.ts";
 import { restoreSeed } from "./restore-seed.ts";
 import { ShuttingDownError } from "../runtime/start-failure.ts";
 import { workspaceId } from "../workspace/workspace-id.ts";
@@ -524,7 +525,21 @@ export class SessionManager {
       throw new DaemonError(502, "agent_protocol_error", "The agent answered session/fork without a session id", { errorKind: "protocol_error" });
     if (this.sessions.has(response.sessionId) || runtime.routes(response.sessionId))
       throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
+    // A fork is a new conversation: an id the catalog holds already (a closed session, the parent's
+    // own ancestors) would take over that session's history and could link it to itself.
+    if (this.catalogHolds(response.sessionId))
+      throw new DaemonError(502, "agent_protocol_error", "The agent answered session/fork with the id of an existing session", { errorKind: "protocol_error" });
     return response;
+  }
+
+  /** Whether the catalog has a row for `sessionId`; false when it cannot be read (then only live ids are checked). */
+  private catalogHolds(sessionId: string): boolean {
+    try {
+      return (this.deps.store?.session(sessionId) ?? null) !== null;
+    } catch (error) {
+      if (error instanceof DaemonError) return false;
+      throw error;
+    }
   }
 
   /** True while `reopen` of `sessionId` runs. */
@@ -540,7 +555,8 @@ export class SessionManager {
     kept: { createdAt: number; source: SessionSource | null; parent?: BranchLink },
     timeoutMs: number,
   ): Promise<{ session: LiveSession; method: string }> {
-    const seed = restoreSeed(this.deps.store ?? null, sessionId);
+    // A branch's journal starts empty: its ancestors' conversation up to its turn comes first.
+    const seed = restoreSeed(this.deps.store ?? null, sessionId, null, branchAncestry(this.deps.store ?? null, sessionId));
     const response = await this.openOnAgent(runtime, live, timeoutMs);
     if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
     const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, ...kept, ...(seed ? { seed } : {}) });

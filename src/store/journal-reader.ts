@@ -40,6 +40,8 @@ export function chunkRecords(chunk: ChunkRow): JournalRecord[] {
 export class JournalReader {
   private readonly from: Statement<ChunkRow>;
   private readonly latest: Statement<ChunkRow>;
+  private readonly latestTo: Statement<ChunkRow>;
+  private readonly countBefore: Statement<{ count: number }>;
   private readonly totals: Statement<{ count: number; chars: number }>;
 
   constructor(db: Database) {
@@ -53,25 +55,31 @@ export class JournalReader {
     // Stepped one chunk at a time (`iterate`) and left once the page is full: no LIMIT needed.
     this.from = db.query(`SELECT ${columns} FROM journal WHERE ${live} AND seq >= $fromSeq ORDER BY seq`);
     this.latest = db.query(`SELECT ${columns} FROM journal WHERE ${live} ORDER BY seq DESC`);
+    this.latestTo = db.query(`SELECT ${columns} FROM journal WHERE ${live} AND seq <= $toSeq ORDER BY seq DESC`);
+    this.countBefore = db.query(`SELECT COALESCE(SUM(count), 0) AS count FROM journal WHERE ${live} AND seq < $toSeq`);
     this.totals = db.query(`SELECT COALESCE(SUM(count), 0) AS count, COALESCE(SUM(chars), 0) AS chars FROM journal WHERE ${live}`);
   }
 
   /**
    * The session's newest records, oldest first: at most `maxEvents`, and as many as fit in
-   * `maxBytes` of envelope (at least the newest one), plus how many older ones were left out.
+   * `maxBytes` of envelope (at least the newest one), plus how many older ones were left out. With
+   * `before` (a record's position), the newest of those before it.
    */
-  newest(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
+  newest(sessionId: string, maxEvents: number, maxBytes: number, before: number | null = null): { records: JournalRecord[]; omitted: number } {
     const newestFirst: JournalRecord[] = [];
     let bytes = 0;
-    scan: for (const chunk of this.latest.iterate({ sessionId })) {
+    const chunks = before === null ? this.latest.iterate({ sessionId }) : this.latestTo.iterate({ sessionId, toSeq: chunkOf(before) });
+    scan: for (const chunk of chunks) {
       const all = chunkRecords(chunk);
       for (let i = all.length - 1; i >= 0; i--) {
+        if (before !== null && all[i]!.position >= before) continue;
         bytes += all[i]!.envelope.length;
         if (newestFirst.length === maxEvents || (newestFirst.length > 0 && bytes > maxBytes)) break scan;
         newestFirst.push(all[i]!);
       }
     }
-    return { records: newestFirst.reverse(), omitted: this.size(sessionId) - newestFirst.length };
+    const held = before === null ? this.size(sessionId) : this.countBefore.get({ sessionId, toSeq: chunkOf(before) })!.count + (before - position(chunkOf(before), 0));
+    return { records: newestFirst.reverse(), omitted: Math.max(0, held - newestFirst.length) };
   }
 
   /** Up to `limit` records of the session after `after` (a record's position; 0: from the start). */

@@ -315,9 +315,9 @@ export class Store {
     return damagedAs500(sessionId, () => this.read((open) => open.reader.pageAfter(sessionId, after, limit, maxBytes)));
   }
 
-  /** The newest records of a session within the bounds (see `JournalReader.newest`). */
-  recent(sessionId: string, maxEvents: number, maxBytes: number): { records: JournalRecord[]; omitted: number } {
-    return damagedAs500(sessionId, () => this.read((open) => open.reader.newest(sessionId, maxEvents, maxBytes)));
+  /** The newest records of a session within the bounds, those before the position `before` if given (see `JournalReader.newest`). */
+  recent(sessionId: string, maxEvents: number, maxBytes: number, before: number | null = null): { records: JournalRecord[]; omitted: number } {
+    return damagedAs500(sessionId, () => this.read((open) => open.reader.newest(sessionId, maxEvents, maxBytes, before)));
   }
 
   /** True while the database connection is open (it closes when idle; tests). */

@@ -6,10 +6,13 @@
  * the parent as it was. Bounds: unknown session, turn out of range, parent mid-turn, session cap.
  */
 import { describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { WireEntry } from "../fixtures/fake-agent/wire-log.ts";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { openSession, untilTurnEnds, type TestSession } from "../helpers/prompt-session.ts";
 import type { SseClient } from "../helpers/sse-client.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { workspaceId } from "../../src/workspace/workspace-id.ts";
 
 type PromptParams = { sessionId: string; prompt: { type: string; text?: string }[] };
@@ -78,6 +81,38 @@ describe("branch on an agent without session/fork", () => {
     expect(await listed(d, branch)).toMatchObject({ live: false, parentSessionId: s.id, parentPromptId: first });
   });
 
+  test("a branch of a branch holds its grandparent's turns; a branch at an early turn of a long session is seeded; a name is cleaned", async () => {
+    await using d = await fakeAgentDaemon();
+    const s = await openSession(d);
+    await using _s = s;
+    await using sse = await s.events({ "Last-Event-ID": "0" });
+    await turn(s, sse, "remember the zebra");
+    // A later turn of more events than a seed's scan reads: the cut at turn 0 is older than all of them.
+    await turn(s, sse, "@stream 5200 0");
+    const before = (await d.sentToAgent("session/prompt")).length;
+
+    const b = await d.json("POST", `/session/${s.id}/branch`, { turnIndex: 0, name: `abc\u202Egnp\u2028x${"y".repeat(190)}😀` });
+    expect(b.status).toBe(201);
+    expect(b.body.displayName).not.toMatch(/[\u202E\u2028]/);
+    expect((b.body.displayName as string).isWellFormed()).toBe(true);
+    await using bsse = await d.events(b.body.sessionId, { "Last-Event-ID": "0" });
+    const bTurn = await d.json("POST", `/session/${b.body.sessionId}/prompt`, { prompt: [{ type: "text", text: "@say b speaking\nthe heron" }] }, { "X-Svc-Client-Id": b.body.clientId });
+    await untilTurnEnds(bsse, bTurn.body.promptId);
+    const toB = promptText((await d.sentToAgent("session/prompt"))[before]!);
+    expect(toB).toContain("User: remember the zebra");
+
+    // A branch of the branch: the grandparent's turn up to the first cut, then the branch's own.
+    const c = await d.json("POST", `/session/${b.body.sessionId}/branch`, {});
+    expect(c.status).toBe(201);
+    await using csse = await d.events(c.body.sessionId, { "Last-Event-ID": "0" });
+    const cTurn = await d.json("POST", `/session/${c.body.sessionId}/prompt`, { prompt: [{ type: "text", text: "@say c speaking" }] }, { "X-Svc-Client-Id": c.body.clientId });
+    await untilTurnEnds(csse, cTurn.body.promptId);
+    const toC = promptText((await d.sentToAgent("session/prompt")).at(-1)!);
+    expect(toC).toContain("User: remember the zebra");
+    expect(toC).toContain("the heron");
+    expect(toC.indexOf("remember the zebra")).toBeLessThan(toC.indexOf("the heron"));
+  });
+
   test("bounds: unknown session 404, a turn the session lacks 400, a parent mid-turn 409, the session cap 503", async () => {
     await using d = await fakeAgentDaemon(["--max-sessions", "2"]);
     await using s = await openSession(d);
@@ -112,6 +147,23 @@ describe("branch on an agent without session/fork", () => {
 });
 
 describe("branch on an agent with session/fork", () => {
+  test("a fork answered with the id of a closed session is refused: no session taken over, no parent cycle", async () => {
+    await using scratch = tempDir("svc-fork-id-");
+    const idFile = join(scratch.path, "fork-id");
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_FORK: "1", FAKE_AGENT_FORK_ID_FILE: idFile } });
+    const { s, sse } = await parentWithTwoTurns(d);
+    await using _sse = sse;
+    const b = await d.json("POST", `/session/${s.id}/branch`, {});
+    expect([b.status, b.body.branchedBy]).toEqual([201, "fork"]);
+    expect((await d.fetch(`/session/${s.id}`, { method: "DELETE" })).status).toBe(204);
+    writeFileSync(idFile, s.id);
+    const hostile = await d.json("POST", `/session/${b.body.sessionId}/branch`, {});
+    expect([hostile.status, hostile.body.code]).toEqual([502, "agent_protocol_error"]);
+    expect(await listed(d, s.id)).toMatchObject({ live: false });
+    expect((await listed(d, s.id))?.parentSessionId).toBeUndefined();
+    await s[Symbol.asyncDispose]();
+  });
+
   test("at the latest turn the agent forks; at an earlier turn the branch is seeded", async () => {
     await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_FORK: "1" } });
     const { s, sse, second } = await parentWithTwoTurns(d);
