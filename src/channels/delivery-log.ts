@@ -12,8 +12,13 @@ import { join } from "node:path";
 export const MAX_DELIVERIES = 4096;
 /** Longest delivery id accepted (characters); GitHub's are 36, GitLab's 36. */
 export const MAX_DELIVERY_ID_LENGTH = 200;
-/** Largest log file read back (bytes): MAX_DELIVERIES keys of at most ~460 bytes each, with room. */
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/**
+ * Largest log file read back (bytes): what MAX_DELIVERIES keys can take at worst, so a full log is
+ * always read back. A key is `["<channel>","<source>","<id>"]` (names of at most 128 plain
+ * characters), written as a JSON string: an id's character takes at most 7 bytes there (a control
+ * character, escaped twice), the rest of a key at most 2 × 128 + 32.
+ */
+const MAX_FILE_BYTES = MAX_DELIVERIES * (2 * 128 + 32 + 7 * MAX_DELIVERY_ID_LENGTH);
 
 export class DeliveryLog {
   private readonly file: string;

@@ -5,7 +5,9 @@
  *   built-in agent's edit and write tools) and writes once the daemon answered, so the content kept
  *   is exactly the one replaced;
  * - a shell command's change to a tracked file: the tracked tree is compared before and after the
- *   turn (`git-tree.ts`, which says what that does not cover).
+ *   turn (`git-tree.ts`, which says what that does not cover). Such a change cannot be told from
+ *   one made by anybody else while the turn ran (the user's editor, another session), so a rewind
+ *   puts it back only when forced: it is always among the plan's conflicts.
  *
  * Storage: content-addressed blobs (`blob-store.ts`) bounded by `maxBytes`; a blob that would pass
  * the bound first evicts whole finished turns, oldest first across all sessions (counted in
@@ -64,6 +66,8 @@ export interface RestoreItem {
   readonly path: string;
   readonly before: Before;
   readonly expected: string | null;
+  /** A turn's change to it was seen in the tracked tree, not through an edit tool: svc cannot say who made it. */
+  readonly unattributed: boolean;
 }
 
 export interface RewindPlan {
@@ -205,7 +209,7 @@ export class Checkpoints {
         }
         const atHead = pre.tree.head === null ? "unrestorable" : await tree.contentAt(pre.tree.head, rel, this.fileCap);
         const before: Before =
-          atHead === null ? { hash: null, mode: 0o644 } : atHead === "unrestorable" ? { hash: null, mode: 0o644, unrestorable: "not_in_git" } : this.headBefore(atHead, turn);
+          atHead === null ? { hash: null, mode: 0o644 } : atHead === "unrestorable" ? { hash: null, mode: 0o644, unrestorable: "not_in_git" } : this.headBefore(atHead.bytes, atHead.mode, turn);
         this.keepRecord(turn, rel, { before, source: "shell" });
       }
       for (const snap of pre.snaps.values()) if (snap.hash !== null) this.blobs.release(snap.hash);
@@ -232,9 +236,9 @@ export class Checkpoints {
     if (!this.log.record(turn, rel, touched) && touched.before.hash !== null) this.blobs.release(touched.before.hash);
   }
 
-  private headBefore(bytes: Buffer, turn: Turn): Before {
+  private headBefore(bytes: Buffer, mode: number, turn: Turn): Before {
     const kept = this.keep(bytes, turn);
-    return "hash" in kept ? { hash: kept.hash, mode: 0o644 } : { hash: null, mode: 0o644, unrestorable: kept.unrestorable };
+    return "hash" in kept ? { hash: kept.hash, mode } : { hash: null, mode, unrestorable: kept.unrestorable };
   }
 
   /** Whether `sessionId` has a turn whose end is not recorded yet. */
@@ -261,19 +265,23 @@ export class Checkpoints {
     const turns = this.log.turnsOf(sessionId);
     const at = turns.findIndex((t) => t.promptId === promptId);
     if (at < 0) return null;
-    const items = new Map<string, { before: Before; expected: string | null }>();
+    const items = new Map<string, { before: Before; expected: string | null; unattributed: boolean }>();
     for (const turn of turns.slice(at))
       for (const [path, touched] of turn.files) {
         const first = items.get(path);
-        items.set(path, { before: first?.before ?? touched.before, expected: touched.after ?? UNKNOWN_AFTER });
+        items.set(path, { before: first?.before ?? touched.before, expected: touched.after ?? UNKNOWN_AFTER, unattributed: (first?.unattributed ?? false) || touched.source === "shell" });
       }
     return { turn: turns[at]!, items: [...items].map(([path, item]) => ({ path, ...item })) };
   }
 
-  /** The plan's files that are not what the session left them as (changed outside it since). */
+  /** The plan's files that are not what the session left them as (changed outside it since), and those whose change svc cannot attribute. */
   async conflicts(root: string, plan: RewindPlan): Promise<string[]> {
     const changed: string[] = [];
     for (const item of plan.items) {
+      if (item.unattributed) {
+        changed.push(item.path);
+        continue;
+      }
       const now = hashOf(await readNow(root, item.path, this.fileCap));
       if (item.expected === UNKNOWN_AFTER || now !== item.expected) changed.push(item.path);
     }

@@ -82,10 +82,10 @@ export class GitTree {
   }
 
   /**
-   * The bytes of workspace file `rel` in commit `head`: null when it is not in it, "unrestorable"
+   * The bytes and mode (0o755 or 0o644) of workspace file `rel` in commit `head`: null when it is not in it, "unrestorable"
    * when it is over `cap` bytes or git's text of it is not its exact bytes.
    */
-  async contentAt(head: string, rel: string, cap: number): Promise<Buffer | null | "unrestorable"> {
+  async contentAt(head: string, rel: string, cap: number): Promise<{ bytes: Buffer; mode: number } | null | "unrestorable"> {
     const top = await this.repoTop();
     const git = top === null ? null : this.open();
     if (top === null || git === null) return "unrestorable";
@@ -96,12 +96,13 @@ export class GitTree {
       const record = nulRecords(entry.stdout, entry.truncated)[0];
       if (record === undefined) return null;
       const [info] = record.split("\t");
-      const [, type, id] = (info ?? "").split(" ");
+      const [gitMode, type, id] = (info ?? "").split(" ");
       if (type !== "blob" || id === undefined) return "unrestorable";
       const blob = await git.git(["cat-file", "blob", id], { cwd: top, maxBytes: cap + 1 });
       if (blob.code !== 0 || blob.truncated) return "unrestorable";
       const bytes = Buffer.from(blob.stdout, "utf8");
-      return objectId(bytes, id.length) === id ? bytes : "unrestorable";
+      // git keeps one bit of a file's mode: executable (100755) or not (100644).
+      return objectId(bytes, id.length) === id ? { bytes, mode: gitMode === "100755" ? 0o755 : 0o644 } : "unrestorable";
     } catch {
       return "unrestorable";
     }

@@ -4,7 +4,8 @@
  * O_NOFOLLOW, the descriptor re-checked, so no read or write follows a link out of it.
  *
  * Restores never follow a link at all: an entry that is a symlink (inside or out) is not read for a
- * snapshot and not written or removed by a restore (it is reported as failed). A restore writes a
+ * snapshot and not written or removed by a restore, nor is one under a folder that became a link
+ * (each is reported as failed). A restore writes a
  * temp file in the target's directory, opened through that directory's verified descriptor, and
  * renames it over the name; right before the rename the name is checked again, so a symlink swapped
  * in meanwhile is refused, and the directory itself cannot have been redirected (its descriptor is
@@ -12,7 +13,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { lstat, rename, unlink } from "node:fs/promises";
+import { lstat, realpath, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
 import { ensureDirectory, openContained, openVerifiedDir, resolveExisting } from "../workspace/contained-fs.ts";
 import { readAt } from "../workspace/file-reader.ts";
 import { nameOf, parentOf } from "../workspace/paths.ts";
@@ -81,10 +83,18 @@ async function plainOrMissing(abs: string): Promise<{ exists: boolean; mode: num
   }
 }
 
+/** `real`, the resolved folder of `rel`'s parent, unless a folder on the way is a link now (then the restore is refused). */
+async function unlinkedParent(root: string, rel: string, real: string): Promise<string> {
+  const parent = parentOf(rel);
+  const realRoot = await realpath(root);
+  if (real !== (parent === "" ? realRoot : join(realRoot, parent))) throw new RestoreRefused("a folder on its path is a symbolic link now");
+  return real;
+}
+
 /** Puts `bytes` at workspace path `rel` (creating missing folders), with `mode` for a new file. */
 export async function restoreFile(root: string, rel: string, bytes: Uint8Array, mode: number): Promise<void> {
   const parent = parentOf(rel);
-  const dir = openVerifiedDir(root, await ensureDirectory(root, parent), parent);
+  const dir = openVerifiedDir(root, await unlinkedParent(root, rel, await ensureDirectory(root, parent)), parent);
   try {
     const target = dir.entry(nameOf(rel));
     const now = await plainOrMissing(target);
@@ -114,7 +124,7 @@ export async function restoreFile(root: string, rel: string, bytes: Uint8Array, 
 export async function removeFile(root: string, rel: string): Promise<void> {
   let realParent: string;
   try {
-    realParent = await resolveExisting(root, parentOf(rel));
+    realParent = await unlinkedParent(root, rel, await resolveExisting(root, parentOf(rel)));
   } catch (err) {
     if ((err as { errorKind?: string }).errorKind === "path_not_found") return;
     throw err;

@@ -52,7 +52,9 @@ export const JSON_BODY_LIMITS: JsonBodyLimits = {
   maxDepth: MAX_JSON_DEPTH,
 };
 
-export const bodyTooLarge = () => new DaemonError(413, null, "Request body too large (max 10 MB)");
+/** 413 naming the bound in force (the API's 10 MB, or a route's own, such as a webhook's). */
+export const bodyTooLarge = (maxBytes: number = MAX_JSON_BODY_BYTES) =>
+  new DaemonError(413, null, `Request body too large (max ${maxBytes % (1024 * 1024) === 0 ? `${maxBytes / (1024 * 1024)} MB` : `${maxBytes} bytes`})`);
 export const invalidJson = () => new DaemonError(400, null, "Invalid JSON in request body");
 const bodyStalled = (idleMs: number) =>
   new DaemonError(408, "request_body_timeout", `The request body stalled: no bytes for ${idleMs} ms`, { idleTimeoutMs: idleMs });
@@ -75,7 +77,7 @@ async function readBounded(request: Request, limits: JsonBodyLimits): Promise<Ui
   if (request.body === null) return EMPTY;
   const header = request.headers.get("content-length");
   const declared = header === null ? Number.NaN : Number(header);
-  if (declared > limits.maxBytes) throw bodyTooLarge();
+  if (declared > limits.maxBytes) throw bodyTooLarge(limits.maxBytes);
   const reader = request.body.getReader();
   let timedOut: DaemonError | null = null;
   const abandon = (error: DaemonError) => {
@@ -96,7 +98,7 @@ async function readBounded(request: Request, limits: JsonBodyLimits): Promise<Ui
       total += chunk.value.byteLength;
       if (total > limits.maxBytes) {
         reader.cancel().catch(() => {});
-        throw bodyTooLarge();
+        throw bodyTooLarge(limits.maxBytes);
       }
       chunks.push(chunk.value);
       timer.refresh();

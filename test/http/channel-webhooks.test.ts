@@ -156,6 +156,8 @@ describe("with a configured channel", () => {
       }),
     });
     expect(chunked.status).toBe(413);
+    // It names the webhook's bound, not the API's.
+    expect(((await chunked.json()) as { error: string }).error).toBe("Request body too large (max 1 MB)");
   });
 
   test("hostile spellings of the path are not the webhook route: the bearer guards them", async () => {

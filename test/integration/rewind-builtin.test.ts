@@ -84,7 +84,7 @@ function lastUserTexts(model: MockModel): string[] {
 }
 
 describe("rewind with the built-in agent", () => {
-  test("a turn edits three files and a shell command edits a fourth: rewind restores all four and the conversation", async () => {
+  test("a turn edits three files and a shell command edits a fourth: rewind restores all four (the fourth when forced) and the conversation", async () => {
     await using s = await setup({ files: { "a.txt": "alpha\n", "b.txt": "beta\n", "d.txt": "delta\n" } });
     s.model.enqueue({ kind: "text", text: "hello back" });
     const first = await s.turn("first prompt");
@@ -114,7 +114,11 @@ describe("rewind with the built-in agent", () => {
     ]);
     expect(listed.body.snapshots[1].diffStats).toEqual({ filesChanged: 4 });
 
-    const rewound = await s.req("POST", `/session/${s.sessionId}/rewind`, { promptId: second });
+    // The shell command's change is one svc cannot tell from anybody else's: put back only when forced.
+    const unattributed = await s.req("POST", `/session/${s.sessionId}/rewind`, { promptId: second });
+    expect(unattributed.status).toBe(409);
+    expect(unattributed.body).toMatchObject({ code: "rewind_conflict", files: ["d.txt"] });
+    const rewound = await s.req("POST", `/session/${s.sessionId}/rewind`, { promptId: second, force: true });
     expect(rewound.status).toBe(200);
     expect(rewound.body).toMatchObject({ rewound: true, promptId: second, targetTurnIndex: 1, filesFailed: [], conversationRewound: true });
     expect([...rewound.body.filesChanged].sort()).toEqual(["a.txt", "b.txt", "c.txt", "d.txt"]);

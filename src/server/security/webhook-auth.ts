@@ -4,8 +4,9 @@
  * The sender proves itself with its source's secret in `x-svc-webhook-secret`, compared in constant
  * time over SHA-256 digests. An unknown channel or source answers exactly like a wrong secret (401),
  * so the route tells nobody which channels exist; until the host settings configure one, every
- * request is refused and nothing happens. Attempts are rate-limited per client address before the
- * secret is compared, and a body declared bigger than the webhook bound is refused unread.
+ * request is refused and nothing happens. Attempts are rate-limited in two buckets, so a stranger's
+ * flood cannot lock a sender out: failed ones per client address (guessing), good ones per source
+ * (a sender's own flood). A body declared bigger than the webhook bound is refused unread.
  *
  * The path is the one the router matches (`pathOf`): a segment is never decoded, and names are
  * plain characters (`channel-settings.ts`), so an encoded spelling matches no configured name.
@@ -18,7 +19,7 @@ import { RateLimiter } from "./rate-limiter.ts";
 export const WEBHOOK_SECRET_HEADER = "x-svc-webhook-secret";
 /** Largest webhook body (bytes), a tenth of the API's: events are small, and senders are strangers. */
 export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
-/** Webhook attempts per client address per minute, before any secret is compared. */
+/** Webhook attempts per minute: failed ones per client address, good ones per source. */
 export const WEBHOOK_ATTEMPTS_PER_MINUTE = 120;
 
 /** Exactly the router's `/channels/:channelName/webhooks/:source` (one non-empty segment each, no trailing slash). */
@@ -58,12 +59,14 @@ export function createWebhookGate(channels: ChannelSettings, now: () => number =
     if (method !== "POST") return null;
     const address = webhookAddress(path);
     if (address === null) return null;
-    const verdict = attempts.check(clientKey(), "mutation");
+    const good = webhookSecretMatches(channels, address, headers.get(WEBHOOK_SECRET_HEADER));
+    // The secret is compared first (a digest, constant time): only then is the bucket known.
+    const verdict = attempts.check(good ? `source:${address.channel}/${address.source}` : `failed:${clientKey()}`, "mutation");
     if (!verdict.allowed)
       return jsonResponse({ error: "Rate limit exceeded", code: "rate_limit_exceeded", tier: "mutation" }, 429, {
         "Retry-After": String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))),
       });
-    if (!webhookSecretMatches(channels, address, headers.get(WEBHOOK_SECRET_HEADER))) return jsonResponse(INVALID_SECRET, 401);
+    if (!good) return jsonResponse(INVALID_SECRET, 401);
     const length = headers.get("content-length");
     if (length !== null && !(Number(length) <= MAX_WEBHOOK_BODY_BYTES))
       return jsonResponse({ error: `Request body too large (max ${MAX_WEBHOOK_BODY_BYTES} bytes)` }, 413);

@@ -3,7 +3,8 @@
  * rewind would restore, from the daemon's record of the session's turns
  * (`GET /session/:id/rewind/snapshots`): every file this turn and the later ones changed, and which
  * of them cannot be put back (and why). The user picks files, conversation or both, and confirms.
- * Files changed outside the session since are refused by the daemon (409 `rewind_conflict`); they
+ * Files changed outside the session since, and those a shell command changed (which the daemon
+ * cannot tell from anybody else's edits), are refused by the daemon (409 `rewind_conflict`); they
  * are then listed, and only an explicit "Rewind anyway" overwrites them. A rewind needs the daemon's
  * token (a strict route): without one the control says so.
  */
@@ -104,7 +105,8 @@ export function RewindControl({ sessionId, promptId }: { sessionId: string; prom
           </label>
           {conflict && (
             <p role="alert">
-              Changed outside this session since: {conflict.join(", ") || "some files"}. Rewinding anyway overwrites those changes.
+              Changed outside this session since, or by a command whose change svc cannot tell from anybody else's: {conflict.join(", ") || "some files"}. Rewinding anyway
+              overwrites those changes.
             </p>
           )}
           <button type="button" class="danger" disabled={busy || (!files && !conversation)} onClick={() => void rewind(conflict !== null)}>

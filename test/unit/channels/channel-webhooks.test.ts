@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { readChannelSettings } from "../../../src/config/channel-settings.ts";
 import { createChannelIngress, SOURCE_EVENTS_PER_MINUTE } from "../../../src/channels/index.ts";
-import { DeliveryLog } from "../../../src/channels/delivery-log.ts";
+import { DeliveryLog, MAX_DELIVERIES, MAX_DELIVERY_ID_LENGTH } from "../../../src/channels/delivery-log.ts";
 import { FIELD_BYTES, webhookPrompt } from "../../../src/channels/webhook-prompt.ts";
 import { DaemonError } from "../../../src/errors/daemon-error.ts";
 import { createWebhookGate, MAX_WEBHOOK_BODY_BYTES, WEBHOOK_ATTEMPTS_PER_MINUTE } from "../../../src/server/security/webhook-auth.ts";
@@ -82,15 +82,20 @@ describe("the door's webhook gate", () => {
     expect(gate("POST", "/channels/ci/webhooks/github", headers({ "x-svc-webhook-secret": "s3cret", "content-length": String(MAX_WEBHOOK_BODY_BYTES) }), key)).toBe("admit");
   });
 
-  test("attempts per address are limited before the secret is compared, and refill with time", () => {
+  test("failed attempts are limited per address and cannot lock out the sender with the secret; good ones per source; both refill with time", () => {
     let now = 0;
     const gate = createWebhookGate(channels, () => now);
-    for (let i = 0; i < WEBHOOK_ATTEMPTS_PER_MINUTE; i++) expect((gate("POST", "/channels/ci/webhooks/github", headers({}), key) as Response).status).toBe(401);
-    const limited = gate("POST", "/channels/ci/webhooks/github", headers({ "x-svc-webhook-secret": "s3cret" }), key) as Response;
-    expect(limited.status).toBe(429);
-    expect(gate("POST", "/channels/ci/webhooks/github", headers({ "x-svc-webhook-secret": "s3cret" }), () => "203.0.113.9")).toBe("admit");
+    const post = (secret: string | null, from = key) => gate("POST", "/channels/ci/webhooks/github", headers(secret === null ? {} : { "x-svc-webhook-secret": secret }), from) as Response | "admit";
+    for (let i = 0; i < WEBHOOK_ATTEMPTS_PER_MINUTE; i++) expect((post(null) as Response).status).toBe(401);
+    expect((post("wrong") as Response).status).toBe(429);
+    // The sender with the secret, from the same (shared, proxied) address, is still admitted.
+    expect(post("s3cret")).toBe("admit");
+    for (let i = 1; i < WEBHOOK_ATTEMPTS_PER_MINUTE; i++) expect(post("s3cret", () => `198.51.100.${i % 200}`)).toBe("admit");
+    // Its own flood is bounded per source, from any address.
+    expect((post("s3cret", () => "203.0.113.9") as Response).status).toBe(429);
     now += 60_000;
-    expect(gate("POST", "/channels/ci/webhooks/github", headers({ "x-svc-webhook-secret": "s3cret" }), key)).toBe("admit");
+    expect(post("s3cret")).toBe("admit");
+    expect((post(null) as Response).status).toBe(401);
   });
 });
 
@@ -114,6 +119,17 @@ describe("the delivery log", () => {
     const reborn = new DeliveryLog(dir.path);
     expect(reborn.claim("kept")).toBe(false);
     expect(reborn.claim("released")).toBe(true);
+  });
+
+  test("a full log of the worst keys (longest names, ids of control characters) is read back whole after a restart", async () => {
+    await using dir = tempDir("q-log-");
+    const log = new DeliveryLog(dir.path);
+    const key = (i: number) => JSON.stringify(["c".repeat(128), "s".repeat(128), `${i}`.padEnd(MAX_DELIVERY_ID_LENGTH, "\u0001")]);
+    for (let i = 0; i < MAX_DELIVERIES; i++) log.claim(key(i));
+    log.persist();
+    const reborn = new DeliveryLog(dir.path);
+    expect(reborn.size).toBe(MAX_DELIVERIES);
+    expect(reborn.claim(key(5))).toBe(false);
   });
 
   test("an unreadable file starts the log empty", async () => {

@@ -3,7 +3,7 @@
  * changes are found to be, what "before" each gets, and the parser of git's status records.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Checkpoints } from "../../../src/checkpoints/index.ts";
 import { statusPaths } from "../../../src/checkpoints/git-tree.ts";
@@ -49,7 +49,8 @@ describe("checkpoints", () => {
       { path: "dirty.txt", change: "modified", source: "shell", restorable: true },
     ]);
     const plan = cp.plan("s1", "p1")!;
-    expect(await cp.conflicts(ws.path, plan)).toEqual([]);
+    // A change seen only in the tree cannot be told from anybody else's (the user's editor): each is a conflict, restored when forced.
+    expect((await cp.conflicts(ws.path, plan)).sort()).toEqual(["bin.dat", "clean.txt", "dirty.txt"]);
     const outcome = await cp.restore(ws.path, plan);
     expect(outcome.filesFailed).toEqual(["bin.dat"]);
     expect(readFileSync(join(ws.path, "clean.txt"), "utf8")).toBe("head clean\n");
@@ -75,6 +76,43 @@ describe("checkpoints", () => {
     expect(cp.status()).toMatchObject({ count: 1, bytes: 3, turns: 1 });
     await cp.restore(ws.path, cp.plan("s1", "p1")!);
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("one");
+  });
+
+  test("an executable a shell command deleted comes back executable", async () => {
+    await using ws = tempDir("p-cp-ws-");
+    await using data = tempDir("p-cp-data-");
+    initRepo(ws.path, { "plain.txt": "plain\n" });
+    writeFileSync(join(ws.path, "run.sh"), "#!/bin/sh\necho hi\n", { mode: 0o755 });
+    const { execFileSync } = await import("node:child_process");
+    const env = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+    execFileSync("git", ["add", "run.sh"], { cwd: ws.path, env });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "script"], { cwd: ws.path, env });
+    const cp = checkpoints(data.path);
+    await cp.turnStarted("s1", ws.path, "p1");
+    rmSync(join(ws.path, "run.sh"));
+    await cp.turnFinished("s1", "p1");
+    const outcome = await cp.restore(ws.path, cp.plan("s1", "p1")!);
+    expect(outcome.filesChanged).toEqual(["run.sh"]);
+    expect(statSync(join(ws.path, "run.sh")).mode & 0o777).toBe(0o755);
+  });
+
+  test("a restore under a folder that became a link (inside the workspace) is refused: the file behind the link is not written", async () => {
+    await using ws = tempDir("p-cp-ws-");
+    await using data = tempDir("p-cp-data-");
+    mkdirSync(join(ws.path, "d"));
+    mkdirSync(join(ws.path, "other"));
+    writeFileSync(join(ws.path, "d", "x.txt"), "orig");
+    writeFileSync(join(ws.path, "other", "x.txt"), "not the turn's");
+    const cp = checkpoints(data.path);
+    await cp.turnStarted("s1", ws.path, "p1");
+    await cp.beforeWrite("s1", "d/x.txt");
+    writeFileSync(join(ws.path, "d", "x.txt"), "edited");
+    await cp.turnFinished("s1", "p1");
+    rmSync(join(ws.path, "d"), { recursive: true });
+    symlinkSync(join(ws.path, "other"), join(ws.path, "d"));
+    const outcome = await cp.restore(ws.path, cp.plan("s1", "p1")!);
+    expect(outcome).toEqual({ filesChanged: [], filesFailed: ["d/x.txt"] });
+    expect(readFileSync(join(ws.path, "other", "x.txt"), "utf8")).toBe("not the turn's");
   });
 
   test("a turn records at most MAX_FILES_PER_TURN files; the rest are counted, not kept", async () => {
