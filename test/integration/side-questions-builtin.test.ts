@@ -17,12 +17,28 @@ import { until } from "../helpers/until.ts";
 const SLOW_TURN = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
 const messagesOf = (request: unknown) => JSON.stringify((request as { messages?: unknown[] }).messages ?? []);
 
-test("a side question is answered during a running turn, outside the conversation and the journal", async () => {
-  await using model = startMockModel();
-  await using ws = tempDir("svc-btw-ws-");
-  await using home = tempDir("svc-home-");
+/** The built-in agent behind a daemon, on the mock model, without automatic titles (their request would take a queued reply). */
+async function builtIn() {
+  const model = startMockModel();
+  const ws = tempDir("svc-btw-ws-");
+  const home = tempDir("svc-home-");
   writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
-  await using d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
+  const d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
+  return {
+    model,
+    d,
+    async [Symbol.asyncDispose]() {
+      await d[Symbol.asyncDispose]();
+      await model[Symbol.asyncDispose]();
+      await home[Symbol.asyncDispose]();
+      await ws[Symbol.asyncDispose]();
+    },
+  };
+}
+
+test("a side question is answered during a running turn, outside the conversation and the journal", async () => {
+  await using f = await builtIn();
+  const { model, d } = f;
   const sessionId = (await jsonRequest(d.url, "POST", "/session", {})).body.sessionId as string;
   await using events = await openSse(`${d.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0" } });
 
@@ -68,11 +84,8 @@ test("a side question is answered during a running turn, outside the conversatio
 });
 
 test("side question bounds: the question, one at a time per session, a missing session", async () => {
-  await using model = startMockModel();
-  await using ws = tempDir("svc-btw-ws-");
-  await using home = tempDir("svc-home-");
-  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
-  await using d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
+  await using f = await builtIn();
+  const { model, d } = f;
   const sessionId = (await jsonRequest(d.url, "POST", "/session", {})).body.sessionId as string;
   const btw = (body: unknown) => jsonRequest(d.url, "POST", `/session/${sessionId}/btw`, body);
 
@@ -104,11 +117,8 @@ test("side question bounds: the question, one at a time per session, a missing s
 });
 
 test("a side question given up on ends its model request (the asker left, the session closed); a long answer is cut, saying so", async () => {
-  await using model = startMockModel();
-  await using ws = tempDir("svc-btw-ws-");
-  await using home = tempDir("svc-home-");
-  writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
-  await using d = await startDaemon([], { workspace: ws.path, env: { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "k", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" } });
+  await using f = await builtIn();
+  const { model, d } = f;
   const open = async () => (await jsonRequest(d.url, "POST", "/session", { sessionScope: "thread" })).body.sessionId as string;
   const [first, second] = [await open(), await open()];
 
