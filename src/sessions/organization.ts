@@ -172,9 +172,12 @@ export class SessionOrganization {
     const scope = `organized:${workspace}:${archived ? "archived" : "active"}:${group}${source ? `:${source.sourceType}:${source.sourceId ?? ""}` : ""}`;
     const after = cursor === undefined ? null : decodeCursor<{ unpinned: number; order: number; updatedAt: number; id: string }>(cursor, scope, { unpinned: "number", order: "number", updatedAt: "number", id: "string" }, "invalid_cursor");
     const filter: org.OrganizedFilter = group === "all" || group === "pinned" || group === "ungrouped" ? { kind: group } : { kind: "group", groupId: group };
+    const unorganized = { groupId: null, color: null, isPinned: false, sortOrder: null };
     if (this.store === null) {
       if (filter.kind === "group") throw groupNotFound(group, "group");
-      return { sessions: [] };
+      // No catalog: nothing is organized or archived, and the live sessions are all there is (as the plain list says).
+      if (archived || filter.kind === "pinned" || after !== null || source !== null) return { sessions: [] };
+      return { sessions: [...this.sessions.all()].filter((live) => live.workspaceCwd === workspace).map((live) => ({ ...sessionSummary(live, { listEntry: true }), isArchived: false, live: true as const, ...unorganized })) };
     }
     const rows = this.store.readOrganization((db) => {
       if (filter.kind === "group" && org.getGroup(db, workspace, filter.groupId) === null) throw groupNotFound(group, "group");
@@ -183,7 +186,6 @@ export class SessionOrganization {
     });
     const page = rows.slice(0, size);
     const sessions: SessionListRecord[] = [];
-    const unorganized = { groupId: null, color: null, isPinned: false, sortOrder: null };
     if (after === null && !archived && source === null && (filter.kind === "all" || filter.kind === "ungrouped"))
       for (const live of this.sessions.all())
         if (live.workspaceCwd === workspace && this.store.session(live.id) === null) sessions.push({ ...sessionSummary(live, { listEntry: true }), isArchived: false, live: true as const, ...unorganized });

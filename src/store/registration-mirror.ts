@@ -7,9 +7,10 @@
  *
  * The mirror names the database it copies (`db`: svc.db's device, inode, size and modification
  * time when it was written, and its write-ahead log's when that holds anything; null when there was
- * no database), and is sealed again each time the store closes the database. A database deleted, replaced or restored from another copy no longer
- * matches, and the front door waits for the core; so does one changed since by a daemon that did
- * not close it (a crash), until the core's build rewrites the mirror.
+ * no database), and is sealed again each time the store closes the database. A database deleted,
+ * replaced or restored from another copy no longer matches, and the front door waits for the core;
+ * so does one changed since by a daemon that did not close it (a crash), or by another client whose
+ * commit is still in the log, until the core's build rewrites the mirror.
  *
  * Reading answers `absent` (no mirror: none written yet, or removed after a failed write),
  * `unusable` (not a regular file, past MAX_MIRROR_BYTES, not the shape below) or the rows of one
