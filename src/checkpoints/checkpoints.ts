@@ -12,7 +12,8 @@
  * Storage: content-addressed blobs (`blob-store.ts`) bounded by `maxBytes`; a blob that would pass
  * the bound first evicts whole finished turns, oldest first across all sessions (counted in
  * `evictions`); when no finished turn is left to evict, the file is recorded as not restorable
- * (`over_budget`). A file over `fileCap` bytes is never read whole: recorded as `too_large`.
+ * (`over_budget`). The snapshot of a file that was dirty when a turn started evicts nothing (the
+ * turn may never touch it): without room, that file is `over_budget` if the turn changes it. A file over `fileCap` bytes is never read whole: recorded as `too_large`.
  */
 import type { Logger } from "../logging/logger.ts";
 import type { GitHost } from "../workspace/git/git-session.ts";
@@ -121,19 +122,23 @@ export class Checkpoints {
     return this.trees.get(root) ?? null;
   }
 
-  /** Keeps `bytes` (a reference taken), evicting old turns if needed; the reason when it cannot. */
-  private keep(bytes: Uint8Array, running: Turn): { hash: string } | { unrestorable: string } {
+  /**
+   * Keeps `bytes` (a reference taken), evicting old turns if needed (`mayEvict`); the reason when it
+   * cannot. A dirty file's snapshot at a turn's start may not evict: the turn may never touch it,
+   * and finished turns are worth more than a just-in-case copy.
+   */
+  private keep(bytes: Uint8Array, running: Turn, mayEvict = true): { hash: string } | { unrestorable: string } {
     const hash = BlobStore.hashOf(bytes);
     const cost = this.blobs.cost(hash, bytes.byteLength);
     while (this.blobs.bytes + cost > this.options.maxBytes) {
-      if (!this.log.evictOldest(running)) return { unrestorable: "over_budget" };
+      if (!mayEvict || !this.log.evictOldest(running)) return { unrestorable: "over_budget" };
     }
     this.blobs.add(hash, bytes);
     return { hash };
   }
 
-  /** The content of `rel` now, kept as a turn's "before". */
-  private async snapshot(root: string, rel: string, turn: Turn): Promise<Before> {
+  /** The content of `rel` now, kept as a turn's "before" (see `keep` for `mayEvict`). */
+  private async snapshot(root: string, rel: string, turn: Turn, mayEvict = true): Promise<Before> {
     const now = await readNow(root, rel, this.fileCap);
     switch (now.kind) {
       case "missing":
@@ -143,7 +148,7 @@ export class Checkpoints {
       case "unreadable":
         return { hash: null, mode: 0o644, unrestorable: "unreadable" };
       case "file": {
-        const kept = this.keep(now.bytes, turn);
+        const kept = this.keep(now.bytes, turn, mayEvict);
         return "hash" in kept ? { hash: kept.hash, mode: now.mode } : { hash: null, mode: now.mode, unrestorable: kept.unrestorable };
       }
     }
@@ -160,7 +165,7 @@ export class Checkpoints {
     const tree = await this.tree(root)?.state();
     if (!tree || turn.finished) return;
     const snaps = new Map<string, Before>();
-    for (const rel of tree.dirty) snaps.set(rel, await this.snapshot(root, rel, turn));
+    for (const rel of tree.dirty) snaps.set(rel, await this.snapshot(root, rel, turn, false));
     running.pre = { tree, snaps };
   }
 

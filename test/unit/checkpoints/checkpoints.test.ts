@@ -78,6 +78,25 @@ describe("checkpoints", () => {
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("one");
   });
 
+  test("a big dirty file no turn touches does not evict finished turns at the next turn's start", async () => {
+    await using ws = tempDir("p-cp-ws-");
+    await using data = tempDir("p-cp-data-");
+    initRepo(ws.path, { "small.txt": "small\n", "big.txt": "big\n" });
+    const cp = checkpoints(data.path, 1000);
+    await cp.turnStarted("s1", ws.path, "p1");
+    await cp.beforeWrite("s1", "small.txt");
+    writeFileSync(join(ws.path, "small.txt"), "edited\n");
+    await cp.turnFinished("s1", "p1");
+    // The user leaves a big tracked file modified; the next turn only talks.
+    writeFileSync(join(ws.path, "big.txt"), "x".repeat(998));
+    await cp.turnStarted("s1", ws.path, "p2");
+    await cp.turnFinished("s1", "p2");
+    expect(cp.plan("s1", "p1")).not.toBeNull();
+    expect(cp.status().evictions).toBe(0);
+    await cp.restore(ws.path, cp.plan("s1", "p1")!);
+    expect(readFileSync(join(ws.path, "small.txt"), "utf8")).toBe("small\n");
+  });
+
   test("an executable a shell command deleted comes back executable", async () => {
     await using ws = tempDir("p-cp-ws-");
     await using data = tempDir("p-cp-data-");
