@@ -57,6 +57,8 @@ describe("recording fails mid-session", () => {
 
     // Another connection takes the write lock and keeps it past the daemon's busy timeout.
     const blocker = new Database(join(home.path, "svc.db"));
+    // The daemon may be committing this very moment: wait for the lock rather than fail the test.
+    blocker.run("PRAGMA busy_timeout = 10000");
     blocker.run("BEGIN EXCLUSIVE");
     try {
       const second = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say not recorded" }] });

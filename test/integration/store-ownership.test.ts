@@ -72,6 +72,8 @@ describe("data-dir ownership", () => {
 
     // Longer than the daemon's busy timeout, shorter than its lock wait (MAX_LOCK_WAIT_MS, 10 s).
     const blocker = new Database(join(home.path, "svc.db"));
+    // The daemon may be committing this very moment: wait for the lock rather than fail the test.
+    blocker.run("PRAGMA busy_timeout = 10000");
     blocker.run("BEGIN EXCLUSIVE");
     const released = new Promise<void>((resolve) =>
       setTimeout(() => {
