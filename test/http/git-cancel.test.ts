@@ -1,8 +1,14 @@
 /**
- * A git view whose client goes away stops: its running `git` is killed and its queued runs never
- * start, so abandoned requests cannot hold the views' slots. The `git` is a wrapper (outside the
+ * A git view whose client goes away stops: its running `git` is killed and its queued runs leave the
+ * queue, so abandoned requests cannot hold the views' slots. The `git` is a wrapper (outside the
  * workspace, first on PATH) that, while a marker file exists, records its pid and sleeps, standing
  * in for a slow repository.
+ *
+ * The daemon learns of the 12 closes in no fixed order: a running view's close can free a slot before
+ * a queued view's close is seen, and that queued run then starts, to be killed when its own close
+ * arrives. So this test asserts that every run that started is killed and that the slots are free
+ * afterwards; that a waiting run whose request is abandoned never starts is unit-tested on `RunSlots`
+ * (`test/unit/workspace/git-views.test.ts`).
  */
 import { expect, test } from "bun:test";
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -13,7 +19,7 @@ import { pidGone } from "../helpers/pids.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
-test("abandoned git views free their slots: running git is killed, queued runs never start", async () => {
+test("abandoned git views free their slots: every git they started is killed", async () => {
   await using bin = tempDir("svc-git-slow-");
   await using ws = tempDir("svc-git-cancel-");
   const marker = join(bin.path, "slow");
@@ -31,14 +37,16 @@ test("abandoned git views free their slots: running git is killed, queued runs n
   await until(() => started().length === 8, 10_000, "eight git runs to start");
   for (const c of clients) c.abort();
   await Promise.all(requests);
-  const running = started();
-  await until(() => running.every(pidGone), 5000, "the abandoned runs' git to be killed");
+  // At most the 4 queued runs can start after the first 8 (see the header); each is killed too.
+  await until(() => started().every(pidGone), 5000, "every abandoned run's git to be killed");
   rmSync(marker);
 
-  // Were the 4 waiting runs still queued, they would take the freed slots first (recording their pids).
+  // A slot still held by an abandoned view would make this wait for the wrapper's 30 s sleep.
   const t0 = performance.now();
   const fresh = await d.json("GET", "/workspace/git/log");
   expect(fresh.body).toMatchObject({ available: true, entries: [{ subject: "first commit" }] });
   expect(performance.now() - t0).toBeLessThan(5000);
-  expect(started()).toEqual(running);
+  expect(started().length).toBeGreaterThanOrEqual(8);
+  expect(started().length).toBeLessThanOrEqual(12);
+  expect(started().every(pidGone)).toBe(true);
 });
