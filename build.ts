@@ -16,6 +16,9 @@
  * CPU before the first /health), and the first load of the core (~35 ms) and of the built-in agent
  * (~20 ms).
  *
+ * The ACP SDK's generated zod schemas are built on first use, not when the SDK loads
+ * (`build/lazy-acp-schemas.ts`): that saves tens of ms on the way to the first session.
+ *
  * Beside the binary go `<outfile>.sha256` in `sha256sum` format and `<outfile>.modules.json`, what each embedded chunk holds (the module guard,
  * `test/e2e/boot-modules.test.ts`, reads it to name what a running daemon has loaded).
  * The web UI (`src/web/`, an HTML import of the server) is bundled into the binary by the same
@@ -31,6 +34,7 @@ import { createReadStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { lazyAcpSchemas } from "./build/lazy-acp-schemas.ts";
 import { version as packageVersion } from "./package.json";
 
 const ROOT = import.meta.dir;
@@ -111,7 +115,7 @@ const compileOptions = {
 const build = await Bun.build({
   entrypoints: [join(ROOT, "src", "main.ts")],
   minify: MINIFY,
-  plugins: [withoutAjv],
+  plugins: [withoutAjv, lazyAcpSchemas],
   // Dynamically imported modules become separate embedded chunks, read and evaluated only when
   // first imported.
   splitting: true,
