@@ -8,6 +8,7 @@
 import { useState } from "preact/hooks";
 import { DaemonApiError, type FileText, type MemoryFile, type MemoryStatus } from "../../../client/index.ts";
 import { client } from "../../app-state.ts";
+import { visibleText } from "../../visible-text.ts";
 import { Visible } from "../visible-text.tsx";
 import { attempt, failure, formatBytes, LoadedView, OutcomeLine, Section, useLoad, type Outcome } from "./shared.tsx";
 
@@ -66,7 +67,7 @@ function MemoryFiles({ body }: { body: MemoryStatus }) {
                 {f.scope === "global" ? "user" : "project"} · {formatBytes(f.bytes)}
               </span>
               <button type="button" onClick={() => void view(f)}>
-                View<span class="visually-hidden"> {f.path}</span>
+                View<span class="visually-hidden"> {visibleText(f.path)}</span>
               </button>
             </li>
           ))}
