@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
+import type { BrowserContext, Page, Route } from "playwright-core";
 import type { TestDaemon } from "../helpers/daemon.ts";
 import { until } from "../helpers/until.ts";
 import { audit } from "./a11y.ts";
@@ -129,4 +129,85 @@ browserDescribe("the settings area", () => {
     await step(page, "6-hooks");
     await expectClean(w, { allowStatuses: [502] });
   });
+
+  test("agents and extensions: not available from today's daemon, reached by keyboard", async () => {
+    await using w = await openUi(await browser.context(), `${d.url}/#token=${TOKEN}`);
+    const page = w.page;
+    await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Settings" }).focus();
+    await page.keyboard.press("Enter");
+    const sections = page.getByRole("navigation", { name: "Settings sections" });
+    await sections.getByRole("button", { name: "Agents" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByText("Agents: not available from this daemon.").waitFor({ timeout: UI_MS });
+    expect(await sections.getByRole("button", { name: "Agents" }).getAttribute("aria-current")).toBe("page");
+    await sections.getByRole("button", { name: "Extensions" }).click();
+    await page.getByText("Extensions: not available from this daemon.").waitFor({ timeout: UI_MS });
+    await step(page, "7-unavailable");
+    await expectClean(w);
+  });
+
+  test("agents, extensions and MCP server settings in the reference's shapes (routes stubbed): listed with hidden characters marked, secrets never shown back", async () => {
+    const context = await browser.context();
+    const put: unknown[] = [];
+    await stubReferenceRoutes(context, put);
+    await using w = await openUi(context, `${d.url}/#token=${TOKEN}`);
+    const page = w.page;
+
+    await openSection(page, "Agents");
+    const agents = page.getByRole("list", { name: "Agents" });
+    await agents.locator(".settings-name").getByText("reviewer", { exact: true }).waitFor({ timeout: UI_MS });
+    await agents.getByText("Reviews ⟨U+202E⟩code").waitFor({ timeout: UI_MS });
+    await agents.getByRole("button", { name: "View reviewer" }).click();
+    await page.getByRole("region", { name: "Agent definition" }).getByText("You review diffs.").waitFor({ timeout: UI_MS });
+    await page.getByRole("textbox", { name: "Describe the agent to draft" }).fill("a test writer");
+    await page.getByRole("button", { name: "Draft agent" }).click();
+    await page.getByRole("region", { name: "Drafted agent" }).getByText("You write tests.").waitFor({ timeout: UI_MS });
+    await step(page, "8-agents");
+
+    await openSection(page, "Extensions");
+    const extensions = page.getByRole("list", { name: "Extensions" });
+    await extensions.getByText("1.0.0 · inactive · local").waitFor({ timeout: UI_MS });
+    await extensions.getByRole("button", { name: "Activate Docs kit" }).click();
+    await page.getByRole("status").getByText("Docs kit activated: operation op-1 queued.").waitFor({ timeout: UI_MS });
+    await step(page, "9-extensions");
+
+    await openSection(page, "MCP servers");
+    const settings = page.getByRole("list", { name: "MCP server settings" });
+    await settings.getByRole("button", { name: "Edit remote-docs" }).click();
+    const form = page.getByRole("form", { name: "Edit MCP server" });
+    const stored = form.getByRole("textbox", { name: "Value of secret 1" }).or(form.getByLabel("Value of secret 1"));
+    expect(await stored.inputValue()).toBe("");
+    expect(await stored.getAttribute("type")).toBe("password");
+    expect(await page.locator("main").innerHTML()).not.toContain("__redacted__");
+    await form.getByRole("button", { name: "Add a secret" }).click();
+    await form.getByLabel("Name of secret 2").fill("X_API_KEY");
+    await form.getByLabel("Value of secret 2").fill("new-secret");
+    await step(page, "10-mcp-edit");
+    await form.getByRole("button", { name: "Save server" }).click();
+    await page.getByRole("status").getByText("remote-docs saved (reconciling).").waitFor({ timeout: UI_MS });
+    expect(put).toEqual([{ scope: "user", config: { httpUrl: "https://docs.example/mcp", env: { X_API_KEY: "new-secret" }, headers: { Authorization: "__redacted__" } } }]);
+    await expectClean(w);
+  });
 });
+
+/** Answers the routes other parts of issue 26 add, as the reference daemon shapes them, and advertises their tags. */
+async function stubReferenceRoutes(context: BrowserContext, put: unknown[]): Promise<void> {
+  const json = (route: Route, body: unknown, status = 200) => route.fulfill({ status, json: body });
+  await context.route(/\/capabilities$/, async (route) => {
+    const caps = await (await route.fetch()).json();
+    await json(route, { ...caps, features: [...caps.features, "workspace_agents", "workspace_agent_generate", "workspace_extensions", "workspace_mcp_manage"] });
+  });
+  const reviewer = { kind: "agent", name: "reviewer", description: "Reviews \u202Ecode", level: "project", isBuiltin: false, hasTools: false };
+  await context.route(/\/workspace\/agents$/, (route) => json(route, { v: 1, workspaceCwd: "/w", agents: [reviewer] }));
+  await context.route(/\/workspace\/agents\/reviewer$/, (route) => json(route, { ...reviewer, systemPrompt: "You review diffs." }));
+  await context.route(/\/workspace\/agents\/generate$/, (route) => json(route, { name: "test-writer", description: "Writes tests", systemPrompt: "You write tests." }));
+  const ext = { kind: "extension", id: "a".repeat(64), name: "docs-kit", displayName: "Docs kit", version: "1.0.0", isActive: false, installType: "local" };
+  await context.route(/\/workspace\/extensions$/, (route) => json(route, { v: 1, workspaceCwd: "/w", initialized: true, extensions: [ext] }));
+  await context.route(/\/workspace\/extensions\/docs-kit\/enable$/, (route) => json(route, { operationId: "op-1", status: "queued" }, 202));
+  const remote = { httpUrl: "https://docs.example/mcp", headers: { Authorization: "__redacted__" } };
+  await context.route(/\/workspace\/config\/mcp\/servers$/, (route) => json(route, { v: 1, effective: { "remote-docs": remote }, user: { "remote-docs": remote }, workspace: {} }));
+  await context.route(/\/workspace\/config\/mcp\/servers\/remote-docs$/, (route) => {
+    put.push(route.request().postDataJSON());
+    return json(route, { name: "remote-docs", scope: "user", config: remote, activation: "reconciling" });
+  });
+}
