@@ -101,7 +101,7 @@ browserDescribe("the settings area", () => {
     await expectClean(w);
   });
 
-  test("skills, MCP servers and hooks: with a live agent, the skills answer, the configured server shows with the client budget and a failed restart is said, a hook's name has its override marked", async () => {
+  test("skills, MCP servers, hooks and a session's language: with a live agent, the skills answer, the configured server shows with the client budget and a failed restart is said, a hook's name has its override marked, the session's hooks show, its language is set", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/#token=${TOKEN}`);
     const page = w.page;
     await page.getByRole("button", { name: "New session" }).click();
@@ -125,8 +125,17 @@ browserDescribe("the settings area", () => {
     const hooks = page.getByRole("list", { name: "Workspace hooks" });
     await hooks.locator(".settings-name").getByText("SessionEnd — notes⟨U+202E⟩gnp.exe", { exact: true }).waitFor({ timeout: UI_MS });
     expect(await page.locator("main").textContent()).not.toContain("\u202E");
-    await page.getByRole("combobox", { name: "Session" }).or(page.getByText("No live session in this workspace.")).waitFor({ timeout: UI_MS });
+    const sessionHooks = page.locator(".settings-block").filter({ has: page.getByRole("heading", { name: "Session hooks" }) });
+    await sessionHooks.getByRole("combobox", { name: "Session" }).waitFor({ timeout: UI_MS });
+    await sessionHooks.getByText("No hooks.").waitFor({ timeout: UI_MS });
     await step(page, "6-hooks");
+
+    await openSection(page, "Language");
+    const form = page.getByRole("form", { name: "Language" });
+    await form.getByRole("combobox", { name: "Language" }).selectOption("ja");
+    await form.getByRole("combobox", { name: "Apply to" }).selectOption({ index: 1 });
+    await form.getByRole("button", { name: "Set language" }).click();
+    await page.getByRole("status").getByText(/^The session's language is ja, replies in Japanese/).waitFor({ timeout: UI_MS });
     await expectClean(w, { allowStatuses: [502] });
   });
 
