@@ -70,6 +70,11 @@ browserDescribe("the settings area", () => {
     await page.getByRole("button", { name: "Save project memory" }).click();
     await page.getByRole("status").getByText(/^Saved /).waitFor({ timeout: UI_MS });
     await until(() => text(project) === "# Rules\nNew rule\n", UI_MS, "the project file rewritten");
+    // The file as saved from here is what the next save compares against: no conflict with itself.
+    await editor.fill("# Rules\nNewer rule\n");
+    await page.getByRole("button", { name: "Save project memory" }).click();
+    await until(() => text(project) === "# Rules\nNewer rule\n", UI_MS, "the project file saved again");
+    await page.getByRole("status").getByText(/^Saved /).waitFor({ timeout: UI_MS });
 
     // Changed on disk after the editor read it: the save stops and says so; overwriting then writes.
     writeFileSync(project, "# Rules\nSomeone else's rule\n");

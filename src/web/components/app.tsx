@@ -10,7 +10,7 @@ import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
 import { LongTextViewer } from "./long-text.tsx";
 import { SessionList } from "./session-list.tsx";
-import { LazySettings } from "./settings/lazy-settings.tsx";
+import { SettingsView } from "./settings/settings-view.tsx";
 import { ThemeToggle } from "./theme-toggle.tsx";
 import { TokenPrompt } from "./token-prompt.tsx";
 import { TrustNotice } from "./trust-notice.tsx";
@@ -81,7 +81,7 @@ export function App() {
           ) : r.view === "files" ? (
             <FilesView path={r.path} />
           ) : r.view === "settings" ? (
-            <LazySettings section={r.section} />
+            <SettingsView section={r.section} />
           ) : creating.value ? (
             <div class="state-card loading" role="status" aria-label="Creating session">
               <span class="spinner" aria-hidden="true" /> Starting a new session…

@@ -102,16 +102,16 @@ function MemoryFiles({ body }: { body: MemoryStatus }) {
   );
 }
 
-/** The project file as opened: its text and hash (null: there was none). */
-type Opened = { content: string; hash: string | null };
+/** The project file as opened (or as last saved from here): its text, null when there was none. */
+type Opened = { content: string | null };
 
 async function readProject(): Promise<Opened> {
   try {
     const file = await client.readFile(PROJECT_FILE);
     if (file.truncated) throw new Error(`${PROJECT_FILE} is too large to edit here (${formatBytes(file.sizeBytes)}).`);
-    return { content: file.content, hash: file.hash };
+    return { content: file.content };
   } catch (error) {
-    if (error instanceof DaemonApiError && error.status === 404) return { content: "", hash: null };
+    if (error instanceof DaemonApiError && error.status === 404) return { content: null };
     throw error;
   }
 }
@@ -129,7 +129,7 @@ function ProjectEditor({ cwd, onSaved }: { cwd: string; onSaved: () => void }) {
     try {
       const file = await readProject();
       setOpened(file);
-      setDraft(file.content);
+      setDraft(file.content ?? "");
     } catch (error) {
       setOutcome({ ok: false, text: failure(error) });
     }
@@ -146,7 +146,7 @@ function ProjectEditor({ cwd, onSaved }: { cwd: string; onSaved: () => void }) {
         } catch (error) {
           return setOutcome({ ok: false, text: failure(error) });
         }
-        if (now.hash !== opened.hash) {
+        if (now.content !== opened.content) {
           setConflict(true);
           return setOutcome({ ok: false, text: `${PROJECT_FILE} changed on disk since you opened it. Reload it to see the change, or overwrite it with your text.` });
         }
@@ -159,7 +159,8 @@ function ProjectEditor({ cwd, onSaved }: { cwd: string; onSaved: () => void }) {
       );
       if (done) {
         setConflict(false);
-        setOpened({ content: draft, hash: (await readProject().catch(() => null))?.hash ?? null });
+        // The daemon wrote `draft` as it is: that is the file a later save compares against.
+        setOpened({ content: draft });
         onSaved();
       }
     } finally {
