@@ -15,6 +15,7 @@ import { sideQuestionCalls } from "./side-question-calls.ts";
 import { branchCalls } from "./branch-calls.ts";
 import { channelCalls } from "./channel-calls.ts";
 import { workspaceCalls } from "./workspace-calls.ts";
+import { settingsCalls } from "./settings-calls.ts";
 import type {
   ApprovalMode,
   ApprovalModeResult,
@@ -211,6 +212,7 @@ export function createClient(options: ClientOptions) {
     ...rewindCalls(call),
     ...sideQuestionCalls(call),
     ...branchCalls(call),
+    ...settingsCalls(call),
 
     /** What model providers are configured and from where (no secret), and the pending sign-ins. */
     authStatus: () => call<AuthStatus>("/workspace/auth/status"),

@@ -6,6 +6,7 @@ export { BACKOFF_BASE_MS, BACKOFF_MAX_MS, STALL_MS, type ConnectionState, type E
 export * from "./types.ts";
 export { confirmationFor } from "./workspace-calls.ts";
 export * from "./workspace-types.ts";
+export * from "./settings-types.ts";
 export type * from "./organization-calls.ts";
 export type * from "./rewind-calls.ts";
 export type * from "./side-question-calls.ts";

@@ -1,10 +1,10 @@
 /**
- * Reading the URL fragment: the route (`#/`, `#/session/<id>`, `#/workspace`, `#/files[/<path>]`)
- * and the one-time `#token=<t>`. Pure: no DOM. A fragment comes from anyone who can hand the user
- * a link (an agent's markdown link included), so nothing here throws on it: a malformed
- * percent-escape routes home, and a token is taken as it stands.
+ * Reading the URL fragment: the route (`#/`, `#/session/<id>`, `#/workspace`, `#/files[/<path>]`,
+ * `#/settings[/<section>]`) and the one-time `#token=<t>`. Pure: no DOM. A fragment comes from
+ * anyone who can hand the user a link (an agent's markdown link included), so nothing here throws
+ * on it: a malformed percent-escape routes home, and a token is taken as it stands.
  */
-export type Route = { view: "home" } | { view: "session"; id: string } | { view: "workspace" } | { view: "files"; path: string | undefined };
+export type Route = { view: "home" } | { view: "session"; id: string } | { view: "workspace" } | { view: "files"; path: string | undefined } | { view: "settings"; section: string | undefined };
 
 /** `decodeURIComponent`, or undefined for a malformed escape (`%`, `%E0%A4%A`). */
 export function safeDecode(text: string): string | undefined {
@@ -23,6 +23,7 @@ export function parseRoute(hash: string): Route {
   if (head === "session" && tail) return { view: "session", id: tail };
   if (head === "workspace") return { view: "workspace" };
   if (head === "files") return { view: "files", path: tail };
+  if (head === "settings") return { view: "settings", section: tail };
   return { view: "home" };
 }
 

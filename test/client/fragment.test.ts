@@ -9,6 +9,8 @@ describe("parseRoute", () => {
     expect(parseRoute("#/workspace")).toEqual({ view: "workspace" });
     expect(parseRoute("#/files")).toEqual({ view: "files", path: undefined });
     expect(parseRoute("#/files/src/a%20b.ts")).toEqual({ view: "files", path: "src/a b.ts" });
+    expect(parseRoute("#/settings")).toEqual({ view: "settings", section: undefined });
+    expect(parseRoute("#/settings/mcp")).toEqual({ view: "settings", section: "mcp" });
   });
 
   test("a malformed percent-escape routes home instead of throwing", () => {

@@ -10,6 +10,7 @@ import { ChatView } from "./chat-view.tsx";
 import { FilesView } from "./files-view.tsx";
 import { LongTextViewer } from "./long-text.tsx";
 import { SessionList } from "./session-list.tsx";
+import { SettingsView } from "./settings/settings-view.tsx";
 import { ThemeToggle } from "./theme-toggle.tsx";
 import { TokenPrompt } from "./token-prompt.tsx";
 import { TrustNotice } from "./trust-notice.tsx";
@@ -54,6 +55,9 @@ export function App() {
           <button type="button" aria-current={r.view === "files" ? "page" : undefined} onClick={() => go("#/files")}>
             Files
           </button>
+          <button type="button" aria-current={r.view === "settings" ? "page" : undefined} onClick={() => go("#/settings")}>
+            Settings
+          </button>
         </nav>
         <ThemeToggle />
       </header>
@@ -76,6 +80,8 @@ export function App() {
             <WorkspacePanel />
           ) : r.view === "files" ? (
             <FilesView path={r.path} />
+          ) : r.view === "settings" ? (
+            <SettingsView section={r.section} />
           ) : creating.value ? (
             <div class="state-card loading" role="status" aria-label="Creating session">
               <span class="spinner" aria-hidden="true" /> Starting a new session…
