@@ -29,6 +29,7 @@ import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { gitRoutes } from "./routes/git.ts";
 import { languageRoutes } from "./routes/language.ts";
+import { mcpConfigRoutes } from "./routes/mcp-config.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -120,6 +121,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(updateRoutes(deps))
     .use(gitRoutes(deps))
     .use(memoryRoutes(deps))
+    .use(mcpConfigRoutes(deps))
     .use(languageRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(channelWebhookRoutes(deps))
