@@ -42,10 +42,14 @@ const scopeField = t.Union([t.Literal("user"), t.Literal("workspace")], { descri
 export const McpPutBody = t.Object(
   {
     scope: t.String({ description: "Must be the route's scope: `user` on `/workspace/...`, `workspace` on `/workspaces/:workspace/...`", error: fail("invalid_scope", "scope is required") }),
-    // Checked member by member by `parseServerEntry` (which names the member at fault).
-    config: t.Object(declarationMembers, { additionalProperties: true, description: "The declaration: `command` (+ `args`, `env`, `cwd`) or `url`/`httpUrl` (+ `headers`), and `description`", error: fail("invalid_mcp_server_config", "config is required and must be an object") }),
+    // A record, so that no member is dropped before `parseServerEntry` checks each (and names the one at fault).
+    config: t.Record(t.String(), t.Unknown(), {
+      description: "The declaration (the members of McpDeclaration, no others): `command` (+ `args`, `env`, `cwd`) or `url`/`httpUrl` (+ `headers`), and `description`",
+      error: fail("invalid_mcp_server_config", "config is required and must be an object"),
+    }),
   },
-  { additionalProperties: false, error: fail("invalid_request", "The body must be {scope, config} and nothing else") },
+  // Other top-level members are dropped, as on every body here; the declaration itself is strict.
+  { additionalProperties: false, error: fail("invalid_request", "The body must be an object {scope, config}") },
 );
 
 export const McpDeleteQuery = t.Object({ scope: t.Optional(t.String({ description: "Must be the route's scope (`user` or `workspace`)" })) });
