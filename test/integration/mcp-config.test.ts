@@ -200,4 +200,28 @@ describe("MCP server management", () => {
       s.events.close();
       await ws[Symbol.asyncDispose]();
     });
+
+  test("granting trust starts the workspace's servers for the next turn; revoking it stops them", async () => {
+    const ws = tempDir("m-mcp-pids-");
+    const pidFile = join(ws.path, "pids");
+    await using f = fixture({ mcpServers: { local: stdioServer({ env: { MCP_TEST_PID_FILE: pidFile } }) } });
+    await using d = await f.start();
+    const s = await openSession(d);
+    const names = async () => ((await call(d, "GET", "/workspace/mcp")).body.servers as Array<{ name: string; mcpStatus: string }>).map((c) => `${c.name}:${c.mcpStatus}`);
+    f.model.enqueue({ kind: "text", text: "untrusted" });
+    await turn(d, s, "one");
+    expect(await names()).toEqual([]);
+    expect((await call(d, "POST", "/workspace/trust/request", { desiredState: "trusted" })).status).toBe(202);
+    f.model.enqueue({ kind: "text", text: "trusted" });
+    await turn(d, s, "two");
+    expect(await names()).toEqual(["local:connected"]);
+    expect(existsSync(pidFile)).toBe(true);
+    expect((await call(d, "POST", "/workspace/trust/request", { desiredState: "untrusted" })).status).toBe(202);
+    f.model.enqueue({ kind: "text", text: "revoked" });
+    await turn(d, s, "three");
+    expect(await names()).toEqual([]);
+    expect(offeredTools(f.model)).not.toContain("mcp__local__echo");
+    s.events.close();
+    await ws[Symbol.asyncDispose]();
+  });
 });
