@@ -125,6 +125,8 @@ browserDescribe("session groups and branches in the web UI", () => {
     const row = sessionsOf(page).getByRole("listitem").filter({ hasText: "grouped session" });
     await row.waitFor({ timeout: UI_MS });
     expect(await groupList(page, "Beta").getByText("grouped session").count()).toBe(0);
+    // A row's group select shows when the row is pointed at (or focused).
+    await row.hover();
     expect(await row.getByRole("combobox", { name: "Group" }).inputValue()).toBe("");
     await screenshot(page, "groups-2-after-restart-and-delete");
     await expectClean(w);

@@ -195,7 +195,7 @@ function SessionRow(props: { session: SessionListItem; selected: boolean; group:
   const pinned = session.isPinned === true;
   const name = displayName(session);
   return (
-    <li class={`session${selected ? " selected" : ""}${grouping ? " grouping" : ""}`} style={depth > 0 ? { paddingInlineStart: `${depth}rem` } : undefined}>
+    <li class={selected ? "session selected" : "session"} style={depth > 0 ? { paddingInlineStart: `${depth}rem` } : undefined}>
       {group && <h2 class="group-title">{group}</h2>}
       <button type="button" class="session-open" disabled={refused} aria-describedby={refused ? "sessions-refused" : undefined} aria-current={selected ? "true" : undefined} onClick={() => (selected ? reopenKey.value++ : go(sessionHash(session.sessionId)))}>
         {session.parentSessionId !== undefined && (
