@@ -35,7 +35,7 @@ async function createGroup(page: Page, name: string): Promise<Locator> {
 }
 
 /** The action `label` ("Rename group", "Move group up", …) of the group named `name`. */
-const groupAction = (page: Page, label: string, name: string) => sessionsOf(page).getByRole("button", { name: label, exact: true, description: name } as never);
+const groupAction = (page: Page, label: string, name: string) => sessionsOf(page).getByRole("button", { name: label, exact: true, description: name });
 
 browserDescribe("session groups and branches in the web UI", () => {
   let browser: Browser;
@@ -100,8 +100,7 @@ browserDescribe("session groups and branches in the web UI", () => {
       // A collapsed section hides its sessions; expanding shows them again.
       const toggle = sessionsOf(page).getByRole("button", { name: /Gamma/ }).and(page.locator("[aria-expanded]"));
       await toggle.click();
-      expect(await toggle.getAttribute("aria-expanded")).toBe("false");
-      expect(await groupList(page, "Gamma").count()).toBe(0);
+      await until(async () => (await toggle.getAttribute("aria-expanded")) === "false" && (await groupList(page, "Gamma").count()) === 0, UI_MS, "Gamma collapsed");
       await toggle.click();
       await groupList(page, "Gamma").getByText("grouped session").waitFor({ timeout: UI_MS });
     } finally {
