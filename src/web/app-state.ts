@@ -1,6 +1,6 @@
 /**
- * The page's shared state: one SDK client on the page's own origin, the session list, and the
- * auth state. `guard` runs an API call and turns a bearer 401 into the token prompt, any other
+ * The page's shared state: one SDK client on the page's own origin, the session list (with the
+ * listed workspace's session groups, session-groups.ts), and the auth state. `guard` runs an API call and turns a bearer 401 into the token prompt, any other
  * failure into the `notice` banner.
  */
 import { signal } from "@preact/signals";
