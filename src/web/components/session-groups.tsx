@@ -12,6 +12,7 @@ import type { SessionGroup } from "../../client/index.ts";
 import { client, describe, notice, refreshSessions, reportAuth } from "../app-state.ts";
 import { collapsedGroups, moveOrders, sessionGroups, toggleGroup } from "../session-groups.ts";
 import { visibleSegments } from "../visible-text.ts";
+import { currentWorkspace } from "../workspaces.ts";
 import { Visible } from "./visible-text.tsx";
 
 /** The daemon's bound on a group name (`MAX_GROUP_NAME_CHARS`); the daemon checks it too. */
@@ -36,7 +37,8 @@ async function change(fn: (workspace: string) => Promise<unknown>): Promise<stri
 export function NewGroup() {
   const [open, setOpen] = useState(false);
   const groups = sessionGroups.value;
-  if (groups === null) return null;
+  // No catalog (no groups kept), or the groups of a workspace the list has just left.
+  if (groups === null || groups.workspace !== currentWorkspace.value?.cwd) return null;
   if (!open)
     return (
       <button type="button" class="quiet new-group" onClick={() => setOpen(true)}>
