@@ -34,6 +34,7 @@ import { registerLanguageMethods } from "./language-methods.ts";
 import { PromptContextReader } from "./prompt-context.ts";
 import { Skills, skillTool, SKILL_TOOL_NAME } from "./skills/index.ts";
 import { extensionSkillSources } from "./skills/extension-sources.ts";
+import { extensionMcpServers } from "../extensions/extension-contributions.ts";
 import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
 import { forkCut, forkInto } from "./fork.ts";
 import { runTurn } from "./turn.ts";
@@ -62,7 +63,9 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   // The workspace's hooks run only while it is trusted: asked at each event.
   const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
   const turnHooks = new TurnHooks(hooks);
-  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  // The user's MCP servers and the enabled extensions' (read again at each reload).
+  const mcp = new McpServers([...config.mcpServers, ...extensionMcpServers(config.dataDir)], config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const declaredMcpServers = () => [...rereadMcpServers(), ...extensionMcpServers(config.dataDir)];
   const skills = new Skills({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, extensions: () => extensionSkillSources(config.dataDir) });
   const loadSkill = skillTool(() => skills.catalog());
   const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv, skills });
@@ -212,7 +215,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   registerStatusMethods(app, { config, mcp, disabledTools, skills, workspace: files.root, session: sessionOf, state });
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerLanguageMethods(app, { sessions, session: sessionOf });
-  registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
+  registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers: declaredMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   registerRewindMethod(app, sessionOf);
   return app;

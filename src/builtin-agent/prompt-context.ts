@@ -1,8 +1,8 @@
 /**
  * What the built-in agent's system prompt says besides its fixed rules (`system-prompt.ts`), read
- * at the start of each turn: the instruction files (`workspace/memory/`: the user's, then the
- * project's from the repository root down to the workspace; none of the project's in an untrusted
- * workspace), the environment (OS, date, git branch and a status summary), and the language to
+ * at the start of each turn: the instruction files (the enabled extensions' (`extensions/`), then
+ * `workspace/memory/`: the user's, then the project's from the repository root down to the
+ * workspace; none of the project's in an untrusted workspace), the environment (OS, date, git branch and a status summary), and the language to
  * answer in (the session's, else the user's setting, `config/user-language.ts`), and the skills the
  * model may load (`skills/`: enabled and model-invocable ones, name and description).
  *
@@ -15,6 +15,7 @@ import { readUserLanguage } from "../config/user-language.ts";
 import { gitProcessRunner } from "../runtime/git-process.ts";
 import { GitViews } from "../workspace/git/index.ts";
 import { loadMemory, type LoadedMemory } from "../workspace/memory/index.ts";
+import { extensionContextFiles } from "../extensions/extension-contributions.ts";
 import { invocable, type Skills } from "./skills/index.ts";
 
 const GIT_RUN_TIMEOUT_MS = 2000;
@@ -75,6 +76,7 @@ export class PromptContextReader {
     const [memory, git] = await Promise.all([loadMemory({ workspace, dataDir, trusted }), trusted ? this.gitLine() : UNTRUSTED_GIT]);
     const environment = [`OS: ${process.platform} ${release()} (${arch()})`, `Date: ${new Date().toDateString()}`, `Git: ${git}`];
     const skills = this.sources.skills ? invocable(this.sources.skills.catalog()).map(({ name, description }) => ({ name, description })) : [];
-    return { memory: memory.files, environment, outputLanguage: sessionLanguage ?? readUserLanguage(dataDir)?.outputLanguage ?? null, skills };
+    const extensions: LoadedMemory[] = extensionContextFiles(dataDir).map(({ path, text, bytes, truncated }) => ({ kind: "memory_file", path, scope: "global", bytes, text, truncated }));
+    return { memory: [...extensions, ...memory.files], environment, outputLanguage: sessionLanguage ?? readUserLanguage(dataDir)?.outputLanguage ?? null, skills };
   }
 }

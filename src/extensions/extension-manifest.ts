@@ -2,7 +2,7 @@
  * An extension's manifest, `qwen-extension.json` (the reference's name and fields): `name`
  * (required; letters, digits, `_`, `.`, `-`, at most MAX_EXTENSION_NAME), `version`, `displayName`,
  * `description`, `contextFileName` (a file name or a list of them: the extension's instruction
- * files), `mcpServers` (name → a stdio server `{command, args?, env?, cwd?}`, where
+ * files), `mcpServers` (name → a stdio server `{command, args?, env?}`, where
  * `${extensionPath}` and `${/}` are replaced as the reference does). Skills come from its `skills/`
  * folder. Other fields (commands, hooks, settings, channels…) are not used by svc and ignored.
  * Untrusted JSON: bounded (the reader's MAX_MANIFEST_BYTES), every field checked.
@@ -23,7 +23,6 @@ export interface ExtensionMcpServer {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
 }
 
 export interface ExtensionManifest {
@@ -67,8 +66,7 @@ function server(name: string, raw: unknown, extensionPath: string): ExtensionMcp
       env[k] = hydrate(v, extensionPath);
     }
   }
-  if (r.cwd !== undefined && typeof r.cwd !== "string") throw new ManifestError(`"${where}.cwd" must be a string`);
-  return { command: hydrate(r.command, extensionPath), args: (args as string[]).map((a) => hydrate(a, extensionPath)), env, ...(typeof r.cwd === "string" ? { cwd: hydrate(r.cwd, extensionPath) } : {}) };
+  return { command: hydrate(r.command, extensionPath), args: (args as string[]).map((a) => hydrate(a, extensionPath)), env };
 }
 
 /** The manifest in `raw` (JSON text) of the extension installed at `extensionPath`. */
