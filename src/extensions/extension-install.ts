@@ -26,7 +26,7 @@ const badSource = (message: string, fields: Record<string, unknown> = {}) => new
 
 /** Checks a source as the route receives it: an absolute local folder path (400 otherwise; 422 for a registry package). */
 export function checkSource(source: string): void {
-  if (source.startsWith("@") || /^[a-z][a-z0-9+.-]*:/i.test(source) || /^[^/\s]+\/[^/\s]+/.test(source))
+  if (/^[a-z][a-z0-9+.-]*:/i.test(source) || /^[^/\s]+\/[^/\s]+/.test(source))
     throw new DaemonError(422, "extension_source_unsupported", "Only a local folder can be installed: a registry or remote extension has no pinned integrity svc could check", { hint: "clone or unpack it, then install the folder by its absolute path" });
   if (!isAbsolute(source)) throw badSource("`source` must be the absolute path of a local folder");
 }

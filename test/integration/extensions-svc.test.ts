@@ -112,6 +112,10 @@ test("built-in agent: an extension from a local folder brings a skill, an instru
   expect(systemOf(after)).not.toContain("PELICAN");
   expect(offered(after)).not.toContain("mcp__kit__tools__echo");
 
+  // Enabled again while the agent runs: its MCP servers are reloaded with the extension's.
+  expect(await settle(await call("POST", "/workspace/extensions/kit/enable", {}))).toMatchObject({ status: "succeeded", result: { status: "enabled", changed: true } });
+  await turn("with it again");
+  expect(offered(model.requests.at(-1))).toContain("mcp__kit__tools__echo");
   expect(await call("POST", "/workspace/extensions/nope/enable", {})).toMatchObject({ status: 404, body: { code: "extension_not_found" } });
   expect(await settle(await call("DELETE", "/workspace/extensions/kit"))).toMatchObject({ status: "succeeded", result: { status: "uninstalled", name: "kit" } });
   expect(existsSync(copy)).toBe(false);
