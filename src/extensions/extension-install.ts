@@ -11,7 +11,8 @@
  * (what `svc agents install` checks its agents against), so nothing could vouch for it.
  */
 import { randomUUID } from "node:crypto";
-import { chmod, copyFile, lstat, mkdir, opendir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { chmod, lstat, mkdir, open, opendir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { MANIFEST_FILE, MAX_MANIFEST_BYTES, ManifestError, parseManifest } from "./extension-manifest.ts";
@@ -37,6 +38,29 @@ interface CopyState {
   skipped: number;
 }
 
+/**
+ * Copies regular file `src` opened without following a link (one swapped in since the folder was
+ * listed is not read), counting its bytes against MAX_TOTAL_BYTES; false when it is no longer a
+ * regular file.
+ */
+async function copyRegular(src: string, dst: string, state: CopyState): Promise<boolean> {
+  const handle = await open(src, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
+  if (handle === null) return false;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) return false;
+    state.bytes += st.size;
+    if (state.bytes > MAX_TOTAL_BYTES) throw badSource(`the extension is larger than ${MAX_TOTAL_BYTES} bytes`);
+    const data = await handle.readFile();
+    if (data.length > st.size) throw badSource("a file of the extension grew while it was copied");
+    await writeFile(dst, data, { flag: "wx" });
+    await chmod(dst, st.mode & 0o755);
+    return true;
+  } finally {
+    await handle.close();
+  }
+}
+
 async function copyTree(from: string, to: string, depth: number, state: CopyState): Promise<void> {
   if (depth > MAX_DEPTH) throw badSource(`the extension is more than ${MAX_DEPTH} folders deep`);
   await mkdir(to, { mode: 0o755 });
@@ -50,11 +74,7 @@ async function copyTree(from: string, to: string, depth: number, state: CopyStat
       await copyTree(src, dst, depth + 1, state);
     } else if (entry.isFile()) {
       if (++state.files > MAX_FILES) throw badSource(`the extension has more than ${MAX_FILES} files and folders`);
-      const st = await lstat(src);
-      state.bytes += st.size;
-      if (state.bytes > MAX_TOTAL_BYTES) throw badSource(`the extension is larger than ${MAX_TOTAL_BYTES} bytes`);
-      await copyFile(src, dst);
-      await chmod(dst, st.mode & 0o755);
+      if (!(await copyRegular(src, dst, state))) state.skipped++;
     } else state.skipped++;
   }
 }
