@@ -15,7 +15,7 @@ import { opendirSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { checkSource, installFromFolder, removeExtension, setEnabled } from "./extension-install.ts";
-import { ExtensionOperations, type ExtensionOperation } from "./extension-operations.ts";
+import { ExtensionOperations, type ExtensionOperation, type OperationKind } from "./extension-operations.ts";
 import { isInstalled, listExtensions, readExtension, type InstalledExtension } from "./extension-store.ts";
 
 export type { ExtensionOperation } from "./extension-operations.ts";
@@ -28,6 +28,17 @@ export interface ExtensionDeps {
   readonly workspace: string;
   /** Has the live agent take the change (null: no agent is running). */
   readonly refresh: () => Promise<{ refreshed: number; failed: number } | null>;
+  /** Tells the workspace's live sessions an operation finished (`extensions_changed`). */
+  readonly publish: (data: ExtensionsChanged) => void;
+}
+
+export interface ExtensionsChanged {
+  readonly status: "installed" | "enabled" | "disabled" | "uninstalled" | "failed";
+  readonly name?: string;
+  readonly source?: string;
+  readonly refreshed: number;
+  readonly failed: number;
+  readonly error?: string;
 }
 
 /** The names of an extension's skill folders (those holding a SKILL.md; not parsed here). */
@@ -102,7 +113,7 @@ export class ExtensionService {
 
   install(source: string): ExtensionOperation {
     checkSource(source);
-    return this.operations.start("install", { source }, async () => {
+    return this.start("install", { source }, async () => {
       const result = await installFromFolder(this.deps.dataDir, source);
       return { status: "installed", source, ...result, ...(await this.refreshed()) };
     });
@@ -110,7 +121,7 @@ export class ExtensionService {
 
   setActive(name: string, enabled: boolean): ExtensionOperation {
     this.installed(name);
-    return this.operations.start(enabled ? "enable" : "disable", { name }, async () => {
+    return this.start(enabled ? "enable" : "disable", { name }, async () => {
       const ext = this.installed(name);
       const changed = await setEnabled(ext.path, ext.record, enabled);
       return { status: enabled ? "enabled" : "disabled", name, changed, ...(changed ? await this.refreshed() : {}) };
@@ -119,10 +130,24 @@ export class ExtensionService {
 
   uninstall(name: string): ExtensionOperation {
     this.installed(name);
-    return this.operations.start("uninstall", { name }, async () => {
+    return this.start("uninstall", { name }, async () => {
       this.installed(name);
       await removeExtension(this.deps.dataDir, name);
       return { status: "uninstalled", name, ...(await this.refreshed()) };
+    });
+  }
+
+  /** Queues an operation whose end, success or failure, is published. */
+  private start(kind: OperationKind, about: { name?: string; source?: string }, run: () => Promise<Record<string, unknown> & { status: ExtensionsChanged["status"] }>): ExtensionOperation {
+    return this.operations.start(kind, about, async () => {
+      try {
+        const result = await run();
+        this.deps.publish({ ...about, status: result.status, refreshed: Number(result.refreshed ?? 0), failed: Number(result.failed ?? 0) });
+        return result;
+      } catch (err) {
+        this.deps.publish({ ...about, status: "failed", refreshed: 0, failed: 0, error: String((err as Error).message ?? err).slice(0, 500) });
+        throw err;
+      }
     });
   }
 

@@ -2,7 +2,8 @@
  * Extensions through the daemon with the built-in agent and the mock model: an extension installed
  * from a local folder (a copy under the data dir, links and `.git` left out) brings a skill, an
  * instruction file and a working MCP server to the next turns; disabling it takes all three away;
- * uninstalling removes it. Long changes are operations (202, then polled). A registry source, a
+ * uninstalling removes it. Long changes are operations (202, then polled), announced by
+ * `extensions_changed`. A registry source, a
  * relative path and a missing consent are refused, and so is every change in an untrusted workspace.
  */
 import { expect, test } from "bun:test";
@@ -106,6 +107,7 @@ test("built-in agent: an extension from a local folder brings a skill, an instru
 
   expect(await settle(await call("POST", "/workspace/extensions/kit/disable", {}))).toMatchObject({ status: "succeeded", result: { status: "disabled", name: "kit", changed: true, refreshed: 1, failed: 0 } });
   expect((await call("GET", "/workspace/extensions")).body.extensions[0]).toMatchObject({ isActive: false });
+  expect((await events.waitFor("extensions_changed", (f: { data: { status?: string } }) => f.data.status === "disabled", 5000)).data).toEqual({ status: "disabled", name: "kit", refreshed: 1, failed: 0 });
   await turn("and without it");
   const after = model.requests.at(-1)!;
   expect(systemOf(after)).not.toContain("kit:lint");

@@ -11,7 +11,9 @@
  *
  * The changes are strict and refused in an untrusted workspace (403 `untrusted_workspace`); a
  * 202 carries `Location` and `Retry-After: 1` as the reference's. After a change the live built-in
- * agent reloads its MCP servers (it reads skills and instruction files at each turn anyway).
+ * agent reloads its MCP servers (it reads skills and instruction files at each turn anyway), and
+ * the workspace's live sessions get `extensions_changed {status, name?, source?, refreshed, failed,
+ * error?}`.
  */
 import { Elysia } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
@@ -40,6 +42,9 @@ export const extensionRoutes = (deps: AppDeps) => {
             await reloadMcp(live, runtime.cwd, {});
             const { sessionsRefreshed, sessionsFailed } = await refreshSkills(live, runtime.cwd);
             return { refreshed: sessionsRefreshed, failed: sessionsFailed };
+          },
+          publish: (data) => {
+            for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) session.publish("extensions_changed", { ...data });
           },
         }),
     ));
