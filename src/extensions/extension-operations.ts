@@ -65,11 +65,6 @@ export class ExtensionOperations {
     return [...this.ops.values()].filter((o) => o.status === "queued" || o.status === "running").map((o) => ({ ...o }));
   }
 
-  /** Settles when every operation queued so far has finished. */
-  idle(): Promise<void> {
-    return this.tail;
-  }
-
   private prune(): void {
     const finished = [...this.ops.values()].filter((o) => o.status === "succeeded" || o.status === "failed");
     for (const op of finished.slice(0, Math.max(0, finished.length - MAX_KEPT))) this.ops.delete(op.operationId);

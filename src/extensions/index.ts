@@ -106,11 +106,6 @@ export class ExtensionService {
     return this.operations.active();
   }
 
-  /** Settles once every queued operation has finished (tests, shutdown). */
-  idle(): Promise<void> {
-    return this.operations.idle();
-  }
-
   install(source: string): ExtensionOperation {
     checkSource(source);
     return this.start("install", { source }, async () => {
