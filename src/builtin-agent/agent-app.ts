@@ -32,6 +32,9 @@ import { TurnHooks } from "./hooks/turn-hooks.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 import { registerLanguageMethods } from "./language-methods.ts";
 import { PromptContextReader } from "./prompt-context.ts";
+import { Skills, skillTool, SKILL_TOOL_NAME } from "./skills/index.ts";
+import { extensionSkillSources } from "./skills/extension-sources.ts";
+import { extensionMcpServers } from "../extensions/extension-contributions.ts";
 import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
 import { forkCut, forkInto } from "./fork.ts";
 import { runTurn } from "./turn.ts";
@@ -60,8 +63,12 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   // The workspace's hooks run only while it is trusted: asked at each event.
   const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
   const turnHooks = new TurnHooks(hooks);
-  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
-  const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv });
+  // The user's MCP servers and the enabled extensions' (read again at each reload).
+  const mcp = new McpServers([...config.mcpServers, ...extensionMcpServers(config.dataDir)], config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const declaredMcpServers = () => [...rereadMcpServers(), ...extensionMcpServers(config.dataDir)];
+  const skills = new Skills({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, extensions: () => extensionSkillSources(config.dataDir) });
+  const loadSkill = skillTool(() => skills.catalog());
+  const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv, skills });
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
   const checkRoom = () => {
@@ -180,7 +187,12 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       try {
         // The first prompt waits for MCP discovery (started here unless the daemon started it).
         await mcp.discover();
-        const toolbox = () => toolSet(mcp, disabledTools);
+        // The skill tool is offered when the turn's system prompt lists a skill (and it is not disabled).
+        const toolbox = () => {
+          const set = toolSet(mcp, disabledTools);
+          if (!session.lastContext?.skills.length || disabledTools.has(SKILL_TOOL_NAME)) return set;
+          return { ...set, enabled: new Map([...set.enabled, [SKILL_TOOL_NAME, loadSkill]]) };
+        };
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
           { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
@@ -200,10 +212,10 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       if (session) turnHooks.closed(session.id);
       return {};
     });
-  registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
+  registerStatusMethods(app, { config, mcp, disabledTools, skills, workspace: files.root, session: sessionOf, state });
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerLanguageMethods(app, { sessions, session: sessionOf });
-  registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
+  registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers: declaredMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   registerRewindMethod(app, sessionOf);
   return app;
