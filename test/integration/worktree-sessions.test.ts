@@ -5,7 +5,7 @@
  * that is no repository, and what a failed create leaves (nothing).
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon, type FakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { git, initRepo } from "../helpers/git-repo.ts";
@@ -116,8 +116,11 @@ describe("worktree reset", () => {
     await using events = await d.events(busy.sessionId);
     const running = await d.json("POST", `/session/${busy.sessionId}/prompt`, { prompt: [{ type: "text", text: "@hang" }] });
     expect(running.status).toBe(202);
+    const opened = (await d.sentToAgent("session/new")).length;
     const refused = await d.json("POST", `/session/${busy.sessionId}/worktree-reset`, {});
     expect([refused.status, refused.body.code]).toEqual([409, "worktree_reset_active"]);
+    // Refused before any replacement was started.
+    expect((await d.sentToAgent("session/new")).length).toBe(opened);
     expect((await d.json("POST", `/session/${busy.sessionId}/cancel`, {})).status).toBe(204);
     await events.waitFor("turn_complete", (f) => f.data.promptId === running.body.promptId, 10_000);
     git(ws.path, "worktree", "remove", "--force", busy.worktree.path);
@@ -150,20 +153,30 @@ describe("restart", () => {
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("base\n");
   });
 
-  test("a recorded worktree that is gone is 409 worktree_missing on load, not a session in the workspace", async () => {
+  test("a recorded worktree that is gone, swapped for a link, or no longer a checkout is 409 worktree_missing on load, never a session elsewhere", async () => {
     await using ws = tempDir("w-ws-");
+    await using outside = tempDir("w-out-");
     initRepo(ws.path, { "a.txt": "base\n" });
-    let sessionId: string;
+    const ids: Record<string, string> = {};
     {
       await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
-      const created = await worktreeSession(d, "doomed");
-      sessionId = created.sessionId;
-      expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
-      git(ws.path, "worktree", "remove", "--force", created.worktree.path);
+      for (const slug of ["gone", "linked", "plain"]) {
+        const created = await worktreeSession(d, slug);
+        ids[slug] = created.sessionId;
+        expect((await d.json("DELETE", `/session/${created.sessionId}`)).status).toBe(204);
+      }
     }
+    git(ws.path, "worktree", "remove", "--force", wtPath(ws.path, "gone"));
+    // The checkout moved out of the workspace, a link left in its place: its `.git` file is still there.
+    renameSync(wtPath(ws.path, "linked"), join(outside.path, "linked"));
+    symlinkSync(join(outside.path, "linked"), wtPath(ws.path, "linked"));
+    rmSync(wtPath(ws.path, "plain"), { recursive: true, force: true });
+    mkdirSync(wtPath(ws.path, "plain"));
     await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
-    const loaded = await d.json("POST", `/session/${sessionId}/load`, {});
-    expect([loaded.status, loaded.body.code]).toEqual([409, "worktree_missing"]);
+    for (const slug of ["gone", "linked", "plain"]) {
+      const loaded = await d.json("POST", `/session/${ids[slug]}/load`, {});
+      expect([slug, loaded.status, loaded.body.code]).toEqual([slug, 409, "worktree_missing"]);
+    }
     expect(await d.sentToAgent("session/load")).toEqual([]);
   });
 });
