@@ -355,12 +355,11 @@ export class SessionManager {
    */
   private async inWorktree(runtime: WorkspaceRuntime, slug: string | undefined, modelServiceId: string | undefined, startup: StartupConfig | null, source: SessionSource | null) {
     this.checkCaps(runtime);
-    const worktrees = await this.worktrees.of(runtime.cwd);
-    const worktree = await worktrees.create(slug);
+    const worktree = await this.worktrees.create(runtime.cwd, slug);
     try {
       return await this.fresh(runtime, modelServiceId, startup, source, worktree);
     } catch (err) {
-      await worktrees.remove(worktree);
+      await (await this.worktrees.of(runtime.cwd)).remove(worktree);
       throw err;
     }
   }

@@ -32,8 +32,23 @@ export const worktreeFields = (info: WorktreeInfo | null) =>
 
 export class WorktreeSeam {
   private loading: Promise<(root: string) => SessionWorktrees> | null = null;
+  /** Per workspace, the create in progress: creates run one at a time (the bound and the name checks hold, and a failed create never removes another's checkout). */
+  private readonly creating = new Map<string, Promise<unknown>>();
 
   constructor(private readonly baseEnv: Readonly<Record<string, string>>) {}
+
+  /** A new worktree of the workspace at canonical `root` (`SessionWorktrees.create`), after any other create there. */
+  async create(root: string, slug: string | undefined): Promise<WorktreeInfo> {
+    const worktrees = await this.of(root);
+    const before = this.creating.get(root) ?? Promise.resolve();
+    const done = before.catch(() => {}).then(() => worktrees.create(slug));
+    this.creating.set(root, done);
+    try {
+      return await done;
+    } finally {
+      if (this.creating.get(root) === done) this.creating.delete(root);
+    }
+  }
 
   /** The worktrees of the workspace at canonical `root`. */
   async of(root: string): Promise<SessionWorktrees> {

@@ -199,6 +199,12 @@ describe("hostile input and failures", () => {
     await worktreeSession(d, "taken");
     const twice = await d.json("POST", "/session", { worktree: { slug: "taken" } });
     expect([twice.status, twice.body.code]).toEqual([409, "worktree_exists"]);
+    // Racing creates of one name: one checkout, the other refused, and the refusal removes nothing.
+    const raced = await Promise.all([1, 2, 3].map(() => d.json("POST", "/session", { worktree: { slug: "raced" } })));
+    expect(raced.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    const winner = raced.find((r) => r.status === 200)!.body;
+    await runTurn(d, winner.sessionId, "@checkpoint-write a.txt won");
+    expect(readFileSync(join(wtPath(ws.path, "raced"), "a.txt"), "utf8")).toBe("won");
     git(ws.path, "branch", "worktree-branch-only");
     const branchTaken = await d.json("POST", "/session", { worktree: { slug: "branch-only" } });
     expect([branchTaken.status, branchTaken.body.code]).toEqual([409, "worktree_exists"]);
