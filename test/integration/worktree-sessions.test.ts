@@ -105,6 +105,22 @@ describe("worktree reset", () => {
     expect((await d.json("GET", "/capabilities")).body.features).toContain("session_worktree_reset_v1");
   });
 
+  test("a closed worktree session is reset from the catalog: the replacement takes its checkout", async () => {
+    await using ws = tempDir("w-ws-");
+    initRepo(ws.path, { "a.txt": "base\n" });
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
+    const old = await worktreeSession(d, "closed");
+    expect((await d.json("DELETE", `/session/${old.sessionId}`)).status).toBe(204);
+    const reset = await d.json("POST", `/session/${old.sessionId}/worktree-reset`, {});
+    expect([reset.status, reset.body.worktree]).toEqual([200, old.worktree]);
+    const listed = await d.json("GET", `/workspace/${workspaceId(ws.path)}/sessions`);
+    expect((listed.body.sessions as Record<string, unknown>[]).find((s) => s.sessionId === old.sessionId)).toMatchObject({ supersededBy: reset.body.sessionId });
+    const plain = await d.createSession({ sessionScope: "thread" });
+    expect((await d.json("DELETE", `/session/${plain.sessionId}`)).status).toBe(204);
+    const unsupported = await d.json("POST", `/session/${plain.sessionId}/worktree-reset`, {});
+    expect([unsupported.status, unsupported.body.code]).toEqual([409, "worktree_reset_unsupported"]);
+  });
+
   test("refused while a prompt runs (409 worktree_reset_active), for a session outside a worktree (409), and for a checkout that went away", async () => {
     await using ws = tempDir("w-ws-");
     initRepo(ws.path, { "a.txt": "base\n" });
