@@ -25,7 +25,7 @@ async function lastCwd(d: FakeAgentDaemon, method: string): Promise<unknown> {
 
 async function worktreeSession(d: FakeAgentDaemon, slug?: string) {
   const reply = await d.json("POST", "/session", { worktree: slug === undefined ? {} : { slug } });
-  expect(reply.status).toBe(200);
+  expect([reply.status, reply.body.error]).toEqual([200, undefined]);
   return reply.body as { sessionId: string; clientId: string; worktree: { slug: string; path: string; branch: string }; worktreeState: string; currentCwd: string };
 }
 
