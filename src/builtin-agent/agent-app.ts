@@ -17,6 +17,8 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/agent-config.ts";
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
+import { foldersInside } from "../workspace/protected-target.ts";
+import { sessionRoot } from "../workspace/worktree/worktree-root.ts";
 import { initializeResponse, MAX_SESSIONS, type AgentCore } from "./agent-core.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { replayUpdates } from "./replay.ts";
@@ -74,18 +76,42 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const checkRoom = () => {
     if (!core.canOpen) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
   };
-  const open = (id: string) => {
+  const open = (id: string, root: string) => {
     checkRoom();
-    return core.open(id);
+    return core.open(id, root);
+  };
+  /**
+   * The root a session asked for in `cwd` works in: the workspace, or one of its session worktrees
+   * (`workspace/worktree/worktree-root.ts`, the daemon's `POST /session` with `worktree`); anything
+   * else is refused, so no session reaches outside the workspace.
+   */
+  const rootOf = (cwd: string) => {
+    const root = sessionRoot(files.root, cwd);
+    if (root === null) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${files.root} (or one of its worktrees) only`);
+    return root;
+  };
+  /** Each worktree's file access, shell and protected folders, rooted at its checkout (made on first use). */
+  const worktreeTools = new Map<string, { files: WorkspaceFiles; shell: ShellRunner; ripgrep: string | null; protectedFolders: readonly string[] }>();
+  const toolsOf = (root: string) => {
+    if (root === files.root) return { files, shell, ripgrep, protectedFolders };
+    let tools = worktreeTools.get(root);
+    if (!tools) {
+      tools = { files: new WorkspaceFiles(root, () => true), shell: shell.in(root), ripgrep, protectedFolders: foldersInside(root, [config.dataDir]) };
+      worktreeTools.set(root, tools);
+    }
+    return tools;
   };
   /** A live session, or one taken back from its saved conversation (`-32002` when there is none for this workspace). */
   const restore = (sessionId: string, cwd: string) => {
-    if (cwd !== files.root) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${files.root} only`);
+    const root = rootOf(cwd);
     const live = sessions.get(sessionId);
-    if (live) return live;
+    if (live) {
+      if (live.cwd !== root) throw acp.RequestError.invalidParams({ cwd }, "the session works in another directory");
+      return live;
+    }
     const stored = store.load(sessionId);
-    if (!stored || stored.cwd !== files.root) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
-    const session = open(sessionId);
+    if (!stored || stored.cwd !== root) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
+    const session = open(sessionId, root);
     session.restore(stored.messages);
     return session;
   };
@@ -137,9 +163,9 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     .agent({ name: "svc" })
     .onRequest(acp.methods.agent.initialize, () => initializeResponse())
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
-      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const root = rootOf(params.cwd);
       checkRoom();
-      const answer = core.newSession();
+      const answer = core.newSession(root);
       core.announce(client, answer.sessionId);
       return answer;
     })
@@ -155,10 +181,10 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       return state(session);
     })
     .onRequest(acp.methods.agent.session.fork, ({ params, client }) => {
-      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const root = rootOf(params.cwd);
       const source = sessionOf(params.sessionId);
       checkRoom();
-      const answer = core.newSession();
+      const answer = core.newSession(root);
       try {
         forkInto(source, sessions.get(answer.sessionId)!, forkCut(params._meta));
       } catch (err) {
@@ -195,7 +221,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         };
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: toolsOf(session.cwd), toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
           params.prompt,
         );
       } finally {

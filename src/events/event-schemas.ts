@@ -153,7 +153,7 @@ export const PermissionPartialVoteEvent = closed(
 export const SessionClosedEvent = closed(
   {
     sessionId,
-    reason: literals(["client_close", "idle_timeout", "last_client_detached", "workspace_removed", "workspace_runtime_stop"] as const),
+    reason: literals(["client_close", "idle_timeout", "last_client_detached", "workspace_removed", "workspace_runtime_stop", "worktree_reset"] as const),
     closedBy: Type.Optional(Type.String({ description: "The client id that closed it" })),
   },
   "The session was closed; the stream ends",
