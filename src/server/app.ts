@@ -30,6 +30,8 @@ import { fileRoutes } from "./routes/files.ts";
 import { gitRoutes } from "./routes/git.ts";
 import { languageRoutes } from "./routes/language.ts";
 import { memoryRoutes } from "./routes/memory.ts";
+import { agentsRoutes } from "./routes/agents.ts";
+import { subagentRoutes } from "./routes/subagents.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -120,6 +122,8 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(updateRoutes(deps))
     .use(gitRoutes(deps))
     .use(memoryRoutes(deps))
+    .use(agentsRoutes(deps))
+    .use(subagentRoutes(deps))
     .use(languageRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(channelWebhookRoutes(deps))
