@@ -103,6 +103,10 @@ describe("subagents with the built-in agent", () => {
     expect(view.body.sessionId).toBe(`subagent.${Buffer.from(sessionId).toString("base64url")}.${Buffer.from(task.toolCallId!).toString("base64url")}`);
     expect(view.body.events.length).toBe(nested.length);
     expect(view.body.events.every((e: { data: { update: Update } }) => e.data.update._meta?.parentToolCallId === task.toolCallId)).toBe(true);
+    // Text that merely mentions the ref is not the subagent's.
+    const mention = await call("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: `about ${task.toolCallId}` }] });
+    await events.waitFor("turn_complete", (fr: { data: { promptId?: string } }) => fr.data.promptId === mention.body.promptId, 20_000);
+    expect((await call("GET", `/session/${sessionId}/subagents/${encodeURIComponent(task.toolCallId!)}`)).body.events.length).toBe(nested.length);
     expect(await call("GET", `/session/${sessionId}/subagents/no-such-call`)).toMatchObject({ status: 404, body: { code: "session_not_found" } });
 
     // The parent lacks a tool (disabled in the workspace): the general-purpose subagent lacks it too, and never has task.
