@@ -121,6 +121,21 @@ describe("subagents with the built-in agent", () => {
     expect(gp).not.toContain("task");
     expect(toolNames(sent(model, before))).toContain("task");
 
+    // The parent's approval mode holds inside the subagent: in plan mode its write is refused.
+    expect((await call("POST", `/session/${sessionId}/approval-mode`, { mode: "plan" })).status).toBe(200);
+    const planned = join(ws.path, "planned.txt");
+    model.enqueue(
+      { kind: "tools", calls: [{ name: "task", args: { description: "write", prompt: "Write it." } }] },
+      { kind: "tools", calls: [{ name: "write_file", args: { file_path: planned, content: "x" } }] },
+      { kind: "text", text: "could not" },
+      { kind: "text", text: "ok" },
+    );
+    const third = model.requests.length;
+    const planTurn = await call("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "plan" }] });
+    await events.waitFor("turn_complete", (fr: { data: { promptId?: string } }) => fr.data.promptId === planTurn.body.promptId, 20_000);
+    expect(toolResults(sent(model, third + 2))).toContain("not available in plan mode");
+    expect(existsSync(planned)).toBe(false);
+
     // A drafted definition comes back and is written nowhere.
     model.enqueue({ kind: "text", text: '```json\n{"name":"test-writer","description":"Use this agent when tests are needed.","systemPrompt":"You are a test writer."}\n```' });
     expect(await call("POST", "/workspace/agents/generate", { description: "writes tests" })).toEqual(
