@@ -13,6 +13,7 @@ import { startDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
 import { openSse } from "../helpers/sse-client.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { until } from "../helpers/until.ts";
 
 const TOKEN = "subagents-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -143,6 +144,26 @@ describe("subagents with the built-in agent", () => {
     );
     expect(readdirSync(join(ws.path, ".svc/agents")).sort()).toEqual(["broken.md", "lister.md"]);
     expect(await call("POST", "/workspace/agents/generate", { description: "x".repeat(4097) })).toMatchObject({ status: 400, body: { code: "invalid_description" } });
+  }, 60_000);
+
+  test("a subagent is cancelled with its parent's turn", async () => {
+    await using f = await setup(true);
+    const { call, model } = f;
+    const sessionId = (await call("POST", "/session", {})).body.sessionId as string;
+    await using events = await openSse(`${f.d.url}/session/${sessionId}/events`, { headers: { ...AUTH, "Last-Event-ID": "0" } });
+    model.enqueue({ kind: "tools", calls: [{ name: "task", args: { description: "slow", prompt: "Take your time." } }] }, { kind: "hang", text: "CHILD-STARTED" });
+    const admitted = await call("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "go" }] });
+    expect(admitted.status).toBe(202);
+    const chunk = await until(() => events.frames.find((fr) => JSON.stringify(fr.data).includes("CHILD-STARTED")), 20_000, "the subagent's first text");
+    expect((chunk.data as { update: Update }).update._meta?.subagentType).toBe("general-purpose");
+    expect((await call("POST", `/session/${sessionId}/cancel`, {})).status).toBe(204);
+    const done = await events.waitFor("turn_complete", (fr: { data: { promptId?: string } }) => fr.data.promptId === admitted.body.promptId, 20_000);
+    expect((done.data as { stopReason: string }).stopReason).toBe("cancelled");
+    const task = events.frames.map((fr) => (fr.data as { update?: Update } | null)?.update).find((u) => u?.sessionUpdate === "tool_call" && u._meta?.toolName === "task")!;
+    const view = await call("GET", `/session/${sessionId}/subagents/${encodeURIComponent(task.toolCallId!)}`);
+    expect(view.body.status).toBe("failed");
+    // No model request after the cancel: the parent never got a result to answer.
+    expect(model.requests.length).toBe(2);
   }, 60_000);
 
   test("an untrusted workspace: its definitions are not listed and a task naming one does not run", async () => {
