@@ -98,6 +98,12 @@ describe("subagents with the built-in agent", () => {
     // The parent's own reply is not nested.
     expect(updates.some((u) => u.sessionUpdate === "agent_message_chunk" && u._meta?.parentToolCallId === undefined && JSON.stringify(u).includes("parent done"))).toBe(true);
 
+    // The subagent's calls count for the session; its task prompt is not a user prompt.
+    const stats = await call("GET", `/session/${sessionId}/stats`);
+    expect(stats.status).toBe(200);
+    expect(JSON.stringify(stats.body)).toContain('"promptCount":1');
+    expect(JSON.stringify(stats.body)).toContain('"list_directory"');
+
     const view = await call("GET", `/session/${sessionId}/subagents/${encodeURIComponent(task.toolCallId!)}`);
     expect(view.status).toBe(200);
     expect(view.body).toMatchObject({ taskId: task.toolCallId, status: "completed", truncated: false, title: expect.stringContaining("lister") });

@@ -4,8 +4,9 @@
  * session. What it may do is never more than the parent may:
  * - its tools are the parent's tools of this round, cut to the definition's allow-list and minus
  *   its disallowed ones, and never `task` (no nesting);
- * - it shares the parent session's approval mode (read live), "always" answers and tool hooks, and
- *   its permission asks go to the same client under the parent's session id;
+ * - it shares the parent session's approval mode (read live), "always" answers, tool hooks and
+ *   statistics (its task prompt is not counted as a prompt), and its permission asks go to the
+ *   same client under the parent's session id;
  * - it is cancelled with the parent's turn (the same signal), takes at most the definition's
  *   `maxTurns` (else MAX_SUBAGENT_ROUNDS) model rounds, and its conversation has the session's
  *   byte bounds and compaction.
@@ -74,7 +75,15 @@ function childSession(parent: AgentSession, modelId: string): AgentSession {
   const child = new AgentSession(parent.id, parent.cwd, parent.mode, modelId, () => {});
   Object.defineProperty(child, "mode", { get: () => parent.mode, set: () => {} });
   Object.defineProperty(child, "alwaysAllowed", { value: parent.alwaysAllowed });
-  Object.defineProperty(child, "stats", { value: parent.stats });
+  // Its model requests and tool calls count for the session; its task prompt is not a user prompt.
+  const stats = new Proxy(parent.stats, {
+    get: (target, prop) => {
+      const value = Reflect.get(target, prop, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+    set: (target, prop, value) => prop === "prompts" || Reflect.set(target, prop, value, target),
+  });
+  Object.defineProperty(child, "stats", { value: stats });
   child.outputLanguage = parent.outputLanguage;
   return child;
 }
