@@ -22,7 +22,7 @@ export interface AgentDefinition {
   readonly color?: string;
   /** Model rounds it may take; absent: the default bound. */
   readonly maxTurns?: number;
-  /** Absent for the built-in ones. */
+  /** The file it was read from; `<builtin:NAME>` for a built-in one (the reference's). */
   readonly filePath?: string;
 }
 
@@ -131,4 +131,5 @@ export const GENERAL_PURPOSE: AgentDefinition = {
   systemPrompt:
     "You are a general-purpose subagent working for a parent agent. Complete only the assigned task, using the available tools as needed. Do not expand the scope. When done, answer with a concise report of what you found or did: the parent reads only your final message.",
   level: "builtin",
+  filePath: "<builtin:general-purpose>",
 };
