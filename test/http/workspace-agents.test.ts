@@ -28,5 +28,7 @@ test("agents are listed without an agent; generate is 501 for an agent without t
 
   expect(await d.json("POST", "/workspace/agents/generate", { description: "   " }, AUTH)).toMatchObject({ status: 400, body: { code: "invalid_description" } });
   expect(await d.json("POST", "/workspace/agents/generate", {}, AUTH)).toMatchObject({ status: 400 });
+  // Strict: a request without the token is refused before the agent is asked.
+  expect((await d.json("POST", "/workspace/agents/generate", { description: "writes docs" })).status).toBe(401);
   expect(await d.json("POST", "/workspace/agents/generate", { description: "writes docs" }, AUTH)).toMatchObject({ status: 501, body: { code: "agent_control_unsupported" } });
 });
