@@ -25,6 +25,7 @@ import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { registerGenerationMethods } from "./generation-methods.ts";
+import { registerAgentGenerateMethod, subagentHost } from "./subagents/index.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
@@ -124,6 +125,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     }
     return model;
   };
+  const subagents = subagentHost({ config, workspace: files.root, trusted: () => trust.trusted, modelFor });
   const sessionOf = (sessionId: string) => {
     const session = sessions.get(sessionId);
     if (!session) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
@@ -221,7 +223,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         };
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: toolsOf(session.cwd), toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: toolsOf(session.cwd), toolbox, signal: turn.signal, hooks: turnHooks, subagents, promptId: invocationPromptId(params._meta) },
           params.prompt,
         );
       } finally {
@@ -243,6 +245,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   registerLanguageMethods(app, { sessions, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers: declaredMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
+  registerAgentGenerateMethod(app, { config, workspace: files.root, modelFor });
   registerRewindMethod(app, sessionOf);
   return app;
 }

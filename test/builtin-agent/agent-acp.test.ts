@@ -143,7 +143,7 @@ describe("svc/status and svc/control extension methods", () => {
   test("tools lists every built-in tool", async () => {
     await using a = await startAgent();
     const tools = await a.agent.request<{ tools: Array<{ name: string; enabled: boolean }> }>("svc/status/workspace/tools", { cwd: a.workspace });
-    expect(tools.tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit", "list_directory", "glob", "grep", "run_shell_command", "todo_write"]);
+    expect(tools.tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit", "list_directory", "glob", "grep", "run_shell_command", "todo_write", "task"]);
   });
 
   test("session context reports the modes and models; approval_mode switches and answers previous/current", async () => {
