@@ -100,6 +100,23 @@ const withoutAjv: Bun.BunPlugin = {
   },
 };
 
+/**
+ * Elysia imports `file-type` (with strtok3, @tokenizer/inflate and debug, ~90 KB) only to check the
+ * declared type of an uploaded file (`t.File({ type })`); no svc route takes a file upload, so the
+ * import is a stub that throws if ever called (`test/e2e/binary.test.ts` checks that none of those
+ * modules is embedded).
+ */
+const withoutFileType: Bun.BunPlugin = {
+  name: "svc-elysia-without-file-type",
+  setup(build) {
+    build.onResolve({ filter: /^file-type$/ }, (args) => (args.importer.includes("elysia") ? { path: args.path, namespace: "svc-without-file-type" } : undefined));
+    build.onLoad({ filter: /.*/, namespace: "svc-without-file-type" }, () => ({
+      contents: `export function fileTypeFromBlob() { throw new Error("file-type is not in the svc binary: no route takes a file upload"); }\n`,
+      loader: "js",
+    }));
+  },
+};
+
 const sha = gitShortSha();
 const version = values.version ?? (sha === null ? packageVersion : `${packageVersion}+${sha}`);
 
@@ -115,7 +132,7 @@ const compileOptions = {
 const build = await Bun.build({
   entrypoints: [join(ROOT, "src", "main.ts")],
   minify: MINIFY,
-  plugins: [withoutAjv, lazyAcpSchemas],
+  plugins: [withoutAjv, withoutFileType, lazyAcpSchemas],
   // Dynamically imported modules become separate embedded chunks, read and evaluated only when
   // first imported.
   splitting: true,

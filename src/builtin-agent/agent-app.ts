@@ -17,12 +17,16 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/agent-config.ts";
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
 import { WorkspaceFiles } from "../workspace/workspace-files.ts";
+import { foldersInside } from "../workspace/protected-target.ts";
+import { sessionRoot } from "../workspace/worktree/worktree-root.ts";
 import { initializeResponse, MAX_SESSIONS, type AgentCore } from "./agent-core.ts";
 import type { AgentSession } from "./agent-session.ts";
 import { replayUpdates } from "./replay.ts";
 import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { registerGenerationMethods } from "./generation-methods.ts";
+import { registerAgentGenerateMethod, subagentHost } from "./subagents/index.ts";
+import { withExtensionServers } from "./mcp/extension-servers.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
@@ -32,6 +36,9 @@ import { TurnHooks } from "./hooks/turn-hooks.ts";
 import { ShellRunner } from "./tools/shell-runner.ts";
 import { registerLanguageMethods } from "./language-methods.ts";
 import { PromptContextReader } from "./prompt-context.ts";
+import { Skills, skillTool, SKILL_TOOL_NAME } from "./skills/index.ts";
+import { extensionSkillSources } from "./skills/extension-sources.ts";
+import { extensionMcpServers } from "../extensions/extension-contributions.ts";
 import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
 import { forkCut, forkInto } from "./fork.ts";
 import { runTurn } from "./turn.ts";
@@ -60,25 +67,53 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   // The workspace's hooks run only while it is trusted: asked at each event.
   const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
   const turnHooks = new TurnHooks(hooks);
-  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
-  const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv });
+  // The user's MCP servers and the enabled extensions' (read again at each reload).
+  const mcp = new McpServers(withExtensionServers(config.mcpServers, extensionMcpServers(config.dataDir)), config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const declaredMcpServers = () => withExtensionServers(rereadMcpServers(), extensionMcpServers(config.dataDir));
+  const skills = new Skills({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, extensions: () => extensionSkillSources(config.dataDir) });
+  const loadSkill = skillTool(() => skills.catalog());
+  const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv, skills });
   /** Tools not offered to the model: from the settings at start, then as `svc/control/workspace/tools/enable` and trust changes say. */
   const disabledTools = new Set(config.disabledTools);
   const checkRoom = () => {
     if (!core.canOpen) throw acp.RequestError.invalidRequest(undefined, `at most ${MAX_SESSIONS} sessions per agent; close one first`);
   };
-  const open = (id: string) => {
+  const open = (id: string, root: string) => {
     checkRoom();
-    return core.open(id);
+    return core.open(id, root);
+  };
+  /**
+   * The root a session asked for in `cwd` works in: the workspace, or one of its session worktrees
+   * (`workspace/worktree/worktree-root.ts`, the daemon's `POST /session` with `worktree`); anything
+   * else is refused, so no session reaches outside the workspace.
+   */
+  const rootOf = (cwd: string) => {
+    const root = sessionRoot(files.root, cwd);
+    if (root === null) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${files.root} (or one of its worktrees) only`);
+    return root;
+  };
+  /** Each worktree's file access, shell and protected folders, rooted at its checkout (made on first use). */
+  const worktreeTools = new Map<string, { files: WorkspaceFiles; shell: ShellRunner; ripgrep: string | null; protectedFolders: readonly string[] }>();
+  const toolsOf = (root: string) => {
+    if (root === files.root) return { files, shell, ripgrep, protectedFolders };
+    let tools = worktreeTools.get(root);
+    if (!tools) {
+      tools = { files: new WorkspaceFiles(root, () => true), shell: shell.in(root), ripgrep, protectedFolders: foldersInside(root, [config.dataDir]) };
+      worktreeTools.set(root, tools);
+    }
+    return tools;
   };
   /** A live session, or one taken back from its saved conversation (`-32002` when there is none for this workspace). */
   const restore = (sessionId: string, cwd: string) => {
-    if (cwd !== files.root) throw acp.RequestError.invalidParams({ cwd }, `this agent serves the workspace ${files.root} only`);
+    const root = rootOf(cwd);
     const live = sessions.get(sessionId);
-    if (live) return live;
+    if (live) {
+      if (live.cwd !== root) throw acp.RequestError.invalidParams({ cwd }, "the session works in another directory");
+      return live;
+    }
     const stored = store.load(sessionId);
-    if (!stored || stored.cwd !== files.root) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
-    const session = open(sessionId);
+    if (!stored || stored.cwd !== root) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
+    const session = open(sessionId, root);
     session.restore(stored.messages);
     return session;
   };
@@ -91,6 +126,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     }
     return model;
   };
+  const subagents = subagentHost({ config, workspace: files.root, trusted: () => trust.trusted, modelFor });
   const sessionOf = (sessionId: string) => {
     const session = sessions.get(sessionId);
     if (!session) throw acp.RequestError.resourceNotFound(`session:${sessionId}`);
@@ -125,7 +161,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       }
     // The workspace's own MCP servers run only while it is trusted: once discovery has run, the
     // servers are read again under the new decision (a revocation stops them before the next turn).
-    if (mcp.discoveryState !== "not_started") mcp.reload(rereadMcpServers());
+    if (mcp.discoveryState !== "not_started") mcp.reload(declaredMcpServers());
     return { trusted, approvalMode: trust.startMode, narrowed };
   };
 
@@ -133,9 +169,9 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     .agent({ name: "svc" })
     .onRequest(acp.methods.agent.initialize, () => initializeResponse())
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => {
-      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const root = rootOf(params.cwd);
       checkRoom();
-      const answer = core.newSession();
+      const answer = core.newSession(root);
       core.announce(client, answer.sessionId);
       return answer;
     })
@@ -151,10 +187,10 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       return state(session);
     })
     .onRequest(acp.methods.agent.session.fork, ({ params, client }) => {
-      if (params.cwd !== files.root) throw acp.RequestError.invalidParams({ cwd: params.cwd }, `this agent serves the workspace ${files.root} only`);
+      const root = rootOf(params.cwd);
       const source = sessionOf(params.sessionId);
       checkRoom();
-      const answer = core.newSession();
+      const answer = core.newSession(root);
       try {
         forkInto(source, sessions.get(answer.sessionId)!, forkCut(params._meta));
       } catch (err) {
@@ -183,10 +219,15 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       try {
         // The first prompt waits for MCP discovery (started here unless the daemon started it).
         await mcp.discover();
-        const toolbox = () => toolSet(mcp, disabledTools);
+        // The skill tool is offered when the turn's system prompt lists a skill (and it is not disabled).
+        const toolbox = () => {
+          const set = toolSet(mcp, disabledTools);
+          if (!session.lastContext?.skills.length || disabledTools.has(SKILL_TOOL_NAME)) return set;
+          return { ...set, enabled: new Map([...set.enabled, [SKILL_TOOL_NAME, loadSkill]]) };
+        };
         const entry = config.models.find((m) => m.id === session.modelId)!;
         return await runTurn(
-          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: { files, shell, ripgrep, protectedFolders }, toolbox, signal: turn.signal, hooks: turnHooks, promptId: invocationPromptId(params._meta) },
+          { client, session, model: await modelFor(entry.id), modelId: entry.id, streamIdleTimeoutMs: config.streamIdleTimeoutMs, maxOutputTokens: entry.maxOutputTokens, contextLimit: entry.contextLimit, promptContext: () => promptContext.read(session.outputLanguage), tools: toolsOf(session.cwd), toolbox, signal: turn.signal, hooks: turnHooks, subagents, promptId: invocationPromptId(params._meta) },
           params.prompt,
         );
       } finally {
@@ -203,11 +244,12 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
       if (session) turnHooks.closed(session.id);
       return {};
     });
-  registerStatusMethods(app, { config, mcp, disabledTools, workspace: files.root, session: sessionOf, state });
+  registerStatusMethods(app, { config, mcp, disabledTools, skills, workspace: files.root, session: sessionOf, state });
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerLanguageMethods(app, { sessions, session: sessionOf });
-  registerControlMethods(app, { mcp, disabledTools, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers, attach: (client) => notifier.attach(client) });
+  registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers: declaredMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
+  registerAgentGenerateMethod(app, { config, workspace: files.root, modelFor });
   registerRewindMethod(app, sessionOf);
   return app;
 }

@@ -72,10 +72,9 @@ export class AgentCore {
     return this.sessions.size < MAX_SESSIONS;
   }
 
-  /** Opens a session under `id` (the caller checked `canOpen`). */
-  open(id: string): AgentSession {
+  /** Opens a session under `id` working in `root` (the workspace, or one of its worktrees; the caller checked `canOpen`). */
+  open(id: string, root = this.workspace): AgentSession {
     const { config, store } = this.deps;
-    const root = this.workspace;
     const session = new AgentSession(
       id,
       root,
@@ -98,8 +97,8 @@ export class AgentCore {
   }
 
   /** A new session, with the `session/new` answer. */
-  newSession(): { sessionId: string } & ReturnType<AgentCore["state"]> {
-    const session = this.open(crypto.randomUUID());
+  newSession(root = this.workspace): { sessionId: string } & ReturnType<AgentCore["state"]> {
+    const session = this.open(crypto.randomUUID(), root);
     return { sessionId: session.id, ...this.state(session) };
   }
 

@@ -30,11 +30,13 @@ export function contextUsage(session: AgentSession, model: { contextLimit: numbe
   const toolTokens = tools.map((t) => ({ name: t.name, builtin: t.builtin, tokens: meter.estimate(utf8Bytes(JSON.stringify({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }))) }));
   const memoryFiles = (context?.memory ?? []).map((f) => ({ path: f.path, scope: f.scope, tokens: meter.estimate(utf8Bytes(f.text)) }));
   const memory = memoryFiles.reduce((sum, f) => sum + f.tokens, 0);
+  const skillList = (context?.skills ?? []).map((k) => ({ name: k.name, tokens: meter.estimate(utf8Bytes(`- ${k.name}: ${k.description}`)) }));
+  const skills = skillList.reduce((sum, k) => sum + k.tokens, 0);
   const builtinTools = toolTokens.filter((t) => t.builtin).reduce((sum, t) => sum + t.tokens, 0);
   const mcpTools = toolTokens.filter((t) => !t.builtin).reduce((sum, t) => sum + t.tokens, 0);
-  const systemOnly = Math.max(0, meter.estimate(utf8Bytes(system)) - memory);
+  const systemOnly = Math.max(0, meter.estimate(utf8Bytes(system)) - memory - skills);
   const messages = meter.estimate(session.historyBytes);
-  const estimated = systemOnly + memory + builtinTools + mcpTools + messages;
+  const estimated = systemOnly + memory + skills + builtinTools + mcpTools + messages;
   const last = session.lastRequest;
   const lastUsage = session.stats.lastUsage;
   const counted = last !== null && last.inputTokens !== null && lastUsage !== null && session.turn === null && session.history.length === last.historyLength + 1;
@@ -50,9 +52,9 @@ export function contextUsage(session: AgentSession, model: { contextLimit: numbe
       builtinTools: scaled(builtinTools),
       mcpTools: scaled(mcpTools),
       memoryFiles: scaled(memory),
-      skills: 0,
+      skills: scaled(skills),
       startupContext: 0,
-      messages: Math.max(0, total - scaled(systemOnly) - scaled(builtinTools) - scaled(mcpTools) - scaled(memory)),
+      messages: Math.max(0, total - scaled(systemOnly) - scaled(builtinTools) - scaled(mcpTools) - scaled(memory) - scaled(skills)),
       unattributed: 0,
       cachedTokens: 0,
       freeSpace: Math.max(0, window - total - limits.reserve),
@@ -63,7 +65,7 @@ export function contextUsage(session: AgentSession, model: { contextLimit: numbe
     builtinTools: detail ? toolTokens.filter((t) => t.builtin).map(({ name, tokens }) => ({ name, tokens: scaled(tokens) })) : [],
     mcpTools: detail ? toolTokens.filter((t) => !t.builtin).map(({ name, tokens }) => ({ name, tokens: scaled(tokens) })) : [],
     memoryFiles: detail ? memoryFiles.map((f) => ({ ...f, tokens: scaled(f.tokens) })) : [],
-    skills: [],
+    skills: detail ? skillList.map((k) => ({ ...k, tokens: scaled(k.tokens) })) : [],
     isEstimated: !counted,
     showDetails: detail,
     compactions: session.compactions,

@@ -3,7 +3,8 @@
  * ones (spec acp-agents §4.2), so the daemon's `svc` profile drives the built-in agent as it drives
  * qwen: a session's approval mode, a tool's enabled state (applied at once; the daemon writes the
  * workspace's `tools.disabled` for the next start), MCP discovery: initialize, reload,
- * restart of one server, and the workspace's trust (`svc/control/workspace/trust {cwd, trusted}`,
+ * restart of one server, a skills refresh (skills are read at each turn: it only counts the
+ * sessions the next turn of which sees the change), and the workspace's trust (`svc/control/workspace/trust {cwd, trusted}`,
  * the daemon's decision, applied at once: see agent-app.ts).
  *
  * Errors: malformed params or another `cwd` `-32602`; unknown session `-32002`; unknown MCP server
@@ -26,6 +27,8 @@ export interface ControlDeps {
   /** Changed in place by tools/enable; every later model round reads it. */
   readonly disabledTools: Set<string>;
   readonly workspace: string;
+  /** How many sessions are open (a skills refresh reaches them all). */
+  readonly liveSessions: () => number;
   readonly session: (sessionId: string) => AgentSession;
   /** Switches the session's mode (checked, announced); returns the previous one. */
   readonly setMode: (client: acp.AgentContext, session: AgentSession, modeId: string) => ApprovalMode;
@@ -81,6 +84,10 @@ export function registerControlMethods(app: acp.AgentApp, deps: ControlDeps): vo
       if (params.enabled) deps.disabledTools.delete(params.name);
       else deps.disabledTools.add(params.name);
       return { toolName: params.name, enabled: params.enabled };
+    })
+    .onRequest("svc/control/workspace/skills/refresh", fields("cwd"), ({ params }) => {
+      checkCwd(params.cwd, workspace);
+      return { sessionsRefreshed: deps.liveSessions(), sessionsFailed: 0 };
     })
     .onRequest("svc/control/workspace/trust", trustParams, ({ params, client }) => {
       checkCwd(params.cwd, workspace);

@@ -1,9 +1,10 @@
 /**
  * What the built-in agent's system prompt says besides its fixed rules (`system-prompt.ts`), read
- * at the start of each turn: the instruction files (`workspace/memory/`: the user's, then the
- * project's from the repository root down to the workspace; none of the project's in an untrusted
- * workspace), the environment (OS, date, git branch and a status summary), and the language to
- * answer in (the session's, else the user's setting, `config/user-language.ts`).
+ * at the start of each turn: the instruction files (the enabled extensions' (`extensions/`), then
+ * `workspace/memory/`: the user's, then the project's from the repository root down to the
+ * workspace; none of the project's in an untrusted workspace), the environment (OS, date, git branch and a status summary), and the language to
+ * answer in (the session's, else the user's setting, `config/user-language.ts`), and the skills the
+ * model may load (`skills/`: enabled and model-invocable ones, name and description).
  *
  * Git runs (in a trusted workspace only) through the read-only views (`workspace/git/`: no program the repository chose runs),
  * each run bounded by GIT_RUN_TIMEOUT_MS; its summary is kept GIT_SUMMARY_TTL_MS, so a session of
@@ -14,6 +15,8 @@ import { readUserLanguage } from "../config/user-language.ts";
 import { gitProcessRunner } from "../runtime/git-process.ts";
 import { GitViews } from "../workspace/git/index.ts";
 import { loadMemory, type LoadedMemory } from "../workspace/memory/index.ts";
+import { extensionContextFiles } from "../extensions/extension-contributions.ts";
+import { invocable, type Skills } from "./skills/index.ts";
 
 const GIT_RUN_TIMEOUT_MS = 2000;
 /** As the daemon's git views, git is not run in an untrusted workspace (it reads the repository's config). */
@@ -25,6 +28,8 @@ export interface PromptContext {
   readonly environment: readonly string[];
   /** The output language (a full name or `auto`); null: none set. */
   readonly outputLanguage: string | null;
+  /** The skills offered to the model (the `skill` tool loads one). */
+  readonly skills: readonly { readonly name: string; readonly description: string }[];
 }
 
 export interface PromptSources {
@@ -33,6 +38,7 @@ export interface PromptSources {
   readonly trusted: () => boolean;
   /** The environment commands get (PATH's absolute entries only): where `git` is looked for. */
   readonly shellEnv: Readonly<Record<string, string>>;
+  readonly skills?: Skills;
 }
 
 /** The git line: branch and counts, "not a repository", or why it is unknown. */
@@ -69,6 +75,8 @@ export class PromptContextReader {
     const trusted = this.sources.trusted();
     const [memory, git] = await Promise.all([loadMemory({ workspace, dataDir, trusted }), trusted ? this.gitLine() : UNTRUSTED_GIT]);
     const environment = [`OS: ${process.platform} ${release()} (${arch()})`, `Date: ${new Date().toDateString()}`, `Git: ${git}`];
-    return { memory: memory.files, environment, outputLanguage: sessionLanguage ?? readUserLanguage(dataDir)?.outputLanguage ?? null };
+    const skills = this.sources.skills ? invocable(this.sources.skills.catalog()).map(({ name, description }) => ({ name, description })) : [];
+    const extensions: LoadedMemory[] = extensionContextFiles(dataDir).map(({ path, text, bytes, truncated }) => ({ kind: "memory_file", path, scope: "global", bytes, text, truncated }));
+    return { memory: [...extensions, ...memory.files], environment, outputLanguage: sessionLanguage ?? readUserLanguage(dataDir)?.outputLanguage ?? null, skills };
   }
 }

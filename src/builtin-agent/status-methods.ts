@@ -21,12 +21,14 @@ import { allTools } from "./mcp/mcp-tools.ts";
 import { cpuSampler } from "./cpu-sampler.ts";
 import { contextUsage } from "./context-usage.ts";
 import { BUILTIN_TOOLS } from "./tools/registry.ts";
+import { invocable, skillCell, type SkillCatalog, type Skills } from "./skills/index.ts";
 
 export interface StatusDeps {
   readonly config: AgentConfig;
   readonly mcp: McpServers;
   /** Tool names not offered to the model (live: the tools/enable control changes it). */
   readonly disabledTools: ReadonlySet<string>;
+  readonly skills: Skills;
   readonly workspace: string;
   readonly session: (sessionId: string) => AgentSession;
   /** The session's models and modes, as `session/new` reports them. */
@@ -117,7 +119,16 @@ function mcpCell(config: AgentConfig, mcp: McpServers): StatusCell {
   };
 }
 
-export function preflightCells(config: AgentConfig, mcp: McpServers): StatusCell[] {
+/** `skills`: how many were found and enabled, and how many folders could not be used (named by folder only). */
+function skillsCell(catalog: SkillCatalog): StatusCell {
+  const enabled = catalog.skills.filter((s) => !s.disabled).length;
+  const detail = { count: catalog.skills.length, enabled, ...(catalog.problems.length ? { problems: catalog.problems.map(({ level, folder, error }) => ({ level, folder, error })) } : {}) };
+  if (catalog.problems.length > 0) return { kind: "skills", locality: "acp", status: "warning", errorKind: "parse_error", error: `${catalog.problems.length} skill folder(s) could not be used`, detail };
+  if (catalog.skills.length === 0) return { kind: "skills", locality: "acp", status: "disabled", hint: "no skills: add a folder with a SKILL.md under .svc/skills/ (trusted workspaces) or the data dir's skills/", detail };
+  return { kind: "skills", locality: "acp", status: "ok", detail };
+}
+
+export function preflightCells(config: AgentConfig, mcp: McpServers, skills: SkillCatalog): StatusCell[] {
   const auth: StatusCell =
     config.defaultModelId === null
       ? { kind: "auth", locality: "acp", status: "error", errorKind: "auth_env_error", error: "No model is configured", hint: config.missingModelHint }
@@ -127,7 +138,7 @@ export function preflightCells(config: AgentConfig, mcp: McpServers): StatusCell
     { kind: "providers", locality: "acp", status: config.models.length > 0 ? "ok" : "warning", detail: { models: config.models.map((m) => m.id) } },
     { kind: "tool_registry", locality: "acp", status: "ok", detail: { tools: [...BUILTIN_TOOLS.keys()] } },
     mcpCell(config, mcp),
-    { kind: "skills", locality: "acp", status: "disabled", hint: "the built-in agent has no skills" },
+    skillsCell(skills),
     { kind: "egress", locality: "acp", status: "not_started" },
   ];
 }
@@ -170,7 +181,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
   app
     .onRequest("svc/status/workspace/preflight", fields("cwd"), ({ params }) => {
       checkCwd(params.cwd, workspace);
-      return { cells: preflightCells(config, mcp) };
+      return { cells: preflightCells(config, mcp, deps.skills.catalog()) };
     })
     .onRequest("svc/status/workspace/tools", fields("cwd"), ({ params }) => ({
       ...envelope(params.cwd),
@@ -178,7 +189,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
       tools: [...allTools(mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: !deps.disabledTools.has(t.name) })),
     }))
     .onRequest("svc/status/workspace/mcp", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...mcpSnapshot(mcp) }))
-    .onRequest("svc/status/workspace/skills", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), skills: [] }))
+    .onRequest("svc/status/workspace/skills", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), skills: deps.skills.catalog().skills.map(skillCell) }))
     .onRequest("svc/status/workspace/providers", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...providers(config) }))
     .onRequest("svc/status/workspace/resource", fields("cwd"), ({ params }) => {
       checkCwd(params.cwd, workspace);
@@ -196,7 +207,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     })
     .onRequest("svc/status/session/supported_commands", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
-      return { v: 1, sessionId: session.id, availableCommands: AVAILABLE_COMMANDS, availableSkills: [] };
+      return { v: 1, sessionId: session.id, availableCommands: AVAILABLE_COMMANDS, availableSkills: invocable(deps.skills.catalog()).map((s) => s.name) };
     })
     // The built-in agent runs nothing in the background (a shell command lives within its turn): no tasks.
     .onRequest("svc/status/session/tasks", fields("sessionId"), ({ params }) => {
@@ -210,7 +221,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     // The skills and MCP snapshots as the session sees them (the agent's, shared by every session).
     .onRequest("svc/status/session/resources", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
-      return { v: 1, sessionId: session.id, workspaceCwd: workspace, skills: { ...base, skills: [] }, mcp: { ...base, ...mcpSnapshot(mcp) } };
+      return { v: 1, sessionId: session.id, workspaceCwd: workspace, skills: { ...base, skills: deps.skills.catalog().skills.map(skillCell) }, mcp: { ...base, ...mcpSnapshot(mcp) } };
     })
     // The built-in agent uses no language servers.
     .onRequest("svc/status/session/lsp", fields("sessionId"), ({ params }) => {

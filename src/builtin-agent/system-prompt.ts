@@ -1,10 +1,29 @@
 /**
  * The system prompt of the built-in agent: its rules, the language to answer in, the environment,
  * and the instruction files in the order they were found (`prompt-context.ts`), each under a
- * heading naming its path and scope, a cut one marked so.
+ * heading naming its path and scope, a cut one marked so; then the skills the model may load with
+ * the `skill` tool (name and description, at most MAX_SKILL_LISTING_CHARS in all).
  */
 import { languageRule } from "../config/languages.ts";
 import type { PromptContext } from "./prompt-context.ts";
+
+/** Characters of the skills list; the skills past it are counted, not named. */
+export const MAX_SKILL_LISTING_CHARS = 16 * 1024;
+
+function skillLines(skills: PromptContext["skills"]): string[] {
+  const lines = ["", "# Skills", "Specialised instructions you can load with the `skill` tool (give the name exactly as listed). When one fits the task, load it first and follow it."];
+  let used = 0;
+  for (const [i, skill] of skills.entries()) {
+    const line = `- ${skill.name}: ${skill.description}`;
+    if (used + line.length > MAX_SKILL_LISTING_CHARS) {
+      lines.push(`[… ${skills.length - i} more skills not listed]`);
+      break;
+    }
+    used += line.length;
+    lines.push(line);
+  }
+  return lines;
+}
 
 export function systemPrompt(cwd: string, context?: PromptContext): string {
   const lines = [
@@ -25,5 +44,6 @@ export function systemPrompt(cwd: string, context?: PromptContext): string {
       if (file.truncated) lines.push(`[… cut: the file is ${file.bytes} bytes, only the start is shown]`);
     }
   }
+  if (context.skills.length > 0) lines.push(...skillLines(context.skills));
   return lines.join("\n");
 }

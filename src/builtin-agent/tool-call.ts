@@ -121,7 +121,7 @@ export async function runToolCall(client: acp.AgentContext, session: AgentSessio
 
   await update({ status: "in_progress" });
   try {
-    const outcome = await prepared.run(context);
+    const outcome = await prepared.run({ ...context, toolCallId });
     if (context.signal.aborted) return counted(await fail(`cancelled: ${outcome.text}`, true));
     const notes = hooks ? await hooks.post(session, call.name, args, outcome.text, context.signal) : "";
     await update({ status: "completed", ...(outcome.content ? { content: boundContent(outcome.content) } : {}), ...(outcome.rawOutput ? { rawOutput: boundRawOutput(outcome.rawOutput) } : {}) });

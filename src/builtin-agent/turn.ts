@@ -30,6 +30,7 @@ import { systemPrompt } from "./system-prompt.ts";
 import { tagged } from "./rewind.ts";
 import { runToolCall, type ToolCallResult } from "./tool-call.ts";
 import type { TurnHooks } from "./hooks/turn-hooks.ts";
+import { runSubagent, type SubagentHost } from "./subagents/run-subagent.ts";
 import type { ToolSet } from "./mcp/mcp-tools.ts";
 import { capForModel, type ToolContext } from "./tools/tool.ts";
 
@@ -59,7 +60,13 @@ export interface TurnDeps {
   readonly toolbox: () => ToolSet;
   readonly signal: AbortSignal;
   /** The session's hooks; null runs none. */
-  readonly hooks?: TurnHooks | null;
+  readonly hooks?: Pick<TurnHooks, "opening" | "tool"> | null;
+  /** Runs `task` subagents; null or absent: the `task` tool refuses (inside a subagent). */
+  readonly subagents?: SubagentHost | null;
+  /** The system prompt in place of the agent's own (a subagent's definition). */
+  readonly system?: string;
+  /** Model rounds of this turn (default MAX_ROUNDS_PER_TURN). */
+  readonly maxRounds?: number;
   /** The client's id for this prompt (`_meta["svc/invocation"].promptId`), kept on its user message so a rewind can find it. */
   readonly promptId?: string;
 }
@@ -105,6 +112,7 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
       () => {},
       () => {},
     ),
+    ...(deps.subagents ? { runSubagent: (toolCallId, request) => runSubagent(deps, runTurn, deps.subagents!, toolCallId, request) } : {}),
   };
 
   const chunks = new ChunkCoalescer((sessionUpdate, text) => client.notify("session/update", { sessionId, update: { sessionUpdate, content: { type: "text", text } } }));
@@ -119,9 +127,9 @@ export async function runTurn(deps: TurnDeps, prompt: acp.ContentBlock[]): Promi
   session.remember(tagged(opening.context === undefined ? message : { role: "user", content: [...(message.content as { type: "text"; text: string }[]), { type: "text", text: opening.context }] }, deps.promptId));
   session.stats.prompts++;
   session.lastContext = await deps.promptContext();
-  const system = systemPrompt(session.cwd, session.lastContext);
+  const system = deps.system ?? systemPrompt(session.cwd, session.lastContext);
   const compaction = { client, session, model: deps.model, modelId: deps.modelId, contextLimit: deps.contextLimit, maxOutputTokens: deps.maxOutputTokens, idleTimeoutMs: deps.streamIdleTimeoutMs, signal };
-  for (let round = 0; round < MAX_ROUNDS_PER_TURN; round++) {
+  for (let round = 0; round < (deps.maxRounds ?? MAX_ROUNDS_PER_TURN); round++) {
     const toolbox = deps.toolbox();
     const toolSpecs: LanguageModelV4FunctionTool[] = [...toolbox.enabled.values()].map((t) => ({ type: "function", name: t.name, description: t.description, inputSchema: t.parameters }));
     const fixedBytes = utf8Bytes(system) + utf8Bytes(JSON.stringify(toolSpecs));

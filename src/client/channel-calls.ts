@@ -1,5 +1,5 @@
 /**
- * The client's channel webhook, worktree-reset and workflow-action calls (spread into
+ * The client's channel webhook and workflow-action calls (spread into
  * `createClient`'s client). A webhook is sent with its source's secret, not the bearer: it is what a
  * CI system or a bridge posts, and the daemon judges it before bearer authentication.
  */
@@ -36,8 +36,6 @@ export function channelCalls(call: Call, doFetch: Fetch, url: (path: string) => 
       if (!res.ok) throw await errorFromResponse(res);
       return (await res.json()) as WebhookAnswer;
     },
-    /** Resets a worktree session's worktree (this daemon starts none: 409 `worktree_reset_unsupported`). */
-    worktreeReset: (id: string, body: Record<string, unknown> = {}) => call<Record<string, unknown>>(`/session/${enc(id)}/worktree-reset`, { method: "POST", body, session: id }),
     /** Controls an agent's workflow task (no agent this daemon runs has them: 501 `agent_unsupported`); needs the token. */
     workflowAction: (id: string, taskId: string, action: WorkflowAction, input: Record<string, unknown> = {}) =>
       call<{ changed: boolean }>(`/session/${enc(id)}/tasks/${enc(taskId)}/workflow-action`, { method: "POST", body: { ...input, action }, session: id }),

@@ -23,6 +23,8 @@ import type {
   Capabilities,
   CreatedSession,
   CreateSessionRequest,
+  WorktreeResetAnswer,
+  WorktreeResetRequest,
   DirectoryListing,
   FileText,
   Health,
@@ -175,6 +177,11 @@ export function createClient(options: ClientOptions) {
     /** Restores a persisted session (or attaches to a live one) with a bounded replay of its journal. */
     loadSession: (id: string, o: { signal?: AbortSignal } = {}) => enter<LoadedSession>(`/session/${enc(id)}/load`, {}, o.signal),
     resumeSession: (id: string) => enter<LoadedSession>(`/session/${enc(id)}/resume`, {}),
+    /**
+     * Replaces a worktree session by a fresh session in the same checkout (the work stays; the old
+     * session is closed and can no longer be loaded); this client joins the replacement.
+     */
+    worktreeReset: (id: string, body: WorktreeResetRequest = {}) => enter<WorktreeResetAnswer>(`/session/${enc(id)}/worktree-reset`, body),
     sessionContext: (id: string) => call<SessionContext>(`/session/${enc(id)}/context`),
     /** A session's transcript; with `workspace`, 404 unless the session is that workspace's. */
     transcript: (id: string, o: { limit?: number; cursor?: string } & WorkspaceOption = {}) =>

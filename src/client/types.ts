@@ -36,6 +36,15 @@ export interface CreateSessionRequest {
   cwd?: string;
   sessionScope?: "single" | "thread";
   modelServiceId?: string;
+  /** Start a new session in a fresh git worktree of the workspace (`.qwen/worktrees/<slug>`, branch `worktree-<slug>`); no slug: a fresh name. */
+  worktree?: { slug?: string };
+}
+
+/** A session's git worktree: its name, checkout path and branch. */
+export interface SessionWorktree {
+  slug: string;
+  path: string;
+  branch: string;
 }
 
 export interface CreatedSession {
@@ -46,7 +55,21 @@ export interface CreatedSession {
   createdAt: string;
   hasActivePrompt?: boolean;
   modelApplied?: boolean;
+  /** A session in a worktree: the worktree, `persisted-v1`, and the checkout it works in. */
+  worktree?: SessionWorktree;
+  worktreeState?: "persisted-v1";
+  currentCwd?: string;
 }
+
+/** Options of the replacement session a worktree reset starts. */
+export interface WorktreeResetRequest {
+  modelServiceId?: string;
+  sourceType?: string;
+  sourceId?: string;
+}
+
+/** The replacement session, in the same worktree. */
+export type WorktreeResetAnswer = CreatedSession & { worktree: SessionWorktree; worktreeState: "persisted-v1"; currentCwd: string };
 
 /** One row of the session list: a live session (`live: true`) or a persisted one. */
 export interface SessionListItem {

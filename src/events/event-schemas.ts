@@ -153,7 +153,7 @@ export const PermissionPartialVoteEvent = closed(
 export const SessionClosedEvent = closed(
   {
     sessionId,
-    reason: literals(["client_close", "idle_timeout", "last_client_detached", "workspace_removed", "workspace_runtime_stop"] as const),
+    reason: literals(["client_close", "idle_timeout", "last_client_detached", "workspace_removed", "workspace_runtime_stop", "worktree_reset"] as const),
     closedBy: Type.Optional(Type.String({ description: "The client id that closed it" })),
   },
   "The session was closed; the stream ends",
@@ -384,6 +384,18 @@ export const SettingsChangedEvent = closed(
   "A workspace setting changed (published to every live session of the workspace)",
 );
 
+export const ExtensionsChangedEvent = closed(
+  {
+    status: literals(["installed", "enabled", "disabled", "uninstalled", "failed"] as const, "What the operation did, or `failed`"),
+    name: Type.Optional(Type.String({ description: "The extension" })),
+    source: Type.Optional(Type.String({ description: "The folder an install copied" })),
+    refreshed: Type.Integer({ minimum: 0, description: "Sessions of the live built-in agent that took the change" }),
+    failed: Type.Integer({ minimum: 0 }),
+    error: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  "An extension operation finished (published to every live session of the workspace)",
+);
+
 export const TrustChangeRequestedEvent = closed(
   {
     workspaceCwd: Type.String({ description: "The workspace" }),
@@ -453,6 +465,7 @@ export const EVENT_DATA = {
   mcp_server_restarted: McpServerRestartedEvent,
   mcp_server_restart_refused: McpServerRestartRefusedEvent,
   settings_changed: SettingsChangedEvent,
+  extensions_changed: ExtensionsChangedEvent,
   trust_change_requested: TrustChangeRequestedEvent,
   session_rewound: SessionRewoundEvent,
   session_branched: SessionBranchedEvent,

@@ -33,6 +33,7 @@ import type { Logger } from "../logging/logger.ts";
 import { libc } from "./libc.ts";
 import type { OrphanReaper } from "./orphan-reaper.ts";
 import { adoptedOrphans, environHolds, familyOf, readProcessTable, type ProcessEntry } from "./process-table.ts";
+import { ownChildren } from "./own-children.ts";
 
 /** How often a running agent's family is scanned for roots to register with the watcher (~1–10 ms a scan). */
 const FAMILY_SCAN_INTERVAL_MS = 2000;
@@ -185,7 +186,7 @@ export class AgentFamily {
     const orphans: ProcessEntry[] = [];
     if (this.adopts) {
       const sid = table.find((e) => e.pid === this.self)?.sid ?? this.self;
-      for (const orphan of adoptedOrphans(table, { pid: this.self, sid }, (pid) => this.reaper.owns(pid)))
+      for (const orphan of adoptedOrphans(table, { pid: this.self, sid }, (pid) => this.reaper.owns(pid) || ownChildren.has(pid)))
         if (orphan.zombie) libc()?.reap(orphan.pid);
         else if (this.known.has(orphan.pid) || environHolds(orphan.pid, this.marker)) orphans.push(orphan);
     }

@@ -7,10 +7,12 @@
  * the run's bound: one byte more and the whole group is SIGKILLed and the output marked truncated.
  * stderr is read to its end and its first GIT_STDERR_BYTES kept. Past GIT_TIMEOUT_MS the group is
  * SIGKILLed, and the pipes are read no more DRAIN_AFTER_KILL_MS later; an aborted `signal` (the
- * client went away) stops the run the same way. After the leader exits, on any path, the group is signalled once more, so nothing git
+ * client went away) stops the run the same way. Its pid is in `ownChildren` until it was waited for,
+ * so a subreaper's sweep never takes it for an adopted orphan and reaps it. After the leader exits, on any path, the group is signalled once more, so nothing git
  * started (a filter, a helper) outlives the run.
  */
 import { GIT_OUTPUT_BYTES, GIT_STDERR_BYTES, GIT_TIMEOUT_MS, type GitRun, type RunGit } from "../workspace/git/git-run.ts";
+import { ownChildren } from "./own-children.ts";
 
 /** After a timeout's kill, how long the pipes may take to deliver their last bytes before reading stops. */
 const DRAIN_AFTER_KILL_MS = 100;
@@ -68,6 +70,7 @@ export function gitProcessRunner(gitPath: string, env: Readonly<Record<string, s
       stderr: "pipe",
       detached: process.platform !== "win32",
     });
+    ownChildren.add(proc.pid);
     let stoppedForOutput = false;
     let timedOut = false;
     let stopReading = (_: null) => {};
@@ -98,6 +101,7 @@ export function gitProcessRunner(gitPath: string, env: Readonly<Record<string, s
       clearTimeout(timer);
       signal?.removeEventListener("abort", stopRun);
       killGroup(proc.pid);
+      void proc.exited.finally(() => ownChildren.delete(proc.pid)).catch(() => {});
     }
   };
 }

@@ -31,6 +31,9 @@ import { gitRoutes } from "./routes/git.ts";
 import { languageRoutes } from "./routes/language.ts";
 import { mcpConfigRoutes } from "./routes/mcp-config.ts";
 import { memoryRoutes } from "./routes/memory.ts";
+import { extensionRoutes } from "./routes/extensions.ts";
+import { agentsRoutes } from "./routes/agents.ts";
+import { subagentRoutes } from "./routes/subagents.ts";
 import { eventRoutes } from "./routes/events.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { historyRoutes } from "./routes/history.ts";
@@ -122,6 +125,9 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(gitRoutes(deps))
     .use(memoryRoutes(deps))
     .use(mcpConfigRoutes(deps))
+    .use(extensionRoutes(deps))
+    .use(agentsRoutes(deps))
+    .use(subagentRoutes(deps))
     .use(languageRoutes(deps))
     .use(workspaceRoutes(deps))
     .use(channelWebhookRoutes(deps))

@@ -26,6 +26,7 @@ import { PermissionBroker, type BrokerSettings } from "./permission-broker.ts";
 import { PromptQueue, type QueueHost } from "./prompt-queue.ts";
 import type { SessionCheckpoints } from "./checkpoint-seam.ts";
 import type { SessionSource } from "./session-source.ts";
+import type { WorktreeInfo } from "./worktree-seam.ts";
 
 /** SSE subscribers per session; past it subscribing answers 429. */
 export const MAX_SUBSCRIBERS_PER_SESSION = 1024;
@@ -44,7 +45,7 @@ export interface SessionMetadata {
   prs?: { number: number; url: string; state?: "open" | "merged" | "closed" }[];
 }
 
-export type EndReason = "client_close" | "idle_timeout" | "last_client_detached" | "channel_closed" | "daemon_shutdown" | "workspace_removed" | "workspace_runtime_stop";
+export type EndReason = "client_close" | "worktree_reset" | "idle_timeout" | "last_client_detached" | "channel_closed" | "daemon_shutdown" | "workspace_removed" | "workspace_runtime_stop";
 
 /**
  * How a session's end ends its prompts. Every close the daemon or a client made on purpose (a
@@ -95,6 +96,8 @@ export interface SessionOptions {
   readonly checkpoints?: SessionCheckpoints;
   /** The session this one was branched from, and that session's last turn it holds (`session-branch.ts`). */
   readonly parent?: BranchLink | null;
+  /** The git worktree the session runs in (`POST /session` with `worktree`); none: the workspace itself. */
+  readonly worktree?: WorktreeInfo | null;
 }
 
 /** A branch's link to its parent: the parent's id and the prompt id of the parent's last turn the branch holds (null: the parent had none). */
@@ -118,6 +121,7 @@ export class LiveSession implements SessionSink, QueueHost {
   readonly agentSessionId: string;
   readonly source: SessionSource | null;
   readonly parent: BranchLink | null;
+  readonly worktree: WorktreeInfo | null;
   /** Sent once, ahead of the next prompt's content; never published. */
   private seed: acp.ContentBlock | null;
   private ended: EndReason | null = null;
@@ -138,6 +142,7 @@ export class LiveSession implements SessionSink, QueueHost {
     this.seed = options.seed ?? null;
     this.source = options.source ?? null;
     this.parent = options.parent ?? null;
+    this.worktree = options.worktree ?? null;
     this.createdAt = options.createdAt ?? this.clock();
     this.lastSeenAt = this.clock();
     this.state = { models: state.models, modes: state.modes, configOptions: state.configOptions };
@@ -195,6 +200,11 @@ export class LiveSession implements SessionSink, QueueHost {
 
   get workspaceCwd(): string {
     return this.runtime.cwd;
+  }
+
+  /** The directory the session works in: its worktree's checkout, else the workspace. */
+  get cwd(): string {
+    return this.worktree?.path ?? this.runtime.cwd;
   }
 
   get isEnded(): boolean {

@@ -14,6 +14,7 @@ import { decodeCursor, encodeCursor } from "./history-cursor.ts";
 import type { LiveSession } from "./live-session.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
 import { parentFields, sessionSummary } from "./session-summary.ts";
+import { parseWorktree, worktreeFields } from "./worktree-seam.ts";
 
 export const DEFAULT_TRANSCRIPT_LIMIT = 100;
 export const MAX_TRANSCRIPT_LIMIT = 500;
@@ -182,6 +183,8 @@ export function persistedSummary(row: CatalogRow) {
     ...(row.displayName !== null ? { displayName: row.displayName, ...(titleSource !== undefined ? { titleSource } : {}) } : {}),
     ...(row.sourceType !== null ? { sourceType: row.sourceType, ...(row.sourceId !== null ? { sourceId: row.sourceId } : {}) } : {}),
     ...parentFields(row.parentSessionId === null ? null : { parentSessionId: row.parentSessionId, parentPromptId: row.parentPromptId }),
+    ...worktreeFields(parseWorktree(row.worktree)),
+    ...(row.supersededBy !== null ? { supersededBy: row.supersededBy } : {}),
     isArchived: row.archived,
     live: false as const,
     // `live` in the catalog with no live session: the daemon that ran it went away without a word.

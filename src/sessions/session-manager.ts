@@ -26,6 +26,7 @@ import { runtimeUnavailable, untrustedWorkspace, type RuntimeRegistry } from "./
 import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
 import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
 import { parentFields } from "./session-summary.ts";
+import { parseWorktree, worktreeFields, worktreeText, WorktreeSeam, type WorktreeInfo } from "./worktree-seam.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
@@ -35,6 +36,8 @@ export interface CreateRequest {
   /** Where the session comes from (`session-source.ts`); recorded on a new session only. */
   readonly sourceType?: string;
   readonly sourceId?: string;
+  /** Start the session in a fresh git worktree of the workspace (`workspace/worktree/`), named `slug` or a fresh name. */
+  readonly worktree?: { readonly slug?: string };
 }
 
 export interface CreateResult {
@@ -49,6 +52,9 @@ export interface CreateResult {
   sourceType?: string;
   sourceId?: string;
   sourcePersisted?: boolean;
+  worktree?: { slug: string; path: string; branch: string };
+  worktreeState?: "persisted-v1";
+  currentCwd?: string;
 }
 
 export interface ManagerDeps {
@@ -113,6 +119,8 @@ export class SessionManager {
   private readonly idleStops = new Map<WorkspaceRuntime, Timer>();
   private readonly now: () => number;
   private readonly hooks: SessionHooks;
+  /** The workspaces' session worktrees (loaded on the first worktree session). */
+  readonly worktrees: WorktreeSeam;
 
   /** The checkpoints the sessions' turns feed (rewind, `/daemon/status`); null when not kept. */
   get checkpoints(): CheckpointSeam | null {
@@ -121,6 +129,7 @@ export class SessionManager {
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
+    this.worktrees = new WorktreeSeam(deps.config.agent.baseEnv);
     const titler = new AutoTitler(deps.config.settings.autoTitle, deps.store ?? null, deps.logger);
     this.hooks = {
       onDied: (s, death) => this.died(s, death),
@@ -230,6 +239,7 @@ export class SessionManager {
     const startup = request.startupConfig === undefined ? null : checkStartupConfig(request.startupConfig, request);
     const source = parseSessionSource(request.sourceType, request.sourceId, true);
 
+    if (request.worktree !== undefined) return await this.inWorktree(runtime, request.worktree.slug, request.modelServiceId, startup, source);
     if (scope === "thread") return await this.fresh(runtime, request.modelServiceId, startup, source);
 
     const existing = this.defaultOf(runtime);
@@ -263,7 +273,7 @@ export class SessionManager {
     this.forget(session);
     // Only a client's close is "closed" for good; one the daemon made (the idle reaper, while no
     // client was there to see it) leaves the session restorable, as a shutdown does.
-    this.deps.store?.sessionEnded(session.id, reason === "client_close" ? "closed" : "restorable");
+    this.deps.store?.sessionEnded(session.id, reason === "client_close" || reason === "worktree_reset" ? "closed" : "restorable");
     session.end(reason, { type: "session_closed", data: { reason, ...(closedBy ? { closedBy } : {}) }, originatorClientId: closedBy });
     const live = session.runtime.current();
     if (live) {
@@ -339,8 +349,28 @@ export class SessionManager {
     return id === undefined ? null : (this.sessions.get(id) ?? null);
   }
 
-  private async fresh(runtime: WorkspaceRuntime, modelServiceId: string | undefined, startup: StartupConfig | null, source: SessionSource | null) {
-    const session = await this.spawn(runtime, source);
+  /**
+   * A new session in a fresh worktree of `runtime`'s workspace (always a new thread). The caps are
+   * checked before anything is checked out; a session that fails to start takes its worktree with it.
+   */
+  private async inWorktree(runtime: WorkspaceRuntime, slug: string | undefined, modelServiceId: string | undefined, startup: StartupConfig | null, source: SessionSource | null) {
+    this.checkCaps(runtime);
+    const worktree = await this.worktrees.create(runtime.cwd, slug);
+    try {
+      return await this.fresh(runtime, modelServiceId, startup, source, worktree);
+    } catch (err) {
+      await (await this.worktrees.of(runtime.cwd)).remove(worktree);
+      throw err;
+    }
+  }
+
+  /** A new session in the existing worktree `worktree` of `runtime`'s workspace (a worktree reset's replacement). */
+  async openInWorktree(runtime: WorkspaceRuntime, worktree: WorktreeInfo, modelServiceId: string | undefined, source: SessionSource | null): Promise<CreateResult> {
+    return await this.fresh(runtime, modelServiceId, null, source, worktree);
+  }
+
+  private async fresh(runtime: WorkspaceRuntime, modelServiceId: string | undefined, startup: StartupConfig | null, source: SessionSource | null, worktree: WorktreeInfo | null = null) {
+    const session = await this.spawn(runtime, source, worktree);
     if (startup) {
       const applied = await applyModel(session, startup.modelServiceId, null);
       if (!applied) {
@@ -365,6 +395,7 @@ export class SessionManager {
       ...sourceFields(session.source),
       // Whether the catalog keeps the source (a restart lists it); false while recording is degraded for good.
       ...(session.source === null ? {} : { sourcePersisted: this.deps.store?.storesCatalogChanges ?? false }),
+      ...worktreeFields(session.worktree),
     };
     if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
     if (startup) {
@@ -403,11 +434,11 @@ export class SessionManager {
   }
 
   /** Starts the runtime if needed and opens a new agent session on it. */
-  private spawn(runtime: WorkspaceRuntime, source: SessionSource | null): Promise<LiveSession> {
+  private spawn(runtime: WorkspaceRuntime, source: SessionSource | null, worktree: WorktreeInfo | null = null): Promise<LiveSession> {
     return this.creating(runtime, async () => {
       const live = await runtime.ensureStarted();
-      const response = await this.openOnAgent(runtime, live, this.deps.config.limits.initTimeoutMs);
-      const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { source });
+      const response = await this.openOnAgent(runtime, live, this.deps.config.limits.initTimeoutMs, worktree?.path);
+      const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { source, worktree });
       runtime.sessionOpened(live);
       return session;
     });
@@ -450,7 +481,7 @@ export class SessionManager {
    * settles, so catalog changes wait for it (`SessionCatalog`, 409 `restore_in_progress`).
    */
   reopen(
-    row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt"> & Partial<Pick<CatalogRow, "sourceType" | "sourceId" | "parentSessionId" | "parentPromptId">>,
+    row: Pick<CatalogRow, "id" | "agentSessionId" | "workspace" | "createdAt"> & Partial<Pick<CatalogRow, "sourceType" | "sourceId" | "parentSessionId" | "parentPromptId" | "worktree">>,
     action: "load" | "resume",
     timeoutMs: number,
   ): Promise<{ session: LiveSession; method: string }> {
@@ -459,27 +490,31 @@ export class SessionManager {
     const parent = row.parentSessionId ? { parent: { parentSessionId: row.parentSessionId, parentPromptId: row.parentPromptId ?? null } } : {};
     const runtime = this.deps.runtimes.forCwd(workspace);
     this.reopening.add(sessionId);
+    const recorded = parseWorktree(row.worktree ?? null);
     const done = this.creating(runtime, async () => {
+      // A worktree session comes back in its checkout, checked again (it may have gone or moved).
+      const worktree = row.worktree ? await this.locateWorktree(runtime, sessionId, recorded) : null;
+      const cwd = worktree?.path ?? runtime.cwd;
       const live = await runtime.ensureStarted();
       const caps = live.channel.init.agentCapabilities;
       const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
       const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
-      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, ...parent }, timeoutMs);
+      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, worktree, ...parent }, timeoutMs);
       const method = chosen === "load" ? "session/load" : "session/resume";
       // Swallows the agent's own replay while it loads.
       runtime.register(agentSessionId, REPLAY_SINK);
       let response: (acp.LoadSessionResponse & { models?: unknown }) | "unknown";
       try {
-        response = await live.channel.request(method, { sessionId: agentSessionId, cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+        response = await live.channel.request(method, { sessionId: agentSessionId, cwd, mcpServers: [] }, { timeoutMs });
       } catch (err) {
         if (!isUnknownSession(err)) throw err instanceof AgentRequestError ? agentRestoreFailed(sessionId, method, err) : err;
         response = "unknown";
       } finally {
         runtime.unregister(agentSessionId);
       }
-      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, ...parent }, timeoutMs);
+      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, worktree, ...parent }, timeoutMs);
       if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt, source, ...parent });
+      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt, source, worktree, ...parent });
       runtime.sessionOpened(live);
       return { session, method };
     });
@@ -542,6 +577,14 @@ export class SessionManager {
     }
   }
 
+  /** The recorded worktree of `sessionId` where it was made, or 409 `worktree_missing` when it is gone, moved or unreadable. */
+  private async locateWorktree(runtime: WorkspaceRuntime, sessionId: string, recorded: WorktreeInfo | null): Promise<WorktreeInfo> {
+    const path = recorded === null ? null : await (await this.worktrees.of(runtime.cwd)).locate(recorded);
+    if (recorded === null || path === null)
+      throw new DaemonError(409, "worktree_missing", `Session ${sessionId}'s worktree checkout is missing or is no longer where it was made`, { sessionId, ...(recorded ? { worktree: recorded } : {}) });
+    return recorded;
+  }
+
   /** True while `reopen` of `sessionId` runs. */
   isRestoring(sessionId: string): boolean {
     return this.reopening.has(sessionId);
@@ -552,23 +595,23 @@ export class SessionManager {
     sessionId: string,
     runtime: WorkspaceRuntime,
     live: Live,
-    kept: { createdAt: number; source: SessionSource | null; parent?: BranchLink },
+    kept: { createdAt: number; source: SessionSource | null; worktree: WorktreeInfo | null; parent?: BranchLink },
     timeoutMs: number,
   ): Promise<{ session: LiveSession; method: string }> {
     // A branch's journal starts empty: its ancestors' conversation up to its turn comes first.
     const seed = restoreSeed(this.deps.store ?? null, sessionId, null, branchAncestry(this.deps.store ?? null, sessionId));
-    const response = await this.openOnAgent(runtime, live, timeoutMs);
+    const response = await this.openOnAgent(runtime, live, timeoutMs, kept.worktree?.path);
     if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
     const session = this.adopt(sessionId, runtime, live.profile.name, response, { agentSessionId: response.sessionId, ...kept, ...(seed ? { seed } : {}) });
     runtime.sessionOpened(live);
     return { session, method: "seeded" };
   }
 
-  /** `session/new` on `live`, answered with a session id no live session uses (on either side). */
-  private async openOnAgent(runtime: WorkspaceRuntime, live: Live, timeoutMs: number): Promise<acp.NewSessionResponse & { models?: unknown }> {
+  /** `session/new` on `live` in `cwd` (default: the workspace), answered with a session id no live session uses (on either side). */
+  private async openOnAgent(runtime: WorkspaceRuntime, live: Live, timeoutMs: number, cwd = runtime.cwd): Promise<acp.NewSessionResponse & { models?: unknown }> {
     let response: acp.NewSessionResponse & { models?: unknown };
     try {
-      response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>("session/new", { cwd: runtime.cwd, mcpServers: [] }, { timeoutMs });
+      response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>("session/new", { cwd, mcpServers: [] }, { timeoutMs });
     } catch (err) {
       // Before a first session ever opened, a dead channel is a failed start (see `sessionOpenFailed`).
       throw await runtime.sessionOpenFailed(live, err);
@@ -584,13 +627,14 @@ export class SessionManager {
    * Registers a live session for an agent session that now exists (under the agent's id for it,
    * the daemon's unless `ids.agentSessionId` says otherwise), and records it in the catalog.
    */
-  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number; source?: SessionSource | null; parent?: BranchLink } = {}): LiveSession {
+  private adopt(sessionId: string, runtime: WorkspaceRuntime, profile: string, state: SessionState, ids: { agentSessionId?: string; seed?: acp.ContentBlock; createdAt?: number; source?: SessionSource | null; parent?: BranchLink; worktree?: WorktreeInfo | null } = {}): LiveSession {
     const { limits, settings } = this.deps.config;
     const store = this.deps.store;
     const agentSessionId = ids.agentSessionId ?? sessionId;
     const createdAt = ids.createdAt ?? this.now();
     const source = ids.source ?? null;
-    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile, ...sourceFields(source), ...parentFields(ids.parent ?? null) });
+    const worktree = ids.worktree ?? null;
+    store?.sessionStarted({ id: sessionId, workspace: runtime.cwd, createdAt, agentSessionId, profile, ...sourceFields(source), ...parentFields(ids.parent ?? null), ...(worktree ? { worktree: worktreeText(worktree) } : {}) });
     const session = new LiveSession(sessionId, runtime, state, this.hooks, {
       ringSize: limits.eventRingSize,
       clock: this.now,
@@ -603,8 +647,9 @@ export class SessionManager {
       createdAt,
       source,
       parent: ids.parent ?? null,
+      worktree,
       ...(ids.seed ? { seed: ids.seed } : {}),
-      ...(this.deps.checkpoints ? { checkpoints: this.deps.checkpoints.forSession(sessionId, runtime.cwd) } : {}),
+      ...(this.deps.checkpoints ? { checkpoints: this.deps.checkpoints.forSession(sessionId, worktree?.path ?? runtime.cwd) } : {}),
       ...(store ? { journal: sessionJournal(store, sessionId, this.now) } : {}),
     });
     this.sessions.set(session.id, session);

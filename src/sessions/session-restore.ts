@@ -26,6 +26,7 @@ import type { JournalReplay } from "./journal-replay.ts";
 import type { LiveSession } from "./live-session.ts";
 import { RESTORE_RETRY_AFTER_SECONDS, restoreInProgress } from "./restore-in-progress.ts";
 import { sessionNotFound, type SessionManager } from "./session-manager.ts";
+import { worktreeFields } from "./worktree-seam.ts";
 
 export type RestoreAction = "load" | "resume";
 
@@ -48,6 +49,10 @@ interface Restoring {
  * that retries as told still attaches to it instead of restoring it again.
  */
 export const UNCLAIMED_RESTORE_GRACE_MS = 2 * RESTORE_RETRY_AFTER_SECONDS * 1000;
+
+/** 409 for a session whose worktree a reset handed to `replacement` (the reference's answer and code). */
+export const worktreeSuperseded = (sessionId: string, replacement: string) =>
+  new DaemonError(409, "worktree_session_superseded", `Session ${sessionId} was superseded by a worktree reset; restore the replacement session instead`, { sessionId, replacementSessionId: replacement });
 
 export class SessionRestorer {
   /** One entry per session being restored; removed when its restore settles (not at a caller's deadline). */
@@ -75,6 +80,7 @@ export class SessionRestorer {
     const row = this.store?.session(sessionId);
     if (!row) throw sessionNotFound(sessionId);
     if (row.archived) throw new DaemonError(409, "session_archived", `Session ${sessionId} is archived; unarchive it to restore it`, { sessionId });
+    if (row.supersededBy !== null) throw worktreeSuperseded(sessionId, row.supersededBy);
 
     // The entry stays until the restore itself settles, even past a caller's deadline, so a retry
     // joins it instead of starting another.
@@ -135,6 +141,7 @@ export class SessionRestorer {
         eventEpoch: session.bus.epoch,
         /** How the session came back: `session/load` or `session/resume` on the agent, `seeded` (a fresh agent session given the journal's transcript), or `live` (it was). */
         restoredBy,
+        ...worktreeFields(session.worktree),
         ...(replay ? { compactedReplay: replay.envelopes as ReplayEnvelope[], liveJournal: [] } : {}),
       },
       lease: (replay?.lease ?? null) as GrowthLease | null,

@@ -8,6 +8,7 @@
  */
 import type { BranchLink, LiveSession } from "./live-session.ts";
 import { sourceFields } from "./session-source.ts";
+import { worktreeFields } from "./worktree-seam.ts";
 
 /** Pending interactions named in one session-list entry. */
 export const MAX_LISTED_INTERACTIONS = 8;
@@ -34,6 +35,7 @@ export function sessionSummary(session: LiveSession, options: SummaryOptions = {
     ...(session.metadata.displayName !== undefined ? { displayName: session.metadata.displayName, titleSource: session.metadata.titleSource } : {}),
     ...sourceFields(session.source),
     ...parentFields(session.parent),
+    ...worktreeFields(session.worktree),
     ...(session.metadata.prs ? { prs: session.metadata.prs } : {}),
     clientCount: session.clients.size,
     hasActivePrompt: running !== null,

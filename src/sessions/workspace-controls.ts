@@ -149,16 +149,17 @@ export class WorkspaceControls {
   }
 
   /**
-   * Enables or disables skills (`skills.disabled` in `.qwen/settings.json`), then, when that
-   * changed anything, has the live agent refresh them and publishes `settings_changed`. Only Qwen
-   * Code has skills: another agent, or none, is refused before anything is written.
+   * Enables or disables skills (`skills.disabled` in the settings file of the agent's family:
+   * `.qwen/settings.json`, or `.svc/settings.json` for the built-in agent), then, when that changed anything, has the live agent refresh them and
+   * publishes `settings_changed`. Only Qwen Code and the built-in agent have skills: another
+   * agent, or none, is refused before anything is written.
    */
   async toggleSkills(names: readonly string[], enabled: boolean): Promise<SkillToggleAnswer> {
     this.requireTrusted();
     const live = this.deps.runtime.current();
     if (!live) throw agentNotRunning("toggle skills");
-    if (live.profile.extensionPrefix !== "qwen") throw agentCannot(live, "toggle skills (it has none)");
-    const dir = SETTINGS_DIR.qwen;
+    if (live.profile.extensionPrefix === null) throw agentCannot(live, "toggle skills (it has none)");
+    const dir = this.settingsDir(live);
     const { results, disabled } = await this.settings.update(dir, (doc) => {
       const skills = objectMember(doc, "skills", settingsPath(dir));
       const before = new Set(nameList(skills.disabled, "skills.disabled", settingsPath(dir)));

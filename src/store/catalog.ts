@@ -30,6 +30,10 @@ export interface CatalogRow {
   /** A branch's parent session and the parent's last turn it holds (migration 9); null for any other session. */
   readonly parentSessionId: string | null;
   readonly parentPromptId: string | null;
+  /** A worktree session's checkout as JSON `{slug, path, branch}` (migration 10); null for any other session. */
+  readonly worktree: string | null;
+  /** The session a worktree reset handed this one's checkout to (migration 10); null otherwise. */
+  readonly supersededBy: string | null;
 }
 
 /** A session list's filter on the source: a type, and optionally an id within it. */
@@ -49,6 +53,8 @@ export interface NewSession {
   /** A branch's parent and the parent's last turn it holds (kept on a later restore, which gives none). */
   readonly parentSessionId?: string;
   readonly parentPromptId?: string;
+  /** A worktree session's checkout as JSON (kept on a later restore, which gives none). */
+  readonly worktree?: string;
 }
 
 /** Where a page of the list starts: after this (updated_at, id), newest first. */
@@ -77,6 +83,8 @@ export interface RawRow {
   sort_order: number | null;
   parent_session_id: string | null;
   parent_prompt_id: string | null;
+  worktree: string | null;
+  superseded_by: string | null;
 }
 
 /** A `sessions` row as read (`SELECT *`). */
@@ -108,6 +116,8 @@ export function fromRaw(raw: RawRow): CatalogRow {
     sortOrder: raw.sort_order,
     parentSessionId: raw.parent_session_id ?? null,
     parentPromptId: raw.parent_prompt_id ?? null,
+    worktree: raw.worktree ?? null,
+    supersededBy: raw.superseded_by ?? null,
   };
 }
 
@@ -115,6 +125,7 @@ export class Catalog {
   private readonly insert: Statement;
   private readonly setMeta: Statement;
   private readonly setState: Statement;
+  private readonly supersede: Statement;
   private readonly getOne: Statement<RawRow>;
   private readonly archive: Statement;
   private readonly purgeJournal: Statement;
@@ -129,15 +140,17 @@ export class Catalog {
     // A session id seen before (an agent that reuses ids across restarts) takes the row over; a
     // restore (no source given) keeps the source the row has.
     this.insert = db.query(
-      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state, source_type, source_id, parent_session_id, parent_prompt_id)
-       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live', $sourceType, $sourceId, $parentSessionId, $parentPromptId)
+      `INSERT INTO sessions (id, workspace, created_at, updated_at, agent_session_id, profile, state, source_type, source_id, parent_session_id, parent_prompt_id, worktree)
+       VALUES ($id, $workspace, $createdAt, $createdAt, $agentSessionId, $profile, 'live', $sourceType, $sourceId, $parentSessionId, $parentPromptId, $worktree)
        ON CONFLICT (id) DO UPDATE SET workspace = excluded.workspace, updated_at = excluded.updated_at,
          agent_session_id = excluded.agent_session_id, profile = excluded.profile, state = 'live', closed_at = NULL,
          source_type = COALESCE(excluded.source_type, source_type),
          source_id = CASE WHEN excluded.source_type IS NULL THEN source_id ELSE excluded.source_id END,
          parent_session_id = COALESCE(excluded.parent_session_id, parent_session_id),
-         parent_prompt_id = CASE WHEN excluded.parent_session_id IS NULL THEN parent_prompt_id ELSE excluded.parent_prompt_id END`,
+         parent_prompt_id = CASE WHEN excluded.parent_session_id IS NULL THEN parent_prompt_id ELSE excluded.parent_prompt_id END,
+         worktree = COALESCE(excluded.worktree, worktree)`,
     );
+    this.supersede = db.query("UPDATE sessions SET superseded_by = $by, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.setMeta = db.query("UPDATE sessions SET display_name = $displayName, metadata = $metadata, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.setState = db.query("UPDATE sessions SET state = $state, closed_at = $now, updated_at = MAX(updated_at, $now) WHERE id = $id");
     this.getOne = db.query("SELECT * FROM sessions WHERE id = $id");
@@ -181,7 +194,13 @@ export class Catalog {
       sourceId: row.sourceType === undefined ? null : (row.sourceId ?? null),
       parentSessionId: row.parentSessionId ?? null,
       parentPromptId: row.parentSessionId === undefined ? null : (row.parentPromptId ?? null),
+      worktree: row.worktree ?? null,
     });
+  }
+
+  /** Records that a worktree reset handed `id`'s checkout to session `by`. */
+  markSuperseded(id: string, by: string, now: number): void {
+    this.supersede.run({ id, by, now });
   }
 
   updateMetadata(id: string, displayName: string | null, metadata: Record<string, unknown>, now: number): void {

@@ -190,6 +190,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE sessions ADD COLUMN parent_prompt_id TEXT;
     `,
   },
+  {
+    // A worktree session's checkout (`POST /session` with `worktree`, `workspace/worktree/`): its
+    // name, path and branch as JSON; and, once a worktree reset handed the checkout to a
+    // replacement session, that session's id. Both NULL for any other session.
+    version: 10,
+    up: `
+      ALTER TABLE sessions ADD COLUMN worktree TEXT;
+      ALTER TABLE sessions ADD COLUMN superseded_by TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -182,6 +182,12 @@ export class Store {
     this.write((catalog) => catalog.updateMetadata(id, displayName, metadata, now), `metadata:${id}`);
   }
 
+  /** A worktree reset handed `id`'s checkout to the session `by` (`sessions/worktree-reset.ts`). */
+  sessionSuperseded(id: string, by: string): void {
+    const now = this.now();
+    this.write((catalog) => catalog.markSuperseded(id, by, now));
+  }
+
   sessionEnded(id: string, state: Exclude<PersistedState, "live">): void {
     const now = this.now();
     this.write((catalog) => catalog.markEnded(id, state, now));

@@ -1,10 +1,11 @@
 /**
- * The page's shared state: one SDK client on the page's own origin, the session list, and the
- * auth state. `guard` runs an API call and turns a bearer 401 into the token prompt, any other
+ * The page's shared state: one SDK client on the page's own origin, the session list (with the
+ * listed workspace's session groups, session-groups.ts), and the auth state. `guard` runs an API call and turns a bearer 401 into the token prompt, any other
  * failure into the `notice` banner.
  */
 import { signal } from "@preact/signals";
 import { createClient, DaemonApiError, type SessionListItem } from "../client/index.ts";
+import { sessionGroups } from "./session-groups.ts";
 import { rememberedTitle } from "./titles.ts";
 import { adoptToken } from "./token.ts";
 import { currentWorkspace, persistedIds, takeWorkspaces, workspaceLabel, workspaces } from "./workspaces.ts";
@@ -152,11 +153,30 @@ export async function refreshWorkspaces(): Promise<boolean> {
 }
 
 async function show(active: SessionListItem[], workspace: string): Promise<void> {
-  const archived = showArchived.value ? await guard(() => client.listSessions({ workspace, archived: true, organized: true })) : undefined;
+  const [archived, groups] = await Promise.all([
+    showArchived.value ? guard(() => client.listSessions({ workspace, archived: true, organized: true })) : undefined,
+    readGroups(workspace),
+  ]);
   // The workspace changed while this list was asked for: the next refresh lists the new one.
   if (workspace !== currentWorkspace.value?.cwd) return;
+  if (groups !== undefined) sessionGroups.value = groups;
   sessions.value = [...active, ...(archived?.sessions ?? []).map((s) => ({ ...s, isArchived: true }))];
   sessionsLoaded.value = true;
+}
+
+/**
+ * `workspace`'s session groups; null when the daemon keeps none (no catalog: 503, 501). Another
+ * failure is reported and gives undefined (the groups shown so far stay).
+ */
+async function readGroups(workspace: string) {
+  try {
+    const { groups, colorOptions } = await client.sessionGroups({ workspace });
+    return { workspace, groups, colors: colorOptions };
+  } catch (error) {
+    if (error instanceof DaemonApiError && (error.status === 503 || error.status === 501)) return null;
+    report(error);
+    return undefined;
+  }
 }
 
 /** A session's name: the daemon's, else its first prompt (titles.ts), else its id's head. */

@@ -144,7 +144,7 @@ browserDescribe("the settings area", () => {
     await expectClean(w, { allowStatuses: [502] });
   });
 
-  test("agents and extensions: not available from today's daemon, reached by keyboard", async () => {
+  test("agents and extensions from the daemon, reached by keyboard: the built-in general-purpose agent, no extension installed", async () => {
     await using w = await openUi(await browser.context(), `${d.url}/#token=${TOKEN}`);
     const page = w.page;
     await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Settings" }).focus();
@@ -152,11 +152,11 @@ browserDescribe("the settings area", () => {
     const sections = page.getByRole("navigation", { name: "Settings sections" });
     await sections.getByRole("button", { name: "Agents" }).focus();
     await page.keyboard.press("Enter");
-    await page.getByText("Agents: not available from this daemon.").waitFor({ timeout: UI_MS });
+    await page.getByRole("list", { name: "Agents" }).locator(".settings-name").getByText("general-purpose", { exact: true }).waitFor({ timeout: UI_MS });
     expect(await sections.getByRole("button", { name: "Agents" }).getAttribute("aria-current")).toBe("page");
     await sections.getByRole("button", { name: "Extensions" }).click();
-    await page.getByText("Extensions: not available from this daemon.").waitFor({ timeout: UI_MS });
-    await step(page, "7-unavailable");
+    await page.getByText("No extensions installed.").waitFor({ timeout: UI_MS });
+    await step(page, "7-daemon-agents");
     await expectClean(w);
   });
 

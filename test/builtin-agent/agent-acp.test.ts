@@ -2,6 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { COALESCE_INTERVAL_MS } from "../../src/builtin-agent/chunk-coalescer.ts";
 import { rpcError, startAgent } from "./agent-client.ts";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { git, initRepo } from "../helpers/git-repo.ts";
 
 describe("svc --acp: handshake and sessions", () => {
   test("initialize names the agent svc; session/new reports the five approval modes (auto in a trusted workspace) and the configured model", async () => {
@@ -81,9 +84,20 @@ describe("svc --acp: handshake and sessions", () => {
     expect((await rpcError(a.agent.request("session/set_model", { sessionId, modelId: "openai/other" }))).code).toBe(-32602);
   });
 
-  test("a session for another directory is refused", async () => {
+  test("a session for another directory is refused; one of the workspace's session worktrees is its own root", async () => {
     await using a = await startAgent();
-    expect((await rpcError(a.agent.request("session/new", { cwd: "/", mcpServers: [] }))).code).toBe(-32602);
+    const worktrees = join(a.workspace, ".qwen", "worktrees");
+    mkdirSync(join(worktrees, "fake"), { recursive: true });
+    mkdirSync(join(a.workspace, "sub"));
+    for (const cwd of ["/", join(a.workspace, "sub"), join(worktrees, "fake"), join(worktrees, "fake", ".."), `${a.workspace}/.qwen/worktrees/../../sub`])
+      expect([cwd, (await rpcError(a.agent.request("session/new", { cwd, mcpServers: [] }))).code]).toEqual([cwd, -32602]);
+    initRepo(a.workspace, { "a.txt": "x" });
+    git(a.workspace, "worktree", "add", "-q", "-b", "worktree-real", join(worktrees, "real"));
+    // A checkout anywhere else in the workspace is no session root.
+    git(a.workspace, "worktree", "add", "-q", "-b", "elsewhere", join(a.workspace, "sub", "elsewhere"));
+    expect((await rpcError(a.agent.request("session/new", { cwd: join(a.workspace, "sub", "elsewhere"), mcpServers: [] }))).code).toBe(-32602);
+    const opened = await a.agent.request<{ sessionId: string }>("session/new", { cwd: join(worktrees, "real"), mcpServers: [] });
+    expect(opened.sessionId).toBeString();
   });
 });
 
@@ -129,7 +143,7 @@ describe("svc/status and svc/control extension methods", () => {
   test("tools lists every built-in tool", async () => {
     await using a = await startAgent();
     const tools = await a.agent.request<{ tools: Array<{ name: string; enabled: boolean }> }>("svc/status/workspace/tools", { cwd: a.workspace });
-    expect(tools.tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit", "list_directory", "glob", "grep", "run_shell_command", "todo_write"]);
+    expect(tools.tools.map((t) => t.name)).toEqual(["read_file", "write_file", "edit", "list_directory", "glob", "grep", "run_shell_command", "todo_write", "task"]);
   });
 
   test("session context reports the modes and models; approval_mode switches and answers previous/current", async () => {

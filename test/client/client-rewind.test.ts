@@ -25,7 +25,11 @@ test("snapshots, a refused conversation rewind, a conflict naming the file, then
   }, 10_000, "the turn's snapshot");
   expect(turns).toMatchObject([{ promptId, turnIndex: 0, diffStats: { filesChanged: 1 }, files: [{ path: "notes.txt", change: "created", source: "tool", restorable: true }] }]);
 
-  const unsupported = await client.rewind(sessionId, promptId).catch((e: unknown) => e);
+  // The snapshot lists the file while the turn may still be ending: a busy session answers 409 session_busy (retryable).
+  const unsupported = await until(async () => {
+    const answer = await client.rewind(sessionId, promptId).catch((e: unknown) => e);
+    return answer instanceof DaemonApiError && answer.code === "session_busy" ? null : answer;
+  }, 10_000, "the turn to end");
   expect(unsupported).toBeInstanceOf(DaemonApiError);
   expect((unsupported as DaemonApiError).status).toBe(501);
 

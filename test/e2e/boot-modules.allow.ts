@@ -58,6 +58,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/runtime/libc.ts", reason: "prctl for the shield and the subreaper" },
   { module: "src/runtime/agent-family.ts", reason: "adopts orphaned tool processes (child subreaper)" },
   { module: "src/runtime/process-table.ts", reason: "reads /proc for the subreaper's adopted orphans" },
+  { module: "src/runtime/own-children.ts", reason: "the daemon's own git runs, which the subreaper's sweep must not reap" },
   { module: "src/runtime/stderr-secrets.ts", reason: "secrets the console routing redacts" },
   { module: "src/runtime/discovery-file.ts", reason: "the discovery file launchers find the daemon by" },
   { module: "src/runtime/process-identity.ts", reason: "pid start times for the discovery record and --parent-pid" },

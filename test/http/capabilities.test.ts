@@ -51,7 +51,8 @@ const BUILD_TAGS = `auth_device_flow auth_provider_install capabilities client_h
   workspace_skill_settings_toggle workspace_tool_toggle workspace_trust session_source_metadata web_shell_brand
   workspace_settings workspace_git workspace_archived_session_export workspace_qualified_rest_core
   dynamic_workspace_registration persistent_workspace_registration workspace_display_name
-  workspace_runtime_removal workspace_runtime_stop session_organization session_recap session_btw session_generation workspace_memory session_language user_language_sync session_rewind session_branch`.split(/\s+/).sort();
+  workspace_runtime_removal workspace_runtime_stop session_organization session_recap session_btw session_generation workspace_memory session_language user_language_sync session_rewind session_branch workspace_extensions
+  session_worktree_reset_v1 workspace_agents workspace_agent_generate`.split(/\s+/).sort();
 
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };

@@ -101,7 +101,8 @@ describe("capability tags", () => {
     const features = (await get("/capabilities")).body!.features as string[];
     expect(features).toContain("web_shell_brand");
     expect(features).toContain("workspace_settings");
-    for (const absent of ["workspace_extensions", "extension_management_v2", "scheduled_task_session_reuse", "session_goal", "goals"]) expect(features).not.toContain(absent);
+    expect(features).toContain("workspace_extensions");
+    for (const absent of ["extension_management_v2", "scheduled_task_session_reuse", "session_goal", "goals"]) expect(features).not.toContain(absent);
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * `POST /session/:id/worktree-reset` and `POST /session/:id/tasks/:taskId/workflow-action`: the
- * interface's answers for what no agent svc runs can do (a non-worktree session, no workflow tasks).
+ * answers for a session outside a worktree (the worktree cases: `integration/worktree-sessions.test.ts`)
+ * and for workflow tasks, which no agent svc runs has.
  */
 import { describe, expect, test } from "bun:test";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
@@ -18,7 +19,7 @@ describe("worktree reset", () => {
     const virtual = await d.json("POST", "/session/subagent.abc/worktree-reset", {});
     expect([virtual.status, virtual.body.code]).toEqual([400, "unsupported_action"]);
     const caps = await d.json("GET", "/capabilities");
-    expect(caps.body.features).not.toContain("session_worktree_reset_v1");
+    expect(caps.body.features).toContain("session_worktree_reset_v1");
   });
 });
 

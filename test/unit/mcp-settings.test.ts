@@ -43,15 +43,18 @@ describe("the agent's MCP declarations", () => {
 
   test("an extension's servers come after the settings', lose a name clash, carry their extension, and the list is bounded", () => {
     const declared = mcpServersFor(inputs(false), []);
-    const ext = { extensionName: "ext", servers: [{ name: "shared", transport: "stdio" as const, command: "/bin/e", args: [], env: {} }, { name: "e", transport: "stdio" as const, command: "/bin/e", args: [], env: {} }] };
-    const merged = withExtensionServers(declared, [ext]);
+    const ext = [
+      { name: "shared", transport: "stdio" as const, command: "/bin/e", args: [], env: {}, extensionName: "ext" },
+      { name: "e", transport: "stdio" as const, command: "/bin/e", args: [], env: {}, extensionName: "ext" },
+    ];
+    const merged = withExtensionServers(declared, ext);
     expect(merged.map((s) => [s.name, s.extensionName])).toEqual([
       ["a", undefined],
       ["shared", undefined],
       ["e", "ext"],
     ]);
-    const many = { extensionName: "big", servers: Array.from({ length: 40 }, (_, i) => ({ name: `s${i}`, transport: "stdio" as const, command: "/bin/s", args: [], env: {} })) };
-    expect(withExtensionServers(declared, [many])).toHaveLength(MAX_MCP_SERVERS);
+    const many = Array.from({ length: 40 }, (_, i) => ({ name: `s${i}`, transport: "stdio" as const, command: "/bin/s", args: [], env: {}, extensionName: "big" }));
+    expect(withExtensionServers(declared, many)).toHaveLength(MAX_MCP_SERVERS);
   });
 });
 

@@ -56,14 +56,18 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 }
 
 export class ShellRunner {
-  /** Running commands, each with what its sweep needs. */
-  private readonly running = new Map<Subprocess, CommandRecord>();
-
   constructor(
     private readonly cwd: string,
     /** What commands (and the tools' helper programs, such as ripgrep) run with. */
     readonly env: Readonly<Record<string, string>>,
+    /** Running commands, each with what its sweep needs (shared with the runners `in` makes). */
+    private readonly running = new Map<Subprocess, CommandRecord>(),
   ) {}
+
+  /** A runner whose commands run in `cwd` (a worktree session's checkout), killed with this one's by `killAll`. */
+  in(cwd: string): ShellRunner {
+    return new ShellRunner(cwd, this.env, this.running);
+  }
 
   async run(command: string, options: RunOptions): Promise<ShellResult> {
     const marker = newMarker();

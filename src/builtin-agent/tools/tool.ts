@@ -7,6 +7,7 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { absoluteOf, normalizeRequestPath } from "../../workspace/paths.ts";
 import type { WorkspaceFiles } from "../../workspace/workspace-files.ts";
 import type { ToolClass } from "../approval.ts";
+import type { SubagentRequest } from "../subagents/task-tool.ts";
 import type { ShellRunner } from "./shell-runner.ts";
 
 /** Characters of one tool result sent back to the model; past it the text is cut and says so. */
@@ -33,6 +34,10 @@ export interface ToolContext {
    * (or fails to) does not stop the write.
    */
   readonly beforeWrite: (path: string) => Promise<void>;
+  /** The running call's id as the client sees it (set by `tool-call.ts` for the run). */
+  readonly toolCallId?: string;
+  /** Runs a subagent under the call `toolCallId` (`subagents/run-subagent.ts`); absent inside a subagent. */
+  readonly runSubagent?: (toolCallId: string, request: SubagentRequest) => Promise<ToolOutcome>;
 }
 
 /** A call the tool has checked and is ready to run (after approval, when it needs one). */

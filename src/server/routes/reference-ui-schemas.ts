@@ -63,8 +63,6 @@ export const SessionGoalReply = t.Object({
   snapshot: t.Object({ v: t.Literal(2), goal: t.Null({ description: "no goal: this daemon does not offer goals" }), activity: t.Literal("idle") }),
 });
 export const ScheduledTasksReply = t.Object({ v: t.Literal(1), tasks: none("scheduled tasks (not offered by this daemon)") });
-export const ExtensionsReply = t.Object({ v: t.Literal(1), workspaceCwd: t.String(), initialized: t.Literal(true), extensions: none("extensions (not offered by this daemon)") });
-export const ExtensionOperationsReply = t.Object({ v: t.Literal(1), operations: none("extension operations (none: extensions are not offered)") });
 export const WorkspaceExtensionsReply = t.Object({
   v: t.Literal(1),
   workspaceId: t.String(),

@@ -11,8 +11,9 @@
  * clients read an empty list as a valid state, and cannot tell a 404 from a broken daemon). None of
  * them is advertised by a tag, since the feature is not there:
  *
- *   GET /goals, /session/:id/goal, /scheduled-tasks, /workspace/extensions,
- *   /workspace/extensions/operations, /workspaces/:workspace/extensions
+ *   GET /goals, /session/:id/goal, /scheduled-tasks, /workspaces/:workspace/extensions
+ *
+ * (the primary workspace's extensions are `extensions.ts`'; per-workspace activation is not offered)
  *
  * `/workspace/models` lists the model configurations a client may edit (the reference's
  * `modelProviders` settings entries, keyed by a hash); this daemon keeps none, so the list is empty
@@ -29,8 +30,6 @@ import { errorResponses } from "../schemas/error-statuses.ts";
 import { workspaceSettings } from "../workspace-settings.ts";
 import {
   BrandReply,
-  ExtensionOperationsReply,
-  ExtensionsReply,
   GoalsReply,
   ModelsPatchBody,
   ModelsPatchReply,
@@ -50,7 +49,6 @@ const workspaceErrors = errorResponses({ also: [404] });
 const STALE_MODEL_KEY = "Model configuration changed or is ambiguous. Reload and try again.";
 
 export const referenceUiRoutes = (deps: AppDeps) => {
-  const primary = deps.config.workspace;
   const workspaceOf = (selector: string) => deps.runtimes.resolve(selector).path;
 
   return new Elysia({ name: "routes/reference-ui" })
@@ -97,14 +95,6 @@ export const referenceUiRoutes = (deps: AppDeps) => {
     .get("/scheduled-tasks", () => ({ v: 1 as const, tasks: [] }), {
       response: { 200: ScheduledTasksReply, ...errors },
       detail: { summary: "Scheduled tasks: none (this daemon does not offer them)" },
-    })
-    .get("/workspace/extensions", () => ({ v: 1 as const, workspaceCwd: primary, initialized: true as const, extensions: [] }), {
-      response: { 200: ExtensionsReply, ...errors },
-      detail: { summary: "Extensions: none (this daemon does not offer extensions)" },
-    })
-    .get("/workspace/extensions/operations", () => ({ v: 1 as const, operations: [] }), {
-      response: { 200: ExtensionOperationsReply, ...errors },
-      detail: { summary: "Extension operations: none (this daemon does not offer extensions)" },
     })
     .get(
       "/workspaces/:workspace/extensions",

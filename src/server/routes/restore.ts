@@ -48,13 +48,17 @@ const RestoreReply = t.Object(
     restoredBy: t.String({ description: "`session/load` or `session/resume` (what the agent was asked), `seeded` (an agent offering neither got a fresh session seeded with the journal's transcript), or `live` (it already was)" }),
     compactedReplay: t.Optional(t.Array(ReplayItem, { description: "load only: the newest journaled envelopes, oldest first, across epochs (ids restart in each)" })),
     liveJournal: t.Optional(t.Array(t.Unknown(), { description: "load only: envelopes published while the replay was read (none yet)" })),
+    worktree: t.Optional(t.Object({ slug: t.String(), path: t.String(), branch: t.String() }, { description: "the git worktree the session runs in, when it does" })),
+    worktreeState: t.Optional(t.Literal("persisted-v1")),
+    currentCwd: t.Optional(t.String({ description: "with `worktree`: its checkout, where the session came back" })),
   },
   { description: "The restored session's state" },
 );
 
 /**
  * 404 `session_not_found`; 409 `session_archived`, `restore_unsupported`, `restore_in_progress`,
- * `session_conflict`; 502 `agent_restore_failed` (the agent's load/resume error, its message
+ * `session_conflict`, `worktree_session_superseded` (a worktree reset replaced it: `replacementSessionId`),
+ * `worktree_missing` (its worktree checkout is gone or moved); 502 `agent_restore_failed` (the agent's load/resume error, its message
  * redacted; "session not found" falls back to a seeded session instead) or `agent_protocol_error`; 503 the agent cannot start or a session limit;
  * 504 `session_restore_timeout`.
  */

@@ -1,10 +1,9 @@
 /**
- * Two session controls of the interface that no agent svc runs can carry out yet, answered
- * truthfully rather than left to 404:
- * - `POST /session/:id/worktree-reset` resets a session that runs in a git worktree of its
- *   workspace. svc starts no session in a worktree, so every session is a non-worktree session:
- *   409 `worktree_reset_unsupported`, the reference's answer for one (a virtual subagent session: 400
- *   `unsupported_action`, like the reference). The tag `session_worktree_reset_v1` is not advertised.
+ * Two session controls of the interface:
+ * - `POST /session/:id/worktree-reset` replaces a session that runs in a git worktree of its
+ *   workspace (`POST /session` with `worktree`) by a fresh session in the same checkout
+ *   (`sessions/worktree-reset.ts`); a session outside a worktree is 409 `worktree_reset_unsupported`,
+ *   a virtual subagent session 400 `unsupported_action`, like the reference.
  * - `POST /session/:id/tasks/:taskId/workflow-action` controls a workflow task of the agent
  *   (qwen-code's workflows). The built-in agent runs no workflow tasks (its `/tasks` view is always
  *   empty) and svc forwards the control to no other agent: after the body is checked, 501
@@ -12,7 +11,10 @@
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
+import { MAX_SOURCE_ID_LENGTH, SOURCE_TYPE_PATTERN } from "../../sessions/session-source.ts";
+import { WorktreeResets } from "../../sessions/worktree-reset.ts";
 import type { AppDeps } from "../app-deps.ts";
+import { capability } from "../capability.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
@@ -29,39 +31,50 @@ const WorkflowActionBody = t.Object(
   { additionalProperties: true, error: invalidAction, description: "`action`, and the action's own inputs (`run-saved`, `run-script`)" },
 );
 
-const WorktreeResetBody = t.Object({}, { additionalProperties: true, description: "the reference's restore options (`approvalMode`, `modelServiceId`, …); none applies while no session runs in a worktree" });
+const WorktreeResetBody = t.Object(
+  {
+    modelServiceId: t.Optional(t.String({ minLength: 1, maxLength: 512, description: "the replacement's model" })),
+    sourceType: t.Optional(t.String({ pattern: SOURCE_TYPE_PATTERN, description: "the replacement's source (as on `POST /session`)" })),
+    sourceId: t.Optional(t.String({ minLength: 1, maxLength: MAX_SOURCE_ID_LENGTH })),
+  },
+  { additionalProperties: true, description: "options for the replacement session, as on `POST /session`" },
+);
 
-/** The interface's answer to a reset (the replacement session in a fresh worktree); svc gives it to no session yet. */
+/** The replacement session, in the same worktree (as `POST /session` answers a new one). */
 const WorktreeReset = openObject(
   {
     sessionId: t.String(),
     workspaceCwd: t.String(),
+    attached: t.Boolean(),
+    clientId: t.String(),
     currentCwd: t.String(),
     worktree: t.Object({ slug: t.String(), path: t.String(), branch: t.String() }),
     worktreeState: t.Literal("persisted-v1"),
   },
-  { description: "the replacement session, in a fresh worktree (not answered by this build: no session runs in a worktree)" },
+  { description: "the replacement session, a new conversation in the same worktree checkout and branch" },
 );
 
 /** The interface's answer to a workflow action; svc gives it to no task yet. */
 const WorkflowActionResult = openObject({ changed: t.Boolean() }, { description: "whether the task changed (not answered by this build: no agent it runs has workflow tasks)" });
 
-export const sessionWorkflowRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/session-workflow" })
+export const sessionWorkflowRoutes = (deps: AppDeps) => {
+  const resets = new WorktreeResets({ sessions: deps.sessions, runtimes: deps.runtimes, store: deps.sessions.store });
+  return new Elysia({ name: "routes/session-workflow" })
     .use(apiModelNames)
     .post(
       "/session/:id/worktree-reset",
-      ({ params }) => {
+      async ({ params, body }) => {
         if (params.id.startsWith(SUBAGENT_PREFIX))
           throw new DaemonError(400, "unsupported_action", "Virtual subagent sessions do not support worktree reset", { sessionId: params.id });
-        const session = deps.sessions.get(params.id);
-        throw new DaemonError(409, "worktree_reset_unsupported", `Session ${session.id} is not a worktree session`, { sessionId: session.id });
+        return await resets.reset(params.id, body);
       },
       {
         params: SessionIdParams,
         body: WorktreeResetBody,
-        response: { 200: WorktreeReset, ...errorResponses({ body: true, also: [404, 409] }) },
-        detail: { summary: "Reset a worktree session's worktree (svc starts no worktree sessions: 409 worktree_reset_unsupported)" },
+        response: { 200: WorktreeReset, ...errorResponses({ body: true, also: [403, 404, 409, 502, 504] }) },
+        detail: capability("session_worktree_reset_v1", {
+          summary: "Replace a worktree session by a fresh session in the same worktree (409 worktree_reset_unsupported outside one)",
+        }),
       },
     )
     .post(
@@ -81,3 +94,4 @@ export const sessionWorkflowRoutes = (deps: AppDeps) =>
         detail: { summary: "Control a workflow task (no agent svc runs has workflow tasks: 501 agent_unsupported)", "x-svc-strict": true },
       },
     );
+};

@@ -45,6 +45,16 @@ const StartupConfig = t.Object(
 
 const sourceError = (message: string) => () => invalidSource(message).body();
 
+const invalidWorktree = () => new DaemonError(400, "invalid_worktree", '`worktree` must be an object (e.g. `{}` or `{"slug":"my-task"}`) whose `slug`, when given, is a string').body();
+
+/** `worktree: {slug?}`: start the session in a fresh git worktree (null: as if absent; slug null: a fresh name). */
+const WorktreeRequest = t.Union(
+  [t.Null(), t.Object({ slug: t.Optional(t.Union([t.Null(), t.String({ maxLength: 4096 })])) }, { additionalProperties: true })],
+  { error: invalidWorktree, description: "start the session in a fresh git worktree of the workspace, at `.qwen/worktrees/<slug>` on branch `worktree-<slug>` (a new thread)" },
+);
+
+const WorktreeAnswer = t.Object({ slug: t.String(), path: t.String(), branch: t.String() }, { description: "the session's git worktree: its name, canonical checkout path and branch" });
+
 const CreateBody = t.Object(
   {
     cwd: t.Optional(t.String({ maxLength: 4096 })),
@@ -61,6 +71,8 @@ const CreateBody = t.Object(
     sourceId: t.Optional(
       t.String({ minLength: 1, maxLength: MAX_SOURCE_ID_LENGTH, description: "the source's own id, within `sourceType` (no control characters)", error: sourceError(SOURCE_ID_RULE) }),
     ),
+    worktree: t.Optional(WorktreeRequest),
+    branch: t.Optional(t.Unknown({ description: "the reference's branch session (`{name}`, a new branch checked out in the shared workspace): not offered by svc, 501 `branch_session_unsupported`; with `worktree`, 400 `branch_and_worktree_conflict`" })),
   },
   { additionalProperties: true, error: notAnObject },
 );
@@ -114,6 +126,9 @@ const CreateResponse = t.Object({
   sourceType: t.Optional(t.String({ description: "the session's source, when it has one" })),
   sourceId: t.Optional(t.String()),
   sourcePersisted: t.Optional(t.Boolean({ description: "on a new session with a source: whether the session catalog keeps it" })),
+  worktree: t.Optional(WorktreeAnswer),
+  worktreeState: t.Optional(t.Literal("persisted-v1", { description: "with `worktree`: the catalog keeps it (list, info and a restore after a restart have it)" })),
+  currentCwd: t.Optional(t.String({ description: "with `worktree`: the directory the session works in (its checkout)" })),
 });
 
 const HeartbeatAnswer = t.Object({ sessionId: t.String(), clientId: t.Optional(t.String()), lastSeenAt: t.Number({ description: "epoch milliseconds" }) });
@@ -144,12 +159,18 @@ export const sessionRoutes = (deps: AppDeps) =>
       "/session",
       async ({ body, request }) => {
         const clientHeader = parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER));
-        return await deps.sessions.create(body, clientHeader);
+        const { worktree, branch, ...rest } = body;
+        if (branch !== undefined && branch !== null) {
+          if (worktree !== undefined && worktree !== null) throw new DaemonError(400, "branch_and_worktree_conflict", "`branch` and `worktree` are mutually exclusive");
+          throw new DaemonError(501, "branch_session_unsupported", "svc does not check out a new branch in the shared workspace; start the session in a worktree (`worktree`) instead");
+        }
+        const inWorktree = worktree === undefined || worktree === null ? {} : { worktree: worktree.slug === undefined || worktree.slug === null ? {} : { slug: worktree.slug } };
+        return await deps.sessions.create({ ...rest, ...inWorktree }, clientHeader);
       },
       {
         headers: ClientIdHeaders,
         body: CreateBody,
-        response: { 200: CreateResponse, ...errorResponses({ body: true, also: [422, 502, 504] }) },
+        response: { 200: CreateResponse, ...errorResponses({ body: true, also: [409, 422, 500, 501, 502, 504] }) },
         detail: capability(["session_create", "session_scope_override", "session_startup_config", "client_identity", "session_source_metadata"], {
           summary: "Create a session, or attach to the workspace's default one",
         }),

@@ -34,6 +34,10 @@ export const sessionIdentityProperties = {
   sourceId: t.Optional(t.String({ description: "the source's own id, within `sourceType`" })),
   parentSessionId: t.Optional(t.String({ description: "a branch's parent session (`POST /session/:id/branch`); it may since have been deleted" })),
   parentPromptId: t.Optional(t.String({ description: "a branch's point: the prompt id of the parent's last turn the branch holds" })),
+  worktree: t.Optional(t.Object({ slug: t.String(), path: t.String(), branch: t.String() }, { description: "the git worktree the session runs in (`POST /session` with `worktree`)" })),
+  worktreeState: t.Optional(t.Literal("persisted-v1", { description: "with `worktree`: the catalog keeps it (a restore comes back in it)" })),
+  currentCwd: t.Optional(t.String({ description: "with `worktree`: the directory the session works in (its checkout)" })),
+  supersededBy: t.Optional(t.String({ description: "the session a worktree reset handed this session's checkout to (this one can no longer be restored)" })),
 };
 
 export const sessionSummaryProperties = {

@@ -89,7 +89,12 @@ export function ChatView({ id }: { id: string }) {
       </header>
       {snap ? (
         <>
-          <TranscriptView snapshot={snap} workspaceCwd={live.workspaceCwd.value} sessionId={id} />
+          <TranscriptView
+            snapshot={snap}
+            workspaceCwd={live.workspaceCwd.value}
+            sessionId={id}
+            inherited={parent && row?.parentPromptId !== undefined ? { parentId: parent.sessionId, promptId: row.parentPromptId, parentName: displayName(parent) } : undefined}
+          />
           {snap.permissions[0] && <PermissionDialog sessionId={id} request={snap.permissions[0]} workspaceCwd={live.workspaceCwd.value} />}
           <NoModelNote live={live} />
           <Composer key={id} sessionId={id} snapshot={snap} />

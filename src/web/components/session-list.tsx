@@ -1,8 +1,10 @@
 /**
  * The sessions aside: "New session" (Alt+N), a search box, and the list (live and persisted;
  * archived on request; the current workspace's, or with "All workspaces" every served one's, each
- * row naming its workspace): pinned ones first (each row's star pins or unpins it), the others
- * grouped by the day each session last changed, each branch indented right after its parent when
+ * row naming its workspace): pinned ones first (each row's star pins or unpins it), then the
+ * workspace's session groups as collapsible sections in the daemon's order (session-groups.tsx;
+ * each row's select moves it into a group or out), the others grouped by the day each session
+ * last changed, each branch indented right after its parent when
  * both are in the same group. Choosing the session already open opens it again (a load: a closed
  * one comes back from its history).
  */
@@ -12,7 +14,9 @@ import { allWorkspaces, client, creating, displayName, guard, refreshSessions, r
 import { dateGroup } from "../format.ts";
 import { go, route, sessionHash } from "../route.ts";
 import { newSession } from "../shortcuts.ts";
+import { sessionGroups } from "../session-groups.ts";
 import { currentWorkspace, workspaceLabel, workspaces, type WorkspaceEntry } from "../workspaces.ts";
+import { GroupPicker, GroupSection, NewGroup } from "./session-groups.tsx";
 import { Visible } from "./visible-text.tsx";
 import { untrustedReason } from "./workspace-switcher.tsx";
 
@@ -42,8 +46,23 @@ export function SessionList({ open }: { open: boolean }) {
   const everywhere = allWorkspaces.value && workspaces.value.length > 1;
   const needle = query.trim().toLowerCase();
   const shown = needle ? sessions.value.filter((s) => displayName(s).toLowerCase().includes(needle) || s.sessionId.startsWith(needle)) : sessions.value;
-  const groups = groupByDay(shown);
   const depths = branchDepths(shown);
+  // Group sections: the listed workspace's groups (not in the "All workspaces" view, whose rows are of many workspaces).
+  const known = everywhere ? null : sessionGroups.value;
+  const groups = known?.workspace === currentWorkspace.value?.cwd ? (known?.groups ?? []) : [];
+  const grouped = new Set(groups.map((g) => g.id));
+  const groupOf = (s: SessionListItem) => (s.isPinned !== true && typeof s.groupId === "string" && grouped.has(s.groupId) ? s.groupId : null);
+  const row = (s: SessionListItem, heading: string | undefined) => {
+    const owner = everywhere ? workspaces.value.find((w) => w.cwd === s.workspaceCwd) : undefined;
+    const rowRefused = owner ? !owner.primary && !owner.trusted : refused;
+    return (
+      <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={heading} refused={rowRefused} owner={owner} depth={depths.get(s.sessionId) ?? 0} grouping={groups.length > 0} />
+    );
+  };
+  const dayGroups = groupByDay(shown.filter((s) => groupOf(s) === null));
+  const pinned = dayGroups[0]?.[0] === "Pinned" ? dayGroups.slice(0, 1) : [];
+  const days = dayGroups.slice(pinned.length);
+  const byDay = (list: [string, SessionListItem[]][]) => list.flatMap(([heading, rows]) => treeOrder(rows).map((s, i) => row(s, i === 0 ? heading : undefined)));
 
   return (
     <aside id="sessions-panel" class={open ? "sessions open" : "sessions"} aria-label="Sessions panel">
@@ -74,6 +93,7 @@ export function SessionList({ open }: { open: boolean }) {
           />
           Show archived
         </label>
+        {!everywhere && <NewGroup />}
         {workspaces.value.length > 1 && (
           <label class="check">
             <input
@@ -89,13 +109,18 @@ export function SessionList({ open }: { open: boolean }) {
         )}
       </div>
       <ul role="list" aria-label="Sessions" class="session-list">
-        {groups.flatMap(([group, rows]) =>
-          treeOrder(rows).map((s, i) => {
-            const owner = everywhere ? workspaces.value.find((w) => w.cwd === s.workspaceCwd) : undefined;
-            const rowRefused = owner ? !owner.primary && !owner.trusted : refused;
-            return <SessionRow key={s.sessionId} session={s} selected={s.sessionId === selected} group={i === 0 ? group : undefined} refused={rowRefused} owner={owner} depth={depths.get(s.sessionId) ?? 0} />;
-          }),
-        )}
+        {byDay(pinned)}
+        {groups.map((g, index) => {
+          const members = shown.filter((s) => groupOf(s) === g.id);
+          // While searching, a group without a match is left out.
+          if (needle && members.length === 0) return null;
+          return (
+            <GroupSection key={g.id} group={g} index={index} count={members.length}>
+              {treeOrder(members).map((s) => row(s, undefined))}
+            </GroupSection>
+          );
+        })}
+        {byDay(days)}
       </ul>
       {!sessionsLoaded.value && <p class="empty">Loading sessions…</p>}
       {sessionsLoaded.value && sessions.value.length === 0 && <p class="empty">No sessions yet. Start one with New session.</p>}
@@ -164,8 +189,8 @@ function treeOrder(rows: SessionListItem[]): SessionListItem[] {
  * parent. `refused`: the daemon would refuse to open it (an untrusted workspace): listed, not
  * offered. `owner`: its workspace, named on the row in the "All workspaces" view.
  */
-function SessionRow(props: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; owner: WorkspaceEntry | undefined; depth: number }) {
-  const { session, selected, group, refused, owner, depth } = props;
+function SessionRow(props: { session: SessionListItem; selected: boolean; group: string | undefined; refused: boolean; owner: WorkspaceEntry | undefined; depth: number; grouping: boolean }) {
+  const { session, selected, group, refused, owner, depth, grouping } = props;
   const state = session.live ? "live" : "closed";
   const pinned = session.isPinned === true;
   const name = displayName(session);
@@ -204,6 +229,7 @@ function SessionRow(props: { session: SessionListItem; selected: boolean; group:
       >
         {pinned ? "★" : "☆"}
       </button>
+      {grouping && <GroupPicker sessionId={session.sessionId} groupId={session.groupId} describedBy={`session-name-${session.sessionId}`} />}
     </li>
   );
 }

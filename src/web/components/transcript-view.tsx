@@ -1,21 +1,27 @@
 /**
  * The transcript: user and agent messages, thoughts, plans, tool calls, how each turn ended (with
- * a rewind to before it, `rewind-control.tsx`), errors; follows the bottom while the reader is there.
+ * a rewind to before it, `rewind-control.tsx`, and a branch from it, `branch-control.tsx`), errors; follows the bottom while the reader is there.
  *
  * Bound: only the last `WINDOW` items render at first (a long session's reopen lays out a screenful,
  * not hundreds of messages); "Show earlier" adds `WINDOW` more at a time. Items off screen skip
- * layout (`content-visibility: auto`).
+ * layout (`content-visibility: auto`). A branch's transcript starts with the parent's turns it inherited.
  */
 import { Component, type ComponentChildren } from "preact";
 import { memo } from "preact/compat";
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { reportAuth } from "../app-state.ts";
 import { formatDuration } from "../format.ts";
+import { inheritedTurns } from "../inherited-turns.ts";
+import { sessionHash } from "../route.ts";
 import type { Item, TranscriptSnapshot } from "../transcript-model.ts";
 import { Markdown } from "./markdown-view.tsx";
+import { BranchControl } from "./branch-control.tsx";
 import { RewindControl } from "./rewind-control.tsx";
 import { ToolCallView } from "./tool-call.tsx";
 
-export function TranscriptView({ snapshot, workspaceCwd, sessionId }: { snapshot: TranscriptSnapshot; workspaceCwd: string | undefined; sessionId: string }) {
+/** `inherited`: a branch's parent and the parent's turn it starts after, whose turns lead the transcript. */
+export function TranscriptView(props: { snapshot: TranscriptSnapshot; workspaceCwd: string | undefined; sessionId: string; inherited?: { parentId: string; promptId: string; parentName: string } }) {
+  const { snapshot, workspaceCwd, sessionId, inherited } = props;
   const ref = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
   useLayoutEffect(() => {
@@ -25,6 +31,7 @@ export function TranscriptView({ snapshot, workspaceCwd, sessionId }: { snapshot
   const [shown, setShown] = useState(WINDOW);
   const lastIndex = snapshot.items.length - 1;
   const from = Math.max(0, snapshot.items.length - shown);
+  const branchBlocked = whyNoBranch(snapshot);
   return (
     <div
       class="transcript"
@@ -37,6 +44,7 @@ export function TranscriptView({ snapshot, workspaceCwd, sessionId }: { snapshot
         pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
       }}
     >
+      {inherited && from === 0 && snapshot.dropped === 0 && <InheritedTurns {...inherited} workspaceCwd={workspaceCwd} />}
       {snapshot.dropped > 0 && from === 0 && <p class="notice-line">{snapshot.dropped} earlier items are not shown here.</p>}
       {from > 0 && (
         <button
@@ -53,12 +61,54 @@ export function TranscriptView({ snapshot, workspaceCwd, sessionId }: { snapshot
       {snapshot.items.length === 0 && !snapshot.ended && <p class="empty transcript-empty">Nothing here yet. Ask the agent something below.</p>}
       {snapshot.items.slice(from).map((item, i) => (
         <ItemBoundary key={item.key}>
-          <ItemView item={item} streaming={snapshot.running && from + i === lastIndex} workspaceCwd={workspaceCwd} sessionId={sessionId} />
+          <ItemView item={item} streaming={snapshot.running && from + i === lastIndex} workspaceCwd={workspaceCwd} sessionId={sessionId} branchBlocked={item.kind === "turn" ? branchBlocked : null} />
         </ItemBoundary>
       ))}
       {snapshot.ended && <p class="notice-line">Session ended ({snapshot.ended.replace(/_/g, " ")}).</p>}
     </div>
   );
+}
+
+/**
+ * A branch's inherited turns (inherited-turns.ts), read-only, under a line naming the parent. A
+ * parent whose turns cannot be read (deleted since, or the turn beyond the read bound) is said so.
+ */
+function InheritedTurns({ parentId, promptId, parentName, workspaceCwd }: { parentId: string; promptId: string; parentName: string; workspaceCwd: string | undefined }) {
+  const [turns, setTurns] = useState<TranscriptSnapshot | "missing" | "failed" | null>(null);
+  useEffect(() => {
+    let gone = false;
+    inheritedTurns(parentId, promptId).then(
+      (snapshot) => !gone && setTurns(snapshot ?? "missing"),
+      (error) => !gone && !reportAuth(error) && setTurns("failed"),
+    );
+    return () => void (gone = true);
+  }, [parentId, promptId]);
+  return (
+    <section class="inherited" aria-label="Inherited conversation">
+      <p class="notice-line">
+        From <a href={sessionHash(parentId)}>{parentName}</a>, up to the turn this branch starts after:
+      </p>
+      {turns === null ? (
+        <p class="notice-line">Reading the parent's turns…</p>
+      ) : turns === "missing" || turns === "failed" ? (
+        <p class="notice-line">The parent's turns could not be read{turns === "failed" ? " (it may have been deleted)" : ""}.</p>
+      ) : (
+        turns.items.map((item) => (
+          <ItemBoundary key={item.key}>
+            <ItemView item={item} streaming={false} workspaceCwd={workspaceCwd} sessionId={null} branchBlocked={null} />
+          </ItemBoundary>
+        ))
+      )}
+      <p class="notice-line inherited-end">The branch starts here.</p>
+    </section>
+  );
+}
+
+/** Why no turn can be branched from now (the daemon would refuse), or null. */
+function whyNoBranch(snapshot: TranscriptSnapshot): string | null {
+  if (snapshot.ended) return "The session has ended: reopen it to branch.";
+  if (snapshot.running || snapshot.queued.length > 0 || snapshot.permissions.length > 0) return "Waits for the running turn to end.";
+  return null;
 }
 
 /** Items rendered at first, and added by each "Show earlier". */
@@ -95,7 +145,9 @@ class ItemBoundary extends Component<{ children: ComponentChildren }, { failed: 
   }
 }
 
-const ItemView = memo(function ItemView({ item, streaming, workspaceCwd, sessionId }: { item: Item; streaming: boolean; workspaceCwd: string | undefined; sessionId: string }) {
+/** `sessionId` null: an item shown read-only (an inherited turn: no rewind, no branch). */
+const ItemView = memo(function ItemView(props: { item: Item; streaming: boolean; workspaceCwd: string | undefined; sessionId: string | null; branchBlocked: string | null }) {
+  const { item, streaming, workspaceCwd, sessionId, branchBlocked } = props;
   switch (item.kind) {
     case "user":
       return (
@@ -135,7 +187,12 @@ const ItemView = memo(function ItemView({ item, streaming, workspaceCwd, session
             <span aria-hidden="true">{STOP_ICON[item.stopReason] ?? "●"}</span> {STOP_TEXT[item.stopReason] ?? `Stopped (${item.stopReason.replace(/_/g, " ")})`}
             {item.ms !== undefined && <span class="turn-time"> · {formatDuration(item.ms)}</span>}
           </p>
-          {item.promptId !== undefined && <RewindControl key={item.promptId} sessionId={sessionId} promptId={item.promptId} />}
+          {item.promptId !== undefined && sessionId !== null && (
+            <div class="turn-actions">
+              <RewindControl key={item.promptId} sessionId={sessionId} promptId={item.promptId} />
+              <BranchControl key={`branch:${item.promptId}`} sessionId={sessionId} promptId={item.promptId} blocked={branchBlocked} />
+            </div>
+          )}
         </>
       );
     case "error":

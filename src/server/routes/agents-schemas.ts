@@ -1,0 +1,51 @@
+/** Shapes of `GET /workspace/agents[/:agentType]` and `POST /workspace/agents/generate` (the reference daemon's). */
+import { Type } from "@sinclair/typebox";
+import { t } from "elysia";
+
+const AgentLevel = t.Union([t.Literal("project"), t.Literal("user"), t.Literal("builtin")], { description: "`project`: the workspace's `.svc/agents/` or `.qwen/agents/` (trusted workspaces only); `user`: the data dir's `agents/`" });
+
+const summaryFields = {
+  kind: t.Literal("agent"),
+  name: t.String(),
+  description: t.String(),
+  level: AgentLevel,
+  isBuiltin: t.Boolean(),
+  hasTools: t.Boolean({ description: "true when the definition has a tool allow-list" }),
+  tools: t.Optional(t.Array(t.String())),
+  disallowedTools: t.Optional(t.Array(t.String())),
+  model: t.Optional(t.String()),
+  color: t.Optional(t.String()),
+  maxTurns: t.Optional(Type.Integer({ minimum: 1 })),
+  filePath: t.Optional(t.String()),
+};
+
+export const AgentSummary = t.Object(summaryFields, { additionalProperties: false });
+export const AgentDetail = t.Object({ ...summaryFields, systemPrompt: t.String() }, { additionalProperties: false });
+
+const AgentProblem = t.Object(
+  {
+    kind: t.Literal("agent"),
+    status: t.Literal("error"),
+    error: t.String(),
+    errorKind: t.String({ description: "`untrusted_workspace` (the project's definitions not read) or `invalid_definition` (the file named in `hint` was skipped)" }),
+    hint: t.Optional(t.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const AgentsStatus = t.Object(
+  {
+    v: t.Literal(1),
+    workspaceCwd: t.String(),
+    agents: t.Array(AgentSummary, { description: "The definitions in force: project over user over built-in, one per name" }),
+    errors: t.Optional(t.Array(AgentProblem)),
+  },
+  { additionalProperties: false },
+);
+
+export const AgentGenerateBody = t.Object({ description: t.String({ minLength: 1, description: "What the agent should do (at most 4096 bytes)" }) }, { additionalProperties: false });
+
+export const GeneratedAgent = t.Object(
+  { name: t.String(), description: t.String(), systemPrompt: t.String() },
+  { additionalProperties: false, description: "A drafted definition, not written anywhere" },
+);

@@ -1,0 +1,114 @@
+/**
+ * `GET /workspace/agents`, `GET /workspace/agents/:agentType` (and their `/workspaces/:workspace/`
+ * forms) and `POST /workspace/agents/generate` (strict): the subagent definitions
+ * (`workspace/agents/`, loaded on first use), read by the daemon itself as the reference daemon
+ * does, with or without a live agent. In an untrusted workspace the listing holds the user's and the
+ * built-in definitions only, with an `untrusted_workspace` cell in `errors` (the built-in agent's
+ * `task` tool does not read the project's there either); a file that cannot be read or parsed is an
+ * `invalid_definition` cell and the others are listed.
+ *
+ * Generate asks the workspace's agent (started if needed) to draft `{name, description,
+ * systemPrompt}` from a description (`<prefix>/control/workspace/agents/generate`, Qwen Code's
+ * method; the built-in agent has it too); nothing is written. An agent without the method is 501
+ * `agent_control_unsupported`; an untrusted workspace is 403 `untrusted_workspace` (the reference's).
+ */
+import { Elysia, t, type Static } from "elysia";
+import { DaemonError } from "../../errors/daemon-error.ts";
+import { control, protocolError } from "../../runtime/profile-controls.ts";
+import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
+import type { AgentDefinition } from "../../workspace/agents/index.ts";
+import type { AppDeps } from "../app-deps.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
+import { errorResponses } from "../schemas/error-statuses.ts";
+import { AgentDetail, AgentGenerateBody, AgentsStatus, GeneratedAgent } from "./agents-schemas.ts";
+import { WorkspaceSelector } from "./history-schemas.ts";
+import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+
+type AgentsModule = typeof import("../../workspace/agents/index.ts");
+
+/** The reference's bound of a generate description. */
+export const MAX_GENERATE_DESCRIPTION_BYTES = 4096;
+/** Longest field of a drafted definition passed on; a longer answer is a protocol error. */
+const MAX_GENERATED_FIELD_CHARS = 64 * 1024;
+/** A draft may take the model a while (the reference allows 5 minutes). */
+const GENERATE_TIMEOUT_MS = 300_000;
+
+const summary = (d: AgentDefinition) => ({
+  kind: "agent" as const,
+  name: d.name,
+  description: d.description,
+  level: d.level,
+  isBuiltin: d.level === "builtin",
+  hasTools: (d.tools?.length ?? 0) > 0,
+  ...(d.tools ? { tools: [...d.tools] } : {}),
+  ...(d.disallowedTools ? { disallowedTools: [...d.disallowedTools] } : {}),
+  ...(d.model ? { model: d.model } : {}),
+  ...(d.color ? { color: d.color } : {}),
+  ...(d.maxTurns !== undefined ? { maxTurns: d.maxTurns } : {}),
+  ...(d.filePath ? { filePath: d.filePath } : {}),
+});
+
+export const agentsRoutes = (deps: AppDeps) => {
+  let loaded: Promise<AgentsModule> | null = null;
+  const load = () => (loaded ??= import("../../workspace/agents/index.ts"));
+  const where = (scope: WorkspaceScope) => ({ workspace: scope.path, dataDir: deps.config.dataDir, trusted: scope.trust.trusted });
+
+  async function list(scope: WorkspaceScope): Promise<Static<typeof AgentsStatus>> {
+    const listing = await (await load()).listAgents(where(scope));
+    const errors = [
+      ...(listing.projectSkipped ? [{ kind: "agent" as const, status: "error" as const, error: "Workspace is not trusted: its agent definitions are not read.", errorKind: "untrusted_workspace" }] : []),
+      ...listing.errors.map((e) => ({ kind: "agent" as const, status: "error" as const, error: e.error, errorKind: "invalid_definition", hint: e.filePath })),
+    ];
+    return { v: 1, workspaceCwd: scope.path, agents: listing.agents.map(summary), ...(errors.length > 0 ? { errors } : {}) };
+  }
+
+  async function detail(scope: WorkspaceScope, agentType: string): Promise<Static<typeof AgentDetail>> {
+    const module = await load();
+    if (!module.validAgentType(agentType)) throw new DaemonError(400, "invalid_agent_type", "`agentType` must contain only letters, numbers, hyphens, or underscores (2 to 64 chars)");
+    const found = await module.loadAgent(where(scope), agentType);
+    if (!found) throw new DaemonError(404, "agent_not_found", `Subagent "${agentType}" not found`, { name: agentType });
+    return { ...summary(found), systemPrompt: found.systemPrompt };
+  }
+
+  async function generate(scope: WorkspaceScope, description: string): Promise<Static<typeof GeneratedAgent>> {
+    const trimmed = description.trim();
+    if (trimmed === "") throw new DaemonError(400, "invalid_description", "`description` must be a non-empty string");
+    if (Buffer.byteLength(description, "utf8") > MAX_GENERATE_DESCRIPTION_BYTES) throw new DaemonError(400, "invalid_description", `\`description\` exceeds the ${MAX_GENERATE_DESCRIPTION_BYTES}-byte limit`);
+    if (!scope.trust.trusted) throw new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
+    const live = await scope.runtime.ensureStarted();
+    const answer = await control<Record<string, unknown> | null>(live, "workspace/agents/generate", { cwd: scope.path, description: trimmed }, "generate an agent definition", GENERATE_TIMEOUT_MS);
+    const field = (key: string) => {
+      const value = answer?.[key];
+      if (typeof value !== "string" || value === "" || value.length > MAX_GENERATED_FIELD_CHARS) throw protocolError("the agent generation");
+      return value;
+    };
+    return { name: field("name"), description: field("description"), systemPrompt: field("systemPrompt") };
+  }
+
+  const app = new Elysia({ name: "routes/agents" })
+    .use(apiModelNames)
+    .post("/workspace/agents/generate", ({ body }) => generate(deps.runtimes.primaryScope, body.description), {
+      body: AgentGenerateBody,
+      response: { 200: GeneratedAgent, ...errorResponses({ body: true, also: [403, 501, 502, 503, 504] }) },
+      detail: { ...workspaceForms(deps.runtimes)[0].detail("workspace_agent_generate", "Draft a subagent definition from a description with the workspace's agent (nothing is written)", { "x-svc-strict": true }) },
+    });
+  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, list, detail));
+  return app;
+};
+
+function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (scope: WorkspaceScope, agentType: string) => Promise<Static<typeof AgentDetail>>) {
+  const agentType = t.String({ maxLength: 256 });
+  const params = form.qualified ? t.Object({ workspace: WorkspaceSelector, agentType }) : t.Object({ agentType });
+  return new Elysia({ name: `routes/agents/${form.name}` })
+    .use(apiModelNames)
+    .get(form.path("/workspace", "/agents"), ({ params }) => list(form.scope(params)), {
+      ...form.hooks,
+      response: { 200: AgentsStatus, ...errorResponses({ also: form.also }) },
+      detail: form.detail("workspace_agents", "The subagent definitions in force (project, user, built-in), with the files that could not be read"),
+    })
+    .get(form.path("/workspace", "/agents/:agentType"), ({ params }) => detail(form.scope(params), params.agentType), {
+      params,
+      response: { 200: AgentDetail, ...errorResponses({ also: [...form.also, 400, 404] }) },
+      detail: form.detail("workspace_agents", "One subagent definition with its system prompt"),
+    });
+}

@@ -1,0 +1,135 @@
+/**
+ * One subagent definition: a markdown file whose front matter (between `---` lines) names the agent
+ * and says what it is for, and whose body is its system prompt. The front matter is a small YAML
+ * subset, read by hand so a hostile file cannot make the reader work hard: `key: value` scalars
+ * (plain or quoted), inline lists `[a, b]`, comma lists `a, b`, and `- item` block lists. Keys
+ * read: name, description, tools, disallowedTools, model, color, maxTurns (the reference's); others
+ * are ignored. A file that breaks a rule is refused with a message naming what is wrong.
+ */
+
+/** Where a definition comes from; `project` ones are read only in trusted workspaces. */
+export type AgentLevel = "project" | "user" | "builtin";
+
+export interface AgentDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly systemPrompt: string;
+  readonly level: AgentLevel;
+  /** The tools it may use (an allow-list); absent: all of its parent's. */
+  readonly tools?: readonly string[];
+  readonly disallowedTools?: readonly string[];
+  readonly model?: string;
+  readonly color?: string;
+  /** Model rounds it may take; absent: the default bound. */
+  readonly maxTurns?: number;
+  /** The file it was read from; `<builtin:NAME>` for a built-in one (the reference's). */
+  readonly filePath?: string;
+}
+
+/** The reference's agent-type rule: letters, digits, `_` and `-`, 2 to 64 characters. */
+export const AGENT_TYPE_PATTERN = /^[\p{L}\p{N}_-]{2,64}$/u;
+export const MAX_DESCRIPTION_CHARS = 4096;
+export const MAX_TOOLS_ENTRIES = 64;
+export const MAX_TOOL_NAME_CHARS = 128;
+/** Highest `maxTurns` a definition may ask for. */
+export const MAX_DEFINITION_TURNS = 50;
+const COLORS = new Set(["auto", "red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"]);
+
+export class DefinitionError extends Error {}
+
+export const validAgentType = (name: string) => AGENT_TYPE_PATTERN.test(name);
+
+function unquote(raw: string): string {
+  const v = raw.trim();
+  if (v.length >= 2 && ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'")))) return v.slice(1, -1);
+  return v;
+}
+
+/** The front matter as keys to a string or a list of strings. */
+function frontMatter(yaml: string): Map<string, string | string[]> {
+  const out = new Map<string, string | string[]>();
+  let listKey: string | null = null;
+  for (const line of yaml.split("\n")) {
+    if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
+    const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+    if (item && listKey !== null) {
+      (out.get(listKey) as string[]).push(unquote(item[1]!));
+      continue;
+    }
+    const pair = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/.exec(line);
+    if (!pair) throw new DefinitionError(`front matter line not understood: ${line.slice(0, 80)}`);
+    const [, key, rest] = pair as unknown as [string, string, string];
+    if (out.has(key)) throw new DefinitionError(`front matter key ${key} appears twice`);
+    listKey = null;
+    const value = rest.trim();
+    if (value === "") {
+      out.set(key, []);
+      listKey = key;
+    } else if (value.startsWith("[") && value.endsWith("]")) {
+      out.set(key, value.slice(1, -1).split(",").map(unquote).filter((s) => s !== ""));
+    } else out.set(key, unquote(value));
+  }
+  return out;
+}
+
+function list(value: string | string[] | undefined, key: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = typeof value === "string" ? value.split(",").map((s) => s.trim()).filter((s) => s !== "") : value;
+  if (items.length > MAX_TOOLS_ENTRIES) throw new DefinitionError(`${key} lists more than ${MAX_TOOLS_ENTRIES} tools`);
+  for (const name of items) if (name.length > MAX_TOOL_NAME_CHARS) throw new DefinitionError(`${key} has a tool name longer than ${MAX_TOOL_NAME_CHARS} characters`);
+  return items;
+}
+
+const scalar = (value: string | string[] | undefined, key: string): string | undefined => {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") throw new DefinitionError(`${key} must be a single value`);
+  return value;
+};
+
+/** Parses a definition file's text (`filePath` is only recorded); throws DefinitionError. */
+export function parseDefinition(text: string, level: AgentLevel, filePath?: string): AgentDefinition {
+  const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
+  const match = /^---\n([\s\S]*?)\n---(?:\n([\s\S]*))?$/.exec(normalized);
+  if (!match) throw new DefinitionError("missing front matter (a --- line, the fields, a --- line)");
+  const fields = frontMatter(match[1]!);
+  const name = scalar(fields.get("name"), "name");
+  if (!name) throw new DefinitionError('missing "name" in front matter');
+  if (!validAgentType(name)) throw new DefinitionError(`name "${name.slice(0, 80)}" must be 2 to 64 letters, digits, _ or -`);
+  const description = scalar(fields.get("description"), "description");
+  if (!description) throw new DefinitionError('missing "description" in front matter');
+  if (description.length > MAX_DESCRIPTION_CHARS) throw new DefinitionError(`description longer than ${MAX_DESCRIPTION_CHARS} characters`);
+  const systemPrompt = (match[2] ?? "").trim();
+  if (systemPrompt === "") throw new DefinitionError("the system prompt (the text after the front matter) is empty");
+  const tools = list(fields.get("tools"), "tools");
+  const disallowedTools = list(fields.get("disallowedTools"), "disallowedTools");
+  const model = scalar(fields.get("model"), "model");
+  const color = scalar(fields.get("color"), "color");
+  const turnsRaw = scalar(fields.get("maxTurns"), "maxTurns");
+  let maxTurns: number | undefined;
+  if (turnsRaw !== undefined) {
+    maxTurns = Number(turnsRaw);
+    if (!Number.isSafeInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_DEFINITION_TURNS) throw new DefinitionError(`maxTurns must be a whole number from 1 to ${MAX_DEFINITION_TURNS}`);
+  }
+  return {
+    name,
+    description,
+    systemPrompt,
+    level,
+    ...(tools ? { tools } : {}),
+    ...(disallowedTools ? { disallowedTools } : {}),
+    ...(model ? { model } : {}),
+    ...(color && COLORS.has(color) ? { color } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(filePath ? { filePath } : {}),
+  };
+}
+
+/** The built-in definition, always present: the parent's own tools, a short brief. */
+export const GENERAL_PURPOSE: AgentDefinition = {
+  name: "general-purpose",
+  description: "General-purpose agent for researching complex questions, searching for code, and executing multi-step tasks.",
+  systemPrompt:
+    "You are a general-purpose subagent working for a parent agent. Complete only the assigned task, using the available tools as needed. Do not expand the scope. When done, answer with a concise report of what you found or did: the parent reads only your final message.",
+  level: "builtin",
+  filePath: "<builtin:general-purpose>",
+};

@@ -1,0 +1,81 @@
+/**
+ * Extensions on real folders: the manifest's checks and `${extensionPath}` substitution, the MCP
+ * declarations and instruction files only enabled extensions give, and the install's refusals
+ * (a registry source, a link, a folder holding svc's own extensions folder) and copy rules.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join, sep } from "node:path";
+import { extensionContextFiles, extensionMcpServers } from "../../../src/extensions/extension-contributions.ts";
+import { checkSource, installFromFolder, setEnabled } from "../../../src/extensions/extension-install.ts";
+import { ManifestError, parseManifest } from "../../../src/extensions/extension-manifest.ts";
+import { readExtension, RECORD_FILE } from "../../../src/extensions/extension-store.ts";
+import { tempDir } from "../../helpers/temp-dir.ts";
+
+const manifest = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ name, ...extra });
+
+describe("manifest", () => {
+  test("fields and ${extensionPath}", () => {
+    const m = parseManifest(manifest("kit", { version: "2.0.0", contextFileName: ["A.md", "B.md"], mcpServers: { s: { command: "${extensionPath}${/}bin", args: ["--root=${extensionPath}"], env: { K: "v" } } } }), "/x/kit");
+    expect(m).toEqual({ name: "kit", version: "2.0.0", contextFiles: ["A.md", "B.md"], mcpServers: { s: { command: `/x/kit${sep}bin`, args: ["--root=/x/kit"], env: { K: "v" } } } });
+  });
+
+  test.each([
+    ["a name with a slash", manifest("a/b")],
+    ["no name", "{}"],
+    ["a context file outside the folder", manifest("a", { contextFileName: "../x.md" })],
+    ["an http server", manifest("a", { mcpServers: { s: { url: "http://x" } } })],
+    ["a bad env name", manifest("a", { mcpServers: { s: { command: "c", env: { "A=B": "v" } } } })],
+    ["not JSON", "{"],
+  ])("refused: %s", (_, text) => {
+    expect(() => parseManifest(text, "/x")).toThrow(ManifestError);
+  });
+});
+
+describe("install and contributions", () => {
+  test("only enabled extensions give MCP servers and instruction files", async () => {
+    await using data = tempDir("k-ext-data-");
+    await using src = tempDir("k-ext-src-");
+    writeFileSync(join(src.path, "qwen-extension.json"), manifest("kit", { contextFileName: "KIT.md", mcpServers: { tools: { command: "/bin/echo", args: ["${extensionPath}"] } } }));
+    writeFileSync(join(src.path, "KIT.md"), "kit rule\n");
+    await installFromFolder(data.path, src.path);
+    const path = join(data.path, "extensions", "kit");
+    expect(extensionMcpServers(data.path)).toEqual([{ name: "kit__tools", transport: "stdio", command: "/bin/echo", args: [path], env: {}, description: "from extension kit", extensionName: "kit" }]);
+    expect(extensionContextFiles(data.path)).toEqual([{ extension: "kit", path: join(path, "KIT.md"), text: "kit rule\n", bytes: 9, truncated: false }]);
+    const ext = readExtension(data.path, "kit");
+    if (!("record" in ext)) throw new Error("not installed");
+    expect(await setEnabled(ext.path, ext.record, false)).toBe(true);
+    expect(JSON.parse(readFileSync(join(path, RECORD_FILE), "utf8")).enabled).toBe(false);
+    expect(extensionMcpServers(data.path)).toEqual([]);
+    expect(extensionContextFiles(data.path)).toEqual([]);
+  });
+
+  test("refusals: registry or remote sources, relative paths, a link, a folder holding the extensions folder", async () => {
+    for (const source of ["@acme/kit", "acme/kit", "https://example.com/kit.git", "npm:kit"]) expect(() => checkSource(source)).toThrow(expect.objectContaining({ status: 422 }));
+    expect(() => checkSource("kit")).toThrow(expect.objectContaining({ status: 400 }));
+    await using data = tempDir("k-ext-data-");
+    await using src = tempDir("k-ext-src-");
+    writeFileSync(join(src.path, "qwen-extension.json"), manifest("kit"));
+    symlinkSync(src.path, join(data.path, "link"));
+    await expect(installFromFolder(data.path, join(data.path, "link"))).rejects.toMatchObject({ status: 400, code: "invalid_extension_source" });
+    writeFileSync(join(data.path, "qwen-extension.json"), manifest("self"));
+    await expect(installFromFolder(data.path, data.path)).rejects.toMatchObject({ status: 400, message: expect.stringContaining("may not hold svc's extensions folder") });
+    expect(existsSync(join(data.path, "extensions", "self"))).toBe(false);
+  });
+
+  test("a reinstall replaces the whole copy; a manifest naming another folder is not used", async () => {
+    await using data = tempDir("k-ext-data-");
+    await using src = tempDir("k-ext-src-");
+    writeFileSync(join(src.path, "qwen-extension.json"), manifest("kit"));
+    writeFileSync(join(src.path, "old.txt"), "old");
+    await installFromFolder(data.path, src.path);
+    writeFileSync(join(src.path, "new.txt"), "new");
+    rmSync(join(src.path, "old.txt"));
+    await installFromFolder(data.path, src.path);
+    expect(existsSync(join(data.path, "extensions", "kit", "old.txt"))).toBe(false);
+    expect(readFileSync(join(data.path, "extensions", "kit", "new.txt"), "utf8")).toBe("new");
+    mkdirSync(join(data.path, "extensions", "other"));
+    writeFileSync(join(data.path, "extensions", "other", "qwen-extension.json"), manifest("kit"));
+    expect(readExtension(data.path, "other")).toMatchObject({ error: 'the manifest names "kit"' });
+  });
+});

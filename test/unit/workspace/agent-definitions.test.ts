@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { listAgents, MAX_AGENT_FILE_BYTES, MAX_AGENT_FILES, parseDefinition } from "../../../src/workspace/agents/index.ts";
+
+const file = (front: string, body = "You review code.") => `---\n${front}\n---\n${body}\n`;
+
+describe("parseDefinition", () => {
+  test("reads the reference's fields: scalars, quoted values, inline, comma and block lists", () => {
+    const d = parseDefinition(file('name: code-reviewer\ndescription: "Use this: after edits"\ntools: [read_file, "grep_search"]\ndisallowedTools: run_shell_command, write_file\nmodel: m1\ncolor: blue\nmaxTurns: 7'), "project", "/x.md");
+    expect(d).toEqual({ name: "code-reviewer", description: "Use this: after edits", systemPrompt: "You review code.", level: "project", tools: ["read_file", "grep_search"], disallowedTools: ["run_shell_command", "write_file"], model: "m1", color: "blue", maxTurns: 7, filePath: "/x.md" });
+    const block = parseDefinition(file("name: lister\ndescription: d\ntools:\n  - list_directory\n  - 'glob'"), "user");
+    expect(block.tools).toEqual(["list_directory", "glob"]);
+    expect(parseDefinition("\uFEFF---\r\nname: ab\r\ndescription: d\r\n---\r\nbody\r\n", "user").systemPrompt).toBe("body");
+  });
+
+  test("no tools key means no allow-list; an unknown color is dropped", () => {
+    const d = parseDefinition(file("name: ab\ndescription: d\ncolor: mauve"), "user");
+    expect(d.tools).toBeUndefined();
+    expect(d.color).toBeUndefined();
+  });
+
+  test.each([
+    ["no front matter", "just text", /front matter/],
+    ["missing name", file("description: d"), /name/],
+    ["bad name", file("name: ../etc\ndescription: d"), /name/],
+    ["one-letter name", file("name: a\ndescription: d"), /name/],
+    ["missing description", file("name: ab"), /description/],
+    ["empty prompt", file("name: ab\ndescription: d", ""), /system prompt/],
+    ["duplicate key", file("name: ab\nname: cd\ndescription: d"), /twice/],
+    ["maxTurns out of range", file("name: ab\ndescription: d\nmaxTurns: 500"), /maxTurns/],
+    ["a list where a value goes", file("name: [ab]\ndescription: d"), /single value/],
+    ["too many tools", file(`name: ab\ndescription: d\ntools: ${Array.from({ length: 65 }, (_, i) => `t${i}`).join(", ")}`), /more than/],
+    ["a line that is not a field", file("name: ab\ndescription: d\n{oops"), /not understood/],
+  ])("refuses %s", (_label, text, message) => {
+    expect(() => parseDefinition(text, "user")).toThrow(message);
+  });
+});
+
+describe("listAgents", () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const setup = () => {
+    const root = mkdtempSync(join(tmpdir(), "s-agents-"));
+    dirs.push(root);
+    const workspace = join(root, "ws");
+    const dataDir = join(root, "data");
+    for (const d of [join(workspace, ".svc/agents"), join(workspace, ".qwen/agents"), join(dataDir, "agents")]) mkdirSync(d, { recursive: true });
+    return { root, workspace, dataDir };
+  };
+
+  test("project over user over built-in; .svc over .qwen; broken files are reported, not fatal", async () => {
+    const { workspace, dataDir } = setup();
+    writeFileSync(join(workspace, ".svc/agents/a.md"), file("name: shared\ndescription: from svc"));
+    writeFileSync(join(workspace, ".qwen/agents/a.md"), file("name: shared\ndescription: from qwen"));
+    writeFileSync(join(workspace, ".qwen/agents/q.md"), file("name: qwen-only\ndescription: q"));
+    writeFileSync(join(dataDir, "agents/u.md"), file("name: shared\ndescription: from user"));
+    writeFileSync(join(dataDir, "agents/mine.md"), file("name: mine\ndescription: u"));
+    writeFileSync(join(dataDir, "agents/broken.md"), "no front matter");
+    writeFileSync(join(dataDir, "agents/huge.md"), file("name: huge\ndescription: d", "x".repeat(MAX_AGENT_FILE_BYTES)));
+    writeFileSync(join(dataDir, "agents/notes.txt"), "ignored");
+    symlinkSync(join(dataDir, "agents/mine.md"), join(dataDir, "agents/link.md"));
+    const { agents, errors } = await listAgents({ workspace, dataDir, trusted: true });
+    expect(agents.map((a) => [a.name, a.level, a.description])).toEqual([
+      ["shared", "project", "from svc"],
+      ["qwen-only", "project", "q"],
+      ["mine", "user", "u"],
+      ["general-purpose", "builtin", expect.any(String)],
+    ]);
+    expect(errors.map((e) => e.filePath.split("/").pop()).sort()).toEqual(["broken.md", "huge.md", "link.md"]);
+  });
+
+  test("an untrusted workspace's definitions are not read", async () => {
+    const { workspace, dataDir } = setup();
+    writeFileSync(join(workspace, ".svc/agents/a.md"), file("name: proj\ndescription: p"));
+    writeFileSync(join(dataDir, "agents/u.md"), file("name: mine\ndescription: u"));
+    const listing = await listAgents({ workspace, dataDir, trusted: false });
+    expect(listing.agents.map((a) => a.name)).toEqual(["mine", "general-purpose"]);
+    expect(listing.projectSkipped).toBe(true);
+  });
+
+  test("at most MAX_AGENT_FILES files a folder are read, and the cut is reported", async () => {
+    const { workspace, dataDir } = setup();
+    for (let i = 0; i < MAX_AGENT_FILES + 3; i++) writeFileSync(join(dataDir, `agents/a${String(i).padStart(3, "0")}.md`), file(`name: a${i}x\ndescription: d`));
+    const { agents, errors } = await listAgents({ workspace, dataDir, trusted: true });
+    expect(agents.length).toBe(MAX_AGENT_FILES + 1);
+    expect(errors[0]!.error).toMatch(/more than/);
+  });
+});
