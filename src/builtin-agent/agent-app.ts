@@ -26,6 +26,7 @@ import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { registerGenerationMethods } from "./generation-methods.ts";
 import { registerAgentGenerateMethod, subagentHost } from "./subagents/index.ts";
+import { withExtensionServers } from "./mcp/extension-servers.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
@@ -67,8 +68,8 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
   const turnHooks = new TurnHooks(hooks);
   // The user's MCP servers and the enabled extensions' (read again at each reload).
-  const mcp = new McpServers([...config.mcpServers, ...extensionMcpServers(config.dataDir)], config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
-  const declaredMcpServers = () => [...rereadMcpServers(), ...extensionMcpServers(config.dataDir)];
+  const mcp = new McpServers(withExtensionServers(config.mcpServers, extensionMcpServers(config.dataDir)), config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const declaredMcpServers = () => withExtensionServers(rereadMcpServers(), extensionMcpServers(config.dataDir));
   const skills = new Skills({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, extensions: () => extensionSkillSources(config.dataDir) });
   const loadSkill = skillTool(() => skills.catalog());
   const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv, skills });
@@ -158,6 +159,9 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         if (UNTRUSTED_MODES.includes(session.mode)) continue;
         narrowed.push({ sessionId: session.id, previous: setMode(client, session, "default") });
       }
+    // The workspace's own MCP servers run only while it is trusted: once discovery has run, the
+    // servers are read again under the new decision (a revocation stops them before the next turn).
+    if (mcp.discoveryState !== "not_started") mcp.reload(declaredMcpServers());
     return { trusted, approvalMode: trust.startMode, narrowed };
   };
 

@@ -39,9 +39,9 @@ export interface AgentInputs {
 
 const warn = (message: string) => process.stderr.write(`svc --acp: ${message}\n`);
 
-/** The host's MCP declarations read again; their problems go to stderr like those at start. */
-function reread(env: AgentInputs["env"]) {
-  const { servers, warnings } = rereadMcpServers({ env });
+/** The MCP declarations read again (the workspace's only while it is trusted); their problems go to stderr like those at start. */
+function reread(env: AgentInputs["env"], workspace: string, trusted: boolean) {
+  const { servers, warnings } = rereadMcpServers({ env, workspace, trusted });
   for (const warning of warnings) warn(warning);
   return servers;
 }
@@ -94,7 +94,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
     return policy;
   };
 
-  const core = new AgentCore({ config, workspace, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env), policyFor });
+  const core: AgentCore = new AgentCore({ config, workspace, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env, workspace, core.trust.trusted), policyFor });
   const exit = (code: number): never => {
     core.shell?.killAll();
     process.exit(code);

@@ -53,7 +53,14 @@ const BUDGET_HINT = "Raise --mcp-client-budget or remove servers from mcpServers
 
 /** One server's `mcp_server` cell (spec "MCP snapshot"). */
 function serverCell(server: McpServerState): StatusCell {
-  const base = { kind: "mcp_server", name: server.config.name, transport: server.config.transport, disabled: false, ...(server.config.description ? { description: server.config.description } : {}) };
+  const base = {
+    kind: "mcp_server",
+    name: server.config.name,
+    transport: server.config.transport,
+    disabled: false,
+    ...(server.config.description ? { description: server.config.description } : {}),
+    ...(server.config.extensionName ? { extensionName: server.config.extensionName } : {}),
+  };
   switch (server.phase) {
     case "pending":
       return { ...base, status: "not_started", mcpStatus: "disconnected" };
@@ -67,6 +74,8 @@ function serverCell(server: McpServerState): StatusCell {
       return { ...base, status: "warning", mcpStatus: "disconnected", hint: `the server's connection dropped (${server.error ?? "closed"}); it reconnects on the next prompt or a reload` };
     case "refused":
       return { ...base, status: "error", mcpStatus: "disconnected", errorKind: "budget_exhausted", disabledReason: "budget", hint: BUDGET_HINT };
+    case "disabled":
+      return { ...base, status: "disabled", mcpStatus: "disconnected", disabled: true, disabledReason: "config", hint: "listed in mcp.excluded; POST /workspace/config/mcp/:server/enable starts it" };
   }
 }
 

@@ -12,9 +12,8 @@
  * `.svc/settings.json` may not declare providers: an untrusted checkout could otherwise point a
  * key at a host of its choosing.
  *
- * MCP servers: `mcpServers` of the host's settings only (a workspace file could otherwise make the
- * agent run a command of its choosing): stdio servers by absolute command path (PATH is never
- * searched), streamable HTTP servers by URL. The client budget the daemon forwards
+ * MCP servers: `mcpServers` of the host's settings, and of the workspace's only while it is trusted
+ * (`mcp-settings.ts`). The client budget the daemon forwards
  * (`SVC_SERVE_MCP_CLIENT_BUDGET`, mode `SVC_SERVE_MCP_BUDGET_MODE` = enforce|warn|off, default
  * enforce with a budget) caps how many servers are connected, refusing in declaration order.
  *
@@ -34,7 +33,7 @@
  * `POST /workspace/tools/:name/enable` writes `tools.disabled` sorted into the workspace's file. A
  * settings file that cannot be used is reported as a warning and ignored.
  */
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import { AGENT_KEYS_FD_VAR, keyVariableNames, type HandedProvider } from "./agent-keys.ts";
 import type { ApprovalMode } from "./approval-modes.ts";
 import { dataDirFor } from "./config.ts";
@@ -42,16 +41,14 @@ import { envModels, handedModels, settingsModels, type ModelEntry } from "./buil
 import { hooksSettings, type HooksSettings } from "./hooks-config.ts";
 import { withAbsoluteSearchPath } from "./search-path.ts";
 import { isSecretName } from "./secret-names.ts";
+import { mcpServersFor, type McpServerConfig } from "./mcp-settings.ts";
 import { objectAt, readSettingsDoc as readJson } from "./settings-doc.ts";
 import { ignoredSettingsLine, workspacePolicy, workspaceSettingsFile, type IgnoredSetting } from "./workspace-policy.ts";
 
+export { MAX_MCP_SERVERS, type McpServerConfig } from "./mcp-settings.ts";
 export { APPROVAL_MODES, DEFAULT_APPROVAL_MODE, type ApprovalMode } from "./approval-modes.ts";
 export { DEFAULT_CONTEXT_LIMIT, DEFAULT_MAX_OUTPUT_TOKENS, MAX_OUTPUT_TOKENS_LIMIT, PROVIDER_KINDS, type ModelEntry, type ProviderKind } from "./builtin-models.ts";
 
-
-export type McpServerConfig =
-  | { readonly name: string; readonly transport: "stdio"; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly description?: string }
-  | { readonly name: string; readonly transport: "http"; readonly url: string; readonly description?: string };
 
 export type McpBudgetMode = "enforce" | "warn" | "off";
 
@@ -119,49 +116,16 @@ export const MISSING_MODEL_HINT =
 
 
 
-/** Most MCP servers declared; the rest are ignored with a warning. */
-export const MAX_MCP_SERVERS = 32;
-
-/** Longest MCP server `description` kept (a longer one is cut). */
-const MAX_DESCRIPTION_CHARS = 500;
-
-/** `mcpServers`: `{<name>: {command: <absolute path>, args?, env?, description?} | {url: <http(s) URL>, description?}}`. */
-function mcpServersOf(file: string, doc: Record<string, unknown>, warnings: string[]): McpServerConfig[] {
-  const declared = doc.mcpServers;
-  if (declared === undefined) return [];
-  if (declared === null || typeof declared !== "object" || Array.isArray(declared)) {
-    warnings.push(`${file}: mcpServers must be an object; ignored`);
-    return [];
-  }
-  const servers: McpServerConfig[] = [];
-  for (const [name, raw] of Object.entries(declared)) {
-    const where = `${file}: mcpServers.${name}`;
-    const s = (raw ?? {}) as Record<string, unknown>;
-    const description = typeof s.description === "string" ? { description: s.description.slice(0, MAX_DESCRIPTION_CHARS) } : {};
-    if (!/^[A-Za-z0-9_-]{1,32}$/.test(name)) warnings.push(`${file}: MCP server names are 1-32 letters, digits, '_' or '-'; ${JSON.stringify(name)} ignored`);
-    else if (servers.length >= MAX_MCP_SERVERS) warnings.push(`${where}: more than ${MAX_MCP_SERVERS} MCP servers; ignored`);
-    else if (typeof s.url === "string") {
-      if (/^https?:\/\//.test(s.url)) servers.push({ name, transport: "http", url: s.url, ...description });
-      else warnings.push(`${where}.url must be an http(s) URL; ignored`);
-    } else if (typeof s.command === "string" && isAbsolute(s.command)) {
-      const args = s.args ?? [];
-      const env = s.env ?? {};
-      if (!Array.isArray(args) || !args.every((a) => typeof a === "string")) warnings.push(`${where}.args must be an array of strings; ignored`);
-      else if (env === null || typeof env !== "object" || !Object.values(env).every((v) => typeof v === "string")) warnings.push(`${where}.env must map names to strings; ignored`);
-      else servers.push({ name, transport: "stdio", command: s.command, args: args as string[], env: env as Record<string, string>, ...description });
-    } else warnings.push(`${where} needs an absolute "command" or an http(s) "url"; ignored`);
-  }
-  return servers;
-}
-
 /**
- * The host settings' `mcpServers` read again (for an MCP reload), with their problems as warnings.
- * Same rules as at start.
+ * The MCP declarations read again (for an MCP reload, or a trust change), with their problems as
+ * warnings. Same rules as at start (`mcp-settings.ts`).
  */
-export function rereadMcpServers(inputs: Pick<AgentConfigInputs, "env" | "platform">): { servers: McpServerConfig[]; warnings: string[] } {
+export function rereadMcpServers(inputs: Pick<AgentConfigInputs, "env" | "platform" | "workspace" | "trusted">): { servers: McpServerConfig[]; warnings: string[] } {
   const warnings: string[] = [];
   const hostFile = join(dataDirFor(inputs.env, inputs.platform ?? process.platform), "settings.json");
-  return { servers: mcpServersOf(hostFile, readJson(hostFile, warnings), warnings), warnings };
+  const workspaceFile = workspaceSettingsFile(inputs.workspace);
+  const servers = mcpServersFor({ host: readJson(hostFile, warnings), hostFile, local: inputs.trusted ? readJson(workspaceFile, warnings) : {}, workspaceFile, trusted: inputs.trusted }, warnings);
+  return { servers, warnings };
 }
 
 function mcpBudgetOf(env: AgentConfigInputs["env"], warnings: string[]): McpBudget {
@@ -222,7 +186,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     trusted,
     disabledTools: policy.disabledTools,
     ignoredSettings: policy.ignored,
-    mcpServers: mcpServersOf(hostFile, host, warnings),
+    mcpServers: mcpServersFor({ host, hostFile, local, workspaceFile, trusted }, warnings),
     mcpBudget: mcpBudgetOf(env, warnings),
     hooks: hooksSettings({ host, hostFile, local, workspaceFile }, warnings),
     streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),

@@ -10,8 +10,9 @@
  *   never comes from a workspace file, trusted or not: only from the host settings or the flag.
  * - `tools.disabled`: a trusted workspace's list replaces the host's (so a tool the host disabled
  *   can be enabled for one project); an untrusted workspace can only add names to the host's.
- * - `mcpServers`, `model.providers` (and the daemon's own `security`, `agents`, `agent`) are read
- *   from the host settings only: a workspace file naming them is ignored, trusted or not.
+ * - `model.providers` (and the daemon's own `security`, `agents`, `agent`) are read from the host
+ *   settings only: a workspace file naming them is ignored, trusted or not.
+ * - `mcpServers`: a workspace's start only while it is trusted (`mcp-settings.ts`); untrusted, they are ignored.
  * - `hooks`: a workspace's run only while it is trusted (`hooks-config.ts`); untrusted, they are ignored.
  *
  * Each ignored request is an `IgnoredSetting` (bounded: fixed keys, validated modes, at most
@@ -57,7 +58,6 @@ const MAX_NAME_CHARS = 64;
 
 /** Keys a workspace file may not set, each with what it is. */
 const HOST_ONLY: readonly (readonly [path: readonly string[], what: string])[] = [
-  [["mcpServers"], "MCP servers"],
   [["model", "providers"], "model providers"],
   [["security"], "security settings (folder trust)"],
   [["agents"], "agent paths and endpoints"],
@@ -133,6 +133,8 @@ export function workspacePolicy(inputs: PolicyInputs, warnings: string[]): Works
     const key = path.join(".");
     if (hasPath(inputs.local, path)) ignored.push({ key, reason: "host_only", message: `${key} is ignored: ${what} come only from the host settings ($SVC_HOME/settings.json)` });
   }
+  if (!inputs.trusted && hasPath(inputs.local, ["mcpServers"]))
+    ignored.push({ key: "mcpServers", reason: "untrusted_workspace", message: "mcpServers is ignored: the workspace is not trusted, so its MCP servers do not start" });
   if (!inputs.trusted && hasPath(inputs.local, ["hooks"])) ignored.push({ key: "hooks", reason: "untrusted_workspace", message: "hooks is ignored: the workspace is not trusted, so its hooks do not run" });
   return { approvalMode, disabledTools: [...new Set(disabled)].sort(), ignored };
 }

@@ -54,6 +54,7 @@ export function extensionMcpServers(dataDir: string): McpServerConfig[] {
       args: server.args,
       env: server.env,
       description: `from extension ${ext.manifest.displayName ?? ext.name}`,
+      extensionName: ext.name,
     })),
   );
 }

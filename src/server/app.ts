@@ -29,6 +29,7 @@ import { docsRoutes } from "./routes/docs.ts";
 import { fileRoutes } from "./routes/files.ts";
 import { gitRoutes } from "./routes/git.ts";
 import { languageRoutes } from "./routes/language.ts";
+import { mcpConfigRoutes } from "./routes/mcp-config.ts";
 import { memoryRoutes } from "./routes/memory.ts";
 import { extensionRoutes } from "./routes/extensions.ts";
 import { agentsRoutes } from "./routes/agents.ts";
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): BuiltApp {
     .use(updateRoutes(deps))
     .use(gitRoutes(deps))
     .use(memoryRoutes(deps))
+    .use(mcpConfigRoutes(deps))
     .use(extensionRoutes(deps))
     .use(agentsRoutes(deps))
     .use(subagentRoutes(deps))

@@ -1,6 +1,7 @@
 /**
  * Rewrites the workspace settings file an agent reads (`<workspace>/<dir>/settings.json`: `.qwen`
- * for Qwen Code, `.svc` for the built-in agent), one change at a time:
+ * for Qwen Code, `.svc` for the built-in agent), or the host's (`<data dir>/settings.json`, with the
+ * data dir's parent as root), one change at a time:
  * - the file is read through the settings directory's verified descriptor (`contained-fs.ts`), so
  *   a directory or file swapped for a symlink cannot lead the write outside the workspace;
  * - an existing file that is not a JSON object (comments included: Qwen Code accepts JSONC, this
@@ -24,13 +25,17 @@ export type SettingsDoc = Record<string, unknown>;
 
 /** The settings directory of each agent family that reads workspace settings. */
 export type SettingsDir = ".qwen" | ".svc";
+/** The data dir's last segment, for the host settings (`<data dir>/settings.json`, root its parent). */
+export type HostSettingsDir = { readonly host: string };
+
+const dirName = (dir: SettingsDir | HostSettingsDir) => (typeof dir === "string" ? dir : dir.host);
 
 /** A new settings file is readable and writable by the owner only; a rewritten one keeps its mode. */
 const NEW_FILE_MODE = 0o600;
 const FILE = "settings.json";
 
 /** The workspace-relative path of `dir`'s settings file. */
-export const settingsPath = (dir: SettingsDir) => `${dir}/${FILE}`;
+export const settingsPath = (dir: SettingsDir | HostSettingsDir) => `${dirName(dir)}/${FILE}`;
 
 export const invalidSettings = (rel: string, why: string) =>
   new DaemonError(409, "invalid_workspace_settings", `${rel} ${why}; fix or remove it, it was left unchanged`, { path: rel });
@@ -109,19 +114,19 @@ export class WorkspaceSettings {
    * may `confirm`, awaited with that result after the change and before the write, still in this
    * file's turn (no other change lands in between).
    */
-  update<T>(dir: SettingsDir, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
+  update<T>(dir: SettingsDir | HostSettingsDir, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
     const rel = settingsPath(dir);
     const previous = this.queue.get(rel) ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(() => this.apply(dir, rel, change, confirm));
+    const run = previous.catch(() => {}).then(() => this.apply(dirName(dir), rel, change, confirm));
     this.queue.set(rel, run);
     // The map holds at most one entry per settings directory: the last change, dropped once done.
     void run.catch(() => {}).then(() => this.queue.get(rel) === run && this.queue.delete(rel));
     return run;
   }
 
-  private async apply<T>(dirName: SettingsDir, rel: string, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
+  private async apply<T>(name: string, rel: string, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
     try {
-      const dir = openVerifiedDir(this.root, await ensureDirectory(this.root, dirName), dirName);
+      const dir = openVerifiedDir(this.root, await ensureDirectory(this.root, name), name);
       try {
         const { doc, mode } = await readDoc(this.root, dir, rel);
         const result = change(doc);

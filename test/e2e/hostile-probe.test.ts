@@ -227,7 +227,7 @@ const PAGES: Record<string, RegExp> = {
   "/docs/docs.css": /^text\/css/,
 };
 /** Discovery documents whose 200 body reports the workspace by spec (`/workspace/trust`, the registrations, the runtime-stop preview and the instruction files of `/workspace/memory`, the agent definitions of `/workspace/agents`, the hooks listing: by the reference's shape). */
-const REPORTS_WORKSPACE = /^\/(capabilities|daemon\/status|workspace-registrations|workspaces\/runtime-stop-options|workspace\/(preflight|env|mcp|skills|providers|tools|trust|extensions|hooks|memory|agents|auth\/status|auth\/providers)|workspaces\/[^/]+\/(mcp|extensions|hooks|memory|agents))(\?|$)/;
+const REPORTS_WORKSPACE = /^\/(capabilities|daemon\/status|workspace-registrations|workspaces\/runtime-stop-options|workspace\/(preflight|env|mcp|runtime\/mcp|skills|providers|tools|trust|extensions|hooks|memory|agents|auth\/status|auth\/providers)|workspaces\/[^/]+\/(mcp|runtime\/mcp|extensions|hooks|memory|agents))(\?|$)/;
 const STACK_FRAME = /\n\s*at \S|\bat (async )?\S+ \([^)]*:\d+:\d+\)/;
 
 interface Secrets {

@@ -93,7 +93,7 @@ describe("an untrusted workspace", () => {
     expect(trust.ignoredSettingDetails.map((i: { key: string; reason: string }) => [i.key, i.reason])).toEqual([
       ["tools.approvalMode", "yolo_host_only"],
       ["tools.disabled", "untrusted_workspace"],
-      ["mcpServers", "host_only"],
+      ["mcpServers", "untrusted_workspace"],
     ]);
     expect(trust.hint).toContain(`svc trust ${f.ws.path}`);
     const cell = (await get(d, "/workspace/preflight")).cells.find((c: { kind: string }) => c.kind === "workspace_trust");

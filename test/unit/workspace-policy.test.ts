@@ -45,16 +45,15 @@ describe("disabled tools and host-only keys", () => {
     expect(policy({ tools: { disabled: ["shell"] } }, { tools: { disabled: [] } }, true)).toMatchObject({ disabledTools: [], ignored: [] });
   });
 
-  test("MCP servers, providers and the daemon's keys are ignored from a workspace file, trusted or not; hooks while untrusted", () => {
+  test("providers and the daemon's keys are ignored from a workspace file, trusted or not; MCP servers and hooks while untrusted", () => {
     const local = { mcpServers: { x: { command: "/bin/sh" } }, hooks: {}, model: { providers: [], name: "m" }, security: { folderTrust: { enabled: false } }, agents: {}, agent: "gemini" };
     for (const trusted of [true, false])
       expect(policy({}, local, trusted).ignored.map((i) => [i.key, i.reason])).toEqual([
-        ["mcpServers", "host_only"],
         ["model.providers", "host_only"],
         ["security", "host_only"],
         ["agents", "host_only"],
         ["agent", "host_only"],
-        ...(trusted ? [] : [["hooks", "untrusted_workspace"]]),
+        ...(trusted ? [] : [["mcpServers", "untrusted_workspace"], ["hooks", "untrusted_workspace"]]),
       ]);
   });
 

@@ -51,8 +51,8 @@ export interface McpToolInfo {
   readonly inputSchema: Record<string, unknown>;
 }
 
-/** Where one server stands: not tried yet, connecting, connected, failed, refused by the budget, or dropped after connecting. */
-export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused" | "disconnected";
+/** Where one server stands: not tried yet, connecting, connected, failed, refused by the budget, dropped after connecting, or disabled by the settings (`mcp.excluded`, never connected). */
+export type McpPhase = "pending" | "connecting" | "connected" | "failed" | "refused" | "disconnected" | "disabled";
 
 export interface McpServerState {
   readonly config: McpServerConfig;
@@ -67,7 +67,7 @@ export type DiscoveryState = "not_started" | "in_progress" | "completed";
 /** What a restart did; a refusal is an answer, not an error (the reference agent's shape). */
 export type RestartOutcome =
   | { readonly kind: "restarted"; readonly durationMs: number }
-  | { readonly kind: "skipped"; readonly reason: "budget_would_exceed" | "in_flight" }
+  | { readonly kind: "skipped"; readonly reason: "budget_would_exceed" | "in_flight" | "disabled" }
   | { readonly kind: "failed"; readonly error: string }
   | { readonly kind: "unknown" };
 
@@ -86,6 +86,9 @@ interface Entry {
   marker?: string;
 }
 
+/** A declared server's entry: pending (connected by the next pass), or disabled for good. */
+const entryOf = (config: McpServerConfig): Entry => ({ config, phase: config.disabled === true ? "disabled" : "pending", tools: [] });
+
 export class McpServers {
   private entries: Entry[];
   /** The running (or last) discovery pass; passes and reloads run one after another. */
@@ -101,7 +104,7 @@ export class McpServers {
     /** Told of every budget warning and refused batch. */
     onBudgetEvent: (event: McpBudgetEvent) => void,
   ) {
-    this.entries = servers.map((config) => ({ config, phase: "pending", tools: [] }));
+    this.entries = servers.map(entryOf);
     this.slots = new McpBudgetSlots(budget, onBudgetEvent);
   }
 
@@ -164,7 +167,7 @@ export class McpServers {
     this.pass = previous.then(async () => {
       this.running = true;
       await this.closeAll();
-      this.entries = servers.map((config) => ({ config, phase: "pending", tools: [] }));
+      this.entries = servers.map(entryOf);
       await this.runPass();
     }).catch((err: unknown) => {
       this.running = false;
@@ -209,8 +212,17 @@ export class McpServers {
     try {
       const transport =
         server.transport === "stdio"
-          ? new StdioClientTransport({ command: server.command, args: [...server.args], env: { ...this.env, ...server.env, ...markerEnv((entry.marker = newMarker())) }, stderr: "inherit" })
-          : new StreamableHTTPClientTransport(new URL(server.url), { fetch: boundedFetch(MCP_FETCH_BOUNDS, { onOverflow: (overflow) => this.overflowed(entry, client, overflow) }) });
+          ? new StdioClientTransport({
+              command: server.command,
+              args: [...server.args],
+              env: { ...this.env, ...server.env, ...markerEnv((entry.marker = newMarker())) },
+              ...(server.cwd === undefined ? {} : { cwd: server.cwd }),
+              stderr: "inherit",
+            })
+          : new StreamableHTTPClientTransport(new URL(server.url), {
+              fetch: boundedFetch(MCP_FETCH_BOUNDS, { onOverflow: (overflow) => this.overflowed(entry, client, overflow) }),
+              ...(server.headers === undefined ? {} : { requestInit: { headers: { ...server.headers } } }),
+            });
       await client.connect(transport, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       entry.tools = listed.tools.slice(0, MAX_TOOLS_PER_SERVER).map((t) => ({ server: server.name, name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }));
@@ -236,6 +248,7 @@ export class McpServers {
   async restart(name: string): Promise<RestartOutcome> {
     const entry = this.entries.find((e) => e.config.name === name);
     if (!entry) return { kind: "unknown" };
+    if (entry.phase === "disabled") return { kind: "skipped", reason: "disabled" };
     if (this.running || entry.phase === "connecting") return { kind: "skipped", reason: "in_flight" };
     const started = performance.now();
     await this.disconnect(entry);

@@ -1,5 +1,5 @@
 /**
- * `GET /workspace/{env,preflight,mcp,skills,providers,tools,hooks}` (the primary workspace) and
+ * `GET /workspace/{env,preflight,mcp,runtime/mcp,skills,providers,tools,hooks}` (the primary workspace) and
  * `GET /workspaces/:workspace/{…}` (the named one, `workspace-forms.ts`): the snapshots of
  * `workspace-snapshots.ts`, the workspace's own. None starts an agent child; an agent that fails or is slow shows in the
  * envelope's `errors`, never as an error status. `/workspace/tools` carries no capability tag: the
@@ -49,6 +49,12 @@ function formRoutes(form: WorkspaceForm, snapshotsOf: (scope: WorkspaceScope) =>
       ...form.hooks,
       response: { 200: McpSnapshot, ...errors },
       detail: form.detail("workspace_mcp", "MCP servers and client budgets, as the live agent reports them"),
+    })
+    // The reference's runtime view of the same servers (`/workspace/runtime/mcp`): the live agent's snapshot.
+    .get(at("/runtime/mcp"), read<Static<typeof McpSnapshot>>("mcp"), {
+      ...form.hooks,
+      response: { 200: McpSnapshot, ...errors },
+      detail: form.detail("workspace_mcp", "The MCP servers as the live agent runs them (the snapshot of /workspace/mcp)"),
     })
     .get(at("/skills"), read<Static<typeof SkillsSnapshot>>("skills"), {
       ...form.hooks,

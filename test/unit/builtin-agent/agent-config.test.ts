@@ -98,7 +98,8 @@ describe("resolveAgentConfig", () => {
     expect(untrusted.warnings.filter((w) => w.startsWith("workspace settings ignored"))).toHaveLength(1);
     const trusted = resolveAgentConfig({ workspace: s.workspace, env: { SVC_HOME: s.home }, trusted: true, approvalModeFlag: null });
     expect([trusted.approvalMode, trusted.disabledTools]).toEqual(["auto-edit", []]);
-    expect(trusted.ignoredSettings.map((i) => i.key)).toEqual(["tools.approvalMode", "mcpServers"]);
+    // A trusted workspace's MCP servers are its own to declare (`mcp-settings.ts`).
+    expect(trusted.ignoredSettings.map((i) => i.key)).toEqual(["tools.approvalMode"]);
   });
 
   test("shell commands get the environment without the scrub list's names (keys, tokens, secrets, cloud credentials, passwords)", () => {

@@ -40,7 +40,7 @@ describe("install and contributions", () => {
     writeFileSync(join(src.path, "KIT.md"), "kit rule\n");
     await installFromFolder(data.path, src.path);
     const path = join(data.path, "extensions", "kit");
-    expect(extensionMcpServers(data.path)).toEqual([{ name: "kit__tools", transport: "stdio", command: "/bin/echo", args: [path], env: {}, description: "from extension kit" }]);
+    expect(extensionMcpServers(data.path)).toEqual([{ name: "kit__tools", transport: "stdio", command: "/bin/echo", args: [path], env: {}, description: "from extension kit", extensionName: "kit" }]);
     expect(extensionContextFiles(data.path)).toEqual([{ extension: "kit", path: join(path, "KIT.md"), text: "kit rule\n", bytes: 9, truncated: false }]);
     const ext = readExtension(data.path, "kit");
     if (!("record" in ext)) throw new Error("not installed");
