@@ -27,7 +27,9 @@ async function turn(d: FakeAgentDaemon, events: SseClient, sessionId: string, te
 describe("checkpoint storage", () => {
   test("stays under its bound over 1000 turns, evicting the oldest turns, owner-only on disk", async () => {
     await using ws = tempDir("p-rewind-ws-");
-    await using d = await fakeAgentDaemon(["--max-snapshot-bytes", String(BOUND)], { workspace: ws.path, env: { SVC_SERVER_TOKEN: TOKEN } });
+    // A data dir of its own: the test process's shared one holds other suites' checkpoint folders.
+    await using home = tempDir("p-rewind-home-");
+    await using d = await fakeAgentDaemon(["--max-snapshot-bytes", String(BOUND)], { workspace: ws.path, env: { SVC_SERVER_TOKEN: TOKEN, SVC_HOME: home.path } });
     const { sessionId } = await d.createSession({}, AUTH);
     await using events = await d.events(sessionId, AUTH);
     const started = performance.now();
@@ -52,7 +54,7 @@ describe("checkpoint storage", () => {
     expect(cp.count).toBeGreaterThan(0);
 
     // On disk: the bytes the status counts, in owner-only files and folders.
-    const parent = join(process.env.SVC_HOME!, "checkpoints");
+    const parent = join(home.path, "checkpoints");
     expect(statSync(parent).mode & 0o777).toBe(0o700);
     const mine = readdirSync(parent).map((name) => join(parent, name)).filter((dir) => readdirSync(dir).length > 0);
     expect(mine).toHaveLength(1);
