@@ -237,11 +237,12 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.cancel();
     })
-    .onRequest(acp.methods.agent.session.close, ({ params }) => {
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       const session = sessions.get(params.sessionId);
       session?.cancel();
       sessions.delete(params.sessionId);
-      if (session) turnHooks.closed(session.id);
+      // Answered once its SessionEnd hooks ended: the daemon may stop the agent right after.
+      if (session) await turnHooks.closed(session.id);
       return {};
     });
   registerStatusMethods(app, { config, mcp, disabledTools, skills, workspace: files.root, session: sessionOf, state });

@@ -140,11 +140,12 @@ describe("built-in agent hooks", () => {
     expect(lastToolResults(s.model)).toContain("[PostToolUse hook context: lint passed]");
   });
 
-  test("session start and end hooks: start runs once, at the first prompt; end runs when the session is closed", async () => {
+  test("session start and end hooks: start runs once, at the first prompt; end runs when the session is closed, before the agent is stopped", async () => {
     await using s = await setup({
       host: {
         SessionStart: [{ hooks: [{ type: "command", command: "cat >> \"$SVC_PROJECT_DIR/start.log\"; echo >> \"$SVC_PROJECT_DIR/start.log\"" }] }],
-        SessionEnd: [{ hooks: [{ type: "command", command: "cat > \"$SVC_PROJECT_DIR/end.json\"" }] }],
+        // Slow on purpose: closing the last session stops the agent (no --channel-idle-timeout-ms).
+        SessionEnd: [{ hooks: [{ type: "command", command: "input=$(cat); sleep 1; printf '%s' \"$input\" > \"$SVC_PROJECT_DIR/end.json\"" }] }],
       },
     });
     await s.turn("one");
@@ -154,7 +155,7 @@ describe("built-in agent hooks", () => {
     expect(JSON.parse(starts[0]!)).toMatchObject({ hook_event_name: "SessionStart", source: "startup" });
     expect((await s.req("DELETE", `/session/${s.sessionId}`)).status).toBeLessThan(300);
     const end = join(s.workspace, "end.json");
-    await until(() => existsSync(end) && readFileSync(end, "utf8").endsWith("}"), 20_000, "the SessionEnd hook to run");
+    await until(() => existsSync(end) && readFileSync(end, "utf8").endsWith("}"), 10_000, "the SessionEnd hook to run");
     expect(JSON.parse(readFileSync(end, "utf8"))).toMatchObject({ hook_event_name: "SessionEnd", reason: "close" });
   });
 

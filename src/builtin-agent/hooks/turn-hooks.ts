@@ -4,13 +4,16 @@
  * conversation: the agent opens sessions without running anything, so an unprompted session costs
  * nothing), then `UserPromptSubmit`. A block of either ends the turn before the model is asked and
  * the prompt is not kept; the user reads the reason. Their context (JSON `additionalContext`, or
- * plain stdout) goes with the prompt to the model. `SessionEnd` runs when the session is closed,
- * not awaited by the close, bounded by its time limit. Both tool events: `tool-hooks.ts`.
+ * plain stdout) goes with the prompt to the model. `SessionEnd` runs when the session is closed;
+ * the close is answered when it ends, within SESSION_END_WAIT_MS. Both tool events: `tool-hooks.ts`.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { AgentSession } from "../agent-session.ts";
 import type { Hooks } from "./hooks.ts";
 import { boundNote, ToolHooks } from "./tool-hooks.ts";
+
+/** How long `session/close` waits for the session's SessionEnd hooks (below the daemon's 10 s control timeout). */
+export const SESSION_END_WAIT_MS = 5000;
 
 export interface TurnOpening {
   /** Set when the prompt must not go to the model: what the user is told. */
@@ -47,9 +50,20 @@ export class TurnHooks {
     return contexts.length === 0 ? {} : { context: boundNote(contexts.join("\n")) };
   }
 
-  /** Runs the SessionEnd hooks of a closed session (not awaited), then forgets its hooks. */
-  closed(sessionId: string): void {
+  /**
+   * Runs the SessionEnd hooks of a closed session, then forgets its hooks. Settles when they end, or
+   * after SESSION_END_WAIT_MS, when they are stopped: `session/close` is answered then, and a daemon
+   * that stops the agent once its last session closes would otherwise kill them mid-run.
+   */
+  async closed(sessionId: string): Promise<void> {
     this.started.delete(sessionId);
-    void this.hooks.run("SessionEnd", sessionId, { reason: "close" }, new AbortController().signal).finally(() => this.hooks.forget(sessionId));
+    const signal = AbortSignal.timeout(SESSION_END_WAIT_MS);
+    try {
+      await this.hooks.run("SessionEnd", sessionId, { reason: "close" }, signal);
+    } catch {
+      // A SessionEnd hook decides nothing: its failure only ends the wait.
+    } finally {
+      this.hooks.forget(sessionId);
+    }
   }
 }
