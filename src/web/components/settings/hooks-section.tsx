@@ -7,7 +7,7 @@ import type { HookCell, HooksStatus } from "../../../client/index.ts";
 import { client, displayName, sessions } from "../../app-state.ts";
 import { visibleText } from "../../visible-text.ts";
 import { Visible } from "../visible-text.tsx";
-import { LoadedView, Section, useLoad } from "./shared.tsx";
+import { LoadedView, Section, useLoad, StatusErrors } from "./shared.tsx";
 
 export function HooksSection({ workspace, session }: { workspace: boolean; session: boolean }) {
   return (
@@ -89,11 +89,7 @@ function HookList({ body, label }: { body: HooksStatus; label: string }) {
           ))}
         </ul>
       )}
-      {(body.errors ?? []).map((e, i) => (
-        <p key={i} class="settings-warning">
-          <Visible text={[e.kind, e.error, e.hint].filter(Boolean).join(": ")} />
-        </p>
-      ))}
+      <StatusErrors errors={body.errors} />
     </>
   );
 }

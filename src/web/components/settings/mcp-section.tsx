@@ -9,7 +9,7 @@ import { client } from "../../app-state.ts";
 import { visibleText } from "../../visible-text.ts";
 import { Visible } from "../visible-text.tsx";
 import { McpConfig } from "./mcp-config.tsx";
-import { attempt, LoadedView, OutcomeLine, Section, useLoad, type Outcome } from "./shared.tsx";
+import { attempt, LoadedView, OutcomeLine, Section, useLoad, type Outcome, StatusErrors } from "./shared.tsx";
 
 export function McpSection({ restart, manage }: { restart: boolean; manage: boolean }) {
   const [state, reload] = useLoad(() => client.workspaceStatus("mcp"));
@@ -31,11 +31,7 @@ export function McpSection({ restart, manage }: { restart: boolean; manage: bool
             {!body.initialized && <p class="hint">No agent has started in this workspace yet; server status shows once a session runs.</p>}
             <Budget body={body} />
             <ServerList servers={(Array.isArray(body.servers) ? body.servers : []) as StatusCell[]} restart={restart ? restartOne : undefined} busy={busy} />
-            {(body.errors ?? []).map((e, i) => (
-              <p key={i} class="settings-warning">
-                <Visible text={[e.kind, e.error, e.hint].filter(Boolean).join(": ")} />
-              </p>
-            ))}
+            <StatusErrors errors={body.errors} />
           </>
         )}
       </LoadedView>

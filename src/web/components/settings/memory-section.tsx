@@ -10,7 +10,7 @@ import { DaemonApiError, type FileText, type MemoryFile, type MemoryStatus } fro
 import { client } from "../../app-state.ts";
 import { visibleText } from "../../visible-text.ts";
 import { Visible } from "../visible-text.tsx";
-import { attempt, failure, formatBytes, LoadedView, OutcomeLine, Section, useLoad, type Outcome } from "./shared.tsx";
+import { attempt, failure, formatBytes, LoadedView, OutcomeLine, Section, useLoad, type Outcome, StatusErrors } from "./shared.tsx";
 
 /** The project file the write route edits, relative to the workspace. */
 const PROJECT_FILE = "AGENTS.md";
@@ -73,11 +73,7 @@ function MemoryFiles({ body }: { body: MemoryStatus }) {
           ))}
         </ul>
       )}
-      {(body.errors ?? []).map((e, i) => (
-        <p key={i} class="settings-warning">
-          <Visible text={[e.errorKind, e.error, e.hint].filter(Boolean).join(": ")} />
-        </p>
-      ))}
+      <StatusErrors errors={body.errors} />
       {shown && (
         <div class="settings-viewer" role="region" aria-label="Memory file">
           <p class="settings-name">

@@ -1,12 +1,13 @@
 /**
  * What the settings sections share: loading a route's answer with its failure kept (`useLoad`),
  * telling "this daemon or agent does not offer it" (404/501) from a real failure, and the lines
- * that say so. Every failure is shown in the section it belongs to; a bearer 401 opens the token prompt.
+ * that say so, and a status answer's error cells (`StatusErrors`). Every failure is shown in the section it belongs to; a bearer 401 opens the token prompt.
  */
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { DaemonApiError } from "../../../client/index.ts";
 import { describe, reportAuth } from "../../app-state.ts";
+import { Visible } from "../visible-text.tsx";
 
 export type Loaded<T> = { kind: "loading" } | { kind: "ok"; body: T } | { kind: "unavailable"; status: number; message: string } | { kind: "error"; message: string };
 
@@ -98,3 +99,16 @@ export async function attempt<T>(run: () => Promise<T>, done: (answer: T) => str
 }
 
 export const formatBytes = (n: number) => (n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`);
+
+/** A status answer's error cells, one warning line each, hidden characters marked. */
+export function StatusErrors({ errors }: { errors: readonly { kind?: string; errorKind?: string; error?: string; hint?: string }[] | undefined }) {
+  return (
+    <>
+      {(errors ?? []).map((e, i) => (
+        <p key={i} class="settings-warning">
+          <Visible text={[e.kind ?? e.errorKind, e.error, e.hint].filter(Boolean).join(": ")} />
+        </p>
+      ))}
+    </>
+  );
+}

@@ -9,7 +9,7 @@ import { client } from "../../app-state.ts";
 import { inlinePlain } from "../../inline-plain.ts";
 import { visibleText } from "../../visible-text.ts";
 import { Visible } from "../visible-text.tsx";
-import { attempt, LoadedView, OutcomeLine, Section, useLoad, type Outcome } from "./shared.tsx";
+import { attempt, LoadedView, OutcomeLine, Section, useLoad, type Outcome, StatusErrors } from "./shared.tsx";
 
 export function SkillsSection({ toggle }: { toggle: boolean }) {
   const [state, reload] = useLoad(() => client.workspaceStatus("skills"));
@@ -63,11 +63,7 @@ export function SkillsSection({ toggle }: { toggle: boolean }) {
                 </ul>
               )}
               {!toggle && <p class="hint">Enabling and disabling skills: not available from this daemon.</p>}
-              {(body.errors ?? []).map((e, i) => (
-                <p key={i} class="settings-warning">
-                  <Visible text={[e.kind, e.error, e.hint].filter(Boolean).join(": ")} />
-                </p>
-              ))}
+              <StatusErrors errors={body.errors} />
             </>
           );
         }}
