@@ -64,7 +64,8 @@ export class SessionRewinder {
     const plan = checkpoints.plan(session.id, request.promptId);
     // Without a record, only the conversation can be rewound (the agent knows its own prompts).
     if (plan === null && request.rewindFiles) throw unknownTurn(request.promptId);
-    const root = session.workspaceCwd;
+    // The files the session works on: its worktree's checkout, else the workspace (the snapshots' root too).
+    const root = session.cwd;
     if (plan !== null && request.rewindFiles && !request.force) {
       const files = await checkpoints.conflicts(root, plan);
       if (files.length > 0)

@@ -9,7 +9,7 @@ import type { SseFrame } from "./sse-client.ts";
 /** Prompts `text` on the session and waits for that prompt's `turn_complete`, which it returns. */
 export async function runTurn(d: FakeAgentDaemon, sessionId: string, text: string, headers: Record<string, string> = {}): Promise<SseFrame> {
   await using events = await d.events(sessionId, headers);
-  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
+  const prompt = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] }, headers);
   expect(prompt.status).toBe(202);
   return await events.waitFor("turn_complete", (f) => f.data.promptId === prompt.body.promptId, 20_000);
 }

@@ -79,6 +79,31 @@ describe("a session in a worktree", () => {
   });
 });
 
+describe("rewind and branch of a worktree session", () => {
+  test("a rewind checks and restores the checkout's files, never the workspace's own copies (review R15)", async () => {
+    await using ws = tempDir("w-ws-");
+    initRepo(ws.path, { "a.txt": "base\n" });
+    const auth = { Authorization: "Bearer w-rewind-token" };
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env: { ...ENV, SVC_SERVER_TOKEN: "w-rewind-token" } });
+    const created = await d.json("POST", "/session", { worktree: { slug: "rw" } }, auth);
+    expect(created.status).toBe(200);
+    const sessionId = created.body.sessionId as string;
+    const path = wtPath(ws.path, "rw");
+    const turn = await runTurn(d, sessionId, "@checkpoint-write a.txt changed", auth);
+    await runTurn(d, sessionId, "@checkpoint-write new.txt made", auth);
+    expect(readFileSync(join(path, "a.txt"), "utf8")).toBe("changed");
+    // The user's own copies in the workspace, which the session never touched.
+    writeFileSync(join(ws.path, "a.txt"), "user's edit\n");
+    writeFileSync(join(ws.path, "new.txt"), "user's file\n");
+    const rewind = await d.json("POST", `/session/${sessionId}/rewind`, { promptId: turn.data.promptId, rewindFiles: true, rewindConversation: false }, auth);
+    expect([rewind.status, rewind.body.error]).toEqual([200, undefined]);
+    expect(readFileSync(join(path, "a.txt"), "utf8")).toBe("base\n");
+    expect(existsSync(join(path, "new.txt"))).toBe(false);
+    expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("user's edit\n");
+    expect(readFileSync(join(ws.path, "new.txt"), "utf8")).toBe("user's file\n");
+  });
+});
+
 describe("worktree reset", () => {
   test("replaces the session by a fresh one in the same checkout; the old one is closed and cannot be loaded", async () => {
     await using ws = tempDir("w-ws-");
