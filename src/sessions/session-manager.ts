@@ -532,21 +532,22 @@ export class SessionManager {
       const live = await runtime.ensureStarted();
       const timeoutMs = this.deps.config.limits.initTimeoutMs;
       const forked = "fork" in opening;
-      const response = forked ? await this.forkOnAgent(runtime, live, parent.agentSessionId, opening.fork.meta, timeoutMs) : await this.openOnAgent(runtime, live, timeoutMs);
+      // A branch works where its parent does: in the parent's worktree checkout, if it has one.
+      const response = forked ? await this.forkOnAgent(runtime, live, parent.agentSessionId, opening.fork.meta, timeoutMs, parent.cwd) : await this.openOnAgent(runtime, live, timeoutMs, parent.cwd);
       const seed = !forked && opening.seed !== null ? { seed: opening.seed } : {};
-      const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { parent: link, ...seed });
+      const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { parent: link, ...seed, worktree: parent.worktree });
       runtime.sessionOpened(live);
       return session;
     });
   }
 
   /** `session/fork` of `agentSessionId` on `live`: the new session's id (checked as `openOnAgent` checks it) and state. */
-  private async forkOnAgent(runtime: WorkspaceRuntime, live: Live, agentSessionId: string, meta: Record<string, unknown> | undefined, timeoutMs: number) {
+  private async forkOnAgent(runtime: WorkspaceRuntime, live: Live, agentSessionId: string, meta: Record<string, unknown> | undefined, timeoutMs: number, cwd: string) {
     let response: acp.ForkSessionResponse & { models?: unknown };
     try {
       response = await live.channel.request<acp.ForkSessionResponse & { models?: unknown }>(
         "session/fork",
-        { sessionId: agentSessionId, cwd: runtime.cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) },
+        { sessionId: agentSessionId, cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) },
         { timeoutMs },
       );
     } catch (err) {

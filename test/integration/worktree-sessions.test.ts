@@ -102,6 +102,23 @@ describe("rewind and branch of a worktree session", () => {
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("user's edit\n");
     expect(readFileSync(join(ws.path, "new.txt"), "utf8")).toBe("user's file\n");
   });
+
+  test("a branch of a worktree session works in the parent's checkout and records it (review R15)", async () => {
+    await using ws = tempDir("w-ws-");
+    initRepo(ws.path, { "a.txt": "base\n" });
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
+    const created = await worktreeSession(d, "br");
+    await runTurn(d, created.sessionId, "@say first");
+    const reply = await d.json("POST", `/session/${created.sessionId}/branch`, { turnIndex: 0 });
+    expect([reply.status, reply.body.error]).toEqual([201, undefined]);
+    const branch = reply.body.sessionId as string;
+    expect(await lastCwd(d, "session/new")).toBe(created.worktree.path);
+    const status = await d.json("GET", `/session/${branch}/status`);
+    expect(status.body).toMatchObject({ worktree: created.worktree, currentCwd: created.worktree.path });
+    await runTurn(d, branch, "@checkpoint-write from-branch.txt b");
+    expect(existsSync(join(created.worktree.path, "from-branch.txt"))).toBe(true);
+    expect(existsSync(join(ws.path, "from-branch.txt"))).toBe(false);
+  });
 });
 
 describe("worktree reset", () => {
