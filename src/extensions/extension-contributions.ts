@@ -43,7 +43,8 @@ export function extensionContextFiles(dataDir: string): ExtensionContextFile[] {
 /**
  * The enabled extensions' MCP servers as the agent declares its own (stdio, named
  * `<extension>__<server>` so two extensions cannot collide, nor shadow the user's), with the
- * extension's description. The agent runs them as it runs the user's (budget, environment).
+ * extension's description, started in the extension's folder. The agent runs them as it runs the
+ * user's (budget, environment).
  */
 export function extensionMcpServers(dataDir: string): McpServerConfig[] {
   return enabledExtensions(dataDir).flatMap((ext) =>
@@ -53,6 +54,8 @@ export function extensionMcpServers(dataDir: string): McpServerConfig[] {
       command: server.command,
       args: server.args,
       env: server.env,
+      // Started in its own folder, never in the workspace: `python -m x` or a relative require there would load the checkout's code.
+      cwd: ext.path,
       description: `from extension ${ext.manifest.displayName ?? ext.name}`,
       extensionName: ext.name,
     })),

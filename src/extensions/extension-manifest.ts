@@ -7,7 +7,7 @@
  * folder. Other fields (commands, hooks, settings, channels…) are not used by svc and ignored.
  * Untrusted JSON: bounded (the reader's MAX_MANIFEST_BYTES), every field checked.
  */
-import { sep } from "node:path";
+import { isAbsolute, sep } from "node:path";
 
 export const MANIFEST_FILE = "qwen-extension.json";
 export const MAX_MANIFEST_BYTES = 64 * 1024;
@@ -37,7 +37,8 @@ export interface ExtensionManifest {
 
 export class ManifestError extends Error {}
 
-export const validExtensionName = (name: string) => name.length > 0 && name.length <= MAX_EXTENSION_NAME && EXTENSION_NAME.test(name) && name !== "." && name !== "..";
+/** A folder name the store lists: no leading dot (hidden folders, `.` and `..`, are never extensions). */
+export const validExtensionName = (name: string) => name.length > 0 && name.length <= MAX_EXTENSION_NAME && EXTENSION_NAME.test(name) && !name.startsWith(".");
 
 const text = (v: unknown, field: string): string | undefined => {
   if (v === undefined) return undefined;
@@ -66,7 +67,12 @@ function server(name: string, raw: unknown, extensionPath: string): ExtensionMcp
       env[k] = hydrate(v, extensionPath);
     }
   }
-  return { command: hydrate(r.command, extensionPath), args: (args as string[]).map((a) => hydrate(a, extensionPath)), env };
+  // A path must be absolute once `${extensionPath}` is put in: a relative one would resolve in the
+  // workspace the server is started for (a checkout's own script). A bare name is looked up on the
+  // agent's PATH, which holds only folders outside the workspace.
+  const command = hydrate(r.command, extensionPath);
+  if (command.includes("/") && !isAbsolute(command)) throw new ManifestError(`"${where}.command" must be a command name or an absolute path (\${extensionPath}/…), not a relative path`);
+  return { command, args: (args as string[]).map((a) => hydrate(a, extensionPath)), env };
 }
 
 /** The manifest in `raw` (JSON text) of the extension installed at `extensionPath`. */

@@ -15,6 +15,10 @@ import { tempDir } from "../../helpers/temp-dir.ts";
 const manifest = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ name, ...extra });
 
 describe("manifest", () => {
+  test("a command name is kept for the agent's PATH (folders outside the workspace)", () => {
+    expect(parseManifest(manifest("kit", { mcpServers: { s: { command: "node", args: ["${extensionPath}/s.js"] } } }), "/x/kit").mcpServers.s).toMatchObject({ command: "node", args: ["/x/kit/s.js"] });
+  });
+
   test("fields and ${extensionPath}", () => {
     const m = parseManifest(manifest("kit", { version: "2.0.0", contextFileName: ["A.md", "B.md"], mcpServers: { s: { command: "${extensionPath}${/}bin", args: ["--root=${extensionPath}"], env: { K: "v" } } } }), "/x/kit");
     expect(m).toEqual({ name: "kit", version: "2.0.0", contextFiles: ["A.md", "B.md"], mcpServers: { s: { command: `/x/kit${sep}bin`, args: ["--root=/x/kit"], env: { K: "v" } } } });
@@ -26,6 +30,9 @@ describe("manifest", () => {
     ["a context file outside the folder", manifest("a", { contextFileName: "../x.md" })],
     ["an http server", manifest("a", { mcpServers: { s: { url: "http://x" } } })],
     ["a bad env name", manifest("a", { mcpServers: { s: { command: "c", env: { "A=B": "v" } } } })],
+    ["a relative command, which would run the workspace's own file (review R16)", manifest("a", { mcpServers: { s: { command: "./run.sh" } } })],
+    ["a relative command in a folder", manifest("a", { mcpServers: { s: { command: "bin/server" } } })],
+    ["a name starting with a dot, which the store never lists (review R16)", manifest(".hidden")],
     ["not JSON", "{"],
   ])("refused: %s", (_, text) => {
     expect(() => parseManifest(text, "/x")).toThrow(ManifestError);
@@ -40,7 +47,7 @@ describe("install and contributions", () => {
     writeFileSync(join(src.path, "KIT.md"), "kit rule\n");
     await installFromFolder(data.path, src.path);
     const path = join(data.path, "extensions", "kit");
-    expect(extensionMcpServers(data.path)).toEqual([{ name: "kit__tools", transport: "stdio", command: "/bin/echo", args: [path], env: {}, description: "from extension kit", extensionName: "kit" }]);
+    expect(extensionMcpServers(data.path)).toEqual([{ name: "kit__tools", transport: "stdio", command: "/bin/echo", args: [path], env: {}, cwd: path, description: "from extension kit", extensionName: "kit" }]);
     expect(extensionContextFiles(data.path)).toEqual([{ extension: "kit", path: join(path, "KIT.md"), text: "kit rule\n", bytes: 9, truncated: false }]);
     const ext = readExtension(data.path, "kit");
     if (!("record" in ext)) throw new Error("not installed");
