@@ -307,6 +307,25 @@ describe("hostile input and failures", () => {
     expect(readdirSync(outside.path)).toEqual([]);
   });
 
+  test.each([
+    ["on the new branch", "onbranch:worktree-**"],
+    ["in the new worktree's git folder", "gitdir:**/.git/worktrees/**"],
+  ])("a filter the repository's configuration defines only %s does not run either (review R15)", async (_, condition) => {
+    await using ws = tempDir("w-ws-");
+    await using outside = tempDir("w-out-");
+    initRepo(ws.path, { "a.txt": "base\n", ".gitattributes": "* filter=evil\n" });
+    const marker = join(outside.path, "ran");
+    const smudge = join(outside.path, "smudge.sh");
+    writeFileSync(smudge, `#!/bin/sh\necho smudge >> ${marker}\nexec cat\n`, { mode: 0o755 });
+    writeFileSync(join(ws.path, ".git", "evil.cfg"), `[filter "evil"]\n\tsmudge = ${smudge}\n`);
+    git(ws.path, "config", `includeIf.${condition}.path`, "evil.cfg");
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
+    const created = await worktreeSession(d, "cond");
+    expect(readFileSync(join(created.worktree.path, "a.txt"), "utf8")).toBe("base\n");
+    expect(git(created.worktree.path, "status", "--porcelain")).toBe("");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("a workspace holds a bounded number of worktrees, and a session that fails to start removes its checkout and branch", async () => {
     await using ws = tempDir("w-ws-");
     initRepo(ws.path, { "a.txt": "base\n" });

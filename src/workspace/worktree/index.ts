@@ -6,7 +6,8 @@
  *
  * git runs as the read-only views run it (`workspace/git/git-args.ts`): no hooks (`core.hooksPath`
  * is /dev/null, so no `post-checkout`), no fsmonitor, every filter the repository names emptied (no
- * LFS smudge on checkout), no transport. The folders on the way are checked to be plain folders
+ * LFS smudge on checkout; the names are read again inside the new worktree, whose configuration
+ * can differ, before its files are written), no transport. The folders on the way are checked to be plain folders
  * (a repository could commit `.qwen` as a link to anywhere), the checkout's real path must be the
  * path asked for, and a workspace holds at most MAX_WORKTREES of them. A create that fails removes
  * what it made. Nothing here ever removes a worktree a session used: closing or deleting a session
@@ -33,8 +34,11 @@ const invalidSlug = (message: string) => new DaemonError(400, "worktree_invalid_
 const notGitRepo = (why: string) => new DaemonError(400, "worktree_not_git_repo", `Worktree isolation requires a git repository: ${why}`);
 const createFailed = (why: string) => new DaemonError(500, "worktree_create_failed", `Failed to create worktree: ${why}`);
 
-/** The first line of a git error, for messages. */
-const firstLine = (text: string) => text.split("\n").find((l) => l.trim() !== "")?.trim().slice(0, 300) ?? "git failed";
+/** git's own error line (`fatal: …`/`error: …`), else its first line, for messages. */
+const gitError = (text: string) => {
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return (lines.find((l) => /^(fatal|error): /.test(l)) ?? lines[0] ?? "git failed").slice(0, 300);
+};
 
 export class SessionWorktrees {
   constructor(private readonly host: GitHost) {}
@@ -67,10 +71,19 @@ export class SessionWorktrees {
     if ((await exists(path)) || (await git.git(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0)
       throw new DaemonError(409, "worktree_exists", `Worktree "${slug}" already exists (folder or branch ${branch}); choose another name`, { slug, branch });
     await this.ignoreWorktrees();
-    const added = await git.git(["worktree", "add", "-b", branch, "--", path, base]);
+    // Made empty, then checked out from inside: the repository's configuration can differ there
+    // (`includeIf` on the new branch or on the new worktree's git folder), so the filters to empty
+    // are read again in the new worktree before any file is written through one.
+    const added = await git.git(["worktree", "add", "--no-checkout", "-b", branch, "--", path, base]);
     if (added.code !== 0) {
       await this.remove({ slug, path, branch });
-      throw createFailed(firstLine(added.stderr));
+      throw createFailed(gitError(added.stderr));
+    }
+    const inside = GitSession.open(this.host, path);
+    const checkedOut = inside === null ? null : await inside.git(["reset", "--hard", "--quiet", "HEAD"]).catch(() => null);
+    if (checkedOut === null || checkedOut.code !== 0) {
+      await this.remove({ slug, path, branch });
+      throw createFailed(checkedOut === null ? "the checkout could not be made" : gitError(checkedOut.stderr));
     }
     const real = await realpath(path).catch(() => null);
     if (real !== path) {
