@@ -307,6 +307,19 @@ describe("hostile input and failures", () => {
     expect(readdirSync(outside.path)).toEqual([]);
   });
 
+  test("a workspace in a subfolder of a repository is 400 worktree_subfolder_unsupported: a checkout would hold the rest of the repository (review R15)", async () => {
+    await using outer = tempDir("w-outer-");
+    const proj = join(outer.path, "proj");
+    mkdirSync(proj);
+    mkdirSync(join(outer.path, "private"));
+    initRepo(outer.path, { "proj/a.txt": "base\n", "private/secret.txt": "s\n" });
+    await using d = await fakeAgentDaemon([], { workspace: proj, env: ENV });
+    const reply = await d.json("POST", "/session", { worktree: { slug: "sub" } });
+    expect([reply.status, reply.body.code]).toEqual([400, "worktree_subfolder_unsupported"]);
+    expect(existsSync(join(proj, ".qwen", "worktrees", "sub"))).toBe(false);
+    expect(git(outer.path, "branch", "--list", "worktree-sub").trim()).toBe("");
+  });
+
   test.each([
     ["on the new branch", "onbranch:worktree-**"],
     ["in the new worktree's git folder", "gitdir:**/.git/worktrees/**"],

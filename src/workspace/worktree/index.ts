@@ -51,7 +51,8 @@ export class SessionWorktrees {
 
   /**
    * Makes a worktree named `requested` (a fresh name when absent): 400 `worktree_invalid_slug`,
-   * 400 `worktree_not_git_repo` (no repository, or one without a commit), 409 `worktree_exists`
+   * 400 `worktree_not_git_repo` (no repository, or one without a commit), 400
+   * `worktree_subfolder_unsupported` (the workspace is not the repository's top folder), 409 `worktree_exists`
    * (the folder or branch is taken), 409 `worktree_limit_reached`, 500 `worktree_create_failed`.
    */
   async create(requested: string | undefined): Promise<WorktreeInfo> {
@@ -59,7 +60,12 @@ export class SessionWorktrees {
     const problem = slugProblem(slug);
     if (problem !== null) throw invalidSlug(problem);
     const git = this.git();
-    if ((await git.repo()) === null) throw notGitRepo("the workspace is in no repository");
+    const repo = await git.repo();
+    if (repo === null) throw notGitRepo("the workspace is in no repository");
+    // A checkout holds the whole repository: for a workspace in a subfolder of one, it would put the
+    // rest of the repository (outside the workspace) inside the session's root.
+    if (repo.top !== this.host.root)
+      throw new DaemonError(400, "worktree_subfolder_unsupported", "Worktree sessions need the workspace to be its repository's top folder; this workspace is a subfolder of one", { repositoryTop: repo.top });
     const head = await git.git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
     const base = head.stdout.trim();
     if (head.code !== 0 || !/^[0-9a-f]{40,64}$/.test(base)) throw notGitRepo("the repository has no commit yet");
