@@ -3,11 +3,12 @@
  * reference's folder) at level `project`, only in a trusted workspace; the data dir's `agents/` at
  * level `user`; and the built-in `general-purpose`. A name defined twice keeps the first in that
  * order (project over user over built-in). Untrusted input: at most MAX_AGENT_FILES `.md` files a
- * folder, each at most MAX_AGENT_FILE_BYTES, opened with O_NOFOLLOW (a link is skipped); a file
+ * folder, each at most MAX_AGENT_FILE_BYTES, opened with O_NOFOLLOW (a link is skipped), in a folder
+ * reached through no link (one is reported and skipped); a file
  * that cannot be read or parsed is reported in `errors` and the others are still listed.
  */
 import { constants } from "node:fs";
-import { lstat, open, readdir } from "node:fs/promises";
+import { lstat, open, readdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { DefinitionError, GENERAL_PURPOSE, parseDefinition, type AgentDefinition, type AgentLevel } from "./definition.ts";
 
@@ -48,9 +49,17 @@ async function readBounded(path: string): Promise<string> {
   }
 }
 
-async function readFolder(dir: string, level: AgentLevel, errors: AgentProblem[]): Promise<AgentDefinition[]> {
+async function readFolder(root: string, folder: string, level: AgentLevel, errors: AgentProblem[]): Promise<AgentDefinition[]> {
+  const dir = join(root, folder);
   const st = await lstat(dir).catch(() => null);
   if (!st || !st.isDirectory()) return [];
+  // No link on the way either (a checkout's `.qwen` linked to a folder elsewhere): the folder's real
+  // path is its path under the root's real path.
+  const [realRoot, realDir] = await Promise.all([realpath(root).catch(() => null), realpath(dir).catch(() => null)]);
+  if (realRoot === null || realDir !== join(realRoot, folder)) {
+    errors.push({ filePath: dir, error: "reached through a symbolic link (not followed)" });
+    return [];
+  }
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.endsWith(".md")).sort();
@@ -78,8 +87,8 @@ async function readFolder(dir: string, level: AgentLevel, errors: AgentProblem[]
 export async function listAgents(where: AgentsWhere): Promise<AgentListing> {
   const errors: AgentProblem[] = [];
   const found: AgentDefinition[] = [];
-  if (where.trusted) for (const dir of PROJECT_AGENT_DIRS) found.push(...(await readFolder(join(where.workspace, dir), "project", errors)));
-  found.push(...(await readFolder(join(where.dataDir, "agents"), "user", errors)));
+  if (where.trusted) for (const dir of PROJECT_AGENT_DIRS) found.push(...(await readFolder(where.workspace, dir, "project", errors)));
+  found.push(...(await readFolder(where.dataDir, "agents", "user", errors)));
   found.push(GENERAL_PURPOSE);
   const seen = new Set<string>();
   const agents = found.filter((a) => !seen.has(a.name) && (seen.add(a.name), true));

@@ -49,7 +49,7 @@ function unquote(raw: string): string {
 function frontMatter(yaml: string): Map<string, string | string[]> {
   const out = new Map<string, string | string[]>();
   let listKey: string | null = null;
-  for (const line of yaml.split("\n")) {
+  for (const [index, line] of yaml.split("\n").entries()) {
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
     if (item && listKey !== null) {
@@ -57,7 +57,8 @@ function frontMatter(yaml: string): Map<string, string | string[]> {
       continue;
     }
     const pair = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/.exec(line);
-    if (!pair) throw new DefinitionError(`front matter line not understood: ${line.slice(0, 80)}`);
+    // The line itself is not echoed: a file that is no definition may hold anything (a key, a token).
+    if (!pair) throw new DefinitionError(`front matter line ${index + 1} not understood`);
     const [, key, rest] = pair as unknown as [string, string, string];
     if (out.has(key)) throw new DefinitionError(`front matter key ${key} appears twice`);
     listKey = null;

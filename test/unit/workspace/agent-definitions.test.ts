@@ -82,6 +82,21 @@ describe("listAgents", () => {
     expect(listing.projectSkipped).toBe(true);
   });
 
+  test("a project folder reached through a link (`.qwen` linked elsewhere) is skipped and reported; no file content is echoed (review R16)", async () => {
+    const { root, workspace, dataDir } = setup();
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(join(elsewhere, "agents"), { recursive: true });
+    writeFileSync(join(elsewhere, "agents/private.md"), file("name: private\ndescription: outside"));
+    writeFileSync(join(elsewhere, "agents/keys.md"), "---\napi_key = sk-live-secret\n---\nbody");
+    rmSync(join(workspace, ".qwen"), { recursive: true });
+    symlinkSync(elsewhere, join(workspace, ".qwen"));
+    writeFileSync(join(workspace, ".svc/agents/k.md"), "---\napi_key = sk-live-secret\n---\nbody");
+    const { agents, errors } = await listAgents({ workspace, dataDir, trusted: true });
+    expect(agents.map((a) => a.name)).not.toContain("private");
+    expect(errors.find((e) => e.filePath === join(workspace, ".qwen/agents"))?.error).toMatch(/symbolic link/);
+    expect(JSON.stringify(errors)).not.toContain("sk-live");
+  });
+
   test("at most MAX_AGENT_FILES files a folder are read, and the cut is reported", async () => {
     const { workspace, dataDir } = setup();
     for (let i = 0; i < MAX_AGENT_FILES + 3; i++) writeFileSync(join(dataDir, `agents/a${String(i).padStart(3, "0")}.md`), file(`name: a${i}x\ndescription: d`));
