@@ -5,6 +5,7 @@
  * What the entries say comes from agents and clients: renderers must escape it.
  */
 import { RECORDING_GAP_TYPE } from "../store/journal-gap.ts";
+import { isNestedUpdate } from "./nested-update.ts";
 
 export type EntryKind = "user" | "agent" | "thought" | "tool" | "permission" | "turn_end" | "error" | "session_end" | "notice";
 
@@ -79,7 +80,8 @@ export function transcriptEntries(envelopes: readonly unknown[], previous?: Tran
     switch (envelope.type) {
       case "session_update": {
         const update = obj(data.update);
-        const kind = MESSAGE_KINDS[str(update.sessionUpdate) ?? ""];
+        // A subagent's messages are not the agent's own (nested-update.ts).
+        const kind = isNestedUpdate(update) ? undefined : MESSAGE_KINDS[str(update.sessionUpdate) ?? ""];
         if (kind !== undefined) {
           const text = contentText(update.content);
           const last = out[out.length - 1];

@@ -14,6 +14,7 @@ import type { Store } from "../store/store.ts";
 import { truncateUtf16 } from "./display-name.ts";
 import { decodeCursor, encodeCursor } from "./history-cursor.ts";
 import { contentText } from "./transcript-entries.ts";
+import { isNestedUpdate } from "./nested-update.ts";
 
 export const DEFAULT_TURN_LIMIT = 100;
 export const MAX_TURN_LIMIT = 500;
@@ -71,7 +72,7 @@ function scan(store: Store, sessionId: string, upTo: number | null): { turns: Sc
       if (envelope.type !== "session_update" || promptId === null) continue;
       const update = obj(obj(envelope.data).update);
       const kind = update.sessionUpdate;
-      if (kind !== "user_message_chunk" && kind !== "agent_message_chunk") continue;
+      if ((kind !== "user_message_chunk" && kind !== "agent_message_chunk") || isNestedUpdate(update)) continue;
       let turn = byPrompt.get(promptId);
       if (!turn) {
         turn = { promptId, position: record.position, at, label: "", detail: "" };

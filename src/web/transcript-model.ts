@@ -346,6 +346,8 @@ export class TranscriptModel {
   }
 
   private update(u: Record<string, any>, promptId: string | undefined): void {
+    // A subagent's messages (`_meta.parentToolCallId`: sent under a `task` call) are not the agent's reply.
+    if (typeof u._meta?.parentToolCallId === "string" && /_message_chunk$|_thought_chunk$/.test(String(u.sessionUpdate))) return;
     switch (u.sessionUpdate) {
       case "user_message_chunk": {
         const t = text(u.content);

@@ -98,6 +98,15 @@ describe("subagents with the built-in agent", () => {
     // The parent's own reply is not nested.
     expect(updates.some((u) => u.sessionUpdate === "agent_message_chunk" && u._meta?.parentToolCallId === undefined && JSON.stringify(u).includes("parent done"))).toBe(true);
 
+    // The turn index and the export give the parent's reply without the subagent's words (review R16).
+    const index = await call("GET", `/session/${sessionId}/turn-index`);
+    expect(JSON.stringify(index.body)).toContain("parent done");
+    expect(JSON.stringify(index.body)).not.toContain("SUBAGENT-REPORT");
+    const exported = await fetch(`${f.d.url}/session/${sessionId}/export?format=md`, { headers: AUTH });
+    const markdown = await exported.text();
+    expect(markdown).toContain("parent done");
+    expect(markdown).not.toContain("SUBAGENT-REPORT");
+
     // The subagent's calls count for the session; its task prompt is not a user prompt.
     const stats = await call("GET", `/session/${sessionId}/stats`);
     expect(stats.status).toBe(200);

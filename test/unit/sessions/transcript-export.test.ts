@@ -43,6 +43,12 @@ describe("transcript entries", () => {
     expect(entries.map((e) => [e.kind, e.text])).toEqual([["notice", "The agent asked for permission with 17 options (at most 16 are accepted); the daemon refused it without asking"]]);
   });
 
+  test("a subagent's messages (nested under a task call) are not folded into the agent's reply (review R16)", () => {
+    const nested = (kind: string, text: string) => ({ ...chunk(kind, text), data: { sessionId: "s", update: { sessionUpdate: kind, content: { type: "text", text }, _meta: { parentToolCallId: "task-1", subagentType: "general-purpose" } } } });
+    const entries = transcriptEntries([chunk("agent_message_chunk", "Let me delegate. "), nested("agent_message_chunk", "SUBAGENT-INNER"), nested("user_message_chunk", "task prompt"), chunk("agent_message_chunk", "Done.")]);
+    expect(entries.map((e) => [e.kind, e.text])).toEqual([["agent", "Let me delegate. Done."]]);
+  });
+
   test("survives envelopes of the wrong shape", () => {
     expect(transcriptEntries([null, 3, "x", { type: "session_update" }, { type: "turn_error", data: [] }])).toEqual([{ kind: "error", text: "Turn failed: unknown error", at: 0 }]);
   });
