@@ -7,13 +7,16 @@
 import { join } from "node:path";
 import { objectAt, readSettingsDoc } from "./settings-doc.ts";
 
-/** Most names taken from one list; the rest are ignored. */
-const MAX_NAMES = 1000;
+/** Most names taken from one list; the rest are ignored (the daemon's toggles never write more). */
+export const MAX_DISABLED_SKILLS = 1000;
+
+/** How a skill name is compared: trimmed, without case. */
+export const skillKey = (name: string) => name.trim().toLowerCase();
 
 function names(doc: Record<string, unknown>): string[] {
   const list = objectAt(doc, "skills").disabled;
   if (!Array.isArray(list)) return [];
-  return list.filter((n): n is string => typeof n === "string" && n.trim() !== "").slice(0, MAX_NAMES).map((n) => n.trim().toLowerCase());
+  return list.filter((n): n is string => typeof n === "string" && n.trim() !== "").slice(0, MAX_DISABLED_SKILLS).map(skillKey);
 }
 
 /** The disabled skill names, lower-cased. */

@@ -30,6 +30,7 @@ import {
 import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { initContextFile, type InitAction } from "../workspace/context-file.ts";
 import { nameList, objectMember, settingsPath, toggledList, WorkspaceSettings, type SettingsDir } from "../workspace/workspace-settings.ts";
+import { MAX_DISABLED_SKILLS, skillKey } from "../config/skill-settings.ts";
 import type { LiveSession } from "./live-session.ts";
 
 /** Where each agent family reads its workspace settings; the built-in agent's also stands for an idle workspace. */
@@ -162,11 +163,16 @@ export class WorkspaceControls {
     const dir = this.settingsDir(live);
     const { results, disabled } = await this.settings.update(dir, (doc) => {
       const skills = objectMember(doc, "skills", settingsPath(dir));
-      const before = new Set(nameList(skills.disabled, "skills.disabled", settingsPath(dir)));
+      // Names compare without case, as the agents read the list; the list is bounded, as they read it.
+      const before = nameList(skills.disabled, "skills.disabled", settingsPath(dir));
+      const wasDisabled = new Set(before.map(skillKey));
       let list = [...before];
-      for (const name of names) list = toggledList(list, name, enabled);
+      for (const name of names) list = [...list.filter((n) => skillKey(n) !== skillKey(name)), ...(enabled ? [] : [name])];
+      list = [...new Set(list)].sort();
+      if (list.length > MAX_DISABLED_SKILLS && list.length > before.length)
+        throw new DaemonError(409, "skills_disabled_full", `skills.disabled holds at most ${MAX_DISABLED_SKILLS} names; enable some first`, { limit: MAX_DISABLED_SKILLS });
       skills.disabled = list;
-      return { results: names.map((name) => ({ skillName: name, enabled, changed: before.has(name) === enabled })), disabled: list };
+      return { results: names.map((name) => ({ skillName: name, enabled, changed: wasDisabled.has(skillKey(name)) === enabled })), disabled: list };
     });
     if (!results.some((r) => r.changed)) return { enabled, activation: "applied", sessionsRefreshed: 0, sessionsFailed: 0, results };
     const refresh = await refreshSkills(live, this.deps.runtime.cwd);

@@ -96,6 +96,15 @@ test("built-in agent: skills are listed, invocable, reported and toggled", async
   await turn("and now");
   expect(systemOf(model.requests.at(-1))).toContain("- deploy:");
 
+  // Names compare without case, as the agent reads them; the list is bounded (review R16).
+  writeFileSync(join(d.workspace, ".svc", "settings.json"), JSON.stringify({ skills: { disabled: ["DEPLOY"] } }));
+  expect(await call("POST", "/workspace/skills/deploy/enable", { enabled: true })).toMatchObject({ status: 200, body: { enabled: true, changed: true } });
+  expect(JSON.parse(readFileSync(join(d.workspace, ".svc", "settings.json"), "utf8")).skills.disabled).toEqual([]);
+  const junk = Array.from({ length: 1000 }, (_, i) => `junk-${String(i).padStart(4, "0")}`);
+  writeFileSync(join(d.workspace, ".svc", "settings.json"), JSON.stringify({ skills: { disabled: junk } }));
+  expect(await call("POST", "/workspace/skills/zeta/enable", { enabled: false })).toMatchObject({ status: 409, body: { code: "skills_disabled_full" } });
+  writeFileSync(join(d.workspace, ".svc", "settings.json"), "{}");
+
   const preflight = await call("GET", "/workspace/preflight");
   expect(preflight.body.cells.find((c: { kind: string }) => c.kind === "skills")).toMatchObject({ status: "warning", errorKind: "parse_error", detail: { count: 2, enabled: 2, problems: [{ level: "project", folder: "broken" }] } });
 });
