@@ -65,7 +65,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const shell = (core.shell = new ShellRunner(core.workspace, config.shellEnv));
   const { sessions, notifier, trust } = core;
   // The workspace's hooks run only while it is trusted: asked at each event.
-  const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace);
+  const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace, (sessionId) => sessions.get(sessionId)?.cwd ?? core.workspace);
   const turnHooks = new TurnHooks(hooks);
   // The user's MCP servers and the enabled extensions' (read again at each reload).
   const mcp = new McpServers(withExtensionServers(config.mcpServers, extensionMcpServers(config.dataDir)), config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
@@ -240,9 +240,9 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       const session = sessions.get(params.sessionId);
       session?.cancel();
-      sessions.delete(params.sessionId);
-      // Answered once its SessionEnd hooks ended: the daemon may stop the agent right after.
+      // Answered once its SessionEnd hooks ended (run where the session worked): the daemon may stop the agent right after.
       if (session) await turnHooks.closed(session.id);
+      sessions.delete(params.sessionId);
       return {};
     });
   registerStatusMethods(app, { config, mcp, disabledTools, skills, workspace: files.root, session: sessionOf, state });

@@ -27,7 +27,9 @@ describe("a worktree session with the built-in agent", () => {
     await using model = startMockModel();
     await using home = tempDir("w-home-");
     await using ws = tempDir("w-ws-");
-    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
+    // A user hook that records where it ran and what it was told (review R15: it ran in the workspace).
+    const hook = { type: "command", command: "pwd > hook-pwd.txt; cat > hook-input.json" };
+    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, hooks: { PostToolUse: [{ matcher: "edit", hooks: [hook] }] } }));
     initRepo(ws.path, { "a.txt": "alpha\n" });
     const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
     const args = ["--approval-mode", "yolo", "--trust-workspace"];
@@ -50,6 +52,9 @@ describe("a worktree session with the built-in agent", () => {
       expect(readFileSync(join(path, "s.txt"), "utf8")).toBe("shell\n");
       expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("alpha\n");
       expect(existsSync(join(ws.path, "s.txt"))).toBe(false);
+      expect(readFileSync(join(path, "hook-pwd.txt"), "utf8").trim()).toBe(path);
+      expect(JSON.parse(readFileSync(join(path, "hook-input.json"), "utf8"))).toMatchObject({ cwd: path, hook_event_name: "PostToolUse" });
+      expect(existsSync(join(ws.path, "hook-pwd.txt"))).toBe(false);
       expect(existsSync(join(ws.path, "escape.txt"))).toBe(false);
       expect(existsSync(join(ws.path, ".qwen", "escape.txt"))).toBe(false);
     }

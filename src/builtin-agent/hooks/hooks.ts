@@ -49,6 +49,8 @@ export class Hooks {
     private readonly trusted: () => boolean,
     private readonly shell: ShellRunner,
     private readonly workspace: string,
+    /** The folder a session works in (a worktree session's checkout): its hooks run there and are told it. */
+    private readonly rootOf: (sessionId: string) => string = () => workspace,
   ) {}
 
   /** The hooks that run for `event` of `sessionId` now (see the header). */
@@ -62,11 +64,13 @@ export class Hooks {
   async run(event: HookEvent, sessionId: string, payload: Record<string, unknown>, signal: AbortSignal, toolName?: string): Promise<HookVerdict | null> {
     const hooks = this.applicable(sessionId, event, toolName);
     if (hooks.length === 0) return null;
-    const input = JSON.stringify({ session_id: sessionId, cwd: this.workspace, hook_event_name: event, ...payload });
-    const env = { SVC_PROJECT_DIR: this.workspace, CLAUDE_PROJECT_DIR: this.workspace, QWEN_PROJECT_DIR: this.workspace };
+    const root = this.rootOf(sessionId);
+    const shell = root === this.workspace ? this.shell : this.shell.in(root);
+    const input = JSON.stringify({ session_id: sessionId, cwd: root, hook_event_name: event, ...payload });
+    const env = { SVC_PROJECT_DIR: root, CLAUDE_PROJECT_DIR: root, QWEN_PROJECT_DIR: root };
     const verdicts = await Promise.all(
       hooks.map(async (hook) => {
-        const r = await this.shell.run(hook.command, { timeoutMs: hook.timeoutSeconds * 1000, signal, input, env, separate: true, capBytes: HOOK_OUTPUT_CAP_BYTES });
+        const r = await shell.run(hook.command, { timeoutMs: hook.timeoutSeconds * 1000, signal, input, env, separate: true, capBytes: HOOK_OUTPUT_CAP_BYTES });
         return verdictOf(event, { exitCode: r.exitCode, stdout: r.output, stderr: r.errorOutput, timedOut: r.timedOut, cancelled: r.cancelled });
       }),
     );
