@@ -18,6 +18,7 @@ export const MAX_SUBAGENT_EVENT_BYTES = 2 * 1024 * 1024;
 
 interface Envelope {
   type?: string;
+  promptId?: string;
   data?: { update?: { sessionUpdate?: string; toolCallId?: string; title?: string; status?: string; rawOutput?: Record<string, unknown>; _meta?: { parentToolCallId?: unknown } | null } };
 }
 
@@ -47,12 +48,20 @@ export function subagentView(history: SessionHistory, sessionId: string, ref: st
   let title: string | undefined;
   let status: SubagentStatus = "running";
   let rawOutput: Record<string, unknown> = {};
+  let taskPrompt: string | undefined;
+  /** How each turn ended: a task whose turn was cancelled ends `failed` on the wire, but was cancelled. */
+  const endings = new Map<string, string>();
   const events: unknown[] = [];
   let bytes = 0;
   let truncated = false;
   const needle = JSON.stringify(ref).slice(1, -1);
   for (const page of pages)
     for (const record of page) {
+      if (record.envelope.includes('"turn_complete"')) {
+        const end = JSON.parse(record.envelope) as Envelope & { data?: { stopReason?: unknown } };
+        if (end.type === "turn_complete" && typeof end.promptId === "string" && typeof end.data?.stopReason === "string") endings.set(end.promptId, end.data.stopReason);
+        if (end.type === "turn_complete") continue;
+      }
       // Cheap test first: most envelopes mention neither the ref nor a parent.
       if (!record.envelope.includes(needle)) continue;
       const envelope = JSON.parse(record.envelope) as Envelope;
@@ -60,6 +69,7 @@ export function subagentView(history: SessionHistory, sessionId: string, ref: st
       if (!update) continue;
       if (update.toolCallId === ref && update._meta?.parentToolCallId === undefined) {
         found = true;
+        if (typeof envelope.promptId === "string") taskPrompt = envelope.promptId;
         if (typeof update.title === "string") title = update.title;
         if (update.status === "completed" || update.status === "failed") status = update.status;
         if (update.rawOutput && typeof update.rawOutput === "object") rawOutput = update.rawOutput;
@@ -74,7 +84,7 @@ export function subagentView(history: SessionHistory, sessionId: string, ref: st
       events.push(envelope);
     }
   if (!found) throw new DaemonError(404, "session_not_found", "Subagent session not found", { sessionId, subagentRef: ref });
-  if (rawOutput.status === "cancelled") status = "cancelled";
+  if (rawOutput.status === "cancelled" || (status === "failed" && taskPrompt !== undefined && endings.get(taskPrompt) === "cancelled")) status = "cancelled";
   const durationMs = count(rawOutput.durationMs);
   const totalTokens = count(rawOutput.totalTokens);
   const inputTokens = count(rawOutput.inputTokens);
