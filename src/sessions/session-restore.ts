@@ -72,6 +72,7 @@ export class SessionRestorer {
       if (running.action !== action)
         throw restoreInProgress(`Session ${sessionId} is being restored by ${running.action}; retry shortly`, { sessionId, activeAction: running.action, requestedAction: action });
       const { session, method } = await this.bounded(running.done, sessionId, action);
+      await this.unlessSuperseded(session);
       return this.reply(session, action, clientHeader, true, method);
     }
     const live = this.sessions.peek(sessionId);
@@ -93,7 +94,19 @@ export class SessionRestorer {
       .then(({ session }) => this.closeIfUnclaimed(session))
       .catch(() => {});
     const { session, method } = await this.bounded(entry.done, sessionId, action);
+    await this.unlessSuperseded(session);
     return this.reply(session, action, clientHeader, false, method);
+  }
+
+  /**
+   * A worktree reset that superseded the session while it was being restored: the restored session
+   * is closed (the replacement has its checkout) and the restore answers 409, as a later one would.
+   */
+  private async unlessSuperseded(session: LiveSession): Promise<void> {
+    const replacement = this.store?.session(session.id)?.supersededBy ?? null;
+    if (replacement === null) return;
+    if (this.sessions.peek(session.id) === session) await this.sessions.close(session.id, "worktree_reset").catch(() => {});
+    throw worktreeSuperseded(session.id, replacement);
   }
 
   /** Closes `session` after UNCLAIMED_RESTORE_GRACE_MS if it is still live and nobody attached to it or streams it. */

@@ -77,7 +77,8 @@ export class WorktreeResets {
       throw active(sessionId);
     }
     store?.sessionSuperseded(sessionId, replacement.sessionId);
-    if (live !== null && sessions.peek(sessionId) === live) await sessions.close(sessionId, "worktree_reset");
+    // Whichever session holds the id now: the one live at the start, or one a load restored meanwhile.
+    if (sessions.peek(sessionId) !== null) await sessions.close(sessionId, "worktree_reset");
     return { ...replacement, worktree: { slug: worktree.slug, path: worktree.path, branch: worktree.branch }, worktreeState: "persisted-v1", currentCwd: worktree.path };
   }
 }

@@ -163,6 +163,23 @@ describe("worktree reset", () => {
     expect([unsupported.status, unsupported.body.code]).toEqual([409, "worktree_reset_unsupported"]);
   });
 
+  test("a reset racing a load of the closed session: the old session never stays live beside its replacement (review R15)", async () => {
+    await using ws = tempDir("w-ws-");
+    initRepo(ws.path, { "a.txt": "base\n" });
+    await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
+    for (const slug of ["race-1", "race-2", "race-3"]) {
+      const old = await worktreeSession(d, slug);
+      expect((await d.json("DELETE", `/session/${old.sessionId}`)).status).toBe(204);
+      const [reset, load] = await Promise.all([d.json("POST", `/session/${old.sessionId}/worktree-reset`, {}), d.json("POST", `/session/${old.sessionId}/load`, {})]);
+      expect(reset.status === 200 || load.status === 200).toBe(true);
+      if (reset.status !== 200) continue;
+      const prompt = await d.json("POST", `/session/${old.sessionId}/prompt`, { prompt: [{ type: "text", text: "@say still here?" }] });
+      expect(prompt.status).not.toBe(202);
+      const again = await d.json("POST", `/session/${old.sessionId}/load`, {});
+      expect([again.status, again.body.code]).toEqual([409, "worktree_session_superseded"]);
+    }
+  });
+
   test("refused while a prompt runs (409 worktree_reset_active), for a session outside a worktree (409), and for a checkout that went away", async () => {
     await using ws = tempDir("w-ws-");
     initRepo(ws.path, { "a.txt": "base\n" });
