@@ -104,6 +104,7 @@ export const BUILT_CORE: readonly Allowed[] = [
   { module: "src/config/search-path.ts", reason: "finding an agent's program on PATH" },
   { module: "src/config/hooks-config.ts", reason: "the hook events and bounds the hook routes' schemas and idle listing name (no settings read)" },
   { module: "src/config/languages.ts", reason: "the language codes the language routes' body schema accepts" },
+  { module: "src/config/skill-settings.ts", reason: "how skill toggles compare names and how many skills.disabled holds, as the agent reads it" },
   { module: "src/web/index.html", reason: "the web UI's HTML import: the list of its embedded files, read when a browser asks" },
   { module: "asset:docs", reason: "the /docs page's HTML, CSS and JS (text imports of routes/docs.ts)" },
   { module: "node_modules/elysia/", reason: "the router and validators of the HTTP app" },
