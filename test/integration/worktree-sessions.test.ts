@@ -228,14 +228,18 @@ describe("restart", () => {
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("base\n");
   });
 
-  test("a recorded worktree that is gone, swapped for a link, or no longer a checkout is 409 worktree_missing on load, never a session elsewhere", async () => {
+  test("a recorded worktree that is gone, swapped for a link, no longer a checkout, or a checkout of another repository or worktree is 409 worktree_missing on load, never a session elsewhere", async () => {
     await using ws = tempDir("w-ws-");
     await using outside = tempDir("w-out-");
     initRepo(ws.path, { "a.txt": "base\n" });
+    const other = join(outside.path, "other");
+    mkdirSync(other);
+    initRepo(other, { "s.txt": "secret\n" });
+    const slugs = ["gone", "linked", "plain", "swapped", "crossed", "kept"];
     const ids: Record<string, string> = {};
     {
       await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
-      for (const slug of ["gone", "linked", "plain"]) {
+      for (const slug of slugs) {
         const created = await worktreeSession(d, slug);
         ids[slug] = created.sessionId;
         expect((await d.json("DELETE", `/session/${created.sessionId}`)).status).toBe(204);
@@ -247,12 +251,26 @@ describe("restart", () => {
     symlinkSync(join(outside.path, "linked"), wtPath(ws.path, "linked"));
     rmSync(wtPath(ws.path, "plain"), { recursive: true, force: true });
     mkdirSync(wtPath(ws.path, "plain"));
+    // Folders whose `.git` file names an outside repository, or the admin folder of another session's checkout (review R15).
+    // The outside repository's admin folder names the swapped folder back, as a linked worktree's would.
+    const otherAdmin = join(other, ".git", "worktrees", "swapped");
+    mkdirSync(otherAdmin, { recursive: true });
+    writeFileSync(join(otherAdmin, "gitdir"), `${join(wtPath(ws.path, "swapped"), ".git")}\n`);
+    writeFileSync(join(otherAdmin, "commondir"), "../..\n");
+    writeFileSync(join(otherAdmin, "HEAD"), `${git(other, "rev-parse", "HEAD").trim()}\n`);
+    for (const [slug, gitdir] of [["swapped", otherAdmin], ["crossed", join(ws.path, ".git", "worktrees", "kept")]] as const) {
+      rmSync(wtPath(ws.path, slug), { recursive: true, force: true });
+      mkdirSync(wtPath(ws.path, slug));
+      writeFileSync(join(wtPath(ws.path, slug), ".git"), `gitdir: ${gitdir}\n`);
+    }
     await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
-    for (const slug of ["gone", "linked", "plain"]) {
+    expect((await d.json("POST", `/session/${ids.kept}/load`, {})).status).toBe(200);
+    expect(await lastCwd(d, "session/load")).toBe(wtPath(ws.path, "kept"));
+    for (const slug of ["gone", "linked", "plain", "swapped", "crossed"]) {
       const loaded = await d.json("POST", `/session/${ids[slug]}/load`, {});
       expect([slug, loaded.status, loaded.body.code]).toEqual([slug, 409, "worktree_missing"]);
     }
-    expect(await d.sentToAgent("session/load")).toEqual([]);
+    expect((await d.sentToAgent("session/load")).length).toBe(1);
   });
 });
 
