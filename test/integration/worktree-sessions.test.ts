@@ -275,7 +275,7 @@ describe("restart", () => {
 });
 
 describe("hostile input and failures", () => {
-  test("hostile slugs are 400 and make nothing; a taken name is 409 worktree_exists", async () => {
+  test("hostile slugs (and names git refuses) are 400 and make nothing; a taken name (branch, branch under it, tag) is 409 worktree_exists", async () => {
     await using ws = tempDir("w-ws-");
     initRepo(ws.path, { "a.txt": "base\n" });
     await using d = await fakeAgentDaemon([], { workspace: ws.path, env: ENV });
@@ -301,6 +301,21 @@ describe("hostile input and failures", () => {
     git(ws.path, "branch", "worktree-branch-only");
     const branchTaken = await d.json("POST", "/session", { worktree: { slug: "branch-only" } });
     expect([branchTaken.status, branchTaken.body.code]).toEqual([409, "worktree_exists"]);
+    // Names git refuses as branches are 400 with git's own line; a branch under the name or a tag of it is 409 (review R15).
+    for (const slug of ["a.", "end."]) {
+      const reply = await d.json("POST", "/session", { worktree: { slug } });
+      expect([slug, reply.status, reply.body.code]).toEqual([slug, 400, "worktree_invalid_slug"]);
+      expect(reply.body.error).toContain(`fatal: 'worktree-${slug}' is not a valid branch name`);
+    }
+    git(ws.path, "branch", "worktree-nested/child");
+    git(ws.path, "tag", "worktree-tagged");
+    for (const [slug, ref] of [["nested", "refs/heads/worktree-nested/child"], ["tagged", "refs/tags/worktree-tagged"]]) {
+      const reply = await d.json("POST", "/session", { worktree: { slug } });
+      expect([slug, reply.status, reply.body.code]).toEqual([slug, 409, "worktree_exists"]);
+      expect(reply.body.error).toContain(ref);
+    }
+    expect(readdirSync(join(ws.path, ".qwen", "worktrees")).sort()).toEqual(["raced", "taken"]);
+    expect(git(ws.path, "branch", "--list", "worktree-*", "--format=%(refname:short)").trim().split("\n").sort()).toEqual(["worktree-branch-only", "worktree-nested/child", "worktree-raced", "worktree-taken"]);
     const both = await d.json("POST", "/session", { worktree: {}, branch: { name: "feat" } });
     expect([both.status, both.body.code]).toEqual([400, "branch_and_worktree_conflict"]);
   });

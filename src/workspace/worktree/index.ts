@@ -32,6 +32,8 @@ export interface WorktreeInfo {
 
 const invalidSlug = (message: string) => new DaemonError(400, "worktree_invalid_slug", message);
 const notGitRepo = (why: string) => new DaemonError(400, "worktree_not_git_repo", `Worktree isolation requires a git repository: ${why}`);
+const taken = (slug: string, branch: string, why: string) =>
+  new DaemonError(409, "worktree_exists", `Worktree "${slug}" cannot be made on branch ${branch}: ${why}; choose another name`, { slug, branch });
 const createFailed = (why: string) => new DaemonError(500, "worktree_create_failed", `Failed to create worktree: ${why}`);
 
 /** git's own error line (`fatal: …`/`error: …`), else its first line, for messages. */
@@ -50,10 +52,11 @@ export class SessionWorktrees {
   }
 
   /**
-   * Makes a worktree named `requested` (a fresh name when absent): 400 `worktree_invalid_slug`,
-   * 400 `worktree_not_git_repo` (no repository, or one without a commit), 400
-   * `worktree_subfolder_unsupported` (the workspace is not the repository's top folder), 409 `worktree_exists`
-   * (the folder or branch is taken), 409 `worktree_limit_reached`, 500 `worktree_create_failed`.
+   * Makes a worktree named `requested` (a fresh name when absent): 400 `worktree_invalid_slug` (also
+   * when git refuses the branch name), 400 `worktree_not_git_repo` (no repository, or one without a
+   * commit), 400 `worktree_subfolder_unsupported` (the workspace is not the repository's top folder),
+   * 409 `worktree_exists` (the folder, the branch, a branch under it or a tag of its name is taken),
+   * 409 `worktree_limit_reached`, 500 `worktree_create_failed` (with git's own error line).
    */
   async create(requested: string | undefined): Promise<WorktreeInfo> {
     const slug = requested ?? autoSlug();
@@ -69,13 +72,20 @@ export class SessionWorktrees {
     const head = await git.git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"]);
     const base = head.stdout.trim();
     if (head.code !== 0 || !/^[0-9a-f]{40,64}$/.test(base)) throw notGitRepo("the repository has no commit yet");
+    const branch = branchForSlug(slug);
+    // git's own branch-name rules (a name ending in "." passes the slug's rules, not git's).
+    const format = await git.git(["check-ref-format", "--branch", branch]);
+    if (format.code !== 0) throw invalidSlug(`git refuses the branch name ${branch}: ${gitError(format.stderr)}`);
     const dir = await this.plainDir();
     const path = join(dir, slug);
-    const branch = branchForSlug(slug);
     if ((await readdir(dir)).length >= MAX_WORKTREES)
       throw new DaemonError(409, "worktree_limit_reached", `This workspace holds ${MAX_WORKTREES} worktrees already; remove one first`, { limit: MAX_WORKTREES });
-    if ((await exists(path)) || (await git.git(["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0)
-      throw new DaemonError(409, "worktree_exists", `Worktree "${slug}" already exists (folder or branch ${branch}); choose another name`, { slug, branch });
+    if (await exists(path)) throw taken(slug, branch, `the folder ${path} exists`);
+    // The branch itself, a branch under it (`worktree-x/y` leaves no room for `worktree-x`), or a tag of
+    // the same name (the branch's short name would be ambiguous).
+    const refs = await git.git(["for-each-ref", "--count=1", "--format=%(refname)", `refs/heads/${branch}`, `refs/tags/${branch}`]);
+    if (refs.code !== 0) throw createFailed(gitError(refs.stderr));
+    if (refs.stdout.trim() !== "") throw taken(slug, branch, `the ref ${refs.stdout.trim()} exists`);
     await this.ignoreWorktrees();
     // Made empty, then checked out from inside: the repository's configuration can differ there
     // (`includeIf` on the new branch or on the new worktree's git folder), so the filters to empty
