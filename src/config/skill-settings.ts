@@ -19,6 +19,11 @@ function names(doc: Record<string, unknown>): string[] {
   return list.filter((n): n is string => typeof n === "string" && n.trim() !== "").slice(0, MAX_DISABLED_SKILLS).map(skillKey);
 }
 
+/** The skill names the daemon host's settings disable, lower-cased: a workspace file cannot enable them. */
+export function readHostDisabledSkills(dataDir: string): ReadonlySet<string> {
+  return new Set(names(readSettingsDoc(join(dataDir, "settings.json"), [])));
+}
+
 /** The disabled skill names, lower-cased. */
 export function readDisabledSkills(dataDir: string, workspace: string): ReadonlySet<string> {
   const warnings: string[] = [];

@@ -30,7 +30,7 @@ import {
 import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import { initContextFile, type InitAction } from "../workspace/context-file.ts";
 import { nameList, objectMember, settingsPath, toggledList, WorkspaceSettings, type SettingsDir } from "../workspace/workspace-settings.ts";
-import { MAX_DISABLED_SKILLS, skillKey } from "../config/skill-settings.ts";
+import { MAX_DISABLED_SKILLS, readHostDisabledSkills, skillKey } from "../config/skill-settings.ts";
 import type { LiveSession } from "./live-session.ts";
 
 /** Where each agent family reads its workspace settings; the built-in agent's also stands for an idle workspace. */
@@ -49,6 +49,8 @@ export interface ControlDeps {
   /** The live sessions of the workspace (events fan out to them). */
   readonly sessions: () => Iterable<LiveSession>;
   readonly logger: Logger;
+  /** The daemon's data dir: its `settings.json` disables skills for the built-in agent beyond any workspace write. */
+  readonly dataDir: string;
 }
 
 export interface ApprovalModeAnswer {
@@ -64,7 +66,7 @@ export interface SkillToggleAnswer {
   activation: "applied" | "partial";
   sessionsRefreshed: number;
   sessionsFailed: number;
-  results: { skillName: string; enabled: boolean; changed: boolean }[];
+  results: { skillName: string; enabled: boolean; changed: boolean; disabledByHost?: true }[];
 }
 
 const untrusted = () => new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
@@ -174,6 +176,12 @@ export class WorkspaceControls {
       skills.disabled = list;
       return { results: names.map((name) => ({ skillName: name, enabled, changed: wasDisabled.has(skillKey(name)) === enabled })), disabled: list };
     });
+    // The built-in agent also reads the host's list, which a workspace write cannot undo: an enable
+    // of a skill named there answers what the agent will do (still disabled), and says why.
+    if (enabled && dir === SETTINGS_DIR.svc) {
+      const host = readHostDisabledSkills(this.deps.dataDir);
+      for (const r of results) if (host.has(skillKey(r.skillName))) Object.assign(r, { enabled: false, disabledByHost: true });
+    }
     if (!results.some((r) => r.changed)) return { enabled, activation: "applied", sessionsRefreshed: 0, sessionsFailed: 0, results };
     const refresh = await refreshSkills(live, this.deps.runtime.cwd);
     this.publish("settings_changed", { key: "skills.disabled", value: disabled, scope: "workspace" });

@@ -107,6 +107,14 @@ test("built-in agent: skills are listed, invocable, reported and toggled", async
 
   const preflight = await call("GET", "/workspace/preflight");
   expect(preflight.body.cells.find((c: { kind: string }) => c.kind === "skills")).toMatchObject({ status: "warning", errorKind: "parse_error", detail: { count: 2, enabled: 2, problems: [{ level: "project", folder: "broken" }] } });
+
+  // A skill the host's settings disable cannot be enabled by a workspace write: the answer says so (review R16).
+  const hostSettings = join(home.path, "settings.json");
+  writeFileSync(hostSettings, JSON.stringify({ ...JSON.parse(readFileSync(hostSettings, "utf8")), skills: { disabled: ["Release-Notes"] } }));
+  expect(await call("POST", "/workspace/skills/release-notes/enable", { enabled: true })).toMatchObject({ status: 200, body: { skillName: "release-notes", enabled: false, disabledByHost: true } });
+  const hostBatch = await call("POST", "/workspace/skills/enable", { skillNames: ["deploy", "release-notes"], enabled: true });
+  expect(hostBatch.body.results).toEqual([{ skillName: "deploy", enabled: true, changed: false }, { skillName: "release-notes", enabled: false, changed: false, disabledByHost: true }]);
+  expect((await call("GET", "/workspace/skills")).body.skills.find((s: { name: string }) => s.name === "release-notes")).toMatchObject({ status: "disabled" });
 });
 
 test("built-in agent: an untrusted workspace's skills are neither listed, reported nor invocable; the user's are", async () => {

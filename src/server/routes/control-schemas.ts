@@ -79,7 +79,11 @@ export const SkillBatchBody = t.Object(
 
 export const ToolToggleAnswer = t.Object({ toolName: t.String(), enabled: t.Boolean() });
 
-const skillOutcome = { enabled: t.Boolean(), changed: t.Boolean({ description: "Whether the settings changed" }) };
+const skillOutcome = {
+  enabled: t.Boolean({ description: "Whether the skill is enabled now (false when the host's settings disable it, whatever was asked)" }),
+  changed: t.Boolean({ description: "Whether the settings changed" }),
+  disabledByHost: t.Optional(t.Literal(true, { description: "The daemon host's settings disable it (built-in agent): a workspace write cannot enable it" })),
+};
 const activation = {
   activation: t.Union([t.Literal("applied"), t.Literal("partial")], { description: "`partial`: some sessions failed to refresh" }),
   sessionsRefreshed: Type.Integer({ minimum: 0 }),

@@ -55,6 +55,7 @@ export const controlRoutes = (deps: AppDeps) => {
     runtime,
     trusted: () => deps.trust.trusted,
     logger: deps.logger,
+    dataDir: deps.config.dataDir,
     sessions: function* () {
       for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;
     },
@@ -88,7 +89,8 @@ export const controlRoutes = (deps: AppDeps) => {
       "/workspace/skills/:name/enable",
       async ({ params, body }) => {
         const { results, ...rest } = await controls.toggleSkills([params.name.trim()], body.enabled);
-        return { ...results[0]!, ...rest };
+        // The skill's own answer wins the batch's `enabled` (the host may keep it disabled).
+        return { ...rest, ...results[0]! };
       },
       {
         params: SkillParams,
