@@ -28,6 +28,7 @@ import { registerGenerationMethods } from "./generation-methods.ts";
 import { registerAgentGenerateMethod, subagentHost } from "./subagents/index.ts";
 import { withExtensionServers } from "./mcp/extension-servers.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
+import { RuntimeMcpServers } from "./mcp/runtime-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
 import { modelClientFor, type ModelClient } from "./model/provider.ts";
 import { registerHookMethods } from "./hooks/hook-methods.ts";
@@ -69,7 +70,10 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const turnHooks = new TurnHooks(hooks);
   // The user's MCP servers and the enabled extensions' (read again at each reload).
   const mcp = new McpServers(withExtensionServers(config.mcpServers, extensionMcpServers(config.dataDir)), config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
-  const declaredMcpServers = () => withExtensionServers(rereadMcpServers(), extensionMcpServers(config.dataDir));
+  const settingsMcpServers = () => withExtensionServers(rereadMcpServers(), extensionMcpServers(config.dataDir));
+  // Servers a client added to this running agent stand over the declared ones (kept by every reload).
+  const runtimeMcpServers = new RuntimeMcpServers();
+  const declaredMcpServers = () => runtimeMcpServers.over(settingsMcpServers());
   const skills = new Skills({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, extensions: () => extensionSkillSources(config.dataDir) });
   const loadSkill = skillTool(() => skills.catalog());
   const promptContext = new PromptContextReader({ workspace: files.root, dataDir: config.dataDir, trusted: () => trust.trusted, shellEnv: config.shellEnv, skills });
@@ -249,6 +253,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerLanguageMethods(app, { sessions, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers: declaredMcpServers, attach: (client) => notifier.attach(client) });
+  runtimeMcpServers.register(app, { mcp, workspace: files.root, declared: settingsMcpServers, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   registerAgentGenerateMethod(app, { config, workspace: files.root, modelFor });
   registerRewindMethod(app, sessionOf);

@@ -67,7 +67,8 @@ function serverCell(server: McpServerState): StatusCell {
     case "connecting":
       return { ...base, status: "warning", mcpStatus: "connecting" };
     case "connected":
-      return { ...base, status: "ok", mcpStatus: "connected" };
+      // One connection, shared by every session of this agent: the pool's single entry.
+      return { ...base, status: "ok", mcpStatus: "connected", entryCount: 1 };
     case "failed":
       return { ...base, status: "error", mcpStatus: "disconnected", errorKind: "mcp_server_spawn_failed", hint: "the server did not start or list its tools; its error is in the agent's stderr (the daemon log)" };
     case "disconnected":

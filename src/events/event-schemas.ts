@@ -384,6 +384,27 @@ export const SettingsChangedEvent = closed(
   "A workspace setting changed (published to every live session of the workspace)",
 );
 
+export const McpServerAddedEvent = closed(
+  {
+    name: Type.String(),
+    transport: Type.String({ description: "`stdio` or `http` (the built-in agent); Qwen Code also names `sse`, `websocket`, `sdk`" }),
+    replaced: Type.Boolean({ description: "A runtime server of the name was replaced" }),
+    shadowedSettings: Type.Boolean({ description: "It stands over a declared server of the same name" }),
+    toolCount: count("Tools it offers"),
+    originatorClientId: Type.Optional(Type.String()),
+  },
+  "A runtime MCP server was added to the workspace's agent (`POST /workspace/mcp/servers`; published to every live session of the workspace)",
+);
+
+export const McpServerRemovedEvent = closed(
+  {
+    name: Type.String(),
+    wasShadowingSettings: Type.Boolean({ description: "A declared server of the same name takes its place" }),
+    originatorClientId: Type.Optional(Type.String()),
+  },
+  "A runtime MCP server was removed (`DELETE /workspace/mcp/servers/:name`; published to every live session of the workspace)",
+);
+
 export const ExtensionsChangedEvent = closed(
   {
     status: literals(["installed", "enabled", "disabled", "uninstalled", "failed"] as const, "What the operation did, or `failed`"),
@@ -465,6 +486,8 @@ export const EVENT_DATA = {
   mcp_server_restarted: McpServerRestartedEvent,
   mcp_server_restart_refused: McpServerRestartRefusedEvent,
   settings_changed: SettingsChangedEvent,
+  mcp_server_added: McpServerAddedEvent,
+  mcp_server_removed: McpServerRemovedEvent,
   extensions_changed: ExtensionsChangedEvent,
   trust_change_requested: TrustChangeRequestedEvent,
   session_rewound: SessionRewoundEvent,

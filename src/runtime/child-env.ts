@@ -7,6 +7,8 @@
  * The MCP client budget reaches the child from the daemon's configuration only
  * (`--mcp-client-budget`, `--mcp-budget-mode`): the same variables inherited from the daemon's own
  * environment are dropped, so a child never runs under a budget the daemon does not report.
+ * Likewise the MCP pool switch: a daemon run with `SVC_SERVE_NO_MCP_POOL=1` tells both families
+ * (Qwen Code then gives each session its own MCP clients), and an inherited switch is dropped.
  */
 import type { McpBudgetMode } from "../config/config.ts";
 import { FAMILY_MARKER_VAR } from "./orphan-reaper.ts";
@@ -20,13 +22,18 @@ const BUDGET_VARS = [
   { budget: "QWEN_SERVE_MCP_CLIENT_BUDGET", mode: "QWEN_SERVE_MCP_BUDGET_MODE" },
 ] as const;
 
-const DENIED = new Set<string>(["SVC_SERVER_TOKEN", "SVC_CLI_ENTRY", "SVC_CLI_ARGS", FAMILY_MARKER_VAR, ...BUDGET_VARS.flatMap((v) => [v.budget, v.mode])]);
+/** The MCP pool switch of each family. */
+const NO_POOL_VARS = ["SVC_SERVE_NO_MCP_POOL", "QWEN_SERVE_NO_MCP_POOL"] as const;
+
+const DENIED = new Set<string>(["SVC_SERVER_TOKEN", "SVC_CLI_ENTRY", "SVC_CLI_ARGS", FAMILY_MARKER_VAR, ...BUDGET_VARS.flatMap((v) => [v.budget, v.mode]), ...NO_POOL_VARS]);
 /** Runtime option variables meant for the daemon (inspectors, preloads) must not leak into agents. */
 const DENIED_PREFIXES = ["BUN_INSPECT", "BUN_OPTIONS", "NODE_OPTIONS"];
 
 export interface McpBudget {
   readonly clientBudget: number | null;
   readonly budgetMode: McpBudgetMode;
+  /** The shared MCP pool is on (false: `SVC_SERVE_NO_MCP_POOL=1`). */
+  readonly pool?: boolean;
 }
 
 /**
@@ -39,6 +46,7 @@ export function mcpBudgetEnv(budget: McpBudget): Record<string, string> {
     if (budget.clientBudget !== null) env[names.budget] = String(budget.clientBudget);
     if (budget.clientBudget !== null || budget.budgetMode !== "off") env[names.mode] = budget.budgetMode;
   }
+  if (budget.pool === false) for (const name of NO_POOL_VARS) env[name] = "1";
   return env;
 }
 

@@ -36,6 +36,12 @@ export function featureTags(routeTags: ReadonlySet<string>, config: Config): str
   if (config.requireAuth) tags.add("require_auth");
   if (config.origins.any || config.origins.origins.size > 0) tags.add("allow_origin");
   if (config.rateLimit.enabled) tags.add("rate_limit");
+  // The workspace's agent serves its MCP servers to all of its sessions (per-entry accounting in
+  // `/workspace/mcp`, `?entryIndex` on a restart); `SVC_SERVE_NO_MCP_POOL=1` withdraws both tags.
+  if (config.mcp.pool && routeTags.has("workspace_mcp_restart")) {
+    tags.add("mcp_workspace_pool");
+    tags.add("mcp_pool_restart");
+  }
   if (config.limits.promptDeadlineMs !== null && routeTags.has("session_prompt")) tags.add("prompt_absolute_deadline");
   if (config.limits.writerIdleTimeoutMs !== null && routeTags.has("session_events")) tags.add("writer_idle_timeout");
   return [...tags].sort();

@@ -17,5 +17,5 @@ export const ROUTE_TAGS: ReadonlySet<string> = new Set(
   workspace_skill_settings_toggle workspace_skills workspace_tool_toggle workspace_trust session_source_metadata
   web_shell_brand workspace_git workspace_settings workspace_qualified_rest_core workspace_archived_session_export
   dynamic_workspace_registration persistent_workspace_registration
-  workspace_display_name workspace_runtime_removal workspace_runtime_stop workspace_memory workspace_agents workspace_agent_generate session_language user_language_sync workspace_extensions`.split(/\s+/),
+  workspace_display_name workspace_runtime_removal workspace_runtime_stop workspace_memory workspace_agents workspace_agent_generate session_language user_language_sync workspace_extensions mcp_server_runtime_mutation`.split(/\s+/),
 );

@@ -13,6 +13,7 @@
  */
 import { UNTRUSTED_MODES } from "../config/approval-modes.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
+import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { ExtensionPrefix } from "../runtime/agent-profile.ts";
 import {
@@ -27,7 +28,9 @@ import {
   type McpReloadResult,
   type RestartResult,
 } from "../runtime/profile-controls.ts";
+import { addRuntimeMcp, removeRuntimeMcp, type RuntimeAddResult, type RuntimeRemoveResult } from "../runtime/mcp-runtime-controls.ts";
 import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
+import { parseRuntimeEntry } from "../workspace/mcp-server-settings.ts";
 import { initContextFile, type InitAction } from "../workspace/context-file.ts";
 import { nameList, objectMember, settingsPath, toggledList, WorkspaceSettings, type SettingsDir } from "../workspace/workspace-settings.ts";
 import { MAX_DISABLED_SKILLS, readHostDisabledSkills, skillKey } from "../config/skill-settings.ts";
@@ -220,6 +223,34 @@ export class WorkspaceControls {
     return result;
   }
 
+  /**
+   * Adds server `name` to the live agent for as long as it runs (`mcp_server_runtime_mutation`);
+   * published as `mcp_server_added` unless the agent skipped it.
+   */
+  async addRuntimeMcp(name: string, raw: unknown, clientId: string): Promise<RuntimeAddResult> {
+    this.requireTrusted();
+    const config = parseRuntimeEntry(name, raw);
+    const live = this.deps.runtime.current();
+    if (!live) throw agentNotRunning("add an MCP server");
+    const result = await addRuntimeMcp(live, this.deps.runtime.cwd, name, { ...config }, clientId);
+    if (!("skipped" in result)) this.publish("mcp_server_added", { ...result }, { originatorClientId: clientId });
+    this.deps.logger.info("runtime MCP server added", { serverName: name, skipped: "skipped" in result });
+    return result;
+  }
+
+  /** Removes runtime server `name` from the live agent; published as `mcp_server_removed` when one was removed. */
+  async removeRuntimeMcp(name: string, clientId: string): Promise<RuntimeRemoveResult> {
+    this.requireTrusted();
+    const live = this.deps.runtime.current();
+    if (!live) throw agentNotRunning("remove an MCP server");
+    const result = await removeRuntimeMcp(live, this.deps.runtime.cwd, name, clientId);
+    if (!("skipped" in result)) {
+      const { removed: _removed, ...data } = result;
+      this.publish("mcp_server_removed", data, { originatorClientId: clientId });
+    }
+    return result;
+  }
+
   /** One outcome (already rebuilt and bounded by `restartMcp`) as its event, naming the requested server. */
   private publishRestart(serverName: string, outcome: { restarted?: boolean; durationMs?: number; reason?: string }, entryIndex: number | undefined): void {
     const index = entryIndex === undefined ? {} : { entryIndex };
@@ -244,7 +275,7 @@ export class WorkspaceControls {
     if (!this.deps.trusted()) throw untrusted();
   }
 
-  private publish(type: string, data: Record<string, unknown>): void {
-    for (const session of this.deps.sessions()) session.publish(type, data);
+  private publish(type: string, data: Record<string, unknown>, fields?: EnvelopeFields): void {
+    for (const session of this.deps.sessions()) session.publish(type, data, fields);
   }
 }

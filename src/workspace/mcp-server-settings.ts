@@ -121,6 +121,29 @@ export function parseServerEntry(raw: unknown): McpServerEntry {
   return entry;
 }
 
+/** Members a runtime server (`POST /workspace/mcp/servers`) cannot take: the reference agent drops them, svc refuses them. */
+const NOT_AT_RUNTIME = ["env", "cwd", "headers"] as const;
+
+/**
+ * A runtime server's declaration: `parseServerEntry`'s rules, without `env`, `cwd` or `headers`;
+ * a refusal is the reference's 400 `invalid_config` naming the server and the reason.
+ */
+export function parseRuntimeEntry(name: string, raw: unknown): McpServerEntry {
+  let entry: McpServerEntry;
+  try {
+    entry = parseServerEntry(raw);
+  } catch (err) {
+    if (!(err instanceof DaemonError)) throw err;
+    throw new DaemonError(400, "invalid_config", `Invalid MCP server config for '${name}': ${err.message}`, { serverName: name, reason: err.message });
+  }
+  const member = NOT_AT_RUNTIME.find((k) => entry[k] !== undefined);
+  if (member !== undefined) {
+    const reason = `a runtime server takes no ${member}; declare it with PUT /workspace/config/mcp/servers/:name instead`;
+    throw new DaemonError(400, "invalid_config", `Invalid MCP server config for '${name}': ${reason}`, { serverName: name, reason });
+  }
+  return entry;
+}
+
 const redactRecord = (record: unknown) => (isRecord(record) ? Object.fromEntries(Object.keys(record).map((k) => [k, REDACTED_SECRET])) : undefined);
 
 /**

@@ -52,7 +52,10 @@ const BUILD_TAGS = `auth_device_flow auth_provider_install capabilities client_h
   workspace_settings workspace_git workspace_archived_session_export workspace_qualified_rest_core
   dynamic_workspace_registration persistent_workspace_registration workspace_display_name
   workspace_runtime_removal workspace_runtime_stop session_organization session_recap session_btw session_generation workspace_memory session_language user_language_sync session_rewind session_branch workspace_extensions
-  session_worktree_reset_v1 workspace_agents workspace_agent_generate`.split(/\s+/).sort();
+  session_worktree_reset_v1 workspace_agents workspace_agent_generate mcp_server_runtime_mutation`.split(/\s+/).sort();
+/** On while the shared MCP pool is (the default; `SVC_SERVE_NO_MCP_POOL=1` turns it off). */
+const POOL_TAGS = ["mcp_pool_restart", "mcp_workspace_pool"];
+const DEFAULT_TAGS = [...BUILD_TAGS, ...POOL_TAGS].sort();
 
 const TOKEN = "caps-token";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
@@ -110,9 +113,9 @@ describe("the document", () => {
     expect(doc.features.filter((t) => !SPEC_TAGS.has(t))).toEqual([]);
   });
 
-  test("features: exactly this build's route tags", async () => {
+  test("features: exactly this build's route tags, and the pool's", async () => {
     const { doc } = await capabilities();
-    expect(doc.features).toEqual(BUILD_TAGS);
+    expect(doc.features).toEqual(DEFAULT_TAGS);
   });
 
   test("no conditional tag is on by default", async () => {
@@ -163,18 +166,18 @@ describe("conditional tags follow their toggles", () => {
 
   test("every toggle on adds exactly its own tag", async () => {
     const { doc } = await capabilities(["--token", TOKEN, "--require-auth", "--allow-origin", "https://ui.example", "--rate-limit", "--prompt-deadline-ms", "1000", "--writer-idle-timeout-ms", "1000"]);
-    expect(doc.features).toEqual([...BUILD_TAGS, "allow_origin", "prompt_absolute_deadline", "rate_limit", "require_auth", "writer_idle_timeout"].sort());
+    expect(doc.features).toEqual([...DEFAULT_TAGS, "allow_origin", "prompt_absolute_deadline", "rate_limit", "require_auth", "writer_idle_timeout"].sort());
   });
 
-  // The pool tags need a shared MCP pool and its restart route; this build has neither, so they are
-  // never advertised, whether SVC_SERVE_NO_MCP_POOL is set or not (the switch itself is read: status shows it).
+  // The pool tags follow the switch (the built-in agent's MCP servers serve all of its sessions);
+  // the switch itself shows in the status.
   test.each<[Record<string, string>, boolean]>([
     [{}, true],
     [{ SVC_SERVE_NO_MCP_POOL: "0" }, true],
     [{ SVC_SERVE_NO_MCP_POOL: "1" }, false],
-  ])("no MCP pool tags with %j", async (env, pool) => {
+  ])("MCP pool tags with %j", async (env, pool) => {
     const { doc } = await capabilities([], env);
-    expect(doc.features).toEqual(BUILD_TAGS);
+    expect(doc.features).toEqual(pool ? DEFAULT_TAGS : BUILD_TAGS);
     await using d = await startDaemon([], { env });
     expect(((await (await d.fetch("/daemon/status")).json()) as { limits: { mcpPool: boolean } }).limits.mcpPool).toBe(pool);
   });

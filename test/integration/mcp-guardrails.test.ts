@@ -77,9 +77,15 @@ describe("budget forwarding", () => {
   });
 
   test("with no budget flag the child gets none of the variables, even when the daemon inherited some", async () => {
-    await using d = await fakeAgentDaemon([], { env: { QWEN_SERVE_MCP_BUDGET_MODE: "warn", QWEN_SERVE_MCP_CLIENT_BUDGET: "7", SVC_SERVE_MCP_BUDGET_MODE: "warn" } });
+    await using d = await fakeAgentDaemon([], { env: { QWEN_SERVE_MCP_BUDGET_MODE: "warn", QWEN_SERVE_MCP_CLIENT_BUDGET: "7", SVC_SERVE_MCP_BUDGET_MODE: "warn", QWEN_SERVE_NO_MCP_POOL: "1" } });
     await d.createSession();
     expect(await budgetVars(d)).toEqual({});
+  });
+
+  test("a daemon without the shared pool tells the child under both names", async () => {
+    await using d = await fakeAgentDaemon([], { env: { SVC_SERVE_NO_MCP_POOL: "1" } });
+    await d.createSession();
+    expect(await budgetVars(d)).toEqual({ SVC_SERVE_NO_MCP_POOL: "1", QWEN_SERVE_NO_MCP_POOL: "1" });
   });
 });
 

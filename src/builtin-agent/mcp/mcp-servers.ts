@@ -9,6 +9,10 @@
  * is marked disconnected at once: its tools are no longer offered, its slot is released, and it is
  * connected again on the next prompt (or by a reload or restart).
  *
+ * A server added at runtime (`put`) replaces the one of its name, or joins the list, and connects at
+ * once; `drop` disconnects one (and connects what it stood over). Both run after any pass, reload or
+ * other such change, one at a time.
+ *
  * The client budget (see `mcp-budget.ts`) reserves a slot per server in declaration order before
  * it connects; `enforce` refuses a server when no slot is left (`budget_exhausted`), `warn`
  * connects it anyway and says so on stderr, `off` ignores the budget.
@@ -70,6 +74,13 @@ export type RestartOutcome =
   | { readonly kind: "skipped"; readonly reason: "budget_would_exceed" | "in_flight" | "disabled" }
   | { readonly kind: "failed"; readonly error: string }
   | { readonly kind: "unknown" };
+
+/** What adding a server at runtime did: connected (with its tool count), refused by an `enforce` budget, past a `warn` budget (not connected, as the reference), or failed to connect. */
+export type PutOutcome =
+  | { readonly kind: "connected"; readonly replaced: boolean; readonly toolCount: number }
+  | { readonly kind: "refused" }
+  | { readonly kind: "over_budget" }
+  | { readonly kind: "failed"; readonly error: string };
 
 export interface McpCallResult {
   readonly text: string;
@@ -242,6 +253,74 @@ export class McpServers {
       Object.assign(entry, { phase: "failed", error, tools: [] });
       this.slots.release(server.name);
     }
+  }
+
+  /** Runs `change` after any running pass or change, as one of them (`discoveryState` says `in_progress`). */
+  private serialized<T>(change: () => Promise<T>): Promise<T> {
+    // Discovery of the declared servers comes first, as it would on the first prompt.
+    this.start();
+    const run = (this.pass ?? Promise.resolve()).then(async () => {
+      this.running = true;
+      try {
+        return await change();
+      } finally {
+        this.running = false;
+      }
+    });
+    this.pass = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  }
+
+  /**
+   * Adds `config` (replacing the server of its name, which is disconnected first) and connects it
+   * now. A server the budget refuses, or one that fails to connect, is taken out again and what it
+   * replaced is put back, to reconnect on the next prompt.
+   */
+  put(config: McpServerConfig): Promise<PutOutcome> {
+    return this.serialized(async () => {
+      const index = this.entries.findIndex((e) => e.config.name === config.name);
+      const previous = index === -1 ? undefined : this.entries[index]!;
+      if (previous) await this.disconnect(previous);
+      const entry = entryOf(config);
+      const restore = () => {
+        if (previous) this.entries[index] = { config: previous.config, phase: previous.phase === "disabled" ? "disabled" : "disconnected", tools: [] };
+        else this.entries = this.entries.filter((e) => e !== entry);
+      };
+      if (index === -1) this.entries.push(entry);
+      else this.entries[index] = entry;
+      const slot = this.slots.reserve(config.name);
+      if (slot !== "granted") {
+        if (slot === "over") this.slots.release(config.name);
+        restore();
+        return { kind: slot === "refused" ? "refused" : "over_budget" };
+      }
+      await this.connect(entry);
+      if (entry.phase !== "connected") {
+        restore();
+        return { kind: "failed", error: entry.error ?? "did not connect" };
+      }
+      return { kind: "connected", replaced: previous !== undefined, toolCount: entry.tools.length };
+    });
+  }
+
+  /** Disconnects server `name` and takes it out; `replacement` (what it stood over) takes its place and connects. */
+  drop(name: string, replacement: McpServerConfig | undefined): Promise<void> {
+    return this.serialized(async () => {
+      const index = this.entries.findIndex((e) => e.config.name === name);
+      if (index === -1) return;
+      await this.disconnect(this.entries[index]!);
+      if (!replacement) {
+        this.entries.splice(index, 1);
+        return;
+      }
+      const entry = (this.entries[index] = entryOf(replacement));
+      if (entry.phase === "disabled") return;
+      if (this.slots.reserve(name) === "refused") entry.phase = "refused";
+      else await this.connect(entry);
+    });
   }
 
   /** Reconnects one server: its connection (if any) is closed and it takes a slot again. */

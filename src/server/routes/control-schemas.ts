@@ -7,6 +7,7 @@ import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { APPROVAL_MODES, MAX_AGENT_STRING, MAX_RESTART_ENTRIES } from "../../runtime/profile-controls.ts";
+import { SERVER_NAME_PATTERN } from "../../workspace/mcp-server-settings.ts";
 import { notAnObject } from "./session-params.ts";
 
 /** Longest tool, skill or MCP server name taken (the reference's limit). */
@@ -157,3 +158,55 @@ export const RestartAnswer = t.Object(
   },
   { additionalProperties: false },
 );
+
+/** A runtime MCP server's name: the names the built-in agent reads (`SERVER_NAME_PATTERN`). */
+const runtimeServerName = t.String({
+  pattern: SERVER_NAME_PATTERN,
+  description: "The server name: 1 to 32 letters, digits, `_` or `-`",
+  error: fail("invalid_server_name", "Server name must be 1 to 32 letters, digits, underscores or hyphens"),
+});
+
+export const RuntimeServerParams = t.Object({ name: runtimeServerName });
+
+export const RuntimeAddBody = t.Object(
+  {
+    name: runtimeServerName,
+    config: t.Object(
+      {},
+      {
+        additionalProperties: true,
+        description: "`{command, args?, description?}` (an absolute command) or `{url | httpUrl, description?}`; no `env`, `cwd` or `headers`",
+        error: fail("missing_required_field", "`config` must be a non-null object", { field: "config" }),
+      },
+    ),
+  },
+  { additionalProperties: true, error: notAnObject },
+);
+
+const skippedFields = {
+  name: t.String(),
+  skipped: t.Literal(true),
+  reason: t.String({ maxLength: MAX_AGENT_STRING, description: "`budget_warning_only` (past a warn budget), `not_present` (nothing to remove), …" }),
+};
+
+export const RuntimeAddAnswer = t.Union([
+  t.Object({
+    name: t.String(),
+    transport: t.String({ maxLength: MAX_AGENT_STRING, description: "`stdio` or `http` (the built-in agent); Qwen Code also names `sse`, `websocket`, `sdk`" }),
+    replaced: t.Boolean({ description: "A runtime server of the name was replaced" }),
+    shadowedSettings: t.Boolean({ description: "It stands over a declared server of the same name" }),
+    toolCount: t.Integer({ minimum: 0 }),
+    originatorClientId: t.Optional(t.String({ maxLength: MAX_AGENT_STRING })),
+  }),
+  t.Object(skippedFields),
+]);
+
+export const RuntimeRemoveAnswer = t.Union([
+  t.Object({
+    name: t.String(),
+    removed: t.Literal(true),
+    wasShadowingSettings: t.Boolean({ description: "A declared server of the same name takes its place" }),
+    originatorClientId: t.Optional(t.String({ maxLength: MAX_AGENT_STRING })),
+  }),
+  t.Object(skippedFields),
+]);

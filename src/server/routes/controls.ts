@@ -11,6 +11,11 @@
  *   POST /workspace/init                       {force?} → {path, action}
  *   POST /workspace/mcp/reload                 {forceReconnectAll? | forceReconnectWhich?} → 202 {accepted}
  *   POST /workspace/mcp/:server/restart        ?entryIndex → {serverName, restarted, …} or {serverName, entries}
+ *   POST /workspace/mcp/servers                {name, config} → {name, transport, replaced, shadowedSettings, toolCount, originatorClientId}
+ *   DELETE /workspace/mcp/servers/:name        → {name, removed, wasShadowingSettings, originatorClientId} or {name, skipped, reason}
+ *
+ * The last two (runtime MCP servers, held by the running agent only) need `X-Svc-Client-Id` of a
+ * client of the workspace, as the reference's do.
  *
  * What the agent answers is rebuilt from known, bounded fields (`profile-controls.ts`); its error
  * answer is 502 `agent_control_failed`, a timeout 504 `agent_timeout`.
@@ -34,6 +39,10 @@ import {
   McpReloadBody,
   RestartAnswer,
   RestartQuery,
+  RuntimeAddAnswer,
+  RuntimeAddBody,
+  RuntimeRemoveAnswer,
+  RuntimeServerParams,
   ServerParams,
   SkillBatchAnswer,
   SkillBatchBody,
@@ -42,7 +51,7 @@ import {
   ToolParams,
   ToolToggleAnswer,
 } from "./control-schemas.ts";
-import { registeredClient, SessionIdParams } from "./session-params.ts";
+import { registeredClient, SessionIdParams, workspaceClient } from "./session-params.ts";
 
 const strict = (tags: string | string[], summary: string) => capability(tags, { summary, "x-svc-strict": true });
 
@@ -51,14 +60,15 @@ const agentErrors = [501, 502, 504] as const;
 
 export const controlRoutes = (deps: AppDeps) => {
   const runtime = deps.runtimes.primary;
+  function* liveSessions() {
+    for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;
+  }
   const controls = new WorkspaceControls({
     runtime,
     trusted: () => deps.trust.trusted,
     logger: deps.logger,
     dataDir: deps.config.dataDir,
-    sessions: function* () {
-      for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;
-    },
+    sessions: liveSessions,
   });
   return new Elysia({ name: "routes/controls" })
     .use(apiModelNames)
@@ -134,7 +144,19 @@ export const controlRoutes = (deps: AppDeps) => {
         response: { 200: RestartAnswer, ...errorResponses({ also: [404, 409, ...agentErrors] }) },
         detail: strict("workspace_mcp_restart", "Have the agent restart one MCP server (or one pooled entry)"),
       },
-    );
+    )
+    .post("/workspace/mcp/servers", ({ body, request }) => controls.addRuntimeMcp(body.name, body.config, workspaceClient(liveSessions(), request, "runtime MCP mutation")), {
+      headers: ClientIdHeaders,
+      body: RuntimeAddBody,
+      response: { 200: RuntimeAddAnswer, ...errorResponses({ body: true, also: [403, 409, ...agentErrors] }) },
+      detail: strict("mcp_server_runtime_mutation", "Add (or replace) an MCP server in the running agent, for as long as it runs (not written to any settings)"),
+    })
+    .delete("/workspace/mcp/servers/:name", ({ params, request }) => controls.removeRuntimeMcp(params.name, workspaceClient(liveSessions(), request, "runtime MCP mutation")), {
+      params: RuntimeServerParams,
+      headers: ClientIdHeaders,
+      response: { 200: RuntimeRemoveAnswer, ...errorResponses({ also: [400, 403, 409, ...agentErrors] }) },
+      detail: strict("mcp_server_runtime_mutation", "Remove a runtime MCP server from the running agent (`skipped: true, reason: not_present` when there is none)"),
+    });
 };
 
 /** The names with duplicates (compared case-insensitively) dropped, first spelling kept, as the reference does. */

@@ -22,3 +22,15 @@ export const notAnObject = () => new DaemonError(400, "invalid_request", "The re
 export function registeredClient(session: LiveSession, request: Request): string | null {
   return session.clients.use(parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER)));
 }
+
+/**
+ * `X-Svc-Client-Id` of a workspace mutation that names its originator: required (400
+ * `missing_client_id`) and registered on a live session of the workspace (400 `invalid_client_id`
+ * otherwise), as the reference daemon checks it; using it refreshes it.
+ */
+export function workspaceClient(sessions: Iterable<LiveSession>, request: Request, what: string): string {
+  const clientId = parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER));
+  if (clientId === null) throw new DaemonError(400, "missing_client_id", `\`X-Svc-Client-Id\` header is required for ${what}`);
+  for (const session of sessions) if (session.clients.has(clientId)) return session.clients.use(clientId) ?? clientId;
+  throw new DaemonError(400, "invalid_client_id", `Client id "${clientId}" is not registered for this workspace`, { clientId });
+}
