@@ -163,8 +163,10 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         if (UNTRUSTED_MODES.includes(session.mode)) continue;
         narrowed.push({ sessionId: session.id, previous: setMode(client, session, "default") });
       }
-    // The workspace's own MCP servers run only while it is trusted: once discovery has run, the
-    // servers are read again under the new decision (a revocation stops them before the next turn).
+    // The workspace's own MCP servers, and those added at runtime, run only while it is trusted:
+    // once discovery has run, the servers are read again under the new decision (a revocation
+    // stops them before the next turn).
+    if (!trusted) runtimeMcpServers.clear();
     if (mcp.discoveryState !== "not_started") mcp.reload(declaredMcpServers());
     return { trusted, approvalMode: trust.startMode, narrowed };
   };

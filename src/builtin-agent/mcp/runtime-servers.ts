@@ -4,6 +4,7 @@
  * through the daemon (`POST /workspace/mcp/servers`), held in memory for the agent's life and never
  * written anywhere. One serves every session of the agent, like a declared one; it stands over a
  * declared server of the same name (`shadowedSettings`) until removed, and every reload keeps it.
+ * They are added only while the workspace is trusted (the daemon checks), and a revocation drops them.
  *
  * A runtime declaration is `{command, args?, description?}` or `{url|httpUrl, description?}`, read
  * by the settings files' own parser (absolute command, http(s) URL). It takes no `env`, `cwd` or
@@ -11,7 +12,7 @@
  * caller learns the server would not get them.
  *
  * Errors are the reference agent's: `-32602` for malformed params, `-32099` with `errorKind`
- * `invalid_config` (a bad declaration, a name in `mcp.excluded`, too many runtime servers),
+ * `invalid_config` (a bad declaration, the name of a declared server `mcp.excluded` disables, too many runtime servers),
  * `mcp_budget_would_exceed` (an `enforce` budget is full) or `mcp_server_spawn_failed` (it did not
  * connect). Past a `warn` budget the add is skipped (`budget_warning_only`), as the reference's is.
  */
@@ -79,6 +80,11 @@ export class RuntimeMcpServers {
     const names = new Set(declared.map((s) => s.name));
     for (const server of this.added.values()) if (!names.has(server.name)) out.push(server);
     return out;
+  }
+
+  /** Forgets every runtime server (trust was revoked: they were added under it); the next reload stops them. */
+  clear(): void {
+    this.added.clear();
   }
 
   register(app: acp.AgentApp, deps: RuntimeServerDeps): void {

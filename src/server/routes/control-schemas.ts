@@ -171,10 +171,10 @@ export const RuntimeServerParams = t.Object({ name: runtimeServerName });
 export const RuntimeAddBody = t.Object(
   {
     name: runtimeServerName,
-    config: t.Object(
-      {},
+    config: t.Record(
+      t.String(),
+      t.Unknown(),
       {
-        additionalProperties: true,
         description: "`{command, args?, description?}` (an absolute command) or `{url | httpUrl, description?}`; no `env`, `cwd` or `headers`",
         error: fail("missing_required_field", "`config` must be a non-null object", { field: "config" }),
       },
