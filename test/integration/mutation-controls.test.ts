@@ -147,6 +147,30 @@ describe("qwen-code profile", () => {
     ]);
     expect(await q.d.agentPids()).toHaveLength(1);
   });
+
+  test("runtime MCP servers go to qwen/control/workspace/mcp/runtime-add|remove with the client id; typed failures keep the reference's codes", async () => {
+    const { clientId } = (await q.d.createSession({ sessionScope: "thread" }, AUTH)) as { clientId: string };
+    const as = { ...AUTH, "X-Svc-Client-Id": clientId };
+    const add = (name: string) => q.d.json("POST", "/workspace/mcp/servers", { name, config: { url: "http://127.0.0.1:9/sse" } }, as);
+    expect(await add("db")).toMatchObject({ status: 200, body: { name: "db", transport: "sse", replaced: false, shadowedSettings: true, toolCount: 3, originatorClientId: clientId } });
+    expect(await add("warned")).toMatchObject({ status: 200, body: { name: "warned", skipped: true, reason: "budget_warning_only" } });
+    expect(await add("full")).toMatchObject({ status: 409, body: { code: "mcp_budget_would_exceed", serverName: "full" } });
+    expect(await add("dead")).toMatchObject({ status: 502, body: { code: "mcp_server_spawn_failed", serverName: "dead" } });
+    expect((await q.d.sentToAgent("qwen/control/workspace/mcp/runtime-add")).map((e) => e.params)).toEqual(
+      ["db", "warned", "full", "dead"].map((name) => ({ cwd: q.d.workspace, name, config: { url: "http://127.0.0.1:9/sse" }, originatorClientId: clientId })),
+    );
+    expect(await q.d.json("DELETE", "/workspace/mcp/servers/db", undefined, as)).toMatchObject({ status: 200, body: { name: "db", removed: true, wasShadowingSettings: false } });
+    expect(await q.d.json("DELETE", "/workspace/mcp/servers/absent", undefined, as)).toMatchObject({ status: 200, body: { name: "absent", skipped: true, reason: "not_present" } });
+    await using events = await q.events(q.b);
+    const frames = await until(() => {
+      const found = events.frames.filter((f) => f.event === "mcp_server_added" || f.event === "mcp_server_removed");
+      return found.length >= 2 ? found : null;
+    }, 5000, "the add and the remove");
+    expect(frames.map((f) => [f.event, f.data.name, f.envelope.originatorClientId])).toEqual([
+      ["mcp_server_added", "db", clientId],
+      ["mcp_server_removed", "db", clientId],
+    ]);
+  });
 });
 
 describe("generic profile", () => {

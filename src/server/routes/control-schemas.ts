@@ -195,7 +195,7 @@ export const RuntimeAddAnswer = t.Union([
     transport: t.String({ maxLength: MAX_AGENT_STRING, description: "`stdio` or `http` (the built-in agent); Qwen Code also names `sse`, `websocket`, `sdk`" }),
     replaced: t.Boolean({ description: "A runtime server of the name was replaced" }),
     shadowedSettings: t.Boolean({ description: "It stands over a declared server of the same name" }),
-    toolCount: t.Integer({ minimum: 0 }),
+    toolCount: Type.Integer({ minimum: 0 }),
     originatorClientId: t.Optional(t.String({ maxLength: MAX_AGENT_STRING })),
   }),
   t.Object(skippedFields),
