@@ -85,6 +85,18 @@ function cell(ext: InstalledExtension) {
   };
 }
 
+/**
+ * Each installed extension's activation in a workspace (`GET /workspaces/:ws/extensions`, the
+ * reference's shape): svc keeps one state per extension, the user's, in force in every workspace,
+ * so no workspace override exists (`workspaceActivation: null`, `activationSource: "default"`).
+ */
+export function workspaceActivations(dataDir: string) {
+  return listExtensions(dataDir).extensions.map((ext) => {
+    const state = ext.record.enabled ? ("enabled" as const) : ("disabled" as const);
+    return { extensionId: extensionId(ext.name), name: ext.name, version: ext.manifest.version, defaultActivation: state, workspaceActivation: null, effectiveActivation: state, activationSource: "default" as const };
+  });
+}
+
 const notFound = (name: string) => new DaemonError(404, "extension_not_found", `Extension "${name}" not found`, { name });
 
 export class ExtensionService {

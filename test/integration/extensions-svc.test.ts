@@ -107,6 +107,11 @@ test("built-in agent: an extension from a local folder brings a skill, an instru
 
   expect(await settle(await call("POST", "/workspace/extensions/kit/disable", {}))).toMatchObject({ status: "succeeded", result: { status: "disabled", name: "kit", changed: true, refreshed: 1, failed: 0 } });
   expect((await call("GET", "/workspace/extensions")).body.extensions[0]).toMatchObject({ isActive: false });
+  // The per-workspace view tells the same state (one for every workspace), not an empty list.
+  const perWorkspace = (await call("GET", `/workspaces/${encodeURIComponent(d.workspace)}/extensions`)).body;
+  expect(perWorkspace.extensions).toEqual([
+    { extensionId: listed.body.extensions[0].id, name: "kit", version: "1.2.0", defaultActivation: "disabled", workspaceActivation: null, effectiveActivation: "disabled", activationSource: "default" },
+  ]);
   expect((await events.waitFor("extensions_changed", (f: { data: { status?: string } }) => f.data.status === "disabled", 5000)).data).toEqual({ status: "disabled", name: "kit", refreshed: 1, failed: 0 });
   await turn("and without it");
   const after = model.requests.at(-1)!;

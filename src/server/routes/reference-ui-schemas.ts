@@ -70,7 +70,18 @@ export const WorkspaceExtensionsReply = t.Object({
   trusted: t.Boolean(),
   desiredGeneration: t.Literal(0),
   appliedGeneration: t.Literal(0),
-  extensions: none("extensions (not offered by this daemon)"),
+  extensions: t.Array(
+    t.Object({
+      extensionId: t.String(),
+      name: t.String(),
+      version: t.String(),
+      defaultActivation: t.UnionEnum(["enabled", "disabled"]),
+      workspaceActivation: t.Null({ description: "no per-workspace override: an extension's state holds in every workspace" }),
+      effectiveActivation: t.UnionEnum(["enabled", "disabled"]),
+      activationSource: t.Literal("default"),
+    }),
+    { description: "the installed extensions and their state in this workspace" },
+  ),
 });
 
 export const WorkspaceParams = t.Object({ workspace: WorkspaceSelector });

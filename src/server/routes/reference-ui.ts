@@ -98,14 +98,16 @@ export const referenceUiRoutes = (deps: AppDeps) => {
     })
     .get(
       "/workspaces/:workspace/extensions",
-      ({ params }) => {
+      async ({ params }) => {
         const workspace = workspaceOf(params.workspace);
-        return { v: 1 as const, workspaceId: workspaceId(workspace), workspaceCwd: workspace, trusted: deps.trust.trusted, desiredGeneration: 0 as const, appliedGeneration: 0 as const, extensions: [] };
+        const { workspaceActivations } = await import("../../extensions/index.ts");
+        const extensions = workspaceActivations(deps.config.dataDir);
+        return { v: 1 as const, workspaceId: workspaceId(workspace), workspaceCwd: workspace, trusted: deps.trust.trusted, desiredGeneration: 0 as const, appliedGeneration: 0 as const, extensions };
       },
       {
         params: WorkspaceParams,
         response: { 200: WorkspaceExtensionsReply, ...workspaceErrors },
-        detail: { summary: "The named workspace's extensions: none (this daemon does not offer extensions)" },
+        detail: { summary: "The installed extensions and their state in the named workspace (one state each, the user's, in every workspace)" },
       },
     );
 };
