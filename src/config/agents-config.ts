@@ -9,10 +9,10 @@ import { AGENT_NAMES, AGENT_PACKAGES, isAgentName, isInstallable, type Installab
 import { loadDaemonSettings } from "./settings.ts";
 import type { AgentSettings } from "./agent-settings.ts";
 import { BootError } from "./boot-error.ts";
+import { DEFAULT_NPM_REGISTRY, parseRegistry, registryFromEnv } from "./npm-registry.ts";
 import { dataDirFor } from "./config.ts";
 import { join } from "node:path";
 
-export const DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/";
 
 const INSTALLABLE = Object.keys(AGENT_PACKAGES).join(", ");
 
@@ -39,17 +39,6 @@ export interface AgentsConfig {
 
 const PROXY_VARS = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"];
 
-function parseRegistry(raw: string, from: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new BootError(`${from}: ${JSON.stringify(raw)} is not a URL`);
-  }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new BootError(`${from}: must be an http(s) URL`);
-  return url.href;
-}
-
 export function resolveAgentsConfig(inputs: { args: readonly string[]; env: Readonly<Record<string, string | undefined>>; execPath?: string; platform?: NodeJS.Platform; arch?: string }): AgentsConfig {
   let parsed;
   try {
@@ -73,7 +62,7 @@ export function resolveAgentsConfig(inputs: { args: readonly string[]; env: Read
   const dataDir = dataDirFor(env, platform);
   const registry = parsed.values.registry !== undefined
     ? parseRegistry(parsed.values.registry, "--registry")
-    : env.SVC_NPM_REGISTRY ? parseRegistry(env.SVC_NPM_REGISTRY, "SVC_NPM_REGISTRY") : DEFAULT_NPM_REGISTRY;
+    : registryFromEnv(env);
   const { agent, agentPaths, agentEndpoints } = loadDaemonSettings(join(dataDir, "settings.json"), env);
   return {
     command,

@@ -16,6 +16,7 @@ import { loadDaemonSettings, type DaemonSettings } from "./settings.ts";
 import { parseToken } from "./token.ts";
 import { readTokenFile } from "./token-file.ts";
 import { HANDOVER_NONCE_ENV, handoverNonce, serviceManager, type ServiceManager } from "./update-handover.ts";
+import { registryFromEnv } from "./npm-registry.ts";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 export type LogFormat = "text" | "json";
@@ -115,6 +116,8 @@ export interface Config {
   readonly launcher: LauncherConfig;
   /** `--release-url`/SVC_RELEASE_URL: where updates are looked for (null: the project's release location, `src/update/`). */
   readonly releaseUrl: string | null;
+  /** `SVC_NPM_REGISTRY`: where registry extensions are fetched from (npm's registry by default). */
+  readonly npmRegistry: string;
   /** Non-fatal notes from boot (e.g. `--allow-origin '*'`), printed as warnings. */
   readonly warnings: readonly string[];
 }
@@ -282,6 +285,7 @@ export function resolveConfig(inputs: ConfigInputs): Config {
     log: { level: f["log-level"] as LogLevel, format: f["log-format"] as LogFormat },
     launcher: { readyJson: f["ready-json"], parentPid: f["parent-pid"], open: f.open && !f["no-web"], handoverNonce: handoverNonce(env), serviceManager: serviceManager(env) },
     releaseUrl: f["release-url"],
+    npmRegistry: registryFromEnv(env),
     warnings,
   };
   return deepFreeze(config);

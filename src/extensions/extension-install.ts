@@ -7,8 +7,9 @@
  * answer), and `.git` is not copied. The copy is made in a staging folder beside the others and
  * renamed into place, so a failed install leaves nothing and a reinstall swaps the whole folder.
  *
- * A registry (npm) source is refused: an extension package has no pinned version and integrity
- * (what `svc agents install` checks its agents against), so nothing could vouch for it.
+ * A scoped npm package (`@scope/name[@version]`) is fetched, checked against the registry's
+ * integrity and unpacked by `registry-install.ts`, then installed from its download folder here.
+ * Any other remote source (a URL, a git repository) is refused: nothing could vouch for it.
  */
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
@@ -16,7 +17,7 @@ import { chmod, lstat, mkdir, open, opendir, readFile, realpath, rename, rm, wri
 import { isAbsolute, join, relative, sep } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { MANIFEST_FILE, MAX_MANIFEST_BYTES, ManifestError, parseManifest } from "./extension-manifest.ts";
-import { extensionsDir, RECORD_FILE, type ExtensionRecord } from "./extension-store.ts";
+import { extensionsDir, RECORD_FILE, type ExtensionRecord, type ExtensionSource } from "./extension-store.ts";
 
 export const MAX_FILES = 2000;
 export const MAX_TOTAL_BYTES = 50 * 1024 * 1024;
@@ -25,10 +26,16 @@ const SKIPPED_FOLDERS = new Set([".git"]);
 
 const badSource = (message: string, fields: Record<string, unknown> = {}) => new DaemonError(400, "invalid_extension_source", message, fields);
 
-/** Checks a source as the route receives it: an absolute local folder path (400 otherwise; 422 for a registry package). */
+/** A scoped npm package source (`registry-install.ts` installs it). */
+export const isRegistrySource = (source: string) => /^@[^/\s]+\/[^/\s]+$/.test(source);
+
+/** Checks a source as the route receives it: an absolute local folder path or a scoped npm package (400 otherwise; 422 for another remote source). */
 export function checkSource(source: string): void {
+  if (isRegistrySource(source)) return;
   if (/^[a-z][a-z0-9+.-]*:/i.test(source) || /^[^/\s]+\/[^/\s]+/.test(source))
-    throw new DaemonError(422, "extension_source_unsupported", "Only a local folder can be installed: a registry or remote extension has no pinned integrity svc could check", { hint: "clone or unpack it, then install the folder by its absolute path" });
+    throw new DaemonError(422, "extension_source_unsupported", "Only a local folder or a scoped npm package (@scope/name) can be installed: a URL or git source has no integrity svc could check", {
+      hint: "clone or unpack it, then install the folder by its absolute path",
+    });
   if (!isAbsolute(source)) throw badSource("`source` must be the absolute path of a local folder");
 }
 
@@ -88,9 +95,9 @@ export interface InstallResult {
   readonly skipped: number;
 }
 
-/** Installs (or reinstalls) the extension in folder `source` (absolute) for the user. */
-export async function installFromFolder(dataDir: string, source: string): Promise<InstallResult> {
-  checkSource(source);
+/** Installs (or reinstalls) the extension in folder `source` (absolute) for the user; `origin` is what its record names (the folder itself by default). */
+export async function installFromFolder(dataDir: string, source: string, origin: ExtensionSource = { type: "local", path: source }): Promise<InstallResult> {
+  if (!isAbsolute(source)) throw badSource("`source` must be the absolute path of a local folder");
   const st = await lstat(source).catch(() => null);
   if (!st?.isDirectory()) throw badSource("`source` is not a folder (a link to one is not followed)", { source });
   const manifestPath = join(source, MANIFEST_FILE);
@@ -118,7 +125,7 @@ export async function installFromFolder(dataDir: string, source: string): Promis
   const old = join(base, `.old-${randomUUID()}`);
   try {
     await copyTree(source, staging, 0, state);
-    const record: ExtensionRecord = { v: 1, source: { type: "local", path: source }, installedAt: new Date().toISOString(), enabled: true };
+    const record: ExtensionRecord = { v: 1, source: origin, installedAt: new Date().toISOString(), enabled: true };
     await writeFile(join(staging, RECORD_FILE), JSON.stringify(record, null, 2) + "\n", { mode: 0o600 });
     const had = await rename(target, old).then(() => true, (err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? false : Promise.reject(err)));
     await rename(staging, target);

@@ -15,9 +15,12 @@ export const MAX_EXTENSIONS = 64;
 export const RECORD_FILE = ".svc-extension.json";
 const MAX_RECORD_BYTES = 16 * 1024;
 
+/** Where an installed extension came from: a local folder (its path) or a registry package (`@scope/name@version`, with the integrity it matched). */
+export type ExtensionSource = { readonly type: "local"; readonly path: string } | { readonly type: "npm"; readonly path: string; readonly integrity: string };
+
 export interface ExtensionRecord {
   readonly v: 1;
-  readonly source: { readonly type: "local"; readonly path: string };
+  readonly source: ExtensionSource;
   readonly installedAt: string;
   readonly enabled: boolean;
 }
@@ -49,9 +52,14 @@ function readRecord(path: string): ExtensionRecord | null {
   const bytes = readSmallFileSync(path, path, RECORD_FILE, MAX_RECORD_BYTES);
   if (bytes === null) return null;
   try {
-    const doc = JSON.parse(bytes.toString("utf8")) as Partial<ExtensionRecord> | null;
-    if (doc?.v !== 1 || typeof doc.enabled !== "boolean" || typeof doc.installedAt !== "string" || doc.source?.type !== "local" || typeof doc.source.path !== "string") return null;
-    return { v: 1, source: { type: "local", path: doc.source.path }, installedAt: doc.installedAt, enabled: doc.enabled };
+    const doc = JSON.parse(bytes.toString("utf8")) as { v?: unknown; enabled?: unknown; installedAt?: unknown; source?: { type?: unknown; path?: unknown; integrity?: unknown } } | null;
+    if (doc?.v !== 1 || typeof doc.enabled !== "boolean" || typeof doc.installedAt !== "string" || typeof doc.source?.path !== "string") return null;
+    const { type, path, integrity } = doc.source;
+    let source: ExtensionSource;
+    if (type === "local") source = { type, path };
+    else if (type === "npm" && typeof integrity === "string") source = { type, path, integrity };
+    else return null;
+    return { v: 1, source, installedAt: doc.installedAt, enabled: doc.enabled };
   } catch {
     return null;
   }

@@ -1,7 +1,8 @@
 /**
  * Extensions (the reference's model, `qwen-extension.json`): the seam the daemon's extension
  * routes load on first use. Install from a local folder (`extension-install.ts`: a bounded copy
- * under the data dir, nothing run; a registry package is refused), list, enable, disable,
+ * under the data dir, nothing run) or a scoped npm package (`registry-install.ts`: checked against
+ * the registry's integrity, unpacked, then installed as a folder), list, enable, disable,
  * uninstall, each change an operation (`extension-operations.ts`) after which the live agent is
  * refreshed (`refresh`: its MCP servers reloaded; skills and instruction files it reads at each
  * turn). What an enabled extension brings the built-in agent: skills, instruction files and MCP
@@ -14,7 +15,8 @@ import { createHash } from "node:crypto";
 import { opendirSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
-import { checkSource, installFromFolder, removeExtension, setEnabled } from "./extension-install.ts";
+import { installFromRegistry } from "./registry-install.ts";
+import { checkSource, installFromFolder, isRegistrySource, removeExtension, setEnabled } from "./extension-install.ts";
 import { ExtensionOperations, type ExtensionOperation, type OperationKind } from "./extension-operations.ts";
 import { isInstalled, listExtensions, readExtension, type InstalledExtension } from "./extension-store.ts";
 
@@ -26,6 +28,8 @@ const MAX_LISTED_SKILLS = 200;
 export interface ExtensionDeps {
   readonly dataDir: string;
   readonly workspace: string;
+  /** The npm registry registry packages come from (`SVC_NPM_REGISTRY`). */
+  readonly registry: string;
   /** Has the live agent take the change (null: no agent is running). */
   readonly refresh: () => Promise<{ refreshed: number; failed: number } | null>;
   /** Tells the workspace's live sessions an operation finished (`extensions_changed`). */
@@ -121,7 +125,7 @@ export class ExtensionService {
   install(source: string): ExtensionOperation {
     checkSource(source);
     return this.start("install", { source }, async () => {
-      const result = await installFromFolder(this.deps.dataDir, source);
+      const result = isRegistrySource(source) ? await installFromRegistry(this.deps.dataDir, this.deps.registry, source) : await installFromFolder(this.deps.dataDir, source);
       return { status: "installed", source, ...result, ...(await this.refreshed()) };
     });
   }

@@ -3,7 +3,7 @@
  * from a local folder (a copy under the data dir, links and `.git` left out) brings a skill, an
  * instruction file and a working MCP server to the next turns; disabling it takes all three away;
  * uninstalling removes it. Long changes are operations (202, then polled), announced by
- * `extensions_changed`. A registry source, a
+ * `extensions_changed`. A URL source, a
  * relative path and a missing consent are refused, and so is every change in an untrusted workspace.
  */
 import { expect, test } from "bun:test";
@@ -59,7 +59,7 @@ test("built-in agent: an extension from a local folder brings a skill, an instru
     return op.body;
   };
 
-  expect(await call("POST", "/workspace/extensions/install", { source: "@acme/kit", consent: true })).toMatchObject({ status: 422, body: { code: "extension_source_unsupported" } });
+  expect(await call("POST", "/workspace/extensions/install", { source: "https://github.com/acme/kit.git", consent: true })).toMatchObject({ status: 422, body: { code: "extension_source_unsupported" } });
   expect(await call("POST", "/workspace/extensions/install", { source: "kit", consent: true })).toMatchObject({ status: 400, body: { code: "invalid_extension_source" } });
   expect(await call("POST", "/workspace/extensions/install", { source: src.path })).toMatchObject({ status: 400, body: { code: "extension_consent_required" } });
 

@@ -11,7 +11,7 @@ export const OperationParams = t.Object({ operationId: t.String({ minLength: 1, 
 
 export const InstallBody = t.Object(
   {
-    source: t.String({ minLength: 1, maxLength: MAX_SOURCE_CHARS, description: "The absolute path of a local folder holding qwen-extension.json (a registry package is refused: 422)", error: fail("invalid_extension_source", "Missing or invalid source") }),
+    source: t.String({ minLength: 1, maxLength: MAX_SOURCE_CHARS, description: "The absolute path of a local folder holding qwen-extension.json, or a scoped npm package `@scope/name[@version|@tag]` from the configured registry (checked against its sha512 integrity); another remote source is 422", error: fail("invalid_extension_source", "Missing or invalid source") }),
     consent: t.Literal(true, { description: "Required: the caller agrees to install the extension", error: fail("extension_consent_required", "Extension installation requires explicit consent") }),
   },
   { additionalProperties: true },
@@ -45,8 +45,8 @@ const ExtensionCell = t.Object({
   description: t.Optional(t.String()),
   version: t.String(),
   isActive: t.Boolean({ description: "Enabled: its skills, instruction files and MCP servers reach the built-in agent" }),
-  source: t.String({ description: "The folder it was installed from" }),
-  installType: t.Literal("local"),
+  source: t.String({ description: "The folder it was installed from, or the registry package (`@scope/name@version`)" }),
+  installType: t.UnionEnum(["local", "npm"], { description: "local: copied from a folder; npm: a registry package, checked against its integrity" }),
   updateState: t.Literal("not updatable"),
   capabilities: Capabilities,
   details: Details,

@@ -36,6 +36,7 @@ export const extensionRoutes = (deps: AppDeps) => {
         new ExtensionService({
           dataDir: deps.config.dataDir,
           workspace: runtime.cwd,
+          registry: deps.config.npmRegistry,
           refresh: async () => {
             const live = runtime.current();
             if (!live || live.profile.extensionPrefix !== "svc") return null;
