@@ -46,19 +46,19 @@ async function startRegistry() {
   const escaping = await tarball({ "package/qwen-extension.json": manifest("1.0.0"), "other/evil.sh": "echo pwned\n" });
   versions["@acme/escaping"] = { "1.0.0": { tgz: escaping, integrity: sha512(escaping) } };
   const tags: Record<string, Record<string, string>> = { "@acme/kit": { latest: "2.0.0", next: "3.0.0-beta.1" } };
-  const server = Bun.serve({
+  const server: Bun.Server<undefined> = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    fetch(request) {
+    fetch(request): Response {
       const path = decodeURIComponent(new URL(request.url).pathname.slice(1));
       const tar = /^(.+)\/-\/kit-(.+)\.tgz$/.exec(path);
       if (tar) {
         const published = versions[tar[1]!]?.[tar[2]!];
-        return published ? new Response(published.tgz) : new Response("no", { status: 404 });
+        return published ? new Response(new Blob([published.tgz as Uint8Array<ArrayBuffer>])) : new Response("no", { status: 404 });
       }
       const pkg = versions[path];
       if (!pkg) return new Response(JSON.stringify({ error: "Not found" }), { status: 404 });
-      const base = `http://127.0.0.1:${server.port}`;
+      const base: string = `http://127.0.0.1:${server.port}`;
       return Response.json({
         name: path,
         "dist-tags": tags[path] ?? { latest: "1.0.0" },
