@@ -41,6 +41,7 @@ export const IDLE_DAEMON: readonly Allowed[] = [
   { module: "src/config/token.ts", reason: "the bearer token's checks" },
   { module: "src/config/launchd-start.ts", reason: "whether svc's launchd agent started the daemon (it then bounds launchd's restart loop)" },
   { module: "src/config/token-file.ts", reason: "--token-file: the token read from a 0600 file of the user's, checked at boot" },
+  { module: "src/config/npm-registry.ts", reason: "SVC_NPM_REGISTRY, checked at boot (a bad URL is a boot error)" },
   { module: "src/config/canonical-folder.ts", reason: "the workspace's canonical path" },
   { module: "src/config/agent-keys.ts", reason: "the host's agent keys, shielded from children before anything spawns" },
   { module: "src/config/env-providers.ts", reason: "which environment variables hold agent keys (for the shield)" },
