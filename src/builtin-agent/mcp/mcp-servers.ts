@@ -134,12 +134,11 @@ export class McpServers {
   async discover(): Promise<void> {
     this.start();
     await this.pass;
-    await this.reconnectDropped();
+    if (this.entries.some((e) => e.phase === "disconnected")) await this.serialized(() => this.reconnectDropped());
   }
 
   /** Connects again the servers whose connection dropped (each takes a slot again). */
   private async reconnectDropped(): Promise<void> {
-    if (this.running) return;
     const connecting: Promise<void>[] = [];
     for (const entry of this.entries) {
       if (entry.phase !== "disconnected") continue;
@@ -325,10 +324,21 @@ export class McpServers {
 
   /** Reconnects one server: its connection (if any) is closed and it takes a slot again. */
   async restart(name: string): Promise<RestartOutcome> {
-    const entry = this.entries.find((e) => e.config.name === name);
-    if (!entry) return { kind: "unknown" };
-    if (entry.phase === "disabled") return { kind: "skipped", reason: "disabled" };
-    if (this.running || entry.phase === "connecting") return { kind: "skipped", reason: "in_flight" };
+    const found = this.entries.find((e) => e.config.name === name);
+    if (!found) return { kind: "unknown" };
+    if (found.phase === "disabled") return { kind: "skipped", reason: "disabled" };
+    if (this.running || found.phase === "connecting") return { kind: "skipped", reason: "in_flight" };
+    // One change at a time: a runtime add or remove (or another restart) cannot swap the entry mid-way.
+    return this.serialized(async () => {
+      const entry = this.entries.find((e) => e.config.name === name);
+      if (!entry) return { kind: "unknown" };
+      if (entry.phase === "disabled") return { kind: "skipped", reason: "disabled" };
+      return await this.reconnect(entry);
+    });
+  }
+
+  private async reconnect(entry: Entry): Promise<RestartOutcome> {
+    const name = entry.config.name;
     const started = performance.now();
     await this.disconnect(entry);
     const slot = this.slots.reserve(name);
