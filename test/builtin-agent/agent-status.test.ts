@@ -47,7 +47,7 @@ describe("svc/status: workspace", () => {
       const s = await status(a, "mcp");
       return s.discoveryState === "completed" ? s : null;
     }, 15_000, "discovery to complete");
-    expect(after.servers).toEqual([{ kind: "mcp_server", name: "docs", transport: "stdio", disabled: false, description: "Project docs", status: "ok", mcpStatus: "connected" }]);
+    expect(after.servers).toEqual([{ kind: "mcp_server", name: "docs", transport: "stdio", disabled: false, description: "Project docs", status: "ok", mcpStatus: "connected", entryCount: 1 }]);
     expect(after.clientCount).toBe(1);
     expectNoSecrets(a, after);
     const tools = await status(a, "tools");
