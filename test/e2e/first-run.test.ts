@@ -176,7 +176,8 @@ describe.skipIf(process.platform !== "linux")("--open", () => {
     expect(env).not.toContain("sk-secret-key");
     expect(env).not.toContain("SVC_SERVER_TOKEN");
     expect(env).toContain("OPENAI_MODEL=m");
-    expect(d.stderr()).toContain("--open: the web UI asks for the token");
+    // The note is written after the opener starts: waited for, not raced.
+    await until(() => d.stderr().includes("--open: the web UI asks for the token") || undefined, 5000, "the --open note on stderr");
     expect((await d.fetch("/health")).status).toBe(200);
   });
 

@@ -57,8 +57,9 @@ describe("install and contributions", () => {
     expect(extensionContextFiles(data.path)).toEqual([]);
   });
 
-  test("refusals: registry or remote sources, relative paths, a link, a folder holding the extensions folder", async () => {
-    for (const source of ["@acme/kit", "acme/kit", "https://example.com/kit.git", "npm:kit"]) expect(() => checkSource(source)).toThrow(expect.objectContaining({ status: 422 }));
+  test("refusals: remote sources but a scoped npm package, relative paths, a link, a folder holding the extensions folder", async () => {
+    for (const source of ["acme/kit", "https://example.com/kit.git", "npm:kit", "git@github.com:acme/kit.git"]) expect(() => checkSource(source)).toThrow(expect.objectContaining({ status: 422 }));
+    for (const source of ["@acme/kit", "@acme/kit@1.2.3", "@acme/kit@next"]) expect(() => checkSource(source)).not.toThrow();
     expect(() => checkSource("kit")).toThrow(expect.objectContaining({ status: 400 }));
     await using data = tempDir("k-ext-data-");
     await using src = tempDir("k-ext-src-");
