@@ -348,6 +348,15 @@ export const MemoryChangedEvent = closed(
   "`POST /workspace/memory` changed an instruction file (published to every live session of the workspace)",
 );
 
+export const AgentChangedEvent = closed(
+  {
+    change: literals(["created", "updated", "deleted"] as const),
+    name: Type.String(),
+    level: literals(["project", "user"] as const),
+  },
+  "A subagent definition was created, updated or deleted through `/workspace/agents` (published to every live session of the workspace)",
+);
+
 export const LanguageChangedEvent = closed(
   {
     sessionId: Type.Optional(Type.String({ description: "Set on a session's change (`POST /session/:id/language`)" })),
@@ -482,6 +491,7 @@ export const EVENT_DATA = {
   tool_toggled: ToolToggledEvent,
   workspace_initialized: WorkspaceInitializedEvent,
   memory_changed: MemoryChangedEvent,
+  agent_changed: AgentChangedEvent,
   language_changed: LanguageChangedEvent,
   mcp_server_restarted: McpServerRestartedEvent,
   mcp_server_restart_refused: McpServerRestartRefusedEvent,

@@ -49,3 +49,20 @@ export const GeneratedAgent = t.Object(
   { name: t.String(), description: t.String(), systemPrompt: t.String() },
   { additionalProperties: false, description: "A drafted definition, not written anywhere" },
 );
+
+/** `?scope=` of the detail, update and delete routes: `workspace` (level project) or `global` (level user). */
+export const AgentScopeQuery = t.Object(
+  { scope: t.Optional(t.String({ description: "`workspace` (the project's definition) or `global` (the user's); absent: the one in force" })) },
+  { additionalProperties: true },
+);
+
+/** A create or update body: checked member by member by the route (422 `invalid_config`, the reference's). */
+export const AgentWriteBody = t.Record(t.String(), t.Unknown(), {
+  description:
+    "Create: `{scope: workspace|global, name, description, systemPrompt, tools?, disallowedTools?, model?, color?, maxTurns?}`; update: any of the fields but `name` and `scope`",
+});
+
+export const AgentWritten = t.Object(
+  { ok: t.Literal(true), agent: AgentDetail, changed: t.Optional(t.Boolean({ description: "Update: false when the body changed nothing (nothing written)" })) },
+  { additionalProperties: false },
+);

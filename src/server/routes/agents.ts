@@ -16,11 +16,13 @@ import { Elysia, t, type Static } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { control, protocolError } from "../../runtime/profile-controls.ts";
 import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
-import type { AgentDefinition } from "../../workspace/agents/index.ts";
+import type { AgentDefinition, WritableLevel, WriteWhere } from "../../workspace/agents/index.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
-import { AgentDetail, AgentGenerateBody, AgentsStatus, GeneratedAgent } from "./agents-schemas.ts";
+import { ClientIdHeaders } from "../schemas/client-id-header.ts";
+import { AgentDetail, AgentGenerateBody, AgentScopeQuery, AgentsStatus, AgentWriteBody, AgentWritten, GeneratedAgent } from "./agents-schemas.ts";
+import { optionalWorkspaceClient } from "./session-params.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
 
@@ -32,6 +34,17 @@ export const MAX_GENERATE_DESCRIPTION_BYTES = 4096;
 const MAX_GENERATED_FIELD_CHARS = 64 * 1024;
 /** A draft may take the model a while (the reference allows 5 minutes). */
 const GENERATE_TIMEOUT_MS = 300_000;
+
+const AgentTypeParams = t.Object({ agentType: t.String({ maxLength: 256 }) });
+const invalidAgentType = () => new DaemonError(400, "invalid_agent_type", "`agentType` must contain only letters, numbers, hyphens, or underscores (2 to 64 chars)");
+
+/** `scope` (`workspace` → project, `global` → user) as a level; absent is allowed unless `required`; anything else 400 `invalid_scope`. */
+function scopeLevel(scope: unknown, required: boolean): WritableLevel | undefined {
+  if (scope === undefined && !required) return undefined;
+  if (scope === "workspace") return "project";
+  if (scope === "global") return "user";
+  throw new DaemonError(400, "invalid_scope", '`scope` must be "workspace" or "global"');
+}
 
 const summary = (d: AgentDefinition) => ({
   kind: "agent" as const,
@@ -62,10 +75,11 @@ export const agentsRoutes = (deps: AppDeps) => {
     return { v: 1, workspaceCwd: scope.path, agents: listing.agents.map(summary), ...(errors.length > 0 ? { errors } : {}) };
   }
 
-  async function detail(scope: WorkspaceScope, agentType: string): Promise<Static<typeof AgentDetail>> {
+  async function detail(scope: WorkspaceScope, agentType: string, scopeQuery: unknown): Promise<Static<typeof AgentDetail>> {
     const module = await load();
-    if (!module.validAgentType(agentType)) throw new DaemonError(400, "invalid_agent_type", "`agentType` must contain only letters, numbers, hyphens, or underscores (2 to 64 chars)");
-    const found = await module.loadAgent(where(scope), agentType);
+    if (!module.validAgentType(agentType)) throw invalidAgentType();
+    const level = scopeLevel(scopeQuery, false);
+    const found = level === undefined ? await module.loadAgent(where(scope), agentType) : ((await module.listLevel(where(scope), level)).agents.find((a) => a.name === agentType) ?? null);
     if (!found) throw new DaemonError(404, "agent_not_found", `Subagent "${agentType}" not found`, { name: agentType });
     return { ...summary(found), systemPrompt: found.systemPrompt };
   }
@@ -85,8 +99,89 @@ export const agentsRoutes = (deps: AppDeps) => {
     return { name: field("name"), description: field("description"), systemPrompt: field("systemPrompt") };
   }
 
+  const primary = deps.runtimes.primaryScope;
+  function* liveSessions() {
+    for (const session of deps.sessions.all()) if (session.runtime === primary.runtime && !session.isEnded) yield session;
+  }
+  const writeWhere = (): WriteWhere => ({ ...where(primary), projectFolder: primary.runtime.current()?.profile.extensionPrefix === "qwen" ? ".qwen/agents" : ".svc/agents" });
+  const announce = (change: "created" | "updated" | "deleted", name: string, level: WritableLevel, clientId: string | null) => {
+    for (const session of liveSessions()) session.publish("agent_changed", { change, name, level }, clientId === null ? {} : { originatorClientId: clientId });
+  };
+
+  async function create(body: Record<string, unknown>, clientId: string | null): Promise<Static<typeof AgentWritten>> {
+    const module = await load();
+    const level = scopeLevel(body.scope, true)!;
+    const name = module.readName(body);
+    const fields = module.readFields(body);
+    if (fields.description === undefined || fields.systemPrompt === undefined) throw new DaemonError(422, "invalid_config", "`description` and `systemPrompt` are required", { name });
+    const agent = await module.createAgent(writeWhere(), level, name, { ...fields, description: fields.description, systemPrompt: fields.systemPrompt });
+    announce("created", name, level, clientId);
+    return { ok: true, agent: { ...summary(agent), systemPrompt: agent.systemPrompt } };
+  }
+
+  async function update(agentType: string, scope: unknown, body: Record<string, unknown>, clientId: string | null): Promise<Static<typeof AgentWritten>> {
+    const module = await load();
+    if (!module.validAgentType(agentType)) throw invalidAgentType();
+    const level = scopeLevel(scope, false);
+    const found = await module.findWritable(writeWhere(), agentType, level);
+    if (!found) {
+      if (agentType === module.GENERAL_PURPOSE.name && level === undefined) throw module.readonly(module.GENERAL_PURPOSE);
+      throw new DaemonError(404, "agent_not_found", `Subagent "${agentType}" not found`, { name: agentType });
+    }
+    const updates = module.readFields(body);
+    if (Object.keys(updates).length === 0) throw new DaemonError(400, "invalid_config", "`POST /workspace/agents/:agentType` requires at least one updatable field in the body", { name: agentType });
+    const { agent, changed } = await module.updateAgent(writeWhere(), found, updates);
+    if (changed) announce("updated", agent.name, agent.level as WritableLevel, clientId);
+    return { ok: true, agent: { ...summary(agent), systemPrompt: agent.systemPrompt }, changed };
+  }
+
+  async function remove(agentType: string, scope: unknown, clientId: string | null): Promise<void> {
+    const module = await load();
+    if (!module.validAgentType(agentType)) throw invalidAgentType();
+    const removed = await module.deleteAgent(writeWhere(), agentType, scopeLevel(scope, false));
+    for (const level of removed) announce("deleted", agentType, level, clientId);
+  }
+
+  const strict = (summaryText: string) => ({ ...workspaceForms(deps.runtimes)[0].detail("workspace_agents", summaryText, { "x-svc-strict": true }) });
+  const writeErrors = errorResponses({ body: true, also: [403, 404, 409, 422] });
   const app = new Elysia({ name: "routes/agents" })
     .use(apiModelNames)
+    .post(
+      "/workspace/agents",
+      async ({ body, request, set }) => {
+        const answer = await create(body, optionalWorkspaceClient(liveSessions(), request));
+        set.status = 201;
+        return answer;
+      },
+      {
+        headers: ClientIdHeaders,
+        body: AgentWriteBody,
+        response: { 201: AgentWritten, ...writeErrors },
+        detail: strict("Create a subagent definition: the workspace's (`scope: workspace`, trusted workspaces only) or the user's (`global`)"),
+      },
+    )
+    .post("/workspace/agents/:agentType", ({ params, query, body, request }) => update(params.agentType, query.scope, body, optionalWorkspaceClient(liveSessions(), request)), {
+      params: AgentTypeParams,
+      query: AgentScopeQuery,
+      headers: ClientIdHeaders,
+      body: AgentWriteBody,
+      response: { 200: AgentWritten, ...writeErrors },
+      detail: strict("Update a subagent definition where it lives (`?scope=` picks the level); `changed: false` when nothing changed"),
+    })
+    .delete(
+      "/workspace/agents/:agentType",
+      async ({ params, query, request, set }) => {
+        await remove(params.agentType, query.scope, optionalWorkspaceClient(liveSessions(), request));
+        set.status = 204;
+      },
+      {
+        params: AgentTypeParams,
+        query: AgentScopeQuery,
+        headers: ClientIdHeaders,
+        response: { 204: t.Void({ description: "Deleted" }), ...errorResponses({ also: [400, 403, 404, 409] }) },
+        detail: strict("Delete a subagent definition (`?scope=` picks the level; absent: every writable level that has it)"),
+      },
+    )
     .post("/workspace/agents/generate", ({ body }) => generate(deps.runtimes.primaryScope, body.description), {
       body: AgentGenerateBody,
       response: { 200: GeneratedAgent, ...errorResponses({ body: true, also: [403, 501, 502, 503, 504] }) },
@@ -96,7 +191,7 @@ export const agentsRoutes = (deps: AppDeps) => {
   return app;
 };
 
-function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (scope: WorkspaceScope, agentType: string) => Promise<Static<typeof AgentDetail>>) {
+function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (scope: WorkspaceScope, agentType: string, scopeQuery: unknown) => Promise<Static<typeof AgentDetail>>) {
   const agentType = t.String({ maxLength: 256 });
   const params = form.qualified ? t.Object({ workspace: WorkspaceSelector, agentType }) : t.Object({ agentType });
   return new Elysia({ name: `routes/agents/${form.name}` })
@@ -106,8 +201,9 @@ function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promis
       response: { 200: AgentsStatus, ...errorResponses({ also: form.also }) },
       detail: form.detail("workspace_agents", "The subagent definitions in force (project, user, built-in), with the files that could not be read"),
     })
-    .get(form.path("/workspace", "/agents/:agentType"), ({ params }) => detail(form.scope(params), params.agentType), {
+    .get(form.path("/workspace", "/agents/:agentType"), ({ params, query }) => detail(form.scope(params), params.agentType, query.scope), {
       params,
+      query: AgentScopeQuery,
       response: { 200: AgentDetail, ...errorResponses({ also: [...form.also, 400, 404] }) },
       detail: form.detail("workspace_agents", "One subagent definition with its system prompt"),
     });

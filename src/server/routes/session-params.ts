@@ -29,8 +29,15 @@ export function registeredClient(session: LiveSession, request: Request): string
  * otherwise), as the reference daemon checks it; using it refreshes it.
  */
 export function workspaceClient(sessions: Iterable<LiveSession>, request: Request, what: string): string {
-  const clientId = parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER));
+  const clientId = optionalWorkspaceClient(sessions, request);
   if (clientId === null) throw new DaemonError(400, "missing_client_id", `\`X-Svc-Client-Id\` header is required for ${what}`);
+  return clientId;
+}
+
+/** `X-Svc-Client-Id` of a workspace mutation where it is optional: absent (null), or registered on a live session of the workspace (400 `invalid_client_id` otherwise). */
+export function optionalWorkspaceClient(sessions: Iterable<LiveSession>, request: Request): string | null {
+  const clientId = parseClientIdHeader(request.headers.get(CLIENT_ID_HEADER));
+  if (clientId === null) return null;
   for (const session of sessions) if (session.clients.has(clientId)) return session.clients.use(clientId) ?? clientId;
   throw new DaemonError(400, "invalid_client_id", `Client id "${clientId}" is not registered for this workspace`, { clientId });
 }

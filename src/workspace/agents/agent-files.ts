@@ -95,6 +95,16 @@ export async function listAgents(where: AgentsWhere): Promise<AgentListing> {
   return { agents, errors, projectSkipped: !where.trusted };
 }
 
+/** The definitions of one level (`project`: both folders, first wins; `user`), with the files that could not be read. */
+export async function listLevel(where: AgentsWhere, level: "project" | "user"): Promise<{ agents: AgentDefinition[]; errors: AgentProblem[] }> {
+  const errors: AgentProblem[] = [];
+  const found: AgentDefinition[] = [];
+  if (level === "user") found.push(...(await readFolder(where.dataDir, "agents", "user", errors)));
+  else if (where.trusted) for (const dir of PROJECT_AGENT_DIRS) found.push(...(await readFolder(where.workspace, dir, "project", errors)));
+  const seen = new Set<string>();
+  return { agents: found.filter((a) => !seen.has(a.name) && (seen.add(a.name), true)), errors };
+}
+
 /** The definition in force for `name` (the first in the listing order), or null. */
 export async function loadAgent(where: AgentsWhere, name: string): Promise<AgentDefinition | null> {
   const { agents } = await listAgents(where);

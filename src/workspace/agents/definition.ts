@@ -2,7 +2,7 @@
  * One subagent definition: a markdown file whose front matter (between `---` lines) names the agent
  * and says what it is for, and whose body is its system prompt. The front matter is a small YAML
  * subset, read by hand so a hostile file cannot make the reader work hard: `key: value` scalars
- * (plain or quoted), inline lists `[a, b]`, comma lists `a, b`, and `- item` block lists. Keys
+ * (plain, single-quoted, or double-quoted with JSON's escapes), inline lists `[a, b]`, comma lists `a, b`, and `- item` block lists. Keys
  * read: name, description, tools, disallowedTools, model, color, maxTurns (the reference's); others
  * are ignored. A file that breaks a rule is refused with a message naming what is wrong.
  */
@@ -33,15 +33,25 @@ export const MAX_TOOLS_ENTRIES = 64;
 export const MAX_TOOL_NAME_CHARS = 128;
 /** Highest `maxTurns` a definition may ask for. */
 export const MAX_DEFINITION_TURNS = 50;
-const COLORS = new Set(["auto", "red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"]);
+export const COLORS: ReadonlySet<string> = new Set(["auto", "red", "blue", "green", "yellow", "purple", "orange", "pink", "cyan"]);
 
 export class DefinitionError extends Error {}
 
 export const validAgentType = (name: string) => AGENT_TYPE_PATTERN.test(name);
 
+/** A scalar: plain, single-quoted, or double-quoted (with JSON's escapes, as the writer emits it). */
 function unquote(raw: string): string {
   const v = raw.trim();
-  if (v.length >= 2 && ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'")))) return v.slice(1, -1);
+  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
+    try {
+      const parsed: unknown = JSON.parse(v);
+      if (typeof parsed === "string") return parsed;
+    } catch {
+      // YAML's own escapes are not JSON's: the text between the quotes, as it is.
+    }
+    return v.slice(1, -1);
+  }
+  if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) return v.slice(1, -1);
   return v;
 }
 
