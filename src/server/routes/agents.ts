@@ -7,6 +7,16 @@
  * `task` tool does not read the project's there either); a file that cannot be read or parsed is an
  * `invalid_definition` cell and the others are listed.
  *
+ * Writes (strict, primary workspace; `X-Svc-Client-Id` optional, registered when given):
+ *
+ *   POST   /workspace/agents               {scope: workspace|global, name, description, systemPrompt, …} → 201 {ok, agent}
+ *   POST   /workspace/agents/:agentType    ?scope, {description?, systemPrompt?, tools?, …} → {ok, agent, changed}
+ *   DELETE /workspace/agents/:agentType    ?scope → 204
+ *
+ * `agent-writer.ts` does the work (project level in trusted workspaces only, no folder through a
+ * link, atomic files); each change is published as `agent_changed {change, name, level}`.
+ * `GET /workspace/agents/:agentType?scope=` reads one level.
+ *
  * Generate asks the workspace's agent (started if needed) to draft `{name, description,
  * systemPrompt}` from a description (`<prefix>/control/workspace/agents/generate`, Qwen Code's
  * method; the built-in agent has it too); nothing is written. An agent without the method is 501
