@@ -26,7 +26,6 @@ import { registerStatusMethods } from "./status-methods.ts";
 import { registerControlMethods } from "./control-methods.ts";
 import { registerGenerationMethods } from "./generation-methods.ts";
 import { registerAgentGenerateMethod, subagentHost } from "./subagents/index.ts";
-import { withExtensionServers } from "./mcp/extension-servers.ts";
 import { McpServers } from "./mcp/mcp-servers.ts";
 import { RuntimeMcpServers } from "./mcp/runtime-servers.ts";
 import { toolSet } from "./mcp/mcp-tools.ts";
@@ -39,7 +38,6 @@ import { registerLanguageMethods } from "./language-methods.ts";
 import { PromptContextReader } from "./prompt-context.ts";
 import { Skills, skillTool, SKILL_TOOL_NAME } from "./skills/index.ts";
 import { extensionSkillSources } from "./skills/extension-sources.ts";
-import { extensionMcpServers } from "../extensions/extension-contributions.ts";
 import { invocationPromptId, registerRewindMethod } from "./rewind.ts";
 import { forkCut, forkInto } from "./fork.ts";
 import { runTurn } from "./turn.ts";
@@ -69,8 +67,8 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   const hooks = new Hooks(config.hooks, () => trust.trusted, shell, core.workspace, (sessionId) => sessions.get(sessionId)?.cwd ?? core.workspace);
   const turnHooks = new TurnHooks(hooks);
   // The user's MCP servers and the enabled extensions' (read again at each reload).
-  const mcp = new McpServers(withExtensionServers(config.mcpServers, extensionMcpServers(config.dataDir)), config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
-  const settingsMcpServers = () => withExtensionServers(rereadMcpServers(), extensionMcpServers(config.dataDir));
+  const mcp = new McpServers(config.mcpServers, config.shellEnv, config.mcpBudget, (event) => notifier.publish(event));
+  const settingsMcpServers = rereadMcpServers;
   // Servers a client added to this running agent stand over the declared ones (kept by every reload).
   const runtimeMcpServers = new RuntimeMcpServers();
   const declaredMcpServers = () => runtimeMcpServers.over(settingsMcpServers());
@@ -164,10 +162,10 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
         narrowed.push({ sessionId: session.id, previous: setMode(client, session, "default") });
       }
     // The workspace's own MCP servers, and those added at runtime, run only while it is trusted:
-    // once discovery has run, the servers are read again under the new decision (a revocation
-    // stops them before the next turn).
+    // the servers are read again under the new decision (a revocation stops them before the next
+    // turn; before discovery, the first pass reads the new list).
     if (!trusted) runtimeMcpServers.clear();
-    if (mcp.discoveryState !== "not_started") mcp.reload(declaredMcpServers());
+    mcp.reload(declaredMcpServers());
     return { trusted, approvalMode: trust.startMode, narrowed };
   };
 

@@ -17,6 +17,7 @@ import { realpathSync } from "node:fs";
 import { join } from "node:path";
 import { readAgentArgs, type AgentArgs } from "../config/agent-args.ts";
 import { rereadMcpServers, resolveAgentConfig } from "../config/agent-config.ts";
+import { extensionMcpServers } from "../extensions/extension-contributions.ts";
 import { readHandedKeys, type HandedKeys } from "../config/agent-keys.ts";
 import { BootError } from "../config/boot-error.ts";
 import { dataDirFor } from "../config/config.ts";
@@ -40,8 +41,8 @@ export interface AgentInputs {
 const warn = (message: string) => process.stderr.write(`svc --acp: ${message}\n`);
 
 /** The MCP declarations read again (the workspace's only while it is trusted); their problems go to stderr like those at start. */
-function reread(env: AgentInputs["env"], workspace: string, trusted: boolean) {
-  const { servers, warnings } = rereadMcpServers({ env, workspace, trusted });
+function reread(env: AgentInputs["env"], workspace: string, trusted: boolean, dataDir: string) {
+  const { servers, warnings } = rereadMcpServers({ env, workspace, trusted, extensionMcpServers: extensionMcpServers(dataDir) });
   for (const warning of warnings) warn(warning);
   return servers;
 }
@@ -76,7 +77,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
   }
   const dataDir = dataDirFor(inputs.env, process.platform);
   const trusted = args.workspaceTrust === null ? standaloneTrust(dataDir, workspace) : args.workspaceTrust === "trusted";
-  const resolved = resolveAgentConfig({ env: inputs.env, keys: handed.keys, providers: handed.providers, workspace, trusted, approvalModeFlag: args.approvalMode });
+  const resolved = resolveAgentConfig({ env: inputs.env, keys: handed.keys, providers: handed.providers, workspace, trusted, approvalModeFlag: args.approvalMode, extensionMcpServers: extensionMcpServers(dataDir) });
   for (const warning of [...resolved.warnings, ...guardAgentProcess()]) warn(warning);
   // grep's engine: the user's ripgrep when the commands' PATH has one outside the workspace
   // (resolved once; the agent does not watch PATH), else the built-in engine.
@@ -94,7 +95,7 @@ export async function runAgent(inputs: AgentInputs): Promise<never> {
     return policy;
   };
 
-  const core: AgentCore = new AgentCore({ config, workspace, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env, workspace, core.trust.trusted), policyFor });
+  const core: AgentCore = new AgentCore({ config, workspace, ripgrep, protectedFolders, store: new ConversationStore(config.conversationsDir), rereadMcpServers: () => reread(inputs.env, workspace, core.trust.trusted, dataDir), policyFor });
   const exit = (code: number): never => {
     core.shell?.killAll();
     process.exit(code);

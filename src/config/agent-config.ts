@@ -107,6 +107,8 @@ export interface AgentConfigInputs {
   /** `--approval-mode`, or null. */
   readonly approvalModeFlag: ApprovalMode | null;
   readonly platform?: NodeJS.Platform;
+  /** MCP servers the enabled extensions bring (read by the caller: config/ does not read extensions). */
+  readonly extensionMcpServers?: readonly McpServerConfig[];
 }
 
 export const MISSING_MODEL_HINT =
@@ -120,11 +122,12 @@ export const MISSING_MODEL_HINT =
  * The MCP declarations read again (for an MCP reload, or a trust change), with their problems as
  * warnings. Same rules as at start (`mcp-settings.ts`).
  */
-export function rereadMcpServers(inputs: Pick<AgentConfigInputs, "env" | "platform" | "workspace" | "trusted">): { servers: McpServerConfig[]; warnings: string[] } {
+export function rereadMcpServers(inputs: Pick<AgentConfigInputs, "env" | "platform" | "workspace" | "trusted" | "extensionMcpServers">): { servers: McpServerConfig[]; warnings: string[] } {
   const warnings: string[] = [];
   const hostFile = join(dataDirFor(inputs.env, inputs.platform ?? process.platform), "settings.json");
   const workspaceFile = workspaceSettingsFile(inputs.workspace);
-  const servers = mcpServersFor({ host: readJson(hostFile, warnings), hostFile, local: inputs.trusted ? readJson(workspaceFile, warnings) : {}, workspaceFile, trusted: inputs.trusted }, warnings);
+  const local = inputs.trusted ? readJson(workspaceFile, warnings) : {};
+  const servers = mcpServersFor({ host: readJson(hostFile, warnings), hostFile, local, workspaceFile, trusted: inputs.trusted, extra: inputs.extensionMcpServers ?? [] }, warnings);
   return { servers, warnings };
 }
 
@@ -186,7 +189,7 @@ export function resolveAgentConfig(inputs: AgentConfigInputs): AgentConfig {
     trusted,
     disabledTools: policy.disabledTools,
     ignoredSettings: policy.ignored,
-    mcpServers: mcpServersFor({ host, hostFile, local, workspaceFile, trusted }, warnings),
+    mcpServers: mcpServersFor({ host, hostFile, local, workspaceFile, trusted, extra: inputs.extensionMcpServers ?? [] }, warnings),
     mcpBudget: mcpBudgetOf(env, warnings),
     hooks: hooksSettings({ host, hostFile, local, workspaceFile }, warnings),
     streamIdleTimeoutMs: streamIdleTimeoutOf(hostFile, host, warnings),

@@ -82,9 +82,14 @@ export interface McpSettingsInputs {
   readonly local: SettingsDoc;
   readonly workspaceFile: string;
   readonly trusted: boolean;
+  /** Servers brought by extensions (`extensions/extension-contributions.ts`): after the files' own, which win a name. */
+  readonly extra?: readonly McpServerConfig[];
 }
 
-/** The servers in force: the host's, with a trusted workspace's over them, those excluded marked disabled. */
+/**
+ * The servers in force: the host's, with a trusted workspace's over them, then the extensions' of
+ * other names; those `mcp.excluded` names (an extension's too) marked disabled.
+ */
 export function mcpServersFor(inputs: McpSettingsInputs, warnings: string[]): McpServerConfig[] {
   const merged = new Map<string, McpServerConfig>();
   for (const s of mcpServersOf(inputs.hostFile, inputs.host, warnings)) merged.set(s.name, s);
@@ -93,7 +98,8 @@ export function mcpServersFor(inputs: McpSettingsInputs, warnings: string[]): Mc
     for (const s of mcpServersOf(inputs.workspaceFile, inputs.local, warnings)) merged.set(s.name, s);
     for (const name of excludedOf(inputs.workspaceFile, inputs.local, warnings)) excluded.add(name);
   }
+  for (const s of inputs.extra ?? []) if (!merged.has(s.name)) merged.set(s.name, s);
   const servers = [...merged.values()].map((s) => (excluded.has(s.name) ? { ...s, disabled: true } : s));
-  if (servers.length > MAX_MCP_SERVERS) warnings.push(`more than ${MAX_MCP_SERVERS} MCP servers between the host and workspace settings; the last ones are ignored`);
+  if (servers.length > MAX_MCP_SERVERS) warnings.push(`more than ${MAX_MCP_SERVERS} MCP servers between the host and workspace settings and the extensions; the last ones are ignored`);
   return servers.slice(0, MAX_MCP_SERVERS);
 }

@@ -10,7 +10,8 @@
  *   change writes nothing.
  * - Secrets never leave: every answer carries the declarations redacted, a declaration sent back
  *   with the redaction marker keeps the stored secret, and the log names servers only.
- * - Runtime mutation: after a write the live agent of a trusted workspace is told to reload its MCP
+ * - Runtime mutation: after a write the live agent of each workspace concerned (every one for a host
+ *   change, a trusted one for its own file) is told to reload its MCP
  *   servers (its reload reads the settings anew and reconnects; the next prompt waits for that
  *   pass), so the change holds from its next turn, without a restart: `activation: "reconciling"`.
  *   With no agent running, or in an untrusted workspace, the agent reads the file when it starts:
@@ -166,7 +167,8 @@ export class McpConfig {
     const outcomes = await Promise.all(
       concerned.map(async (s) => {
         const live = s.runtime.current();
-        if (!live || !s.trust.trusted) return false;
+        // The host's servers run in every workspace, trusted or not; a workspace file's only in a trusted one.
+        if (!live || (where === "workspace" && !s.trust.trusted)) return false;
         try {
           return (await reloadMcp(live, s.runtime.cwd, {})).accepted;
         } catch (err) {

@@ -17,8 +17,8 @@ import { isAbsolute } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
 
 export const REDACTED_SECRET = "__redacted__";
-/** Server names the built-in agent reads (`config/agent-config.ts`): 1-32 letters, digits, `_`, `-`. */
-export const SERVER_NAME_PATTERN = "^[A-Za-z0-9_-]{1,32}$";
+/** Server names the built-in agent reads (`config/agent-config.ts`): 1-32 letters, digits, `_`, `-`; not a name JavaScript objects reserve (the reference refuses them too). */
+export const SERVER_NAME_PATTERN = "^(?!(?:__proto__|constructor|prototype)$)[A-Za-z0-9_-]{1,32}$";
 /** Most servers one settings file declares (the built-in agent's MAX_MCP_SERVERS). */
 export const MAX_DECLARED_SERVERS = 32;
 const MAX_PATH_CHARS = 4096;
@@ -154,7 +154,8 @@ const redactRecord = (record: unknown) => (isRecord(record) ? Object.fromEntries
 export function redactServer(stored: unknown): Record<string, unknown> {
   if (!isRecord(stored)) return {};
   const out: Record<string, unknown> = {};
-  for (const key of ["command", "cwd", "url", "httpUrl", "description"]) if (typeof stored[key] === "string") out[key] = stored[key];
+  for (const key of ["command", "cwd", "description"]) if (typeof stored[key] === "string") out[key] = stored[key];
+  for (const key of ["url", "httpUrl"]) if (typeof stored[key] === "string") out[key] = redactUrl(stored[key] as string);
   if (Array.isArray(stored.args) && stored.args.every((a) => typeof a === "string")) out.args = stored.args;
   for (const key of ["env", "headers"]) {
     const redacted = redactRecord(stored[key]);
@@ -169,10 +170,45 @@ export function redactServers(declared: unknown): Record<string, Record<string, 
   return Object.fromEntries(Object.entries(declared).map(([name, s]) => [name, redactServer(s)]));
 }
 
-/** `entry` with each REDACTED_SECRET value replaced by the stored one of `existing` (dropped when there is none). */
+/**
+ * `url` with its credentials and query values replaced by REDACTED_SECRET (a URL may carry a
+ * password or an API key: `https://user:pw@host/mcp?api_key=…`); one that does not parse as it is.
+ */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username === "" && parsed.password === "" && parsed.search === "") return url;
+  if (parsed.username !== "") parsed.username = REDACTED_SECRET;
+  if (parsed.password !== "") parsed.password = REDACTED_SECRET;
+  for (const key of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(key, REDACTED_SECRET);
+  return parsed.href;
+}
+
+/** Where a declaration sends what it is given: its command line or its address. */
+const destination = (entry: Record<string, unknown>) => JSON.stringify([entry.command, entry.args ?? [], entry.cwd, entry.url, entry.httpUrl]);
+
+/**
+ * `entry` with each REDACTED_SECRET value replaced by the stored one of `existing` (dropped when
+ * there is none), and a URL sent back redacted (`redactUrl`) replaced by the stored one. A stored
+ * secret goes back only to the same destination: a declaration whose command, arguments, folder or
+ * URL changed and that still names a redacted value is refused (400), as it would hand the secret
+ * to another program or host.
+ */
 export function restoreSecrets(entry: McpServerEntry, existing: unknown): McpServerEntry {
   const prior = isRecord(existing) ? existing : {};
   const out: McpServerEntry = { ...entry };
+  for (const key of ["url", "httpUrl"] as const) {
+    const stored = prior[key];
+    if (typeof stored === "string" && entry[key] !== undefined && entry[key] !== stored && entry[key] === redactUrl(stored)) out[key] = stored;
+  }
+  const usesRedacted = [out.env, out.headers].some((pairs) => pairs !== undefined && Object.values(pairs).includes(REDACTED_SECRET)) || [out.url, out.httpUrl].some((u) => u?.includes(REDACTED_SECRET));
+  if (usesRedacted && destination(out as Record<string, unknown>) !== destination(prior)) {
+    throw new DaemonError(400, "invalid_mcp_server_config", `config names a redacted secret (${REDACTED_SECRET}) but its command, arguments, folder or URL changed: send the secret itself`, { member: "env" });
+  }
   for (const key of ["env", "headers"] as const) {
     const incoming = entry[key];
     if (incoming === undefined) continue;

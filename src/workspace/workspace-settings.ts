@@ -16,6 +16,7 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
 import { MAX_SETTINGS_BYTES } from "../config/settings-file.ts";
 import { DaemonError, FsError } from "../errors/daemon-error.ts";
 import { ensureDirectory, openContained, openVerifiedDir, type VerifiedDir } from "./contained-fs.ts";
@@ -87,11 +88,15 @@ async function readDoc(root: string, dir: VerifiedDir, rel: string): Promise<{ d
 }
 
 async function writeDoc(root: string, dir: VerifiedDir, rel: string, doc: SettingsDoc, mode: number): Promise<void> {
+  const text = `${JSON.stringify(doc, null, 2)}\n`;
+  // Every reader (the daemon's boot among them) refuses a larger file: it is never written.
+  if (Buffer.byteLength(text, "utf8") > MAX_SETTINGS_BYTES)
+    throw new DaemonError(413, "settings_too_large", `${rel} would be larger than 1 MiB; nothing was written`, { path: rel, limit: MAX_SETTINGS_BYTES });
   const temp = dir.entry(`.svc-settings-${randomBytes(8).toString("hex")}.tmp`);
   const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
   try {
     if (mode !== NEW_FILE_MODE) await handle.chmod(mode);
-    await handle.writeFile(`${JSON.stringify(doc, null, 2)}\n`);
+    await handle.writeFile(text);
     await handle.datasync();
     await handle.close();
     await rename(temp, dir.entry(FILE));
@@ -102,10 +107,14 @@ async function writeDoc(root: string, dir: VerifiedDir, rel: string, doc: Settin
   }
 }
 
-export class WorkspaceSettings {
-  /** The change in progress per settings file; each waits for the one before it. */
-  private readonly queue = new Map<string, Promise<unknown>>();
+/**
+ * The change in progress per settings file (by absolute path), shared by every writer in the
+ * process: two writers of one file (the tool toggles' and the MCP servers') take turns, so neither
+ * writes over the other's change.
+ */
+const queue = new Map<string, Promise<unknown>>();
 
+export class WorkspaceSettings {
   constructor(private readonly root: string) {}
 
   /**
@@ -116,11 +125,12 @@ export class WorkspaceSettings {
    */
   update<T>(dir: SettingsDir | HostSettingsDir, change: (doc: SettingsDoc) => T, confirm?: (result: T) => Promise<void>): Promise<T> {
     const rel = settingsPath(dir);
-    const previous = this.queue.get(rel) ?? Promise.resolve();
+    const key = join(this.root, rel);
+    const previous = queue.get(key) ?? Promise.resolve();
     const run = previous.catch(() => {}).then(() => this.apply(dirName(dir), rel, change, confirm));
-    this.queue.set(rel, run);
-    // The map holds at most one entry per settings directory: the last change, dropped once done.
-    void run.catch(() => {}).then(() => this.queue.get(rel) === run && this.queue.delete(rel));
+    queue.set(key, run);
+    // The map holds at most one entry per settings file: the last change, dropped once done.
+    void run.catch(() => {}).then(() => queue.get(key) === run && queue.delete(key));
     return run;
   }
 

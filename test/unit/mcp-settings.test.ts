@@ -1,11 +1,10 @@
 /**
  * The MCP declarations: the built-in agent's reading of the settings files (`config/mcp-settings.ts`:
  * a workspace's servers only while trusted, `mcp.excluded` disabling), the merge with an
- * extension's (`builtin-agent/mcp/extension-servers.ts`), and the API's strict parse, redaction and
+ * extensions', and the API's strict parse, redaction and
  * restore of secrets (`workspace/mcp-server-settings.ts`).
  */
 import { describe, expect, test } from "bun:test";
-import { withExtensionServers } from "../../src/builtin-agent/mcp/extension-servers.ts";
 import { MAX_MCP_SERVERS, mcpServersFor, mcpServersOf } from "../../src/config/mcp-settings.ts";
 import { DaemonError } from "../../src/errors/daemon-error.ts";
 import { parseServerEntry, redactServer, REDACTED_SECRET, restoreSecrets } from "../../src/workspace/mcp-server-settings.ts";
@@ -41,20 +40,21 @@ describe("the agent's MCP declarations", () => {
     expect(warnings).toHaveLength(2);
   });
 
-  test("an extension's servers come after the settings', lose a name clash, carry their extension, and the list is bounded", () => {
-    const declared = mcpServersFor(inputs(false), []);
+  test("an extension's servers come after the settings', lose a name clash, carry their extension, obey mcp.excluded, and the list is bounded", () => {
     const ext = [
       { name: "shared", transport: "stdio" as const, command: "/bin/e", args: [], env: {}, extensionName: "ext" },
       { name: "e", transport: "stdio" as const, command: "/bin/e", args: [], env: {}, extensionName: "ext" },
+      { name: "off", transport: "stdio" as const, command: "/bin/e", args: [], env: {}, extensionName: "ext" },
     ];
-    const merged = withExtensionServers(declared, ext);
-    expect(merged.map((s) => [s.name, s.extensionName])).toEqual([
-      ["a", undefined],
-      ["shared", undefined],
-      ["e", "ext"],
+    const merged = mcpServersFor({ ...inputs(false), host: { ...host, mcp: { excluded: ["off"] } }, extra: ext }, []);
+    expect(merged.map((s) => [s.name, s.extensionName, s.disabled ?? false])).toEqual([
+      ["a", undefined, false],
+      ["shared", undefined, false],
+      ["e", "ext", false],
+      ["off", "ext", true],
     ]);
     const many = Array.from({ length: 40 }, (_, i) => ({ name: `s${i}`, transport: "stdio" as const, command: "/bin/s", args: [], env: {}, extensionName: "big" }));
-    expect(withExtensionServers(declared, many)).toHaveLength(MAX_MCP_SERVERS);
+    expect(mcpServersFor({ ...inputs(false), extra: many }, [])).toHaveLength(MAX_MCP_SERVERS);
   });
 });
 
@@ -88,6 +88,24 @@ describe("the API's declarations", () => {
 
   test("answers show known members only, secrets as the marker; the marker sent back restores the stored value", () => {
     expect(redactServer({ command: "/bin/x", env: { A: "s" }, oauth: { clientSecret: "s" }, timeout: 1 })).toEqual({ command: "/bin/x", env: { A: REDACTED_SECRET } });
-    expect(restoreSecrets({ command: "/bin/x", env: { A: REDACTED_SECRET, B: REDACTED_SECRET, C: "new" } }, { env: { A: "kept" } })).toEqual({ command: "/bin/x", env: { A: "kept", C: "new" } });
+    expect(restoreSecrets({ command: "/bin/x", env: { A: REDACTED_SECRET, B: REDACTED_SECRET, C: "new" } }, { command: "/bin/x", env: { A: "kept" } })).toEqual({ command: "/bin/x", env: { A: "kept", C: "new" } });
+  });
+
+  test("a URL's credentials and query values are answered redacted and restored when sent back so", () => {
+    const stored = { url: "https://alice:pw@example.com/mcp?api_key=k1&x=2" };
+    const shown = redactServer(stored).url as string;
+    expect(shown).not.toContain("pw");
+    expect(shown).not.toContain("k1");
+    expect(shown).not.toContain("alice");
+    expect(restoreSecrets({ url: shown }, stored)).toEqual(stored);
+  });
+
+  test("a redacted secret never follows a changed command, arguments or URL", () => {
+    const refused = (entry: Parameters<typeof restoreSecrets>[0], existing: unknown) => expect(() => restoreSecrets(entry, existing)).toThrow(expect.objectContaining({ code: "invalid_mcp_server_config" }));
+    refused({ command: "/bin/sh", env: { T: REDACTED_SECRET } }, { command: "/bin/x", env: { T: "secret" } });
+    refused({ command: "/bin/x", args: ["-c", "leak"], env: { T: REDACTED_SECRET } }, { command: "/bin/x", env: { T: "secret" } });
+    refused({ url: "http://127.0.0.1:7/steal", headers: { A: REDACTED_SECRET } }, { url: "https://good.example/mcp", headers: { A: "secret" } });
+    // A new secret with the new destination is fine.
+    expect(restoreSecrets({ command: "/bin/sh", env: { T: "new" } }, { command: "/bin/x", env: { T: "secret" } })).toEqual({ command: "/bin/sh", env: { T: "new" } });
   });
 });

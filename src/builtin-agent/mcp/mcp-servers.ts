@@ -39,6 +39,10 @@ import { outputValidator } from "./output-validator.ts";
 export const MCP_DISCOVERY_TIMEOUT_MS = 10_000;
 /** How long one tool call may run (cancel ends it sooner). */
 export const MCP_CALL_TIMEOUT_MS = 300_000;
+/** Messages a server may send that are not JSON-RPC before it is stopped (a program flooding stdout). */
+export const MAX_JUNK_MESSAGES = 1000;
+/** Errors of one server written to stderr; the rest are counted only. */
+const MAX_LOGGED_ERRORS = 20;
 /** Tools taken from one server; the rest are left out. */
 export const MAX_TOOLS_PER_SERVER = 128;
 /** One message from a streamable HTTP server: the MCP SDK's bound on a stdio server's (STDIO_DEFAULT_MAX_BUFFER_SIZE). */
@@ -105,6 +109,8 @@ export class McpServers {
   /** The running (or last) discovery pass; passes and reloads run one after another. */
   private pass: Promise<void> | null = null;
   private running = false;
+  /** The reload waiting for its turn, if any: later reloads change its list instead of queuing. */
+  private queuedReload: { servers: readonly McpServerConfig[] } | null = null;
   private readonly slots: McpBudgetSlots;
 
   constructor(
@@ -171,13 +177,28 @@ export class McpServers {
     delete entry.marker;
   }
 
-  /** Closes every server and discovers `servers` (the declarations read anew), after any running pass. */
+  /**
+   * Closes every server and discovers `servers` (the declarations read anew), after any running
+   * pass. Before discovery has started the list is only replaced (the first pass reads it). Reloads
+   * asked while one waits its turn are one reload, of the latest list: a storm of settings writes
+   * reconnects once, not once per write.
+   */
   reload(servers: readonly McpServerConfig[]): void {
-    const previous = this.pass ?? Promise.resolve();
-    this.pass = previous.then(async () => {
+    if (this.pass === null) {
+      this.entries = servers.map(entryOf);
+      return;
+    }
+    if (this.queuedReload) {
+      this.queuedReload.servers = servers;
+      return;
+    }
+    const queued = (this.queuedReload = { servers });
+    this.pass = this.pass.then(async () => {
+      // From here on, a reload asked queues behind this one (it may read settings this one missed).
+      this.queuedReload = null;
       this.running = true;
       await this.closeAll();
-      this.entries = servers.map(entryOf);
+      this.entries = queued.servers.map(entryOf);
       await this.runPass();
     }).catch((err: unknown) => {
       this.running = false;
@@ -233,16 +254,25 @@ export class McpServers {
               fetch: boundedFetch(MCP_FETCH_BOUNDS, { onOverflow: (overflow) => this.overflowed(entry, client, overflow) }),
               ...(server.headers === undefined ? {} : { requestInit: { headers: { ...server.headers } } }),
             });
+      // A server writing what is not JSON-RPC (a program that floods stdout) fails each line; past
+      // MAX_JUNK_MESSAGES its transport is closed (and the process stopped) rather than parsed forever.
+      let junk = 0;
+      client.onerror = (err) => {
+        if (++junk === MAX_JUNK_MESSAGES) {
+          process.stderr.write(`svc --acp: MCP server ${server.name} sent ${MAX_JUNK_MESSAGES} messages that are not JSON-RPC; it is stopped\n`);
+          void transport.close().catch(() => {});
+        } else if (junk < MAX_LOGGED_ERRORS) process.stderr.write(`svc --acp: MCP server ${server.name}: ${err.message}\n`);
+      };
       await client.connect(transport, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       const listed = await client.listTools(undefined, { timeout: MCP_DISCOVERY_TIMEOUT_MS });
       entry.tools = listed.tools.slice(0, MAX_TOOLS_PER_SERVER).map((t) => ({ server: server.name, name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }));
       entry.client = client;
       entry.phase = "connected";
       delete entry.error;
-      client.onclose = () => this.dropped(entry, client, "the server closed the connection");
       // An error alone (a junk stdout line, a dropped HTTP event stream the SDK resumes) is not the
-      // end of the connection: it is reported; a fatal one closes the transport, and onclose drops it.
-      client.onerror = (err) => process.stderr.write(`svc --acp: MCP server ${server.name}: ${err.message}\n`);
+      // end of the connection: it is reported (the first few); a fatal one closes the transport, and
+      // onclose drops it; so does a flood of junk (above).
+      client.onclose = () => this.dropped(entry, client, "the server closed the connection");
     } catch (err) {
       await client.close().catch(() => {});
       // A server that hung (or ignores SIGTERM) and whatever it started go too.
