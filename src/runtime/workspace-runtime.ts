@@ -18,7 +18,7 @@ import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AcpChannel, ChannelClosedError, type ChannelHandlers } from "./acp-channel.ts";
 import { AgentProcess, type ExitInfo } from "./agent-process.ts";
-import { authenticateIfNeeded, launchProfile, profileFor, SPAWN_ENV, type AgentProfile } from "./agent-profile.ts";
+import { authenticateIfNeeded, launchProfile, profileFor, SPAWN_ENV, type AgentProfile, type ExtensionPrefix } from "./agent-profile.ts";
 import { mcpBudgetEnv, type McpBudget } from "./child-env.ts";
 import { checkCliEntry, spawnFailure } from "./cli-entry.ts";
 import { storedEndpoint } from "./stored-endpoint.ts";
@@ -108,6 +108,14 @@ export class WorkspaceRuntime {
   /** The live child's MCP budget as its relayed events last reported it (null: nothing reported). */
   get mcpBudget(): McpBudgetState | null {
     return this.live === null ? null : this.budget.state;
+  }
+
+  /**
+   * The extension prefix of the agent family this workspace runs: the live child's, else the
+   * launched agent's (so an idle Qwen Code workspace's settings go to `.qwen`, which it reads).
+   */
+  get extensionPrefix(): ExtensionPrefix | null {
+    return this.live?.profile.extensionPrefix ?? launchProfile(this.deps.launch.agent).extensionPrefix;
   }
 
   get channelLive(): boolean {

@@ -181,5 +181,5 @@ export class McpConfig {
   }
 }
 
-/** The settings directory the workspace's agent reads: `.qwen` under Qwen Code, else `.svc` (the built-in agent's, also for an idle workspace). */
-const settingsDirOf = (scope: WorkspaceScope): SettingsDir => (scope.runtime.current()?.profile.extensionPrefix === "qwen" ? ".qwen" : ".svc");
+/** The settings directory the workspace's agent reads: `.qwen` under Qwen Code (running or launched), else `.svc` (the built-in agent's). */
+const settingsDirOf = (scope: WorkspaceScope): SettingsDir => (scope.runtime.extensionPrefix === "qwen" ? ".qwen" : ".svc");

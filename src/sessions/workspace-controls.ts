@@ -268,7 +268,7 @@ export class WorkspaceControls {
   }
 
   private settingsDir(live: Live | null): SettingsDir {
-    return live?.profile.extensionPrefix === "qwen" ? SETTINGS_DIR.qwen : SETTINGS_DIR.svc;
+    return (live?.profile.extensionPrefix ?? this.deps.runtime.extensionPrefix) === "qwen" ? SETTINGS_DIR.qwen : SETTINGS_DIR.svc;
   }
 
   private requireTrusted(): void {

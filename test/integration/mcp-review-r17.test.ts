@@ -4,10 +4,11 @@
  * (the boot among them) takes; two writers of one settings file losing each other's changes; trust
  * revoked before the first prompt; a host change not reaching an untrusted workspace's agent; URL
  * credentials answered; the redaction marker carrying a secret to a new URL; a server flooding
- * stdout wedging the agent; disabling an extension's server doing nothing.
+ * stdout wedging the agent; disabling an extension's server doing nothing; an idle Qwen Code
+ * workspace's servers written where Qwen Code does not read them.
  */
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
 import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
@@ -171,6 +172,15 @@ describe("MCP management (review R17)", () => {
     expect((await turn(d, s, "after the flood")).event).toBe("turn_complete");
     s.events.close();
   }, 60_000);
+
+  test("D10: an idle Qwen Code workspace's servers are written to the .qwen settings it reads", async () => {
+    await using f = fixture();
+    await using d = await f.start(["--trust-workspace", "--agent", "qwen-code"]);
+    const put = await call(d, "PUT", `/workspaces/${encodeURIComponent(f.ws.path)}/config/mcp/servers/q`, { scope: "workspace", config: stdioServer() });
+    expect(put).toMatchObject({ status: 200, body: { activation: "deferred" } });
+    expect(Object.keys(JSON.parse(readFileSync(join(f.ws.path, ".qwen", "settings.json"), "utf8")).mcpServers)).toEqual(["q"]);
+    expect(existsSync(join(f.ws.path, ".svc", "settings.json"))).toBe(false);
+  });
 
   test("D9: disabling an extension's server stops it (or is refused), not `changed: true` with it still connected", async () => {
     await using f = fixture();

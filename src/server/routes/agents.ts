@@ -113,7 +113,7 @@ export const agentsRoutes = (deps: AppDeps) => {
   function* liveSessions() {
     for (const session of deps.sessions.all()) if (session.runtime === primary.runtime && !session.isEnded) yield session;
   }
-  const writeWhere = (): WriteWhere => ({ ...where(primary), projectFolder: primary.runtime.current()?.profile.extensionPrefix === "qwen" ? ".qwen/agents" : ".svc/agents" });
+  const writeWhere = (): WriteWhere => ({ ...where(primary), projectFolder: primary.runtime.extensionPrefix === "qwen" ? ".qwen/agents" : ".svc/agents" });
   const announce = (change: "created" | "updated" | "deleted", name: string, level: WritableLevel, clientId: string | null) => {
     for (const session of liveSessions()) session.publish("agent_changed", { change, name, level }, clientId === null ? {} : { originatorClientId: clientId });
   };
