@@ -5,7 +5,8 @@
  * revoked before the first prompt; a host change not reaching an untrusted workspace's agent; URL
  * credentials answered; the redaction marker carrying a secret to a new URL; a server flooding
  * stdout wedging the agent; disabling an extension's server doing nothing; an idle Qwen Code
- * workspace's servers written where Qwen Code does not read them.
+ * workspace's servers written where Qwen Code does not read them; a storm of writes reconnecting
+ * once per write.
  */
 import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -180,6 +181,27 @@ describe("MCP management (review R17)", () => {
     expect(put).toMatchObject({ status: 200, body: { activation: "deferred" } });
     expect(Object.keys(JSON.parse(readFileSync(join(f.ws.path, ".qwen", "settings.json"), "utf8")).mcpServers)).toEqual(["q"]);
     expect(existsSync(join(f.ws.path, ".svc", "settings.json"))).toBe(false);
+  });
+
+  test("D11: a storm of settings writes reconnects the servers a few times, not once per write", async () => {
+    const pids = tempDir("r17-pids-");
+    const pidFile = join(pids.path, "pids");
+    await using f = fixture();
+    writeFileSync(f.hostFile, JSON.stringify({ ui: { autoTitle: false }, mcpServers: { counted: stdioServer({ env: { MCP_TEST_PID_FILE: pidFile } }) } }));
+    await using d = await f.start(["--trust-workspace"]);
+    const s = await openSession(d);
+    f.model.enqueue({ kind: "text", text: "hi" });
+    await turn(d, s, "connect");
+    const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => call(d, "PUT", `/workspace/config/mcp/servers/dead${i}`, { scope: "user", config: { url: `http://127.0.0.1:9/m${i}` } })));
+    expect(replies.map((r) => r.status)).toEqual(replies.map(() => 200));
+    f.model.enqueue({ kind: "text", text: "after" });
+    await turn(d, s, "after the storm");
+    expect(await serverNames(d)).toContain("counted:connected");
+    // The first connect, then the reload running when the storm began and the one after it (a slow
+    // machine may let the writes straddle one more): far fewer than one per write (13 before).
+    expect(readFileSync(pidFile, "utf8").trim().split("\n").length).toBeLessThanOrEqual(6);
+    s.events.close();
+    await pids[Symbol.asyncDispose]();
   });
 
   test("D9: disabling an extension's server stops it (or is refused), not `changed: true` with it still connected", async () => {
