@@ -95,6 +95,15 @@ describe("subagent definitions written through the API", () => {
     expect(readdirSync(elsewhere.path)).toEqual([]);
   });
 
+  test("creates of one name at once: one is made, the others are 409", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => d.json("POST", "/workspace/agents", { scope: "workspace", name: "twin", description: `copy ${i}`, systemPrompt: `p${i}` }, AUTH)));
+    expect(replies.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    const made = replies.find((r) => r.status === 201)!.body.agent;
+    expect((await d.json("GET", "/workspace/agents/twin", undefined, AUTH)).body).toEqual(made);
+    expect(readdirSync(join(d.workspace, ".svc", "agents"))).toEqual(["twin.md"]);
+  });
+
   test("an untrusted workspace: its folder is not written, the user's is", async () => {
     await using d = await fakeAgentDaemon(["--token", TOKEN]);
     expect(await d.json("POST", "/workspace/agents", { scope: "workspace", name: "local", description: "d", systemPrompt: "p" }, AUTH)).toMatchObject({ status: 403, body: { code: "untrusted_workspace" } });

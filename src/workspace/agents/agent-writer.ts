@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, realpath, rename, rm, unlink } from "node:fs/promises";
+import { link, lstat, mkdir, open, readdir, realpath, rename, rm, unlink } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { fieldsOf, renderDefinition, type AgentFields, type AgentUpdates } from "./agent-draft.ts";
@@ -59,8 +59,12 @@ function homeOf(where: WriteWhere, def: AgentDefinition): { root: string; folder
   return { root, folder };
 }
 
-/** Writes `text` as `dir/file` through a temporary file renamed over it. */
-async function writeAtomic(dir: string, file: string, text: string): Promise<void> {
+/**
+ * Writes `text` as `dir/file` through a temporary file put in place whole: renamed over the file,
+ * or, for a new one (`exclusive`), linked to its name, which fails if the name was taken meanwhile
+ * (two creates of one name: the second is 409, not a silent overwrite).
+ */
+async function writeAtomic(dir: string, file: string, text: string, exclusive = false): Promise<void> {
   const tmp = join(dir, `.${file}.${randomUUID()}.tmp`);
   const handle = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {
@@ -68,10 +72,14 @@ async function writeAtomic(dir: string, file: string, text: string): Promise<voi
   } finally {
     await handle.close();
   }
-  await rename(tmp, join(dir, file)).catch(async (err: unknown) => {
+  try {
+    if (!exclusive) return await rename(tmp, join(dir, file));
+    await link(tmp, join(dir, file)).catch((err: NodeJS.ErrnoException) => {
+      throw err.code === "EEXIST" ? new DaemonError(409, "agent_already_exists", `${join(dir, file)} was created meanwhile; nothing was written`) : err;
+    });
+  } finally {
     await rm(tmp, { force: true });
-    throw err;
-  });
+  }
 }
 
 /** The level's definition of `name`, or null. */
@@ -93,7 +101,7 @@ export async function createAgent(where: WriteWhere, level: WritableLevel, name:
   if (names.includes(file)) throw new DaemonError(409, "agent_already_exists", `${join(dir, file)} exists (a definition that does not read, or of another name); nothing was written`, { name, level });
   if (names.filter((n) => n.endsWith(".md")).length >= MAX_AGENT_FILES) throw new DaemonError(409, "agent_limit_reached", `${dir} holds ${MAX_AGENT_FILES} definitions, the most read; remove one first`, { name, level });
   const { text, definition } = renderDefinition(name, fields, level, join(dir, file));
-  await writeAtomic(dir, file, text);
+  await writeAtomic(dir, file, text, true);
   return definition;
 }
 
