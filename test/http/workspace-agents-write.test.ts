@@ -7,7 +7,7 @@
  * written, and bad bodies are refused without a file.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
@@ -75,6 +75,11 @@ describe("subagent definitions written through the API", () => {
       [{ ...ok, color: "ultraviolet" }, 422, "invalid_config"],
       [{ ...ok, maxTurns: 0 }, 422, "invalid_config"],
       [{ ...ok, mcpServers: {} }, 422, "invalid_config"],
+      // Fields the reader would drop are refused, not lost.
+      [{ ...ok, approvalMode: "yolo" }, 422, "invalid_config"],
+      [{ ...ok, background: true }, 422, "invalid_config"],
+      // 64 letters of four bytes each: a valid agent type, but no file name fits it.
+      [{ ...ok, name: "𝐀".repeat(64) }, 422, "invalid_config"],
     ];
     for (const [body, status, code] of cases) {
       const answer = await d.json("POST", "/workspace/agents", body, AUTH);
@@ -102,6 +107,30 @@ describe("subagent definitions written through the API", () => {
     const made = replies.find((r) => r.status === 201)!.body.agent;
     expect((await d.json("GET", "/workspace/agents/twin", undefined, AUTH)).body).toEqual(made);
     expect(readdirSync(join(d.workspace, ".svc", "agents"))).toEqual(["twin.md"]);
+  });
+
+  test("text JSON leaves raw reads back; null removes a member; keys svc does not read survive an update", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
+    // U+2028 and U+2029 end a line for the reader, DEL and C1 controls are not plain YAML: all escaped.
+    const description = "one\u2028two\u2029three \u007f\u0085\ufeff end";
+    const created = await d.json("POST", "/workspace/agents", { scope: "workspace", name: "seps", description, systemPrompt: "p", model: "m1", color: "red" }, AUTH);
+    expect(created).toMatchObject({ status: 201, body: { agent: { description, model: "m1", color: "red" } } });
+    expect((await d.json("GET", "/workspace/agents/seps", undefined, AUTH)).body.description).toBe(description);
+
+    const removed = await d.json("POST", "/workspace/agents/seps", { model: null, color: null }, AUTH);
+    expect(removed).toMatchObject({ status: 200, body: { changed: true } });
+    expect(removed.body.agent.model).toBeUndefined();
+    expect(removed.body.agent.color).toBeUndefined();
+    expect((await d.json("GET", "/workspace/agents/seps", undefined, AUTH)).body.model).toBeUndefined();
+    expect(await d.json("POST", "/workspace/agents/seps", { maxTurns: null }, AUTH)).toMatchObject({ status: 200, body: { changed: false } });
+
+    // A definition written by Qwen Code, with keys svc does not read: an update keeps them as they were.
+    const file = join(d.workspace, ".svc", "agents", "kept.md");
+    writeFileSync(file, "---\nname: kept\ndescription: old\napprovalMode: yolo\nhooks:\n  - PreToolUse\n---\nYou keep.\n");
+    expect(await d.json("POST", "/workspace/agents/kept", { description: "new" }, AUTH)).toMatchObject({ status: 200, body: { changed: true, agent: { description: "new" } } });
+    const text = readFileSync(file, "utf8");
+    expect(text).toContain("\napprovalMode: yolo\nhooks:\n  - PreToolUse\n---\n");
+    expect(text).toContain('description: "new"');
   });
 
   test("an untrusted workspace: its folder is not written, the user's is", async () => {

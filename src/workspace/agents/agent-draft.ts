@@ -14,7 +14,9 @@ import { COLORS, DefinitionError, GENERAL_PURPOSE, MAX_DEFINITION_TURNS, MAX_DES
 export const MAX_SYSTEM_PROMPT_BYTES = 32 * 1024;
 const MAX_MODEL_CHARS = 256;
 /** Members of the reference's agents this daemon's subagents do not have: refused, not dropped. */
-const UNSUPPORTED = ["executionBackend", "mcpServers", "runConfig", "hooks", "skills"] as const;
+const UNSUPPORTED = ["executionBackend", "mcpServers", "runConfig", "hooks", "skills", "approvalMode", "permissionMode", "background"] as const;
+/** Longest file name a definition may get (`<name>.md`), in bytes: the common file system limit. */
+const MAX_FILE_NAME_BYTES = 255;
 
 export interface AgentFields {
   description: string;
@@ -26,7 +28,8 @@ export interface AgentFields {
   maxTurns?: number;
 }
 
-export type AgentUpdates = Partial<AgentFields>;
+/** The members to change; `model`, `color` or `maxTurns` present as undefined (sent as null) is removed. */
+export type AgentUpdates = { [K in keyof AgentFields]?: AgentFields[K] | undefined };
 
 export const invalidConfig = (message: string, name?: string) => new DaemonError(422, "invalid_config", message, name === undefined ? {} : { name });
 
@@ -56,6 +59,8 @@ export function readFields(body: Record<string, unknown>): AgentUpdates {
   if ("systemPrompt" in body) out.systemPrompt = text(body, "systemPrompt", MAX_SYSTEM_PROMPT_BYTES);
   if ("tools" in body && body.tools !== null) out.tools = toolList(body.tools, "tools");
   if ("disallowedTools" in body && body.disallowedTools !== null) out.disallowedTools = toolList(body.disallowedTools, "disallowedTools");
+  // null removes a member (the reference's): present in the updates, undefined.
+  for (const key of ["model", "color", "maxTurns"] as const) if (body[key] === null) out[key] = undefined;
   if ("model" in body && body.model !== null) {
     if (typeof body.model !== "string" || body.model.trim() === "" || body.model.length > MAX_MODEL_CHARS) throw invalidConfig(`\`model\` must be a model id of 1 to ${MAX_MODEL_CHARS} characters`);
     out.model = body.model.trim();
@@ -76,15 +81,22 @@ export function readName(body: Record<string, unknown>): string {
   const raw = body.name;
   if (typeof raw !== "string" || raw.trim() === "") throw invalidConfig("`name` is required and must be a non-empty string");
   const name = raw.trim();
-  if (!validAgentType(name)) throw invalidConfig("`name` must be 2-64 characters of letters, numbers, hyphens, or underscores", name);
+  if (!validAgentType(name) || Buffer.byteLength(`${name}.md`) > MAX_FILE_NAME_BYTES) throw invalidConfig("`name` must be 2-64 characters of letters, numbers, hyphens, or underscores", name);
   if (name === GENERAL_PURPOSE.name) throw invalidConfig(`"${name}" shadows a built-in subagent and cannot be used as a project- or user-level agent name. Choose a different name.`, name);
   return name;
 }
 
-const quoted = (value: string) => JSON.stringify(value);
+/**
+ * A double-quoted scalar: JSON's escapes, plus escapes for what JSON leaves raw but the reader would
+ * take as a line end (U+2028, U+2029) or YAML does not allow unescaped (DEL, C1 controls, a BOM).
+ */
+export const quoted = (value: string) => JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
-/** The file for definition `name` with `fields`, and the definition a read of it gives (422 when it would not read back). */
-export function renderDefinition(name: string, fields: AgentFields, level: Exclude<AgentLevel, "builtin">, filePath: string): { text: string; definition: AgentDefinition } {
+/**
+ * The file for definition `name` with `fields` (and `other` front matter lines, kept as read), and
+ * the definition a read of it gives (422 when it would not read back).
+ */
+export function renderDefinition(name: string, fields: AgentFields, level: Exclude<AgentLevel, "builtin">, filePath: string, other: readonly string[] = []): { text: string; definition: AgentDefinition } {
   const lines = ["---", `name: ${name}`, `description: ${quoted(fields.description)}`];
   for (const key of ["tools", "disallowedTools"] as const) {
     const list = fields[key];
@@ -94,7 +106,7 @@ export function renderDefinition(name: string, fields: AgentFields, level: Exclu
   if (fields.model !== undefined) lines.push(`model: ${quoted(fields.model)}`);
   if (fields.color !== undefined) lines.push(`color: ${fields.color}`);
   if (fields.maxTurns !== undefined) lines.push(`maxTurns: ${fields.maxTurns}`);
-  lines.push("---", "", fields.systemPrompt, "");
+  lines.push(...other, "---", "", fields.systemPrompt, "");
   const text = lines.join("\n");
   if (Buffer.byteLength(text, "utf8") > MAX_AGENT_FILE_BYTES) throw invalidConfig(`the definition would be larger than ${MAX_AGENT_FILE_BYTES} bytes`, name);
   try {

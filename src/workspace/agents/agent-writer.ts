@@ -124,12 +124,16 @@ export async function updateAgent(where: WriteWhere, found: AgentDefinition, upd
   const { root, folder } = homeOf(where, found);
   const dir = await safeFolder(root, folder);
   const file = basename(found.filePath!);
-  const { text, definition } = renderDefinition(found.name, after, found.level, join(dir, file));
+  const { text, definition } = renderDefinition(found.name, after, found.level, join(dir, file), found.otherFrontMatter);
   await writeAtomic(dir, file, text);
   return { agent: definition, changed: true };
 }
 
-const sameFields = (a: AgentFields, b: AgentFields) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b).sort());
+/** Equal fields, a member absent and one present as undefined (removed) alike. */
+const sameFields = (a: AgentFields, b: AgentFields) => {
+  const set = (f: AgentFields) => JSON.stringify(Object.entries(f).filter(([, v]) => v !== undefined).sort());
+  return set(a) === set(b);
+};
 
 export const readonly = (d: AgentDefinition) => new DaemonError(403, "agent_readonly", `Cannot modify ${d.level}-level subagent "${d.name}"`, { name: d.name, level: d.level });
 

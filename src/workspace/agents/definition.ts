@@ -2,9 +2,10 @@
  * One subagent definition: a markdown file whose front matter (between `---` lines) names the agent
  * and says what it is for, and whose body is its system prompt. The front matter is a small YAML
  * subset, read by hand so a hostile file cannot make the reader work hard: `key: value` scalars
- * (plain, single-quoted, or double-quoted with JSON's escapes), inline lists `[a, b]`, comma lists `a, b`, and `- item` block lists. Keys
- * read: name, description, tools, disallowedTools, model, color, maxTurns (the reference's); others
- * are ignored. A file that breaks a rule is refused with a message naming what is wrong.
+ * (plain, single-quoted, or double-quoted with JSON's escapes), inline lists `[a, b]`, comma lists
+ * `a, b`, and `- item` block lists. Keys read: name, description, tools, disallowedTools, model, color, maxTurns (the reference's); the
+ * others are not used, and their lines are kept as written when svc rewrites the file. A file that
+ * breaks a rule is refused with a message naming what is wrong.
  */
 
 /** Where a definition comes from; `project` ones are read only in trusted workspaces. */
@@ -24,6 +25,8 @@ export interface AgentDefinition {
   readonly maxTurns?: number;
   /** The file it was read from; `<builtin:NAME>` for a built-in one (the reference's). */
   readonly filePath?: string;
+  /** The front matter lines of the keys this reader does not use (Qwen Code's `approvalMode`…), kept as written when svc rewrites the file. */
+  readonly otherFrontMatter?: readonly string[];
 }
 
 /** The reference's agent-type rule: letters, digits, `_` and `-`, 2 to 64 characters. */
@@ -56,14 +59,21 @@ function unquote(raw: string): string {
 }
 
 /** The front matter as keys to a string or a list of strings. */
-function frontMatter(yaml: string): Map<string, string | string[]> {
+/** The keys this reader uses; the lines of a file's other keys are kept (`otherFrontMatter`) for a rewrite. */
+const READ_KEYS = new Set(["name", "description", "tools", "disallowedTools", "model", "color", "maxTurns"]);
+
+/** The front matter as keys to a string or a list of strings, and the lines of the keys not read. */
+function frontMatter(yaml: string): { fields: Map<string, string | string[]>; other: string[] } {
   const out = new Map<string, string | string[]>();
+  const other: string[] = [];
   let listKey: string | null = null;
+  let keep = false;
   for (const [index, line] of yaml.split("\n").entries()) {
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
     if (item && listKey !== null) {
       (out.get(listKey) as string[]).push(unquote(item[1]!));
+      if (keep) other.push(line);
       continue;
     }
     const pair = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$/.exec(line);
@@ -72,6 +82,8 @@ function frontMatter(yaml: string): Map<string, string | string[]> {
     const [, key, rest] = pair as unknown as [string, string, string];
     if (out.has(key)) throw new DefinitionError(`front matter key ${key} appears twice`);
     listKey = null;
+    keep = !READ_KEYS.has(key);
+    if (keep) other.push(line);
     const value = rest.trim();
     if (value === "") {
       out.set(key, []);
@@ -80,7 +92,7 @@ function frontMatter(yaml: string): Map<string, string | string[]> {
       out.set(key, value.slice(1, -1).split(",").map(unquote).filter((s) => s !== ""));
     } else out.set(key, unquote(value));
   }
-  return out;
+  return { fields: out, other };
 }
 
 function list(value: string | string[] | undefined, key: string): string[] | undefined {
@@ -102,7 +114,7 @@ export function parseDefinition(text: string, level: AgentLevel, filePath?: stri
   const normalized = text.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
   const match = /^---\n([\s\S]*?)\n---(?:\n([\s\S]*))?$/.exec(normalized);
   if (!match) throw new DefinitionError("missing front matter (a --- line, the fields, a --- line)");
-  const fields = frontMatter(match[1]!);
+  const { fields, other } = frontMatter(match[1]!);
   const name = scalar(fields.get("name"), "name");
   if (!name) throw new DefinitionError('missing "name" in front matter');
   if (!validAgentType(name)) throw new DefinitionError(`name "${name.slice(0, 80)}" must be 2 to 64 letters, digits, _ or -`);
@@ -132,6 +144,7 @@ export function parseDefinition(text: string, level: AgentLevel, filePath?: stri
     ...(color && COLORS.has(color) ? { color } : {}),
     ...(maxTurns !== undefined ? { maxTurns } : {}),
     ...(filePath ? { filePath } : {}),
+    ...(other.length > 0 ? { otherFrontMatter: other } : {}),
   };
 }
 
