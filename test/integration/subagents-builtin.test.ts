@@ -2,7 +2,8 @@
  * Subagents with the built-in agent and the mock model, through the daemon: definitions listed
  * (a broken one reported), the `task` tool running a subagent whose updates nest under the parent
  * call (`_meta.parentToolCallId`) and come back from `GET /session/:id/subagents/:ref`, with only
- * the tools its definition and the parent allow; a drafted definition; an untrusted workspace's
+ * the tools its definition and the parent allow; a drafted definition; a definition created,
+ * updated and deleted through the API seen by the next `task` call; an untrusted workspace's
  * definitions neither listed nor run.
  */
 import { describe, expect, test } from "bun:test";
@@ -159,6 +160,42 @@ describe("subagents with the built-in agent", () => {
     );
     expect(readdirSync(join(ws.path, ".svc/agents")).sort()).toEqual(["broken.md", "lister.md"]);
     expect(await call("POST", "/workspace/agents/generate", { description: "x".repeat(4097) })).toMatchObject({ status: 400, body: { code: "invalid_description" } });
+  }, 60_000);
+
+  test("a definition created, updated and deleted through the API is what the next task call runs", async () => {
+    await using f = await setup(true);
+    const { call, model } = f;
+    const sessionId = (await call("POST", "/session", {})).body.sessionId as string;
+    await using events = await openSse(`${f.d.url}/session/${sessionId}/events`, { headers: { ...AUTH, "Last-Event-ID": "0" } });
+    const delegate = async (text: string) => {
+      const admitted = await call("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text }] });
+      await events.waitFor("turn_complete", (fr: { data: { promptId?: string } }) => fr.data.promptId === admitted.body.promptId, 20_000);
+    };
+    const task = { kind: "tools" as const, calls: [{ name: "task", args: { description: "review", prompt: "Review it.", subagent_type: "api-made" } }] };
+
+    const created = await call("POST", "/workspace/agents", { scope: "workspace", name: "api-made", description: "Made through the API", systemPrompt: "You are API-MADE-V1.", tools: ["read_file"] });
+    expect(created.status).toBe(201);
+    await events.waitFor("agent_changed", (fr: { data: { change?: string } }) => fr.data.change === "created", 5_000);
+    let before = model.requests.length;
+    model.enqueue(task, { kind: "text", text: "V1 report" }, { kind: "text", text: "ok" });
+    await delegate("first");
+    expect(String(sent(model, before + 1).messages[0]!.content)).toContain("You are API-MADE-V1.");
+    expect(toolNames(sent(model, before + 1))).toEqual(["read_file"]);
+
+    expect(await call("POST", "/workspace/agents/api-made", { systemPrompt: "You are API-MADE-V2." })).toMatchObject({ status: 200, body: { changed: true } });
+    await events.waitFor("agent_changed", (fr: { data: { change?: string } }) => fr.data.change === "updated", 5_000);
+    before = model.requests.length;
+    model.enqueue(task, { kind: "text", text: "V2 report" }, { kind: "text", text: "ok" });
+    await delegate("second");
+    expect(String(sent(model, before + 1).messages[0]!.content)).toContain("You are API-MADE-V2.");
+
+    expect((await call("DELETE", "/workspace/agents/api-made")).status).toBe(204);
+    expect((await events.waitFor("agent_changed", (fr: { data: { change?: string } }) => fr.data.change === "deleted", 5_000)).data).toEqual({ change: "deleted", name: "api-made", level: "project" });
+    before = model.requests.length;
+    model.enqueue(task, { kind: "text", text: "ok" });
+    await delegate("third");
+    expect(model.requests.length).toBe(before + 2);
+    expect(toolResults(sent(model, before + 1))).toContain('no subagent named \\"api-made\\"');
   }, 60_000);
 
   test("a subagent is cancelled with its parent's turn", async () => {
