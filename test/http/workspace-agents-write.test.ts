@@ -80,6 +80,7 @@ describe("subagent definitions written through the API", () => {
       [{ ...ok, background: true }, 422, "invalid_config"],
       // 64 letters of four bytes each: a valid agent type, but no file name fits it.
       [{ ...ok, name: "𝐀".repeat(64) }, 422, "invalid_config"],
+      [{ ...ok, description: "lone \ud800 surrogate" }, 422, "invalid_config"],
     ];
     for (const [body, status, code] of cases) {
       const answer = await d.json("POST", "/workspace/agents", body, AUTH);

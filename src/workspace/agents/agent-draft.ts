@@ -33,9 +33,16 @@ export type AgentUpdates = { [K in keyof AgentFields]?: AgentFields[K] | undefin
 
 export const invalidConfig = (message: string, name?: string) => new DaemonError(422, "invalid_config", message, name === undefined ? {} : { name });
 
+/** `value`, refused when it holds a lone surrogate (UTF-8 and YAML have no way to write one). */
+function wellFormed(value: string, key: string): string {
+  if (!value.isWellFormed()) throw invalidConfig(`\`${key}\` is not well-formed Unicode (a lone surrogate)`);
+  return value;
+}
+
 function text(body: Record<string, unknown>, key: "description" | "systemPrompt", maxBytes: number): string {
   const value = body[key];
   if (typeof value !== "string" || value.trim() === "") throw invalidConfig(`\`${key}\` is required and must be a non-empty string (whitespace only is rejected)`);
+  wellFormed(value, key);
   if (Buffer.byteLength(value, "utf8") > maxBytes) throw invalidConfig(`\`${key}\` exceeds the ${maxBytes}-byte limit`);
   return value.trim();
 }
@@ -44,7 +51,7 @@ function toolList(value: unknown, key: string): string[] {
   if (!Array.isArray(value) || value.length > MAX_TOOLS_ENTRIES) throw invalidConfig(`\`${key}\` must be an array of at most ${MAX_TOOLS_ENTRIES} tool names`);
   return value.map((name) => {
     if (typeof name !== "string" || name.trim() === "" || name.length > MAX_TOOL_NAME_CHARS || /[\u0000-\u001f\u007f]/.test(name)) throw invalidConfig(`\`${key}\` holds a name that is not 1 to ${MAX_TOOL_NAME_CHARS} characters`);
-    return name.trim();
+    return wellFormed(name.trim(), key);
   });
 }
 
@@ -63,7 +70,7 @@ export function readFields(body: Record<string, unknown>): AgentUpdates {
   for (const key of ["model", "color", "maxTurns"] as const) if (body[key] === null) out[key] = undefined;
   if ("model" in body && body.model !== null) {
     if (typeof body.model !== "string" || body.model.trim() === "" || body.model.length > MAX_MODEL_CHARS) throw invalidConfig(`\`model\` must be a model id of 1 to ${MAX_MODEL_CHARS} characters`);
-    out.model = body.model.trim();
+    out.model = wellFormed(body.model.trim(), "model");
   }
   if ("color" in body && body.color !== null) {
     if (typeof body.color !== "string" || !COLORS.has(body.color)) throw invalidConfig(`\`color\` must be one of ${[...COLORS].join(", ")}`);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { renderDefinition } from "../../../src/workspace/agents/agent-draft.ts";
 import { listAgents, MAX_AGENT_FILE_BYTES, MAX_AGENT_FILES, parseDefinition } from "../../../src/workspace/agents/index.ts";
 
 const file = (front: string, body = "You review code.") => `---\n${front}\n---\n${body}\n`;
@@ -103,5 +104,26 @@ describe("listAgents", () => {
     const { agents, errors } = await listAgents({ workspace, dataDir, trusted: true });
     expect(agents.length).toBe(MAX_AGENT_FILES + 1);
     expect(errors[0]!.error).toMatch(/more than/);
+  });
+});
+
+describe("renderDefinition", () => {
+  const tricky = ['say "hi"', "it's", "a\\nb", "line\nname: evil\n---\nx", "\u2028\u2029\u0085\u007f\ufeff\t", "# hash", "[a, b]", "- item", "😀 𝐀", "ends with \\"];
+
+  test("any text reads back the same, to this reader and to a YAML parser (Qwen Code reads .qwen/agents/ with one)", () => {
+    for (const text of tricky) {
+      const fields = { description: text, systemPrompt: "You review.", tools: [text.trim() || "t"], model: text.trim() || "m", maxTurns: 2 };
+      const { text: file, definition } = renderDefinition("ab", fields, "user", "/x/ab.md");
+      expect(definition).toMatchObject({ name: "ab", ...fields });
+      const front = Bun.YAML.parse(file.split("\n---\n")[0]!.slice(4)) as Record<string, unknown>;
+      expect(front).toEqual({ name: "ab", description: text, tools: fields.tools, model: fields.model, maxTurns: 2 });
+    }
+  });
+
+  test("front matter lines it does not read are written back as they were", () => {
+    const read = parseDefinition(file("name: ab\napprovalMode: yolo\ndescription: d\nhooks:\n  - x\n# note"), "user");
+    expect(read.otherFrontMatter).toEqual(["approvalMode: yolo", "hooks:", "  - x"]);
+    const { text } = renderDefinition("ab", { description: "d2", systemPrompt: "p" }, "user", "/x/ab.md", read.otherFrontMatter);
+    expect(text).toContain("\napprovalMode: yolo\nhooks:\n  - x\n---\n");
   });
 });
