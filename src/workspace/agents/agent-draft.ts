@@ -93,11 +93,8 @@ export function readName(body: Record<string, unknown>): string {
   return name;
 }
 
-/**
- * A double-quoted scalar: JSON's escapes, plus escapes for what JSON leaves raw but the reader would
- * take as a line end (U+2028, U+2029) or YAML does not allow unescaped (DEL, C1 controls, a BOM).
- */
-export const quoted = (value: string) => JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** A double-quoted scalar: JSON's escapes, and U+2028 and U+2029 escaped too (JSON leaves them raw; they end a line here and fold in YAML). */
+export const quoted = (value: string) => JSON.stringify(value).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 
 /**
  * The file for definition `name` with `fields` (and `other` front matter lines, kept as read), and
