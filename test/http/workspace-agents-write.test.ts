@@ -112,7 +112,7 @@ describe("subagent definitions written through the API", () => {
 
   test("text JSON leaves raw reads back; null removes a member; keys svc does not read survive an update", async () => {
     await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
-    // U+2028 and U+2029 end a line for the reader, DEL and C1 controls are not plain YAML: all escaped.
+    // U+2028 and U+2029 end a line for the reader (escaped); DEL, C1 controls and a BOM go as they are.
     const description = "one\u2028two\u2029three \u007f\u0085\ufeff end";
     const created = await d.json("POST", "/workspace/agents", { scope: "workspace", name: "seps", description, systemPrompt: "p", model: "m1", color: "red" }, AUTH);
     expect(created).toMatchObject({ status: 201, body: { agent: { description, model: "m1", color: "red" } } });
@@ -134,10 +134,35 @@ describe("subagent definitions written through the API", () => {
     expect(text).toContain('description: "new"');
   });
 
+  test("the /workspaces/:workspace/ forms write that workspace's project only", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
+    const q = `/workspaces/${encodeURIComponent(d.workspace)}/agents`;
+    const body = { name: "q-agent", description: "Q", systemPrompt: "You are Q." };
+    const file = join(d.workspace, ".svc", "agents", "q-agent.md");
+    expect(await d.json("POST", q, body, AUTH)).toMatchObject({ status: 201, body: { agent: { level: "project", filePath: file } } });
+    expect(await d.json("POST", q, { ...body, name: "q-user", scope: "global" }, AUTH)).toMatchObject({ status: 400, body: { code: "global_scope_not_supported_for_workspace_route" } });
+    expect(await d.json("POST", q, { ...body, name: "q-bad", scope: "elsewhere" }, AUTH)).toMatchObject({ status: 400, body: { code: "invalid_scope" } });
+    expect((await d.json("POST", q, body)).status).toBe(401);
+    expect(await d.json("GET", `${q}/q-agent?scope=project`, undefined, AUTH)).toMatchObject({ status: 200, body: { name: "q-agent" } });
+    expect(await d.json("GET", `${q}/q-agent?scope=global`, undefined, AUTH)).toMatchObject({ status: 400, body: { code: "global_scope_not_supported_for_workspace_route" } });
+    expect(await d.json("POST", `${q}/q-agent`, { description: "Q2" }, AUTH)).toMatchObject({ status: 200, body: { changed: true, agent: { description: "Q2" } } });
+    // The user's definitions are not reached from here.
+    expect((await d.json("POST", "/workspace/agents", { ...body, name: "mine", scope: "global" }, AUTH)).status).toBe(201);
+    expect(await d.json("DELETE", `${q}/mine`, undefined, AUTH)).toMatchObject({ status: 404, body: { code: "agent_not_found" } });
+    expect((await d.json("DELETE", `${q}/q-agent`, undefined, AUTH)).status).toBe(204);
+    expect(existsSync(file)).toBe(false);
+    expect(await d.json("POST", "/workspaces/%2Fnowhere/agents", body, AUTH)).toMatchObject({ status: 404, body: { code: "workspace_not_found" } });
+  });
+
   test("an untrusted workspace: its folder is not written, the user's is", async () => {
     await using d = await fakeAgentDaemon(["--token", TOKEN]);
     expect(await d.json("POST", "/workspace/agents", { scope: "workspace", name: "local", description: "d", systemPrompt: "p" }, AUTH)).toMatchObject({ status: 403, body: { code: "untrusted_workspace" } });
     expect(existsSync(join(d.workspace, ".svc", "agents"))).toBe(false);
     expect((await d.json("POST", "/workspace/agents", { scope: "global", name: "mine", description: "d", systemPrompt: "p" }, AUTH)).status).toBe(201);
+    // The project's level, named or through the qualified form, is refused there too.
+    expect(await d.json("POST", `/workspaces/${encodeURIComponent(d.workspace)}/agents`, { name: "local", description: "d", systemPrompt: "p" }, AUTH)).toMatchObject({ status: 403, body: { code: "untrusted_workspace" } });
+    expect(await d.json("POST", "/workspace/agents/mine?scope=workspace", { description: "x" }, AUTH)).toMatchObject({ status: 403, body: { code: "untrusted_workspace" } });
+    expect(await d.json("DELETE", "/workspace/agents/mine?scope=workspace", undefined, AUTH)).toMatchObject({ status: 403, body: { code: "untrusted_workspace" } });
+    expect(existsSync(join(d.workspace, ".svc", "agents"))).toBe(false);
   });
 });

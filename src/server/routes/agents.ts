@@ -7,11 +7,14 @@
  * `task` tool does not read the project's there either); a file that cannot be read or parsed is an
  * `invalid_definition` cell and the others are listed.
  *
- * Writes (strict, primary workspace; `X-Svc-Client-Id` optional, registered when given):
+ * Writes (strict; `X-Svc-Client-Id` optional, registered when given):
  *
  *   POST   /workspace/agents               {scope: workspace|global, name, description, systemPrompt, …} → 201 {ok, agent}
  *   POST   /workspace/agents/:agentType    ?scope, {description?, systemPrompt?, tools?, …} → {ok, agent, changed}
  *   DELETE /workspace/agents/:agentType    ?scope → 204
+ *
+ * and the same under `/workspaces/:workspace/`, which reach that workspace's project level only
+ * (`global` is 400 `global_scope_not_supported_for_workspace_route`, the reference's).
  *
  * `agent-writer.ts` does the work (project level in trusted workspaces only, no folder through a
  * link, atomic files); each change is published as `agent_changed {change, name, level}`.
@@ -45,11 +48,22 @@ const MAX_GENERATED_FIELD_CHARS = 64 * 1024;
 /** A draft may take the model a while (the reference allows 5 minutes). */
 const GENERATE_TIMEOUT_MS = 300_000;
 
-const AgentTypeParams = t.Object({ agentType: t.String({ maxLength: 256 }) });
+const AgentType = t.String({ maxLength: 256 });
+const AgentTypeParams = t.Object({ agentType: AgentType });
 const invalidAgentType = () => new DaemonError(400, "invalid_agent_type", "`agentType` must contain only letters, numbers, hyphens, or underscores (2 to 64 chars)");
 
-/** `scope` (`workspace` → project, `global` → user) as a level; absent is allowed unless `required`; anything else 400 `invalid_scope`. */
-function scopeLevel(scope: unknown, required: boolean): WritableLevel | undefined {
+/**
+ * `scope` as a level: `workspace` → project, `global` → user, absent allowed unless `required`,
+ * anything else 400 `invalid_scope`. The qualified form reaches its workspace's project only (the
+ * reference's): absent, `workspace` or `project`; `global` or `user` is 400
+ * `global_scope_not_supported_for_workspace_route`.
+ */
+function scopeLevel(form: WorkspaceForm, scope: unknown, required: boolean): WritableLevel | undefined {
+  if (form.qualified) {
+    if (scope === undefined || scope === "workspace" || scope === "project") return "project";
+    if (scope === "global" || scope === "user") throw new DaemonError(400, "global_scope_not_supported_for_workspace_route", "Workspace-qualified agents routes only support workspace/project scope");
+    throw new DaemonError(400, "invalid_scope", '`scope` must be "workspace" or "project"');
+  }
   if (scope === undefined && !required) return undefined;
   if (scope === "workspace") return "project";
   if (scope === "global") return "user";
@@ -85,10 +99,11 @@ export const agentsRoutes = (deps: AppDeps) => {
     return { v: 1, workspaceCwd: scope.path, agents: listing.agents.map(summary), ...(errors.length > 0 ? { errors } : {}) };
   }
 
-  async function detail(scope: WorkspaceScope, agentType: string, scopeQuery: unknown): Promise<Static<typeof AgentDetail>> {
+  /** The definition in force, or (`?scope=`) the one at that level; the qualified form's `scope` is its project. */
+  async function detail(form: WorkspaceForm, scope: WorkspaceScope, agentType: string, scopeQuery: unknown): Promise<Static<typeof AgentDetail>> {
     const module = await load();
     if (!module.validAgentType(agentType)) throw invalidAgentType();
-    const level = scopeLevel(scopeQuery, false);
+    const level = scopeQuery === undefined ? undefined : scopeLevel(form, scopeQuery, false);
     const found = level === undefined ? await module.loadAgent(where(scope), agentType) : ((await module.listLevel(where(scope), level)).agents.find((a) => a.name === agentType) ?? null);
     if (!found) throw new DaemonError(404, "agent_not_found", `Subagent "${agentType}" not found`, { name: agentType });
     return { ...summary(found), systemPrompt: found.systemPrompt };
@@ -109,99 +124,123 @@ export const agentsRoutes = (deps: AppDeps) => {
     return { name: field("name"), description: field("description"), systemPrompt: field("systemPrompt") };
   }
 
-  const primary = deps.runtimes.primaryScope;
-  function* liveSessions() {
-    for (const session of deps.sessions.all()) if (session.runtime === primary.runtime && !session.isEnded) yield session;
+  function* liveSessions(scope: WorkspaceScope) {
+    for (const session of deps.sessions.all()) if (session.runtime === scope.runtime && !session.isEnded) yield session;
   }
-  const writeWhere = (): WriteWhere => ({ ...where(primary), projectFolder: primary.runtime.extensionPrefix === "qwen" ? ".qwen/agents" : ".svc/agents" });
-  const announce = (change: "created" | "updated" | "deleted", name: string, level: WritableLevel, clientId: string | null) => {
-    for (const session of liveSessions()) session.publish("agent_changed", { change, name, level }, clientId === null ? {} : { originatorClientId: clientId });
+  const writeWhere = (scope: WorkspaceScope): WriteWhere => ({ ...where(scope), projectFolder: scope.runtime.extensionPrefix === "qwen" ? ".qwen/agents" : ".svc/agents" });
+  const announce = (scope: WorkspaceScope, change: "created" | "updated" | "deleted", name: string, level: WritableLevel, clientId: string | null) => {
+    for (const session of liveSessions(scope)) session.publish("agent_changed", { change, name, level }, clientId === null ? {} : { originatorClientId: clientId });
+  };
+  /** The level a write reaches; the project's is written in a trusted workspace only. */
+  const writeLevel = (form: WorkspaceForm, scope: WorkspaceScope, query: unknown, required: boolean) => {
+    const level = scopeLevel(form, query, required);
+    if (level === "project" && !scope.trust.trusted) throw new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
+    return level;
   };
 
-  async function create(body: Record<string, unknown>, clientId: string | null): Promise<Static<typeof AgentWritten>> {
+  async function create(form: WorkspaceForm, scope: WorkspaceScope, body: Record<string, unknown>, clientId: string | null): Promise<Static<typeof AgentWritten>> {
     const module = await load();
-    const level = scopeLevel(body.scope, true)!;
+    const level = writeLevel(form, scope, body.scope, true)!;
     const name = module.readName(body);
     const fields = module.readFields(body);
     if (fields.description === undefined || fields.systemPrompt === undefined) throw new DaemonError(422, "invalid_config", "`description` and `systemPrompt` are required", { name });
-    const agent = await module.createAgent(writeWhere(), level, name, { ...fields, description: fields.description, systemPrompt: fields.systemPrompt });
-    announce("created", name, level, clientId);
+    const agent = await module.createAgent(writeWhere(scope), level, name, { ...fields, description: fields.description, systemPrompt: fields.systemPrompt });
+    announce(scope, "created", name, level, clientId);
     return { ok: true, agent: { ...summary(agent), systemPrompt: agent.systemPrompt } };
   }
 
-  async function update(agentType: string, scope: unknown, body: Record<string, unknown>, clientId: string | null): Promise<Static<typeof AgentWritten>> {
+  async function update(form: WorkspaceForm, scope: WorkspaceScope, agentType: string, query: unknown, body: Record<string, unknown>, clientId: string | null): Promise<Static<typeof AgentWritten>> {
     const module = await load();
     if (!module.validAgentType(agentType)) throw invalidAgentType();
-    const level = scopeLevel(scope, false);
-    const found = await module.findWritable(writeWhere(), agentType, level);
+    const level = writeLevel(form, scope, query, false);
+    const found = await module.findWritable(writeWhere(scope), agentType, level);
     if (!found) {
       if (agentType === module.GENERAL_PURPOSE.name && level === undefined) throw module.readonly(module.GENERAL_PURPOSE);
       throw new DaemonError(404, "agent_not_found", `Subagent "${agentType}" not found`, { name: agentType });
     }
     const updates = module.readFields(body);
     if (Object.keys(updates).length === 0) throw new DaemonError(400, "invalid_config", "`POST /workspace/agents/:agentType` requires at least one updatable field in the body", { name: agentType });
-    const { agent, changed } = await module.updateAgent(writeWhere(), found, updates);
-    if (changed) announce("updated", agent.name, agent.level as WritableLevel, clientId);
+    const { agent, changed } = await module.updateAgent(writeWhere(scope), found, updates);
+    if (changed) announce(scope, "updated", agent.name, agent.level as WritableLevel, clientId);
     return { ok: true, agent: { ...summary(agent), systemPrompt: agent.systemPrompt }, changed };
   }
 
-  async function remove(agentType: string, scope: unknown, clientId: string | null): Promise<void> {
+  async function remove(form: WorkspaceForm, scope: WorkspaceScope, agentType: string, query: unknown, clientId: string | null): Promise<void> {
     const module = await load();
     if (!module.validAgentType(agentType)) throw invalidAgentType();
-    const removed = await module.deleteAgent(writeWhere(), agentType, scopeLevel(scope, false));
-    for (const level of removed) announce("deleted", agentType, level, clientId);
+    const removed = await module.deleteAgent(writeWhere(scope), agentType, writeLevel(form, scope, query, false));
+    for (const level of removed) announce(scope, "deleted", agentType, level, clientId);
   }
 
-  const strict = (summaryText: string) => ({ ...workspaceForms(deps.runtimes)[0].detail("workspace_agents", summaryText, { "x-svc-strict": true }) });
-  const writeErrors = errorResponses({ body: true, also: [403, 404, 409, 422] });
+  /** The writes on a form: the legacy one on the primary workspace, the qualified one on the workspace named (its project only). */
+  const writeRoutes = (form: WorkspaceForm) => {
+    const params = form.qualified ? t.Object({ workspace: WorkspaceSelector, agentType: AgentType }) : AgentTypeParams;
+    const strict = (summaryText: string) => form.detail("workspace_agents", summaryText, { "x-svc-strict": true });
+    const writeErrors = errorResponses({ body: true, also: [...form.also, 403, 404, 409, 422] });
+    const client = (scope: WorkspaceScope, request: Request) => optionalWorkspaceClient(liveSessions(scope), request);
+    const reaches = form.qualified ? "the workspace's (`scope` absent, `workspace` or `project`; trusted workspaces only)" : "the workspace's (`scope: workspace`, trusted workspaces only) or the user's (`global`)";
+    return new Elysia({ name: `routes/agents-write/${form.name}` })
+      .use(apiModelNames)
+      .post(
+        form.path("/workspace", "/agents"),
+        async ({ params, body, request, set }) => {
+          const scope = form.scope(params);
+          const answer = await create(form, scope, body, client(scope, request));
+          set.status = 201;
+          return answer;
+        },
+        {
+          ...form.hooks,
+          headers: ClientIdHeaders,
+          body: AgentWriteBody,
+          response: { 201: AgentWritten, ...writeErrors },
+          detail: strict(`Create a subagent definition: ${reaches}`),
+        },
+      )
+      .post(
+        form.path("/workspace", "/agents/:agentType"),
+        ({ params, query, body, request }) => {
+          const scope = form.scope(params);
+          return update(form, scope, params.agentType, query.scope, body, client(scope, request));
+        },
+        {
+          params,
+          query: AgentScopeQuery,
+          headers: ClientIdHeaders,
+          body: AgentWriteBody,
+          response: { 200: AgentWritten, ...writeErrors },
+          detail: strict("Update a subagent definition where it lives (`?scope=` picks the level); `changed: false` when nothing changed"),
+        },
+      )
+      .delete(
+        form.path("/workspace", "/agents/:agentType"),
+        async ({ params, query, request, set }) => {
+          const scope = form.scope(params);
+          await remove(form, scope, params.agentType, query.scope, client(scope, request));
+          set.status = 204;
+        },
+        {
+          params,
+          query: AgentScopeQuery,
+          headers: ClientIdHeaders,
+          response: { 204: t.Void({ description: "Deleted" }), ...errorResponses({ also: [...form.also, 400, 403, 404, 409] }) },
+          detail: strict(`Delete a subagent definition (\`?scope=\` picks the level; absent: ${form.qualified ? "the workspace's" : "every writable level that has it"})`),
+        },
+      );
+  };
+
   const app = new Elysia({ name: "routes/agents" })
     .use(apiModelNames)
-    .post(
-      "/workspace/agents",
-      async ({ body, request, set }) => {
-        const answer = await create(body, optionalWorkspaceClient(liveSessions(), request));
-        set.status = 201;
-        return answer;
-      },
-      {
-        headers: ClientIdHeaders,
-        body: AgentWriteBody,
-        response: { 201: AgentWritten, ...writeErrors },
-        detail: strict("Create a subagent definition: the workspace's (`scope: workspace`, trusted workspaces only) or the user's (`global`)"),
-      },
-    )
-    .post("/workspace/agents/:agentType", ({ params, query, body, request }) => update(params.agentType, query.scope, body, optionalWorkspaceClient(liveSessions(), request)), {
-      params: AgentTypeParams,
-      query: AgentScopeQuery,
-      headers: ClientIdHeaders,
-      body: AgentWriteBody,
-      response: { 200: AgentWritten, ...writeErrors },
-      detail: strict("Update a subagent definition where it lives (`?scope=` picks the level); `changed: false` when nothing changed"),
-    })
-    .delete(
-      "/workspace/agents/:agentType",
-      async ({ params, query, request, set }) => {
-        await remove(params.agentType, query.scope, optionalWorkspaceClient(liveSessions(), request));
-        set.status = 204;
-      },
-      {
-        params: AgentTypeParams,
-        query: AgentScopeQuery,
-        headers: ClientIdHeaders,
-        response: { 204: t.Void({ description: "Deleted" }), ...errorResponses({ also: [400, 403, 404, 409] }) },
-        detail: strict("Delete a subagent definition (`?scope=` picks the level; absent: every writable level that has it)"),
-      },
-    )
     .post("/workspace/agents/generate", ({ body }) => generate(deps.runtimes.primaryScope, body.description), {
       body: AgentGenerateBody,
       response: { 200: GeneratedAgent, ...errorResponses({ body: true, also: [403, 501, 502, 503, 504] }) },
       detail: { ...workspaceForms(deps.runtimes)[0].detail("workspace_agent_generate", "Draft a subagent definition from a description with the workspace's agent (nothing is written)", { "x-svc-strict": true }) },
     });
-  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, list, detail));
+  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, list, detail)).use(writeRoutes(form));
   return app;
 };
 
-function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (scope: WorkspaceScope, agentType: string, scopeQuery: unknown) => Promise<Static<typeof AgentDetail>>) {
+function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (form: WorkspaceForm, scope: WorkspaceScope, agentType: string, scopeQuery: unknown) => Promise<Static<typeof AgentDetail>>) {
   const agentType = t.String({ maxLength: 256 });
   const params = form.qualified ? t.Object({ workspace: WorkspaceSelector, agentType }) : t.Object({ agentType });
   return new Elysia({ name: `routes/agents/${form.name}` })
@@ -211,7 +250,7 @@ function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promis
       response: { 200: AgentsStatus, ...errorResponses({ also: form.also }) },
       detail: form.detail("workspace_agents", "The subagent definitions in force (project, user, built-in), with the files that could not be read"),
     })
-    .get(form.path("/workspace", "/agents/:agentType"), ({ params, query }) => detail(form.scope(params), params.agentType, query.scope), {
+    .get(form.path("/workspace", "/agents/:agentType"), ({ params, query }) => detail(form, form.scope(params), params.agentType, query.scope), {
       params,
       query: AgentScopeQuery,
       response: { 200: AgentDetail, ...errorResponses({ also: [...form.also, 400, 404] }) },
