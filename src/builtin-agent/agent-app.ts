@@ -253,7 +253,7 @@ export function buildAgentApp(core: AgentCore): acp.AgentApp {
   registerHookMethods(app, { hooks, workspace: files.root, session: sessionOf });
   registerLanguageMethods(app, { sessions, session: sessionOf });
   registerControlMethods(app, { mcp, disabledTools, liveSessions: () => sessions.size, workspace: files.root, session: sessionOf, setMode, setTrust, rereadMcpServers: declaredMcpServers, attach: (client) => notifier.attach(client) });
-  runtimeMcpServers.register(app, { mcp, workspace: files.root, declared: settingsMcpServers, attach: (client) => notifier.attach(client) });
+  runtimeMcpServers.register(app, { mcp, workspace: files.root, declared: settingsMcpServers, trusted: () => trust.trusted, attach: (client) => notifier.attach(client) });
   registerGenerationMethods(app, { config, session: sessionOf, modelFor });
   registerAgentGenerateMethod(app, { config, workspace: files.root, modelFor });
   registerRewindMethod(app, sessionOf);

@@ -47,13 +47,19 @@ async function fetchBounded(url: string, max: number, what: string, accept: stri
   if (!response.ok || response.body === null) throw refused(502, "extension_registry_unavailable", `The registry answered ${response.status} for the ${what}`);
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
-    if (total > max) {
-      await response.body.cancel().catch(() => {});
-      throw refused(422, "extension_too_large", `The ${what} is larger than ${max} bytes`);
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      total += chunk.byteLength;
+      if (total > max) {
+        await response.body.cancel().catch(() => {});
+        throw refused(422, "extension_too_large", `The ${what} is larger than ${max} bytes`);
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    if (err instanceof DaemonError) throw err;
+    // The body stopped (the registry went away, or it was slower than FETCH_TIMEOUT_MS in all).
+    throw refused(502, "extension_registry_unavailable", `The registry's ${what} did not arrive: ${err instanceof Error ? err.message : String(err)}`);
   }
   return Buffer.concat(chunks);
 }
@@ -62,7 +68,8 @@ interface Resolved {
   readonly name: string;
   readonly version: string;
   readonly tarball: string;
-  readonly integrity: string;
+  /** The sha512 hashes of its integrity (any one matching is enough, as npm checks it). */
+  readonly integrity: readonly string[];
 }
 
 /** The version `wanted` (exact or a dist-tag; `latest` when absent) of package `name` in its metadata. */
@@ -81,9 +88,10 @@ async function resolve(registry: string, name: string, wanted: string | undefine
   const dist = doc.versions?.[version]?.dist;
   if (!dist) throw refused(404, "extension_package_not_found", `${name} has no version ${version}`);
   if (typeof dist.tarball !== "string" || !/^https?:\/\//.test(dist.tarball)) throw refused(502, "extension_registry_unavailable", `${name}@${version} names no http(s) tarball`);
-  if (typeof dist.integrity !== "string" || !dist.integrity.startsWith("sha512-"))
-    throw refused(422, "extension_integrity_missing", `${name}@${version} carries no sha512 integrity the download could be checked against`);
-  return { name, version, tarball: dist.tarball, integrity: dist.integrity };
+  // An SRI string may name several hashes; the sha512 ones are what the download is checked against.
+  const sha512 = typeof dist.integrity === "string" ? dist.integrity.split(/\s+/).filter((h) => /^sha512-[A-Za-z0-9+/]+={0,2}$/.test(h)) : [];
+  if (sha512.length === 0) throw refused(422, "extension_integrity_missing", `${name}@${version} carries no sha512 integrity the download could be checked against`);
+  return { name, version, tarball: dist.tarball, integrity: sha512 };
 }
 
 /** The tarball's regular files written under `into`, paths stripped of `package/` and checked. */
@@ -113,14 +121,20 @@ export async function installFromRegistry(dataDir: string, registry: string, sou
   const pkg = await resolve(registry, match[1]!, match[2]);
   const tgz = await fetchBounded(pkg.tarball, MAX_TARBALL_BYTES, `tarball of ${pkg.name}@${pkg.version}`, "application/octet-stream");
   const digest = `sha512-${createHash("sha512").update(tgz).digest("base64")}`;
-  if (digest !== pkg.integrity) throw refused(422, "extension_integrity_mismatch", `The tarball of ${pkg.name}@${pkg.version} does not match the registry's integrity`);
+  if (!pkg.integrity.includes(digest)) throw refused(422, "extension_integrity_mismatch", `The tarball of ${pkg.name}@${pkg.version} does not match the registry's integrity`);
   const download = join(dataDir, ".extension-downloads", randomUUID());
   await mkdir(download, { recursive: true, mode: 0o700 });
   try {
-    await unpack(tgz, download);
+    await unpack(tgz, download).catch((err: unknown) => {
+      if (err instanceof DaemonError) throw err;
+      // What the archive holds that cannot be written (a file and a folder of one name, an entry the
+      // reader cannot read): said without the download folder's path.
+      const message = (err instanceof Error ? err.message : String(err)).replaceAll(download, "<package>");
+      throw refused(422, "extension_archive_invalid", `The tarball cannot be unpacked: ${message.slice(0, 300)}`);
+    });
     const installed = `${pkg.name}@${pkg.version}`;
-    const result = await installFromFolder(dataDir, download, { type: "npm", path: installed, integrity: pkg.integrity });
-    return { ...result, source: installed, integrity: pkg.integrity };
+    const result = await installFromFolder(dataDir, download, { type: "npm", path: installed, integrity: digest });
+    return { ...result, source: installed, integrity: digest };
   } finally {
     await rm(download, { recursive: true, force: true });
   }

@@ -43,4 +43,34 @@ describe("runtime MCP servers (built-in agent)", () => {
     expect(declaredPids).toHaveLength(2);
     await until(() => declaredPids.every((pid) => !alive(pid)), 10_000, "every declared server process to end");
   });
+
+  test("a remove during a failing replacement wins: the removed server does not come back", async () => {
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
+    await a.agent.request("svc/control/workspace/mcp/initialize", { cwd: a.workspace });
+    const add = (config: Record<string, unknown>) => a.agent.request<Record<string, unknown>>("svc/control/workspace/mcp/runtime-add", { cwd: a.workspace, name: "x", config, originatorClientId: "c1" });
+    expect(await add({ command: process.execPath, args: [SERVER] })).toMatchObject({ name: "x", replaced: false });
+    const snapshot = async () => JSON.stringify(await a.agent.request("svc/status/workspace/mcp", { cwd: a.workspace }));
+    // A replacement that connects for a while, then dies: its add fails.
+    const failing = add({ command: process.execPath, args: ["-e", "setTimeout(() => process.exit(1), 1500)"] }).then(
+      () => "added",
+      () => "failed",
+    );
+    await until(async () => (await snapshot()).includes('"connecting"'), 10_000, "the replacement to be connecting");
+    expect(await a.agent.request("svc/control/workspace/mcp/runtime-remove", { cwd: a.workspace, name: "x", originatorClientId: "c1" })).toMatchObject({ removed: true });
+    expect(await failing).toBe("failed");
+    await a.agent.request("svc/control/workspace/mcp/reload", { cwd: a.workspace });
+    await until(async () => (await snapshot()).includes('"discoveryState":"completed"'), 10_000, "the reload");
+    expect(await snapshot()).not.toContain('"name":"x"');
+  });
+
+  test("a name the settings exclude stays excluded over a runtime server of that name", async () => {
+    await using a = await startAgent({ trusted: true, approvalMode: "yolo" });
+    await a.agent.request("svc/control/workspace/mcp/initialize", { cwd: a.workspace });
+    await a.agent.request("svc/control/workspace/mcp/runtime-add", { cwd: a.workspace, name: "x", config: { command: process.execPath, args: [SERVER] }, originatorClientId: "c1" });
+    writeFileSync(hostSettings, JSON.stringify({ mcpServers: { x: { command: process.execPath, args: [SERVER] } }, mcp: { excluded: ["x"] } }));
+    await a.agent.request("svc/control/workspace/mcp/reload", { cwd: a.workspace });
+    const cells = async () => (await a.agent.request<{ servers: Array<{ name: string; disabled: boolean; mcpStatus: string }> }>("svc/status/workspace/mcp", { cwd: a.workspace })).servers;
+    await until(async () => (await cells()).some((c) => c.name === "x" && c.disabled), 10_000, "x to be disabled");
+    expect((await cells()).find((c) => c.name === "x")).toMatchObject({ disabled: true, mcpStatus: "disconnected" });
+  });
 });

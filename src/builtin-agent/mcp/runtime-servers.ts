@@ -67,6 +67,8 @@ export interface RuntimeServerDeps {
   readonly workspace: string;
   /** The declared servers in force (settings and extensions), read anew. */
   readonly declared: () => McpServerConfig[];
+  /** Whether the workspace is trusted now (runtime servers are added only then). */
+  readonly trusted: () => boolean;
   /** Lets MCP budget events reach the client. */
   readonly attach: (client: acp.AgentContext) => void;
 }
@@ -76,7 +78,8 @@ export class RuntimeMcpServers {
 
   /** `declared` with the runtime servers over those of their names, the others after them. */
   over(declared: readonly McpServerConfig[]): McpServerConfig[] {
-    const out = declared.map((s) => this.added.get(s.name) ?? s);
+    // A name the settings exclude stays excluded, as an add of it is refused.
+    const out = declared.map((s) => (s.disabled === true ? s : (this.added.get(s.name) ?? s)));
     const names = new Set(declared.map((s) => s.name));
     for (const server of this.added.values()) if (!names.has(server.name)) out.push(server);
     return out;
@@ -97,10 +100,13 @@ export class RuntimeMcpServers {
         const declared = deps.declared().find((s) => s.name === name);
         if (declared?.disabled === true) throw invalidConfig(name, `server '${name}' is in mcp.excluded and cannot be added at runtime`);
         if (!this.added.has(name) && this.added.size >= MAX_RUNTIME_SERVERS) throw invalidConfig(name, `at most ${MAX_RUNTIME_SERVERS} servers are added at runtime; remove one first`);
+        if (!deps.trusted()) throw invalidConfig(name, "the workspace is not trusted");
         const previous = this.added.get(name);
         this.added.set(name, server);
         const outcome = await deps.mcp.put(server);
-        if (outcome.kind !== "connected") {
+        // A failed add puts back what it replaced, unless a remove, another add or a trust
+        // revocation changed the name meanwhile: theirs is the later word.
+        if (outcome.kind !== "connected" && this.added.get(name) === server) {
           if (previous) this.added.set(name, previous);
           else this.added.delete(name);
         }

@@ -90,6 +90,8 @@ export function readName(body: Record<string, unknown>): string {
   const name = raw.trim();
   if (!validAgentType(name) || Buffer.byteLength(`${name}.md`) > MAX_FILE_NAME_BYTES) throw invalidConfig("`name` must be 2-64 characters of letters, numbers, hyphens, or underscores", name);
   if (name === GENERAL_PURPOSE.name) throw invalidConfig(`"${name}" shadows a built-in subagent and cannot be used as a project- or user-level agent name. Choose a different name.`, name);
+  // `POST /workspace/agents/generate` is a route of its own: a definition of that name could never be updated.
+  if (name === "generate") throw invalidConfig(`"generate" is reserved (POST /workspace/agents/generate drafts a definition); choose another name`, name);
   return name;
 }
 

@@ -91,7 +91,7 @@ function requireTrusted(where: WriteWhere, level: WritableLevel): void {
   if (level === "project" && !where.trusted) throw new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
 }
 
-export async function createAgent(where: WriteWhere, level: WritableLevel, name: string, fields: AgentFields): Promise<AgentDefinition> {
+async function create(where: WriteWhere, level: WritableLevel, name: string, fields: AgentFields): Promise<AgentDefinition> {
   requireTrusted(where, level);
   if (await existing(where, name, level)) throw new DaemonError(409, "agent_already_exists", `Subagent "${name}" already exists at ${level} level`, { name, level });
   const { root, folder } = home(where, level);
@@ -115,16 +115,19 @@ export async function findWritable(where: WriteWhere, name: string, level: Writa
 }
 
 /** Applies `updates` to the definition found; `changed: false` when they change nothing (nothing written). */
-export async function updateAgent(where: WriteWhere, found: AgentDefinition, updates: AgentUpdates): Promise<{ agent: AgentDefinition; changed: boolean }> {
-  if (found.level === "builtin") throw readonly(found);
-  requireTrusted(where, found.level);
+async function update(where: WriteWhere, asked: AgentDefinition, updates: AgentUpdates): Promise<{ agent: AgentDefinition; changed: boolean }> {
+  if (asked.level === "builtin") throw readonly(asked);
+  requireTrusted(where, asked.level);
+  // Read again in this write's turn: a delete or another update may have come first.
+  const found = await existing(where, asked.name, asked.level as WritableLevel);
+  if (!found) throw notFound(asked.name);
   const before = fieldsOf(found);
   const after: AgentFields = { ...before, ...updates };
   if (sameFields(before, after)) return { agent: found, changed: false };
   const { root, folder } = homeOf(where, found);
   const dir = await safeFolder(root, folder);
   const file = basename(found.filePath!);
-  const { text, definition } = renderDefinition(found.name, after, found.level, join(dir, file), found.otherFrontMatter);
+  const { text, definition } = renderDefinition(found.name, after, found.level as WritableLevel, join(dir, file), found.otherFrontMatter);
   await writeAtomic(dir, file, text);
   return { agent: definition, changed: true };
 }
@@ -138,7 +141,7 @@ const sameFields = (a: AgentFields, b: AgentFields) => {
 export const readonly = (d: AgentDefinition) => new DaemonError(403, "agent_readonly", `Cannot modify ${d.level}-level subagent "${d.name}"`, { name: d.name, level: d.level });
 
 /** Deletes `name` at `level`, or at every writable level that has it; the levels removed (404 when none had it). */
-export async function deleteAgent(where: WriteWhere, name: string, level: WritableLevel | undefined): Promise<WritableLevel[]> {
+async function remove(where: WriteWhere, name: string, level: WritableLevel | undefined): Promise<WritableLevel[]> {
   const removed: WritableLevel[] = [];
   for (const l of level ? [level] : (["project", "user"] as const)) {
     const found = await existing(where, name, l);
@@ -155,3 +158,19 @@ export async function deleteAgent(where: WriteWhere, name: string, level: Writab
   }
   return removed;
 }
+
+/**
+ * The writes, one at a time in this process: a create counts the folder's files and writes in one
+ * turn (so parallel creates cannot pass the bound together), and an update reads the file it
+ * changes in its own turn (so it cannot bring back what a delete just removed, nor undo another update).
+ */
+let turn: Promise<unknown> = Promise.resolve();
+function serially<T>(write: () => Promise<T>): Promise<T> {
+  const run = turn.catch(() => {}).then(write);
+  turn = run;
+  return run;
+}
+
+export const createAgent = (where: WriteWhere, level: WritableLevel, name: string, fields: AgentFields) => serially(() => create(where, level, name, fields));
+export const updateAgent = (where: WriteWhere, found: AgentDefinition, updates: AgentUpdates) => serially(() => update(where, found, updates));
+export const deleteAgent = (where: WriteWhere, name: string, level: WritableLevel | undefined) => serially(() => remove(where, name, level));
