@@ -68,6 +68,7 @@ describe("subagent definitions written through the API", () => {
       [{ ...ok, name: "x" }, 422, "invalid_config"],
       [{ ...ok, name: "bad name" }, 422, "invalid_config"],
       [{ ...ok, name: "general-purpose" }, 422, "invalid_config"],
+      [{ ...ok, name: "generate" }, 422, "invalid_config"],
       [{ ...ok, description: "   " }, 422, "invalid_config"],
       [{ ...ok, systemPrompt: "" }, 422, "invalid_config"],
       [{ ...ok, systemPrompt: "x".repeat(40_000) }, 422, "invalid_config"],
@@ -99,6 +100,26 @@ describe("subagent definitions written through the API", () => {
     symlinkSync(elsewhere.path, join(d.workspace, ".svc", "agents"));
     expect(await d.json("POST", "/workspace/agents", ok, AUTH)).toMatchObject({ status: 409, body: { code: "agent_folder_unsafe" } });
     expect(readdirSync(elsewhere.path)).toEqual([]);
+  });
+
+  test("creates at once never pass the folder's bound; an update racing a delete does not bring the file back", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
+    const dir = join(d.workspace, ".svc", "agents");
+    mkdirSync(dir, { recursive: true });
+    for (let i = 0; i < 62; i++) writeFileSync(join(dir, `pre${String(i).padStart(2, "0")}.md`), `---\nname: pre${i}\ndescription: d\n---\np\n`);
+    const replies = await Promise.all(Array.from({ length: 8 }, (_, i) => d.json("POST", "/workspace/agents", { scope: "workspace", name: `race${i}`, description: "d", systemPrompt: "p" }, AUTH)));
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(2);
+    expect(readdirSync(dir).filter((n) => n.endsWith(".md"))).toHaveLength(64);
+    for (const r of replies.filter((x) => x.status === 201)) expect((await d.json("GET", `/workspace/agents/${r.body.agent.name}`, undefined, AUTH)).status).toBe(200);
+
+    const [updated, deleted] = await Promise.all([
+      d.json("POST", "/workspace/agents/pre0", { description: "changed" }, AUTH),
+      d.json("DELETE", "/workspace/agents/pre0", undefined, AUTH),
+    ]);
+    expect(deleted.status).toBe(204);
+    // Whichever came first, the delete has the last word: no file.
+    expect([200, 404]).toContain(updated.status);
+    expect(existsSync(join(dir, "pre00.md"))).toBe(false);
   });
 
   test("creates of one name at once: one is made, the others are 409", async () => {

@@ -45,12 +45,26 @@ async function startRegistry() {
   versions["@acme/unsigned"] = { "1.0.0": { tgz: bad.tgz, integrity: null } };
   const escaping = await tarball({ "package/qwen-extension.json": manifest("1.0.0"), "other/evil.sh": "echo pwned\n" });
   versions["@acme/escaping"] = { "1.0.0": { tgz: escaping, integrity: sha512(escaping) } };
+  // Several hashes in one integrity string (SRI): the sha512 one is checked.
+  versions["@acme/multi"] = { "1.0.0": { tgz: bad.tgz, integrity: `sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA= ${sha512(bad.tgz)}` } };
+  const clash = await tarball({ "package/qwen-extension.json": manifest("1.0.0"), "package/a": "file", "package/a/b": "under a file" });
+  versions["@acme/clash"] = { "1.0.0": { tgz: clash, integrity: sha512(clash) } };
   const tags: Record<string, Record<string, string>> = { "@acme/kit": { latest: "2.0.0", next: "3.0.0-beta.1" } };
   const server: Bun.Server<undefined> = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     fetch(request): Response {
       const path = decodeURIComponent(new URL(request.url).pathname.slice(1));
+      // A metadata answer cut off mid-body.
+      if (path === "@acme/cut")
+        return new Response(
+          new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode('{"name":'));
+              controller.error(new Error("cut"));
+            },
+          }),
+        );
       const tar = /^(.+)\/-\/kit-(.+)\.tgz$/.exec(path);
       if (tar) {
         const published = versions[tar[1]!]?.[tar[2]!];
@@ -141,6 +155,14 @@ describe("registry extensions", () => {
     expect(readdirSync(join(home.path, "extensions")).filter((n) => !n.startsWith("."))).toEqual(["kit"]);
     expect(readFileSync(join(installedDir(), "KIT.md"), "utf8")).toBe(before);
     expect(existsSync(join(home.path, ".extension-downloads")) ? readdirSync(join(home.path, ".extension-downloads")) : []).toEqual([]);
+  });
+
+  test("an integrity naming several hashes is checked by its sha512; a cut answer and an archive that cannot be unpacked fail typed, naming no local path", async () => {
+    expect(await install("@acme/multi")).toMatchObject({ status: "succeeded", result: { version: "1.0.0" } });
+    expect(await install("@acme/cut")).toMatchObject({ status: "failed", code: "extension_registry_unavailable" });
+    const clash = await install("@acme/clash");
+    expect(clash).toMatchObject({ status: "failed", code: "extension_archive_invalid" });
+    expect(clash.error).not.toContain(home.path);
   });
 
   test("other remote sources stay refused", async () => {
