@@ -45,6 +45,7 @@ async function startRegistry() {
   versions["@acme/unsigned"] = { "1.0.0": { tgz: bad.tgz, integrity: null } };
   const escaping = await tarball({ "package/qwen-extension.json": manifest("1.0.0"), "other/evil.sh": "echo pwned\n" });
   versions["@acme/escaping"] = { "1.0.0": { tgz: escaping, integrity: sha512(escaping) } };
+  versions["@acme/cut"] = { "1.0.0": bad };
   // Several hashes in one integrity string (SRI): the sha512 one is checked.
   versions["@acme/multi"] = { "1.0.0": { tgz: bad.tgz, integrity: `sha1-AAAAAAAAAAAAAAAAAAAAAAAAAAA= ${sha512(bad.tgz)}` } };
   const clash = await tarball({ "package/qwen-extension.json": manifest("1.0.0"), "package/a": "file", "package/a/b": "under a file" });
@@ -55,13 +56,13 @@ async function startRegistry() {
     hostname: "127.0.0.1",
     fetch(request): Response {
       const path = decodeURIComponent(new URL(request.url).pathname.slice(1));
-      // A metadata answer cut off mid-body.
-      if (path === "@acme/cut")
+      // A tarball cut off mid-body.
+      if (path.startsWith("@acme/cut/-/"))
         return new Response(
           new ReadableStream({
             start(controller) {
-              controller.enqueue(new TextEncoder().encode('{"name":'));
-              controller.error(new Error("cut"));
+              controller.enqueue(new Uint8Array(64 * 1024));
+              setTimeout(() => controller.error(new Error("cut")), 50);
             },
           }),
         );
