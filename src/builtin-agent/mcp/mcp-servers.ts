@@ -260,6 +260,8 @@ export class McpServers {
       client.onerror = (err) => {
         if (++junk === MAX_JUNK_MESSAGES) {
           process.stderr.write(`svc --acp: MCP server ${server.name} sent ${MAX_JUNK_MESSAGES} messages that are not JSON-RPC; it is stopped\n`);
+          // Killed at once: the transport's own close waits on timers a flood can starve.
+          this.killProcesses(entry);
           void transport.close().catch(() => {});
         } else if (junk < MAX_LOGGED_ERRORS) process.stderr.write(`svc --acp: MCP server ${server.name}: ${err.message}\n`);
       };
