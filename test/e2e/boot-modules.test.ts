@@ -139,3 +139,17 @@ test("with a persistent registration, the idle daemon lists it on /capabilities 
   expect((await loadedSources(d, manifest)).filter((module) => !admitted(IDLE_DAEMON, module))).toEqual([]);
   expect(await d.terminate()).toBe(0);
 }, 30_000);
+
+test("an idle daemon started from a shell of 70 variables has had nothing optimized by JSC's DFG compiler (its code would stay resident: ~1.5 MB of idle RSS)", async () => {
+  await using ws = tempDir("svc-guard-ws-");
+  await using home = tempDir("svc-guard-home-");
+  // A controlled environment, the size of a typical interactive shell's, not the test runner's.
+  const env: Record<string, string | undefined> = Object.fromEntries(Object.keys(process.env).map((name) => [name, undefined]));
+  for (let i = 0; i < 70; i++) env[`SVC_GUARD_FILLER_${i}`] = `value ${i}`;
+  Object.assign(env, { PATH: process.env.PATH, SVC_HOME: home.path, BUN_JSC_reportDFGCompileTimes: "true" });
+  await using d = await spawnReady(["--workspace", ws.path], { cmd: [binary], env });
+  for (let i = 0; i < 20; i++) for (const path of ["/health", "/capabilities"]) expect((await fetch(d.ready.url + path)).status).toBe(200);
+  await idle(d.proc.pid);
+  expect(d.stderr().split("\n").filter((line) => line.startsWith("Optimized "))).toEqual([]);
+  expect(await d.terminate()).toBe(0);
+}, 30_000);
