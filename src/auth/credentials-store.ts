@@ -11,7 +11,6 @@
  * more is refused with 409 `too_many_providers`). Reads and writes are synchronous, so two requests
  * of the daemon never interleave a read-modify-write.
  */
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
@@ -126,7 +125,7 @@ export class CredentialsStore {
 
   private write(providers: readonly StoredProvider[]): void {
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    const temp = `${this.file}.${randomBytes(6).toString("hex")}.tmp`;
+    const temp = `${this.file}.${crypto.getRandomValues(Buffer.alloc(6)).toString("hex")}.tmp`;
     const bytes = Buffer.from(`${JSON.stringify({ v: 1, providers }, null, 2)}\n`);
     if (bytes.length > MAX_CREDENTIALS_BYTES) throw new DaemonError(413, "credentials_too_large", `The credentials would take more than ${MAX_CREDENTIALS_BYTES} bytes`);
     try {

@@ -15,7 +15,6 @@
  * address are only in the answers to the flow's initiator (same `X-Svc-Client-Id`, or both
  * anonymous), never in a log line or `/daemon/status`.
  */
-import { randomUUID } from "node:crypto";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
 import type { CredentialsStore } from "./credentials-store.ts";
@@ -111,7 +110,7 @@ export class DeviceFlows {
       throw new DaemonError(502, "upstream_error", `The authorization server did not start the sign-in: ${(err as Error).message}`);
     }
     const now = Date.now();
-    const flow: Flow = { id: randomUUID(), provider, auth, initiator, createdAt: now, expiresAt: now + auth.expiresInS * 1000, abort, intervalMs: auth.intervalS * 1000, polls: 0, unreachable: 0, status: "pending" };
+    const flow: Flow = { id: crypto.randomUUID(), provider, auth, initiator, createdAt: now, expiresAt: now + auth.expiresInS * 1000, abort, intervalMs: auth.intervalS * 1000, polls: 0, unreachable: 0, status: "pending" };
     this.flows.set(flow.id, flow);
     this.schedule(flow);
     this.deps.logger.info("device flow started", { deviceFlowId: flow.id, providerId: provider.id });

@@ -6,7 +6,6 @@
  * (a larger one fails the request). Nothing here logs: the user code, verification address and
  * tokens stay in the values returned.
  */
-import { createHash, randomBytes } from "node:crypto";
 import type { DeviceFlowProvider } from "./device-providers.ts";
 import { endpointUrl } from "./device-providers.ts";
 
@@ -102,10 +101,10 @@ const seconds = (v: unknown, fallback: number, min: number, max: number) => (typ
 
 /** RFC 8628 §3.1–3.2: asks for a device code and the user code to show. */
 export async function requestDeviceCode(provider: DeviceFlowProvider, signal?: AbortSignal): Promise<DeviceAuthorization> {
-  const verifier = provider.pkce ? randomBytes(32).toString("base64url") : null;
+  const verifier = provider.pkce ? crypto.getRandomValues(Buffer.alloc(32)).toString("base64url") : null;
   const form: Record<string, string> = { client_id: provider.clientId };
   if (provider.scope !== null) form.scope = provider.scope;
-  if (verifier !== null) Object.assign(form, { code_challenge: createHash("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256" });
+  if (verifier !== null) Object.assign(form, { code_challenge: new Bun.CryptoHasher("sha256").update(verifier).digest("base64url"), code_challenge_method: "S256" });
   const { status, body } = await postForm(provider.deviceAuthorizationEndpoint, form, signal);
   if (status !== 200) throw new AuthServerError(`the device code request was refused (HTTP ${status}${typeof body.error === "string" ? `, ${body.error.slice(0, 64)}` : ""})`);
   const uri = endpointUrl(body.verification_uri ?? body.verification_url);

@@ -291,9 +291,14 @@ export function resolveConfig(inputs: ConfigInputs): Config {
   return deepFreeze(config);
 }
 
+/**
+ * Freezes `value` and the objects it holds. Strings (the environment's values, hundreds of them)
+ * are not called on: a call per value made this hot enough at boot for JSC's optimizing compiler,
+ * whose code then stays resident in the idle daemon.
+ */
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    if (!(value instanceof Set)) for (const v of Object.values(value)) deepFreeze(v);
+    if (!(value instanceof Set)) for (const v of Object.values(value)) if (v !== null && typeof v === "object") deepFreeze(v);
     Object.freeze(value);
   }
   return value;

@@ -22,12 +22,17 @@ import type { AgentLaunch } from "../config/config.ts";
 
 export const MIN_SECRET_CHARS = 8;
 
-const CREDENTIAL_WORD = /^(?:API_?KEY|PAT|PASS|PASSWD|CREDENTIALS?|AUTH\w*|COOKIES?|PRIVATE|DSN|\w*(?:KEY|TOKEN|SECRET|PASSWORD))$/;
+// A word of the name that says credential: it starts at the name's start or after a `_` and ends
+// before a `_` or at the end. One expression over the whole name, not a test per word: the daemon
+// judges its whole environment at boot, and a callback per word made that hot enough for JSC's
+// optimizing compiler, whose code then stayed resident in the idle daemon. (A match that spans
+// words, `\w*` taking a `_`, ends in a word that matches alone: the same names match.)
+const CREDENTIAL_WORD = /(?:^|_)(?:API_?KEY|PAT|PASS|PASSWD|CREDENTIALS?|AUTH\w*|COOKIES?|PRIVATE|DSN|\w*(?:KEY|TOKEN|SECRET|PASSWORD))(?=_|$)/;
 // Userinfo runs to the LAST `@` before the host, as a URL parser reads it: a password may hold `@`.
 const URL_USERINFO = /^[a-z][a-z0-9+.-]*:\/\/([^/?#\\\s]+)@/i;
 
 export function isCredentialName(name: string): boolean {
-  return name.toUpperCase().split("_").some((word) => CREDENTIAL_WORD.test(word));
+  return CREDENTIAL_WORD.test(name.toUpperCase());
 }
 
 /** The secret parts of an environment value: all of a credential's; a URL's userinfo and password. */

@@ -12,7 +12,6 @@
  * `invalid_group_name`, `invalid_group_color`, `invalid_group_order` (400, with `field`),
  * `group_not_found` (404), `invalid_session_organization` (400).
  */
-import { randomUUID } from "node:crypto";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { CatalogRow, SourceFilter } from "../store/catalog.ts";
 import * as org from "../store/session-organization.ts";
@@ -106,7 +105,7 @@ export class SessionOrganization {
       if (org.groupNamed(db, workspace, name, null)) throw nameConflict(name);
       if (org.countGroups(db, workspace) >= MAX_GROUPS) throw new DaemonError(400, "group_limit_reached", `Maximum number of groups (${MAX_GROUPS}) reached`, { limit: MAX_GROUPS });
       const now = this.now();
-      const row: org.GroupRow = { id: randomUUID(), name, color, order: org.nextGroupOrder(db, workspace), createdAt: now, updatedAt: now };
+      const row: org.GroupRow = { id: crypto.randomUUID(), name, color, order: org.nextGroupOrder(db, workspace), createdAt: now, updatedAt: now };
       org.insertGroup(db, workspace, row);
       return groupView(row);
     });

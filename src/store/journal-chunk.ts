@@ -12,7 +12,13 @@
  * Envelopes are one line of JSON, so "\n" separates them; one that holds a line break anyway (none
  * does today) is written as a chunk of its own, which is never split.
  */
-import { constants as zlibConstants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
+
+/**
+ * node:zlib (with node:stream under it) takes ~10 ms to load, on the first session's path if it were
+ * imported with the store: chunks are compressed by Bun's own zstd (no module), and node:zlib, whose
+ * decompressor bounds its output, is taken from the runtime on the first compressed chunk read.
+ */
+const zlib = () => process.getBuiltinModule("node:zlib");
 
 /**
  * Most events in one chunk. A chunk is read whole, so this bounds what a reader decodes for one
@@ -51,7 +57,7 @@ export function encodeChunk(envelopes: readonly string[], chars: number): { enco
   const text = envelopes.join("\n");
   if (chars < COMPRESS_FROM_CHARS) return { encoding: TEXT, body: text };
   const utf8 = Buffer.from(text, "utf8");
-  const compressed = zstdCompressSync(utf8, { params: { [zlibConstants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } });
+  const compressed = Bun.zstdCompressSync(utf8, { level: ZSTD_LEVEL });
   // Data that does not compress (already dense, or random) is kept as it is.
   return compressed.length < utf8.length ? { encoding: ZSTD, body: compressed } : { encoding: TEXT, body: text };
 }
@@ -76,7 +82,7 @@ export function decodeChunk(seq: number, encoding: number, body: unknown, count:
     // separators. A frame that inflates past that is refused before it is held (a zstd bomb).
     const maxBytes = 3 * chars + count;
     try {
-      text = zstdDecompressSync(body, { maxOutputLength: Math.max(maxBytes, 1) }).toString("utf8");
+      text = zlib().zstdDecompressSync(body, { maxOutputLength: Math.max(maxBytes, 1) }).toString("utf8");
     } catch (error) {
       throw new CorruptChunkError(seq, error instanceof Error ? error.message : String(error));
     }

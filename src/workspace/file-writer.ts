@@ -9,7 +9,6 @@
  * descriptor (`VerifiedDir`), so a directory swapped for a symlink meanwhile cannot make any of
  * these steps land outside the workspace.
  */
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, rename, unlink } from "node:fs/promises";
 import { basename, dirname } from "node:path";
@@ -102,7 +101,7 @@ async function readCurrent(root: string, real: string, rel: string): Promise<{ b
  * or with "umask" what the umask makes of CREATE_MODE.
  */
 async function writeTemp(root: string, dir: VerifiedDir, rel: string, bytes: Uint8Array, mode: number | "umask"): Promise<string> {
-  const temp = dir.entry(`.svc-write-${randomBytes(8).toString("hex")}.tmp`);
+  const temp = dir.entry(`.svc-write-${crypto.getRandomValues(Buffer.alloc(8)).toString("hex")}.tmp`);
   const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode === "umask" ? CREATE_MODE : PRIVATE_MODE);
   try {
     if (mode !== "umask" && mode !== PRIVATE_MODE) await handle.chmod(mode);

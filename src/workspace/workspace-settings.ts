@@ -13,7 +13,6 @@
  * - changes to one workspace are serialized, so two toggles at once both land; a change may hold
  *   its turn while the agent is told (`confirm`), so the file is only written once the agent took it.
  */
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
@@ -92,7 +91,7 @@ async function writeDoc(root: string, dir: VerifiedDir, rel: string, doc: Settin
   // Every reader (the daemon's boot among them) refuses a larger file: it is never written.
   if (Buffer.byteLength(text, "utf8") > MAX_SETTINGS_BYTES)
     throw new DaemonError(413, "settings_too_large", `${rel} would be larger than 1 MiB; nothing was written`, { path: rel, limit: MAX_SETTINGS_BYTES });
-  const temp = dir.entry(`.svc-settings-${randomBytes(8).toString("hex")}.tmp`);
+  const temp = dir.entry(`.svc-settings-${crypto.getRandomValues(Buffer.alloc(8)).toString("hex")}.tmp`);
   const handle = await openContained(root, temp, rel, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, NEW_FILE_MODE);
   try {
     if (mode !== NEW_FILE_MODE) await handle.chmod(mode);

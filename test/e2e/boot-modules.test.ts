@@ -139,3 +139,53 @@ test("with a persistent registration, the idle daemon lists it on /capabilities 
   expect((await loadedSources(d, manifest)).filter((module) => !admitted(IDLE_DAEMON, module))).toEqual([]);
   expect(await d.terminate()).toBe(0);
 }, 30_000);
+
+test("an idle daemon started from a shell of 70 variables has had nothing optimized by JSC's DFG compiler (its code would stay resident: ~1.5 MB of idle RSS)", async () => {
+  await using ws = tempDir("svc-guard-ws-");
+  await using home = tempDir("svc-guard-home-");
+  // A controlled environment, the size of a typical interactive shell's, not the test runner's.
+  const env: Record<string, string | undefined> = Object.fromEntries(Object.keys(process.env).map((name) => [name, undefined]));
+  for (let i = 0; i < 70; i++) env[`SVC_GUARD_FILLER_${i}`] = `value ${i}`;
+  Object.assign(env, { PATH: process.env.PATH, SVC_HOME: home.path, BUN_JSC_reportDFGCompileTimes: "true" });
+  await using d = await spawnReady(["--workspace", ws.path], { cmd: [binary], env });
+  for (let i = 0; i < 20; i++) for (const path of ["/health", "/capabilities"]) expect((await fetch(d.ready.url + path)).status).toBe(200);
+  await idle(d.proc.pid);
+  expect(d.stderr().split("\n").filter((line) => line.startsWith("Optimized "))).toEqual([]);
+  expect(await d.terminate()).toBe(0);
+}, 30_000);
+
+test("the built-in agent (svc --acp) started from that shell, having answered initialize and session/new, has had nothing optimized by JSC's DFG compiler either", async () => {
+  await using ws = tempDir("svc-guard-ws-");
+  await using home = tempDir("svc-guard-home-");
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: home.path, SVC_HOME: home.path, OPENAI_API_KEY: "guard", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_MODEL: "guard-model", BUN_JSC_reportDFGCompileTimes: "true" };
+  for (let i = 0; i < 70; i++) env[`SVC_GUARD_FILLER_${i}`] = `value ${i}`;
+  const agent = Bun.spawn([binary, "--acp"], { cwd: ws.path, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  try {
+    const reader = agent.stdout.getReader();
+    let buffered = "";
+    const call = async (id: number, method: string, params: unknown) => {
+      agent.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      await agent.stdin.flush();
+      for (;;) {
+        const newline = buffered.indexOf("\n");
+        if (newline >= 0) {
+          const message = JSON.parse(buffered.slice(0, newline)) as { id?: number; result?: unknown };
+          buffered = buffered.slice(newline + 1);
+          if (message.id === id) return message;
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the agent closed stdout before answering ${method}`);
+        buffered += new TextDecoder().decode(value);
+      }
+    };
+    expect((await call(1, "initialize", { protocolVersion: 1, clientCapabilities: {} })).result).toBeDefined();
+    expect((await call(2, "session/new", { cwd: ws.path, mcpServers: [] })).result).toBeDefined();
+    await idle(agent.pid);
+  } finally {
+    agent.stdin.end();
+    await agent.exited;
+  }
+  const stderr = await new Response(agent.stderr).text();
+  expect(stderr.split("\n").filter((line) => line.startsWith("Optimized "))).toEqual([]);
+}, 30_000);

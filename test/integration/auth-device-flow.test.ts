@@ -7,6 +7,7 @@
  * only for the initiator, and never in `/daemon/status` or a log line.
  */
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startMockOAuth, USER_CODE, type MockOAuth } from "../fixtures/mock-oauth.ts";
@@ -59,7 +60,10 @@ describe("device-flow sign-in", () => {
 
       await until(() => oauth.polls() >= 1, 5000, "a first poll");
       expect(oauth.requests.find((r) => r.path === "/token")!.form).toMatchObject({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: "device-1" });
-      expect(oauth.requests.find((r) => r.path === "/token")!.form.code_verifier).toBeString();
+      // RFC 7636: the verifier is 32 random bytes in base64url, the challenge its SHA-256 in base64url.
+      const verifier = oauth.requests.find((r) => r.path === "/token")!.form.code_verifier!;
+      expect(verifier).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(oauth.requests[0]!.form.code_challenge).toBe(createHash("sha256").update(verifier).digest("base64url"));
       oauth.decide("approve");
       const done = await settled(d, started.deviceFlowId);
       expect(done.status).toBe("authorized");

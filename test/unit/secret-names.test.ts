@@ -25,6 +25,8 @@ describe("isSecretName", () => {
   test.each([
     "PATH", "HOME", "PWD", "OLDPWD", "SSH_AUTH_SOCK", "KEYBOARD_LAYOUT", "CACHE_BYPASS", "PASSWORD_STORE_DIR", "TOKENIZERS_PARALLELISM",
     "OPENAI_BASE_URL", "OPENAI_MODEL", "LANG", "TERM", "SVC_HOME", "SVC_AGENT_RUN", "GIT_ASKPASS", "COMPAT", "TOKENS_DIR", "WEBHOOK_URL_DOCS",
+    // an ending inside the name, not at its end
+    "MY_KEYBOARD", "APP_TOKEN_DIR", "DB_PASSAGE", "CI_SECRETS_DIR",
   ])("%s is kept", (name) => {
     expect(isSecretName(name)).toBe(false);
   });

@@ -13,7 +13,6 @@
  * `modelSource` is `main` for the session's model and `local` for text built by the daemon.
  */
 import { Type } from "@sinclair/typebox";
-import { randomUUID } from "node:crypto";
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { SessionHistory } from "../../sessions/session-history.ts";
@@ -99,7 +98,7 @@ const frame = (type: string, data: Record<string, unknown>) => `event: ${type}\n
 
 /** The stream: `: connected` at once, the rest when `work` resolves. */
 function generationStream(work: Promise<{ text: string; model: string; modelSource: "main" | "local"; inputTokens?: number; outputTokens?: number } | { error: string; message: string }>): Response {
-  const requestId = randomUUID();
+  const requestId = crypto.randomUUID();
   const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {

@@ -9,6 +9,7 @@
  * daemon) but never refused. The mark is not enumerable, so it stays out of the OpenAPI document.
  */
 import { API_MODELS } from "./api-models.ts";
+import { compileLazilyWhen } from "./lazy-compile.ts";
 import { responseSchemas } from "./route-responses.ts";
 
 interface RouteLike {
@@ -21,7 +22,13 @@ function markUnchecked(schema: unknown): void {
   Object.defineProperty(schema, "noValidate", { value: true, enumerable: false });
 }
 
-/** Marks every response schema of `routes`; call before any route first runs (its handler is compiled then). */
+const isUnchecked = (schema: object): boolean => Object.hasOwn(schema, "noValidate");
+
+/**
+ * Marks every response schema of `routes`; call before any route first runs (its handler is
+ * compiled then). A marked schema's check, never called, is compiled only if it is (lazy-compile.ts).
+ */
 export function uncheckResponses(routes: readonly RouteLike[]): void {
+  compileLazilyWhen(isUnchecked);
   for (const route of routes) for (const schema of responseSchemas(route.hooks?.response)) markUnchecked(schema);
 }
