@@ -209,7 +209,10 @@ describe("MCP management (review R17)", () => {
     const ext = tempDir("r17-ext-");
     writeFileSync(join(ext.path, "qwen-extension.json"), JSON.stringify({ name: "ex", version: "1.0.0", mcpServers: { srv: { command: process.execPath, args: [MCP_SERVER] } } }));
     await using d = await f.start(["--trust-workspace"]);
-    expect((await call(d, "POST", "/workspace/extensions/install", { source: ext.path, consent: true })).status).toBeLessThan(300);
+    const started = await call(d, "POST", "/workspace/extensions/install", { source: ext.path, consent: true });
+    expect(started.status).toBe(202);
+    // The install is an operation: the agent started after it ends reads the extension.
+    await until(async () => (await call(d, "GET", `/workspace/extensions/operations/${started.body.operationId}`)).body.status === "succeeded" || undefined, 10_000, "the install");
     const s = await openSession(d);
     f.model.enqueue({ kind: "text", text: "hi" });
     await turn(d, s, "connect");
