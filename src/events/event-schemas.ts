@@ -2,14 +2,16 @@
  * What the event stream carries, as named TypeBox schemas: the envelope (`SseEnvelope`), each event
  * type's `data` (`<Type>Event`), and `SseEvent`, the envelope discriminated by `type` over every
  * event the daemon emits. The events module owns them; the server publishes them under
- * `components.schemas` of `/openapi.json` (`EVENT_SCHEMAS`), and the contract test checks every
- * frame the test suites receive against them.
+ * `components.schemas` of `/openapi.json` (`EVENT_SCHEMAS`, loaded with the document, never at
+ * boot: `server/lazy-seams.ts`), and the contract test checks every frame the test suites receive
+ * against them.
  *
  * Objects the daemon builds are closed (`additionalProperties: false`), so a field published
  * without its schema fails the contract test. What the agent supplies (an ACP update, a tool call,
  * permission options) is passed through as it came, and stays open.
  */
 import { Type, type Static, type TObject, type TProperties, type TSchema } from "@sinclair/typebox";
+import { AGENT_TURN_ERROR_KINDS } from "./turn-error-kinds.ts";
 
 const closed = <T extends TProperties>(properties: T, description: string) => Type.Object(properties, { additionalProperties: false, description });
 const count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
@@ -23,12 +25,6 @@ const literals = <const T extends readonly string[]>(values: T, description?: st
     description ? { description } : {},
   ) as unknown as TSchema & { static: T[number] };
 
-/**
- * The `errorKind`s an agent may name in a failed prompt's error data, passed on in `turn_error` (any
- * other value is dropped). `output_too_large`: the model's reply passed the built-in agent's bounds
- * (`src/builtin-agent/model/model-round.ts`).
- */
-export const AGENT_TURN_ERROR_KINDS = ["auth_env_error", "model_stream_interrupted", "blocked_egress", "protocol_error", "init_timeout", "output_too_large"] as const;
 /** The closed set of `turn_error` `errorKind`s: the agent's, and the prompt deadline's own. */
 export const TURN_ERROR_KINDS = [...AGENT_TURN_ERROR_KINDS, "prompt_deadline_exceeded"] as const;
 

@@ -10,8 +10,9 @@
  * the file's path).
  *
  * Rules:
- * - Written atomically (a private temp file, fsynced, renamed into place): a reader sees the whole
- *   file or none of it.
+ * - Written atomically (a private temp file renamed into place): a reader sees the whole file or
+ *   none of it. Not fsynced: a file describes a running process, so one a crash cut short names a
+ *   pid that no longer runs, and is skipped and swept as stale (an fsync cost the boot 1–30 ms).
  * - One file per daemon, named by its own identity, so concurrent daemons for one workspace never
  *   write or delete each other's files. A lookup returns the live ones, earliest started first.
  * - Stale files (the pid is gone, or now names another process) are skipped by lookups and swept by
@@ -26,7 +27,7 @@
  *   A lookup returns it only while its pid runs as this uid.
  *   (The data dir above the folder is the user's own, as for every other file of the daemon.)
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { runsAs, stillRunning } from "./process-identity.ts";
 
@@ -218,7 +219,6 @@ export function publishDiscovery(dataDir: string, record: DiscoveryRecord, warn:
     // Exactly 0600 whatever the umask, or lookups would not trust it.
     fchmodSync(fd, FILE_MODE);
     writeSync(fd, `${JSON.stringify(record)}\n`);
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

@@ -12,6 +12,9 @@ export const loadAppCore = () => import("./app-core.ts");
 /** The OpenAPI document's generator, for `/openapi.json` and `/docs`. */
 export const loadOpenApi = () => import("@elysiajs/openapi/openapi");
 
+/** The event stream's schemas, which the OpenAPI document publishes under `components.schemas`. */
+export const loadEventSchemas = () => import("../events/event-schemas.ts");
+
 /** The transcript export's renderer (html, md, json, jsonl), for `/session/:id/export`. */
 export const loadExportRenderer = () => import("../sessions/transcript-export.ts");
 

@@ -21,7 +21,7 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { EventBus } from "../events/event-bus.ts";
-import { AGENT_TURN_ERROR_KINDS } from "../events/event-schemas.ts";
+import { AGENT_TURN_ERROR_KINDS } from "../events/turn-error-kinds.ts";
 import type { EnvelopeFields } from "../events/frame.ts";
 import type { Logger } from "../logging/logger.ts";
 import { AgentRequestError } from "../runtime/acp-channel.ts";

@@ -9,7 +9,7 @@ import { Elysia } from "elysia";
 import docsCss from "../assets/docs.css" with { type: "text" };
 import docsPage from "../assets/docs.html" with { type: "text" };
 import docsJs from "../assets/docs.js" with { type: "text" };
-import { loadOpenApi } from "../lazy-seams.ts";
+import { loadEventSchemas, loadOpenApi } from "../lazy-seams.ts";
 
 // bun-types types *.html imports as HTML bundles; `type: "text"` makes them plain strings.
 const docsHtml = docsPage as unknown as string;
@@ -33,17 +33,19 @@ interface GeneratorRoute {
 /** What the generator calls on the app (protected in Elysia's types, public at runtime). */
 interface GeneratorSource {
   getGlobalRoutes(): GeneratorRoute[];
-  getGlobalDefinitions(): unknown;
+  getGlobalDefinitions(): { type: Record<string, unknown> };
 }
 
 /**
- * The view of the app the generator reads: its routes and models, each route's parse hook named for
- * what it reads. Nothing of the app itself changes.
+ * The view of the app the generator reads: its routes, each route's parse hook named for what it
+ * reads, and its models with `extraSchemas` after them (the generator lists every model under
+ * `components.schemas`). Nothing of the app itself changes.
  */
-function documentedApp(root: Elysia): Elysia {
+function documentedApp(root: Elysia, extraSchemas: Record<string, unknown>): Elysia {
   const app = root as unknown as GeneratorSource;
   const routes = app.getGlobalRoutes().map((route) => ({ ...route, hooks: { ...route.hooks, parse: JSON_PARSER } }));
-  const view: GeneratorSource = { getGlobalRoutes: () => routes, getGlobalDefinitions: () => app.getGlobalDefinitions() };
+  const definitions = app.getGlobalDefinitions();
+  const view: GeneratorSource = { getGlobalRoutes: () => routes, getGlobalDefinitions: () => ({ ...definitions, type: { ...definitions.type, ...extraSchemas } }) };
   return view as unknown as Elysia;
 }
 
@@ -97,13 +99,14 @@ function asset(body: string, type: string) {
 export const docsRoutes = (version: string, app: () => Elysia) => {
   let document: Promise<string> | null = null;
   const render = async () => {
-    const { toOpenAPISchema } = await loadOpenApi();
+    const [{ toOpenAPISchema }, { EVENT_SCHEMAS }] = await Promise.all([loadOpenApi(), loadEventSchemas()]);
     const root = app();
     // Elysia builds a route's validators when the route first runs, and doing so writes into the
     // route's schema objects (`additionalProperties: false` for normalisation). Build them all first,
     // so the document is the same whichever routes ran before it was asked for.
     for (const route of root.router.history) route.compile?.();
-    const view = documentedApp(root);
+    // The event stream's frames (`SseEvent`, which GET /session/:id/events names) are published beside the models.
+    const view = documentedApp(root, EVENT_SCHEMAS);
     const { paths, components } = toOpenAPISchema(view, undefined, undefined, undefined, OPENAPI_VERSION);
     dropBodylessContent(paths as Parameters<typeof dropBodylessContent>[0]);
     markOptionalBodies((view as unknown as GeneratorSource).getGlobalRoutes(), paths as Parameters<typeof markOptionalBodies>[1]);

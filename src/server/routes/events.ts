@@ -4,15 +4,17 @@
  * subscribing: no replay, no subscriber or connection slot, nothing left open. (So a HEAD cannot
  * tell whether the subscriber limit would refuse a GET.)
  *
- * The route publishes the event schemas (`EVENT_SCHEMAS`, owned by the events module) as named
- * models, so they appear under `components.schemas` of `/openapi.json`. Its responses are declared
- * in `detail.responses`: the OpenAPI generator gives a `response` schema only a JSON or text/plain
- * body, and the 200 here is `text/event-stream` whose frames are `SseEvent`s.
+ * Its responses are declared in `detail.responses`: the OpenAPI generator gives a `response` schema
+ * only a JSON or text/plain body, and the 200 here is `text/event-stream` whose frames are
+ * `SseEvent`s. Those are named schemas of the events module, which `/openapi.json` publishes under
+ * `components.schemas` (`routes/docs.ts`). They are not Elysia models: no request is checked
+ * against them, and as models every route's validator was compiled with all of them as references
+ * (and the model module rebuilt), which cost the first session about 8 ms.
  */
 import { Elysia, t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
-import { EVENT_SCHEMAS, type EventData } from "../../events/event-schemas.ts";
+import type { EventData } from "../../events/event-schemas.ts";
 import { CLIENT_ID_HEADER } from "../../sessions/client-ids.ts";
 import { MAX_SUBSCRIBERS_PER_SESSION } from "../../sessions/live-session.ts";
 import type { AppDeps } from "../app-deps.ts";
@@ -104,7 +106,7 @@ function headHeaders(epoch: string): Record<string, string> {
 }
 
 export const eventRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/events" }).model(EVENT_SCHEMAS).get(
+  new Elysia({ name: "routes/events" }).get(
     "/session/:id/events",
     ({ params, query, request }) => {
       const session = deps.sessions.get(params.id);
