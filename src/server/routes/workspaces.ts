@@ -16,7 +16,7 @@ import { Elysia, t } from "elysia";
 import { untrustedWorkspace } from "../../sessions/runtime-registry.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModels } from "../schemas/api-models.ts";
+import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import {
@@ -40,7 +40,7 @@ const strict = (tags: string | string[], summary: string) => capability(tags, { 
 export const workspaceRoutes = (deps: AppDeps) => {
   const { registrations, stops } = deps.workspaces;
   return new Elysia({ name: "routes/workspaces" })
-    .use(apiModels)
+    .use(apiModelNames)
     .post(
       "/workspaces",
       ({ body, set }) => {

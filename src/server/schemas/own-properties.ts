@@ -18,26 +18,52 @@
 import { API_MODELS } from "./api-models.ts";
 import { responseSchemas } from "./route-responses.ts";
 
-/** The keywords under which a schema holds further schemas (one, a list, or a name → schema map). */
-const SUBSCHEMA = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "unevaluatedProperties"] as const;
-const SUBSCHEMA_LISTS = ["anyOf", "oneOf", "allOf", "prefixItems"] as const;
-const SUBSCHEMA_MAPS = ["patternProperties", "$defs", "dependentSchemas"] as const;
+/**
+ * The keywords under which a schema holds further schemas: a name → schema map, one schema, or a
+ * list of them. A null-prototype map, so only these names are keywords.
+ */
+const SUBSCHEMAS: Readonly<Record<string, "map" | "one" | "list">> = Object.assign(Object.create(null), {
+  properties: "map",
+  patternProperties: "map",
+  $defs: "map",
+  dependentSchemas: "map",
+  items: "one",
+  additionalProperties: "one",
+  not: "one",
+  if: "one",
+  then: "one",
+  else: "one",
+  contains: "one",
+  unevaluatedProperties: "one",
+  anyOf: "list",
+  oneOf: "list",
+  allOf: "list",
+  prefixItems: "list",
+});
 
 type Schema = Record<string, unknown>;
 const isSchema = (value: unknown): value is Schema => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/**
+ * Walks the keywords the schema has (a handful), not every keyword that could hold a schema: the
+ * walk covers every route's schemas while the core is built, on the way to the first answer.
+ */
 function ownPropertiesOnly(schema: unknown, seen: Set<object>): void {
   if (typeof schema === "string") schema = API_MODELS[schema as keyof typeof API_MODELS];
   if (!isSchema(schema) || seen.has(schema)) return;
   seen.add(schema);
-  const properties = schema.properties;
-  if (isSchema(properties)) {
-    if (Object.getPrototypeOf(properties) !== null) Object.setPrototypeOf(properties, null);
-    for (const member of Object.values(properties)) ownPropertiesOnly(member, seen);
+  for (const key in schema) {
+    const shape = SUBSCHEMAS[key];
+    if (shape === undefined) continue;
+    const value = schema[key];
+    if (shape === "one") ownPropertiesOnly(value, seen);
+    else if (shape === "list") {
+      if (Array.isArray(value)) for (const item of value) ownPropertiesOnly(item, seen);
+    } else if (isSchema(value)) {
+      if (key === "properties" && Object.getPrototypeOf(value) !== null) Object.setPrototypeOf(value, null);
+      for (const member of Object.values(value)) ownPropertiesOnly(member, seen);
+    }
   }
-  for (const key of SUBSCHEMA) ownPropertiesOnly(schema[key], seen);
-  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(schema[key])) for (const item of schema[key]) ownPropertiesOnly(item, seen);
-  for (const key of SUBSCHEMA_MAPS) if (isSchema(schema[key])) for (const item of Object.values(schema[key])) ownPropertiesOnly(item, seen);
 }
 
 /** A query schema that does not close itself takes undeclared members (see the header). */
