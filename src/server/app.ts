@@ -56,6 +56,7 @@ import { workspaceStatusRoutes } from "./routes/workspace-status.ts";
 import { workspaceRoutes } from "./routes/workspaces.ts";
 import { workspaceSnapshots } from "./workspace-snapshots.ts";
 import { apiModels } from "./schemas/api-models.ts";
+import type { RouteApp } from "./routes/route-app.ts";
 import { ScopeCache } from "./scope-cache.ts";
 import type { WorkspaceScope } from "../workspace-registry/workspace-scope.ts";
 import { ownPropertiesOnlyIn } from "./schemas/own-properties.ts";
@@ -96,44 +97,46 @@ export function createApp(deps: AppDeps): BuiltApp {
     // a channel webhook's, a stranger's, within a smaller byte cap.
     .onParse(({ request }) => readJsonBody(request, webhookAddress(pathOf(request.url)) === null ? undefined : WEBHOOK_BODY_LIMITS))
     .onError(({ code, error }) => errorResponse(code, error, deps.logger))
-    .use(apiModels)
-    .use(healthRoutes(deps))
-    .use(capabilitiesRoutes(capabilities))
-    .use(daemonStatusRoutes(deps, snapshots))
-    .use(fileRoutes(deps))
-    .use(sessionRoutes(deps))
-    .use(sessionInfoRoutes(deps))
-    .use(sessionViewRoutes(deps))
-    .use(sessionHookRoutes(deps))
-    .use(rewindRoutes(deps))
-    .use(branchRoutes(deps))
-    .use(historyRoutes(deps))
-    .use(restoreRoutes(deps))
-    .use(catalogRoutes(deps))
-    .use(organizationRoutes(deps))
-    .use(generationRoutes(deps))
-    .use(sideQuestionRoutes(deps))
-    .use(promptRoutes(deps))
-    .use(eventRoutes(deps))
-    .use(permissionRoutes(deps))
-    .use(workspaceStatusRoutes(deps, snapshotsOf))
-    .use(referenceUiRoutes(deps))
-    .use(controlRoutes(deps))
-    .use(trustRoutes(deps))
-    .use(authRoutes(deps))
-    .use(updateRoutes(deps))
-    .use(gitRoutes(deps))
-    .use(memoryRoutes(deps))
-    .use(mcpConfigRoutes(deps))
-    .use(extensionRoutes(deps))
-    .use(agentsRoutes(deps))
-    .use(subagentRoutes(deps))
-    .use(languageRoutes(deps))
-    .use(workspaceRoutes(deps))
-    .use(channelWebhookRoutes(deps))
-    .use(sessionWorkflowRoutes(deps))
-    .use(docsRoutes(deps.config.version, () => root!));
-  if (deps.config.web) app.use(webRoutes());
+    .use(apiModels);
+  // Every route is added to the root itself, once (routes/route-app.ts); the route modules know it by its models.
+  const routed = app as unknown as RouteApp;
+  healthRoutes(routed, deps);
+  capabilitiesRoutes(routed, capabilities);
+  daemonStatusRoutes(routed, deps, snapshots);
+  fileRoutes(routed, deps);
+  sessionRoutes(routed, deps);
+  sessionInfoRoutes(routed, deps);
+  sessionViewRoutes(routed, deps);
+  sessionHookRoutes(routed, deps);
+  rewindRoutes(routed, deps);
+  branchRoutes(routed, deps);
+  historyRoutes(routed, deps);
+  restoreRoutes(routed, deps);
+  catalogRoutes(routed, deps);
+  organizationRoutes(routed, deps);
+  generationRoutes(routed, deps);
+  sideQuestionRoutes(routed, deps);
+  promptRoutes(routed, deps);
+  eventRoutes(routed, deps);
+  permissionRoutes(routed, deps);
+  workspaceStatusRoutes(routed, deps, snapshotsOf);
+  referenceUiRoutes(routed, deps);
+  controlRoutes(routed, deps);
+  trustRoutes(routed, deps);
+  authRoutes(routed, deps);
+  updateRoutes(routed, deps);
+  gitRoutes(routed, deps);
+  memoryRoutes(routed, deps);
+  mcpConfigRoutes(routed, deps);
+  extensionRoutes(routed, deps);
+  agentsRoutes(routed, deps);
+  subagentRoutes(routed, deps);
+  languageRoutes(routed, deps);
+  workspaceRoutes(routed, deps);
+  channelWebhookRoutes(routed, deps);
+  sessionWorkflowRoutes(routed, deps);
+  docsRoutes(routed, deps.config.version, () => root!);
+  if (deps.config.web) webRoutes(routed);
 
   root = app as unknown as Elysia;
   const routes = app.routes as unknown as { method: string; path: string; hooks?: { detail?: RouteDetail; body?: unknown; query?: unknown; params?: unknown; headers?: unknown; response?: unknown } }[];

@@ -25,19 +25,19 @@
  * method; the built-in agent has it too); nothing is written. An agent without the method is 501
  * `agent_control_unsupported`; an untrusted workspace is 403 `untrusted_workspace` (the reference's).
  */
-import { Elysia, t, type Static } from "elysia";
+import { t, type Static } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { control, protocolError } from "../../runtime/profile-controls.ts";
 import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
 import type { AgentDefinition, WritableLevel, WriteWhere } from "../../workspace/agents/index.ts";
 import type { AppDeps } from "../app-deps.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { AgentDetail, AgentGenerateBody, AgentScopeQuery, AgentsStatus, AgentWriteBody, AgentWritten, GeneratedAgent } from "./agents-schemas.ts";
 import { optionalWorkspaceClient } from "./session-params.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 type AgentsModule = typeof import("../../workspace/agents/index.ts");
 
@@ -85,7 +85,7 @@ const summary = (d: AgentDefinition) => ({
   ...(d.filePath ? { filePath: d.filePath } : {}),
 });
 
-export const agentsRoutes = (deps: AppDeps) => {
+export const agentsRoutes = (app: RouteApp, deps: AppDeps) => {
   let loaded: Promise<AgentsModule> | null = null;
   const load = () => (loaded ??= import("../../workspace/agents/index.ts"));
   const where = (scope: WorkspaceScope) => ({ workspace: scope.path, dataDir: deps.config.dataDir, trusted: scope.trust.trusted });
@@ -179,8 +179,7 @@ export const agentsRoutes = (deps: AppDeps) => {
     const writeErrors = errorResponses({ body: true, also: [...form.also, 403, 404, 409, 422] });
     const client = (scope: WorkspaceScope, request: Request) => optionalWorkspaceClient(liveSessions(scope), request);
     const reaches = form.qualified ? "the workspace's (`scope` absent, `workspace` or `project`; trusted workspaces only)" : "the workspace's (`scope: workspace`, trusted workspaces only) or the user's (`global`)";
-    return new Elysia({ name: `routes/agents-write/${form.name}` })
-      .use(apiModelNames)
+    return app
       .post(
         form.path("/workspace", "/agents"),
         async ({ params, body, request, set }) => {
@@ -229,22 +228,22 @@ export const agentsRoutes = (deps: AppDeps) => {
       );
   };
 
-  const app = new Elysia({ name: "routes/agents" })
-    .use(apiModelNames)
-    .post("/workspace/agents/generate", ({ body }) => generate(deps.runtimes.primaryScope, body.description), {
+  app.post("/workspace/agents/generate", ({ body }) => generate(deps.runtimes.primaryScope, body.description), {
       body: AgentGenerateBody,
       response: { 200: GeneratedAgent, ...errorResponses({ body: true, also: [403, 501, 502, 503, 504] }) },
       detail: { ...workspaceForms(deps.runtimes)[0].detail("workspace_agent_generate", "Draft a subagent definition from a description with the workspace's agent (nothing is written)", { "x-svc-strict": true }) },
     });
-  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, list, detail)).use(writeRoutes(form));
+  for (const form of workspaceForms(deps.runtimes)) {
+    formRoutes(app, form, list, detail);
+    writeRoutes(form);
+  }
   return app;
 };
 
-function formRoutes(form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (form: WorkspaceForm, scope: WorkspaceScope, agentType: string, scopeQuery: unknown) => Promise<Static<typeof AgentDetail>>) {
+function formRoutes(app: RouteApp, form: WorkspaceForm, list: (scope: WorkspaceScope) => Promise<Static<typeof AgentsStatus>>, detail: (form: WorkspaceForm, scope: WorkspaceScope, agentType: string, scopeQuery: unknown) => Promise<Static<typeof AgentDetail>>) {
   const agentType = t.String({ maxLength: 256 });
   const params = form.qualified ? t.Object({ workspace: WorkspaceSelector, agentType }) : t.Object({ agentType });
-  return new Elysia({ name: `routes/agents/${form.name}` })
-    .use(apiModelNames)
+  return app
     .get(form.path("/workspace", "/agents"), ({ params }) => list(form.scope(params)), {
       ...form.hooks,
       response: { 200: AgentsStatus, ...errorResponses({ also: form.also }) },

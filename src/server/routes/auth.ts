@@ -16,14 +16,12 @@
  * A stored provider reaches the built-in agent at its next start (it has no control method to take
  * one live); `runtimeSync` says which applies.
  */
-import { Elysia } from "elysia";
 import type { AuthService } from "../../auth/index.ts";
 import { CLIENT_ID_HEADER } from "../../sessions/client-ids.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { loadAuth } from "../lazy-seams.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { t } from "elysia";
 import {
@@ -37,17 +35,17 @@ import {
   ProviderInstallAnswer,
   ProviderInstallBody,
 } from "./auth-schemas.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const PROVIDERS = "auth_provider_install";
 const FLOWS = "auth_device_flow";
 
-export const authRoutes = (deps: AppDeps) => {
+export const authRoutes = (app: RouteApp, deps: AppDeps) => {
   let service: Promise<AuthService> | null = null;
   const auth = () =>
     (service ??= loadAuth().then((m) => m.createAuth({ dataDir: deps.config.dataDir, workspace: deps.config.workspace, env: deps.config.agent.baseEnv, logger: deps.logger })));
   const caller = (request: Request) => request.headers.get(CLIENT_ID_HEADER) ?? undefined;
-  return new Elysia({ name: "routes/auth" })
-    .use(apiModelNames)
+  return app
     .get("/workspace/auth/status", async () => (await auth()).status(), {
       response: { 200: AuthStatus, ...errorResponses() },
       detail: capability([FLOWS, PROVIDERS], { summary: "What model providers are configured and from where (no secret), and the pending sign-ins" }),

@@ -11,14 +11,14 @@
  * `--max-sessions`; 403 `untrusted_workspace` as for the parent's other routes. The branch is live at once: its
  * `clientId` is registered on it, and its stream and prompts work as a created session's do.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { MAX_BRANCH_NAME_CHARS, SessionBrancher } from "../../sessions/session-branch.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { notAnObject, registeredClient, SessionIdParams, wholeNumber } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const BranchBody = t.Object(
   {
@@ -44,9 +44,9 @@ const BranchReply = t.Object({
   forkedFrom: t.Object({ sessionId: t.String(), displayName: t.String() }, { description: "The reference daemon's name for the parent link" }),
 });
 
-export const branchRoutes = (deps: AppDeps) => {
+export const branchRoutes = (app: RouteApp, deps: AppDeps) => {
   const brancher = new SessionBrancher(deps.sessions);
-  return new Elysia({ name: "routes/branch" }).use(apiModelNames).post(
+  return app.post(
     "/session/:id/branch",
     async ({ params, body, request, set }) => {
       const parent = deps.sessions.get(params.id);

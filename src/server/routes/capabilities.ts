@@ -3,10 +3,10 @@
  * `capabilities-answer.ts`'s, which the front door also serves before the app is built.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
+import type { RouteApp } from "./route-app.ts";
 
 export const CapabilitiesDocument = t.Object({
   v: t.Literal(1),
@@ -33,8 +33,8 @@ export const CapabilitiesDocument = t.Object({
   ),
 });
 
-export const capabilitiesRoutes = (respond: () => Response) =>
-  new Elysia({ name: "routes/capabilities" }).use(apiModelNames).get("/capabilities", respond, {
+export const capabilitiesRoutes = (app: RouteApp, respond: () => Response) =>
+  app.get("/capabilities", respond, {
     response: { 200: CapabilitiesDocument, ...errorResponses() },
     detail: capability("capabilities", { summary: "What this daemon supports" }),
   });

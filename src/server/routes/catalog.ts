@@ -7,7 +7,7 @@
  * See sessions/session-catalog.ts and `SessionHistory.info`. None of them starts a child.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { MAX_BULK_IDS, SessionCatalog, type BulkAction } from "../../sessions/session-catalog.ts";
 import { DEFAULT_LIST_SIZE, SessionHistory } from "../../sessions/session-history.ts";
@@ -15,12 +15,13 @@ import { SessionOrganization } from "../../sessions/organization.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SESSION_LIST_REPLY, apiModelNames } from "../schemas/api-models.ts";
+import { SESSION_LIST_REPLY } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { LiveStateItem, SessionListItem } from "../schemas/session-list.ts";
 import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
 import { SessionListQuery, listFilters } from "./history-schemas.ts";
 import { QUALIFIED_TAG, QualifiedParams } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const IDS_ERROR = `\`sessionIds\` must be an array of 1 to ${MAX_BULK_IDS} session ids`;
 const idsError = () => new DaemonError(400, "invalid_session_ids", IDS_ERROR, { maxIds: MAX_BULK_IDS }).body();
@@ -72,7 +73,7 @@ const IdParams = t.Object({
   }),
 });
 
-export const catalogRoutes = (deps: AppDeps) => {
+export const catalogRoutes = (app: RouteApp, deps: AppDeps) => {
   const catalog = new SessionCatalog(deps.sessions, deps.sessions.store);
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
   const organization = new SessionOrganization(deps.sessions, deps.sessions.store);
@@ -83,8 +84,7 @@ export const catalogRoutes = (deps: AppDeps) => {
       ({ body }: { body: { sessionIds: string[] } }) => catalog.bulk(action, body.sessionIds),
       { body: IdsBody, response: { 200: BulkReply, ...bulkErrors }, detail: capability("session_archive", { summary: SUMMARIES[action] }) },
     ] as const;
-  return new Elysia({ name: "routes/catalog" })
-    .use(apiModelNames)
+  app
     .post(...bulk("archive"))
     .post(...bulk("unarchive"))
     .post(...bulk("delete"))
@@ -92,10 +92,9 @@ export const catalogRoutes = (deps: AppDeps) => {
       body: IdsBody,
       response: { 200: CatalogReply, ...bodyErrors },
       detail: capability("session_catalog_batch", { summary: "Look sessions up by id: live state, or what the catalog holds" }),
-    })
-    .use(workspaceListRoutes(history, organization, selectedForms(deps)[0]))
-    .use(workspaceListRoutes(history, organization, selectedForms(deps)[1]))
-    .get(
+    });
+  for (const form of selectedForms(deps)) workspaceListRoutes(app, history, organization, form);
+  return app.get(
       "/workspaces/:workspace/sessions/live-state",
       ({ params }) => {
         const workspace = deps.runtimes.resolve(params.workspace).path;
@@ -125,9 +124,8 @@ export function selectedForms(deps: AppDeps): readonly [SelectedForm, SelectedFo
   ];
 }
 
-function workspaceListRoutes(history: SessionHistory, organization: SessionOrganization, form: SelectedForm) {
-  return new Elysia({ name: `routes/catalog/${form.name}` })
-    .use(apiModelNames)
+function workspaceListRoutes(app: RouteApp, history: SessionHistory, organization: SessionOrganization, form: SelectedForm) {
+  return app
     .get(
       `${form.prefix}/sessions`,
       ({ params, query }) => {

@@ -6,16 +6,16 @@
  * built the app. 202 when the prompt is queued, 200 `duplicate` when its delivery id was seen.
  */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { pathOf } from "../front-door.ts";
 import { JSON_BODY_LIMITS, type JsonBodyLimits } from "../json-body.ts";
 import { loadChannels } from "../lazy-seams.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { MAX_WEBHOOK_BODY_BYTES, WEBHOOK_SECRET_HEADER, webhookAddress, webhookSecretMatches } from "../security/webhook-auth.ts";
 import type { ChannelIngress } from "../../channels/index.ts";
+import type { RouteApp } from "./route-app.ts";
 
 /** A webhook body's bounds: the API's, with the webhook's byte cap (chunked bodies are counted too). */
 export const WEBHOOK_BODY_LIMITS: JsonBodyLimits = { ...JSON_BODY_LIMITS, maxBytes: MAX_WEBHOOK_BODY_BYTES };
@@ -49,7 +49,7 @@ const Duplicate = t.Object({
   deliveryId: t.String(),
 });
 
-export const channelWebhookRoutes = (deps: AppDeps) => {
+export const channelWebhookRoutes = (app: RouteApp, deps: AppDeps) => {
   const channels = deps.config.settings.channels;
   let ingress: Promise<ChannelIngress> | null = null;
   const intake = () =>
@@ -61,7 +61,7 @@ export const channelWebhookRoutes = (deps: AppDeps) => {
       }),
     ));
 
-  return new Elysia({ name: "routes/channel-webhooks" }).use(apiModelNames).post(
+  return app.post(
     "/channels/:channelName/webhooks/:source",
     async ({ request, body, set }) => {
       const address = webhookAddress(pathOf(request.url));

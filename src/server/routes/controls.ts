@@ -20,11 +20,9 @@
  * What the agent answers is rebuilt from known, bounded fields (`profile-controls.ts`); its error
  * answer is 502 `agent_control_failed`, a timeout 504 `agent_timeout`.
  */
-import { Elysia } from "elysia";
 import { WorkspaceControls } from "../../sessions/workspace-controls.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import {
@@ -52,13 +50,14 @@ import {
   ToolToggleAnswer,
 } from "./control-schemas.ts";
 import { registeredClient, SessionIdParams, workspaceClient } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const strict = (tags: string | string[], summary: string) => capability(tags, { summary, "x-svc-strict": true });
 
 /** What asking the agent can answer besides the route's own checks: 502 its error or an unknown answer, 504 no answer in time, 501 it lacks the method. */
 const agentErrors = [501, 502, 504] as const;
 
-export const controlRoutes = (deps: AppDeps) => {
+export const controlRoutes = (app: RouteApp, deps: AppDeps) => {
   const runtime = deps.runtimes.primary;
   function* liveSessions() {
     for (const session of deps.sessions.all()) if (session.runtime === runtime && !session.isEnded) yield session;
@@ -70,8 +69,7 @@ export const controlRoutes = (deps: AppDeps) => {
     dataDir: deps.config.dataDir,
     sessions: liveSessions,
   });
-  return new Elysia({ name: "routes/controls" })
-    .use(apiModelNames)
+  return app
     .post(
       "/session/:id/approval-mode",
       async ({ params, body, request }) => {

@@ -3,20 +3,19 @@
  * from the sampler, never read per request); `full` also reads the workspace sections, each with
  * its own timeout (`status-sections.ts`). Neither starts an agent child.
  */
-import { Elysia } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { daemonStatus, type RuntimeStatus, type StatusInputs } from "../daemon-status.ts";
 import type { WorkspaceRuntime } from "../../runtime/workspace-runtime.ts";
 import { worstBudget } from "../../runtime/mcp-budget-state.ts";
 import { MemorySampler } from "../memory-sampler.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { collectSections, snapshotSections } from "../status-sections.ts";
 import type { SnapshotSource } from "../workspace-snapshots.ts";
 import { DaemonStatus, DaemonStatusQuery } from "./daemon-status-schemas.ts";
+import type { RouteApp } from "./route-app.ts";
 
-export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
+export const daemonStatusRoutes = (app: RouteApp, deps: AppDeps, snapshots: readonly SnapshotSource[]) => {
   const memory = new MemorySampler();
   // The hooks listing stays out of the full status: it is settings, not the workspace's health.
   const sections = deps.statusSources?.sections ?? snapshotSections(snapshots.filter((s) => s.name !== "hooks"));
@@ -50,7 +49,7 @@ export const daemonStatusRoutes = (deps: AppDeps, snapshots: readonly SnapshotSo
     checkpoints: deps.sessions.checkpoints?.status() ?? null,
   });
 
-  return new Elysia({ name: "routes/daemon-status" }).use(apiModelNames).get(
+  return app.get(
     "/daemon/status",
     async ({ query }) => {
       if (query.detail !== "full") return daemonStatus(inputs(), null);

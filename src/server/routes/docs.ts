@@ -10,6 +10,7 @@ import docsCss from "../assets/docs.css" with { type: "text" };
 import docsPage from "../assets/docs.html" with { type: "text" };
 import docsJs from "../assets/docs.js" with { type: "text" };
 import { loadEventSchemas, loadOpenApi } from "../lazy-seams.ts";
+import type { RouteApp } from "./route-app.ts";
 
 // bun-types types *.html imports as HTML bundles; `type: "text"` makes them plain strings.
 const docsHtml = docsPage as unknown as string;
@@ -96,17 +97,17 @@ function asset(body: string, type: string) {
 }
 
 /** `app` returns the assembled application, whose routes the document describes. */
-export const docsRoutes = (version: string, app: () => Elysia) => {
+export const docsRoutes = (app: RouteApp, version: string, root: () => Elysia) => {
   let document: Promise<string> | null = null;
   const render = async () => {
     const [{ toOpenAPISchema }, { EVENT_SCHEMAS }] = await Promise.all([loadOpenApi(), loadEventSchemas()]);
-    const root = app();
+    const built = root();
     // Elysia builds a route's validators when the route first runs, and doing so writes into the
     // route's schema objects (`additionalProperties: false` for normalisation). Build them all first,
     // so the document is the same whichever routes ran before it was asked for.
-    for (const route of root.router.history) route.compile?.();
+    for (const route of built.router.history) route.compile?.();
     // The event stream's frames (`SseEvent`, which GET /session/:id/events names) are published beside the models.
-    const view = documentedApp(root, EVENT_SCHEMAS);
+    const view = documentedApp(built, EVENT_SCHEMAS);
     const { paths, components } = toOpenAPISchema(view, undefined, undefined, undefined, OPENAPI_VERSION);
     dropBodylessContent(paths as Parameters<typeof dropBodylessContent>[0]);
     markOptionalBodies((view as unknown as GeneratorSource).getGlobalRoutes(), paths as Parameters<typeof markOptionalBodies>[1]);
@@ -121,7 +122,7 @@ export const docsRoutes = (version: string, app: () => Elysia) => {
       withoutFragmentIds,
     );
   };
-  return new Elysia({ name: "routes/docs" })
+  return app
     .get(
       "/openapi.json",
       async () => new Response(await (document ??= render()), { headers: { "Content-Type": "application/json; charset=utf-8" } }),

@@ -11,7 +11,7 @@
  * against them, and as models every route's validator was compiled with all of them as references
  * (and the model module rebuilt), which cost the first session about 8 ms.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { DEFAULT_MAX_QUEUED, MAX_MAX_QUEUED, MIN_MAX_QUEUED } from "../../events/event-bus.ts";
 import type { EventData } from "../../events/event-schemas.ts";
@@ -22,6 +22,7 @@ import { capability } from "../capability.ts";
 import { ERROR_BODY } from "../schemas/api-models.ts";
 import { sseResponse } from "../sse-stream.ts";
 import { SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 /** Last-Event-ID is decimal only; anything else means "live only". */
 function parseLastEventId(value: string | null): number | null {
@@ -105,8 +106,8 @@ function headHeaders(epoch: string): Record<string, string> {
   };
 }
 
-export const eventRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/events" }).get(
+export const eventRoutes = (app: RouteApp, deps: AppDeps) =>
+  app.get(
     "/session/:id/events",
     ({ params, query, request }) => {
       const session = deps.sessions.get(params.id);

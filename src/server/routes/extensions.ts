@@ -15,19 +15,18 @@
  * the workspace's live sessions get `extensions_changed {status, name?, source?, refreshed, failed,
  * error?}`.
  */
-import { Elysia } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { refreshSkills, reloadMcp } from "../../runtime/profile-controls.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { AcceptedReply, ActivationBody, ExtensionNameParams, ExtensionOperation, ExtensionsReply, InstallBody, OperationParams, OperationsReply, RefreshReply } from "./extension-schemas.ts";
+import type { RouteApp } from "./route-app.ts";
 
 type ExtensionsModule = typeof import("../../extensions/index.ts");
 const TAG = "workspace_extensions";
 
-export const extensionRoutes = (deps: AppDeps) => {
+export const extensionRoutes = (app: RouteApp, deps: AppDeps) => {
   const runtime = deps.runtimes.primary;
   let service: Promise<InstanceType<ExtensionsModule["ExtensionService"]>> | null = null;
   const load = () =>
@@ -60,8 +59,7 @@ export const extensionRoutes = (deps: AppDeps) => {
   };
   const strict = (summary: string) => capability(TAG, { summary, "x-svc-strict": true });
 
-  return new Elysia({ name: "routes/extensions" })
-    .use(apiModelNames)
+  return app
     .get("/workspace/extensions", async () => (await load()).status(), {
       response: { 200: ExtensionsReply, ...errorResponses() },
       detail: capability(TAG, { summary: "The installed extensions (qwen-extension.json), enabled or not, with what each brings" }),

@@ -32,29 +32,29 @@ import {
   isOn,
 } from "./file-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 /** What the file handlers answer themselves (`FsErrorBody`); the front door's and the form's statuses are added. */
 const readErrors = (form: WorkspaceForm) => fsErrorResponses([400, 403, 404, 413, 422, 503], { also: form.also });
 const writeErrors = (form: WorkspaceForm) => fsErrorResponses([400, 401, 403, 404, 409, 413, 422, 503], { body: true, also: form.also });
 
-export const fileRoutes = (deps: AppDeps) => {
+export const fileRoutes = (app: RouteApp, deps: AppDeps) => {
   const scopes = deps.runtimes;
   const cache = new ScopeCache(scopes, (scope) => new WorkspaceFiles(scope.path, () => scope.trust.trusted, () => nestedRoots(scopes, scope)));
-  const app = new Elysia({ name: "routes/files" })
+  // A plugin of their own for a hook local to these routes, which runs for error responses too (the global error mapper's included).
+  const files = new Elysia({ name: "routes/files" })
     .use(apiModelNames)
-    // Local to these routes; runs for error responses too (the global error mapper's included).
     .mapResponse(({ set }) => {
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
     });
-  for (const form of workspaceForms(scopes)) app.use(formRoutes(form, (params) => cache.get(form.scope(params))));
-  return app;
+  for (const form of workspaceForms(scopes)) formRoutes(files, form, (params) => cache.get(form.scope(params)));
+  return app.use(files);
 };
 
-function formRoutes(form: WorkspaceForm, filesOf: (params: unknown) => WorkspaceFiles) {
+function formRoutes(app: RouteApp, form: WorkspaceForm, filesOf: (params: unknown) => WorkspaceFiles) {
   const at = (rest: string) => form.path("", rest);
-  return new Elysia({ name: `routes/files/${form.name}` })
-    .use(apiModelNames)
+  return app
     .get(at("/file"), ({ params, query }) => filesOf(params).readText(query.path, query), {
       ...form.hooks,
       query: FileQuery,

@@ -13,18 +13,19 @@
  * `modelSource` is `main` for the session's model and `local` for text built by the daemon.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { SessionHistory } from "../../sessions/session-history.ts";
 import { askModel, MAX_GENERATE_PROMPT_BYTES, readDigest, recap, title } from "../../sessions/session-generation.ts";
 import { MAX_TURN_LIMIT, turnIndex } from "../../sessions/turn-index.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { ERROR_BODY, apiModelNames } from "../schemas/api-models.ts";
+import { ERROR_BODY } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { queryInteger } from "../schemas/query-integer.ts";
 import { SessionIdParams } from "./session-params.ts";
 import { QUALIFIED_TAG, QualifiedParams } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const source = t.Union([t.Literal("model"), t.Literal("local")], { description: "model: the session's model wrote it (built-in agent); local: the daemon built it from the journal" });
 const reason = t.Optional(
@@ -115,10 +116,9 @@ function generationStream(work: Promise<{ text: string; model: string; modelSour
   return new Response(body, { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no" } });
 }
 
-export const generationRoutes = (deps: AppDeps) => {
+export const generationRoutes = (app: RouteApp, deps: AppDeps) => {
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
-  return new Elysia({ name: "routes/generation" })
-    .use(apiModelNames)
+  return app
     .post(
       "/session/:id/recap",
       async ({ params }) => {

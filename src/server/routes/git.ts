@@ -50,6 +50,7 @@ import {
   StatusQuery,
 } from "./git-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const TAG = "workspace_git";
 /**
@@ -60,7 +61,7 @@ const errors = fsErrorResponses([400, 404], { also: [404] });
 
 const untrusted = () => new DaemonError(403, "untrusted_workspace", "Workspace is not trusted.");
 
-export const gitRoutes = (deps: AppDeps) => {
+export const gitRoutes = (app: RouteApp, deps: AppDeps) => {
   const scopes = deps.runtimes;
   let loaded: Promise<GitModules> | null = null;
   const load = () => (loaded ??= Promise.all([import("../../workspace/git/index.ts"), import("../../runtime/git-process.ts")]));
@@ -88,14 +89,15 @@ export const gitRoutes = (deps: AppDeps) => {
     return { views, cwd: await cwdOf(scope, cwd) };
   };
 
-  const app = new Elysia({ name: "routes/git" })
+  // A plugin of their own for a hook local to these routes.
+  const git = new Elysia({ name: "routes/git" })
     .use(apiModelNames)
     .mapResponse(({ set }) => {
       set.headers["cache-control"] = "no-store";
       set.headers["x-content-type-options"] = "nosniff";
     });
-  for (const form of workspaceForms(scopes)) app.use(formRoutes(form, target(form)));
-  return app;
+  for (const form of workspaceForms(scopes)) formRoutes(git, form, target(form));
+  return app.use(git);
 };
 
 type GitModules = [typeof import("../../workspace/git/index.ts"), typeof import("../../runtime/git-process.ts")];
@@ -110,12 +112,11 @@ const logQuery = (q: { limit?: number; skip?: number; range?: string; all?: stri
 });
 
 /** One form's views. The legacy form takes no `cwd` (its queries lack it), and only the qualified form lists remotes (as the reference). */
-function formRoutes(form: WorkspaceForm, target: Target) {
+function formRoutes(app: RouteApp, form: WorkspaceForm, target: Target) {
   const at = (rest: string) => form.path("/workspace", rest);
   const detail = (summary: string) => form.detail(TAG, summary);
   const q = form.qualified;
-  const app = new Elysia({ name: `routes/git/${form.name}` })
-    .use(apiModelNames)
+  app
     .get(at("/git"), async ({ params, query, request }) => {
       const { views, cwd } = await target(params, (query as { cwd?: string }).cwd);
       return views.status(cwd, request.signal);
@@ -140,8 +141,8 @@ function formRoutes(form: WorkspaceForm, target: Target) {
       const { views, cwd } = await target(params, (query as { cwd?: string }).cwd);
       return views.commit(cwd, query.sha, request.signal);
     }, { ...form.hooks, query: q ? QualifiedCommitQuery : CommitQuery, response: { 200: CommitBody, ...errors }, detail: detail("One commit and the files it changed") });
-  if (!q) return app;
-  return app.get(at("/git/remotes"), async ({ params, query, request }) => {
+  if (q)
+    app.get(at("/git/remotes"), async ({ params, query, request }) => {
     const { views, cwd } = await target(params, query.cwd);
     return views.remotes(cwd, request.signal);
   }, { ...form.hooks, query: CwdQuery, response: { 200: RemotesBody, ...errors }, detail: detail("The remotes the workspace's repository defines") });

@@ -1,12 +1,12 @@
 /** `GET /health`: liveness, and with `deep` the live counts (informational only). */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { shallowHealth } from "../health-answer.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ErrorBody } from "../schemas/error-body.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const HealthShallow = t.Object({ status: t.Literal("ok") });
 const HealthDeep = t.Object({
@@ -26,8 +26,8 @@ function wantsDeep(query: Record<string, string | undefined>): boolean {
   return deep !== undefined && (deep === "" || deep === "1" || deep.toLowerCase() === "true");
 }
 
-export const healthRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/health" }).use(apiModelNames).get(
+export const healthRoutes = (app: RouteApp, deps: AppDeps) =>
+  app.get(
     "/health",
     ({ query, status }) => {
       if (!wantsDeep(query)) return shallowHealth();

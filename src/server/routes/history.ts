@@ -5,20 +5,20 @@
  * The legacy export is `legacy-primary` (the primary workspace's sessions only); the legacy
  * transcript is `persisted-workspace` (any session the store holds).
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from "../../sessions/export-formats.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponseObjects, errorResponses } from "../schemas/error-statuses.ts";
 import { queryInteger } from "../schemas/query-integer.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import { QUALIFIED_TAG } from "./workspace-forms.ts";
 import { SessionIdParams } from "./session-params.ts";
 import { loadExportRenderer } from "../lazy-seams.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const invalidLimit = () =>
   new DaemonError(400, "invalid_transcript_limit", `\`limit\` must be a whole number from 1 to ${MAX_TRANSCRIPT_LIMIT}`, { maxLimit: MAX_TRANSCRIPT_LIMIT });
@@ -78,7 +78,7 @@ const EXPORT_RETRY_AFTER_SECONDS = 2;
 /** `Content-Disposition` file name: `svc-export-<ISO time with dashes>.<ext>`. */
 const fileName = (format: ExportFormat, now: Date) => `svc-export-${now.toISOString().replace(/[:.]/g, "-")}.${format}`;
 
-export const historyRoutes = (deps: AppDeps) => {
+export const historyRoutes = (app: RouteApp, deps: AppDeps) => {
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
 
   /**
@@ -158,8 +158,7 @@ export const historyRoutes = (deps: AppDeps) => {
     return new Response(body, { headers });
   }
 
-  return new Elysia({ name: "routes/history" })
-    .use(apiModelNames)
+  return app
     .get("/session/:id/transcript", ({ params, query }) => history.transcript(params.id, query.limit, query.cursor), {
       params: SessionIdParams,
       query: TranscriptQuery,

@@ -14,16 +14,16 @@
  * session as `language_changed {sessionId, language, outputLanguage, refreshed}`.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { AUTO_LANGUAGE, LANGUAGE_CODES, outputLanguageOf } from "../../config/languages.ts";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { setSessionLanguage, setUserLanguage } from "../../runtime/language-controls.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { notAnObject, registeredClient, SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const fail = (code: string, message: string, fields?: Record<string, unknown>) => () => new DaemonError(400, code, message, fields).body();
 
@@ -52,9 +52,8 @@ const SessionLanguageAnswer = t.Object(
   { additionalProperties: false, description: "As the agent answered (bounded)" },
 );
 
-export const languageRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/language" })
-    .use(apiModelNames)
+export const languageRoutes = (app: RouteApp, deps: AppDeps) =>
+  app
     .post(
       "/language",
       async ({ body }) => {

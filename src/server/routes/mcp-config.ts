@@ -10,15 +10,14 @@
  * file; trusted workspaces only, 403 `untrusted_workspace` otherwise). Mutations are strict (401
  * `token_required` without a bearer token). The work is `sessions/mcp-config.ts`', loaded on first use.
  */
-import { Elysia } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import type { McpConfig } from "../../sessions/mcp-config.ts";
 import type { parseServerEntry } from "../../workspace/mcp-server-settings.ts";
 import type { AppDeps } from "../app-deps.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses, type ErrorStatus } from "../schemas/error-statuses.ts";
 import { McpConfigStatus, McpDeleteAnswer, McpDeleteQuery, McpPutAnswer, McpPutBody, McpToggleAnswer, nameParams, serverParams } from "./mcp-config-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const TAG = "workspace_mcp_manage";
 
@@ -29,27 +28,25 @@ interface Loaded {
 
 const wrongScope = (scope: string) => new DaemonError(400, "invalid_scope", `scope must be ${scope}`);
 
-export const mcpConfigRoutes = (deps: AppDeps) => {
+export const mcpConfigRoutes = (app: RouteApp, deps: AppDeps) => {
   let loaded: Promise<Loaded> | null = null;
   const load = () =>
     (loaded ??= Promise.all([import("../../sessions/mcp-config.ts"), import("../../workspace/mcp-server-settings.ts")]).then(([{ McpConfig }, { parseServerEntry }]) => ({
       config: new McpConfig({ dataDir: deps.config.dataDir, scopes: () => deps.runtimes.scopes(), budget: deps.config.mcp, logger: deps.logger }),
       parse: parseServerEntry,
     })));
-  const app = new Elysia({ name: "routes/mcp-config" }).use(apiModelNames);
-  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, load));
+  for (const form of workspaceForms(deps.runtimes)) formRoutes(app, form, load);
   return app;
 };
 
-function formRoutes(form: WorkspaceForm, load: () => Promise<Loaded>) {
+function formRoutes(app: RouteApp, form: WorkspaceForm, load: () => Promise<Loaded>) {
   const scope = form.qualified ? "workspace" : "user";
   const where = scope === "user" ? "host" : "workspace";
   const base = form.path("/workspace", "/config/mcp");
   const strict = (summary: string) => form.detail(TAG, summary, { "x-svc-strict": true });
   const also: ErrorStatus[] = [...form.also, 403, 409];
   const toggle = (enabled: boolean) => async ({ params }: { params: { server: string } }) => (await load()).config.toggle(form.scope(params), scope, params.server, enabled);
-  return new Elysia({ name: `routes/mcp-config/${form.name}` })
-    .use(apiModelNames)
+  return app
     .get(`${base}/servers`, async ({ params }) => (await load()).config.status(form.scope(params)), {
       ...form.hooks,
       response: { 200: McpConfigStatus, ...errorResponses({ also: form.also }) },

@@ -8,18 +8,18 @@
  * changed the file publishes `memory_changed {scope, filePath, mode, bytesWritten}` to the
  * workspace's live sessions; the built-in agent reads the files again at its next turn.
  */
-import { Elysia, type Static } from "elysia";
+import { type Static } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
 import type { AppDeps } from "../app-deps.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { MemoryStatus, MemoryWriteAnswer, MemoryWriteBody } from "./memory-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 type MemoryModule = typeof import("../../workspace/memory/index.ts");
 
-export const memoryRoutes = (deps: AppDeps) => {
+export const memoryRoutes = (app: RouteApp, deps: AppDeps) => {
   let loaded: Promise<MemoryModule> | null = null;
   const load = () => (loaded ??= import("../../workspace/memory/index.ts"));
   const where = (scope: WorkspaceScope) => ({ workspace: scope.path, dataDir: deps.config.dataDir, trusted: scope.trust.trusted });
@@ -47,16 +47,13 @@ export const memoryRoutes = (deps: AppDeps) => {
         if (session.runtime === scope.runtime && !session.isEnded) session.publish("memory_changed", { scope: body.scope, filePath: result.filePath, mode, bytesWritten: result.bytesWritten });
     return { ok: true, ...result, mode };
   }
-
-  const app = new Elysia({ name: "routes/memory" }).use(apiModelNames);
-  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, status, write));
+  for (const form of workspaceForms(deps.runtimes)) formRoutes(app, form, status, write);
   return app;
 };
 
-function formRoutes(form: WorkspaceForm, status: (scope: WorkspaceScope) => Promise<Static<typeof MemoryStatus>>, write: (scope: WorkspaceScope, body: Static<typeof MemoryWriteBody>) => Promise<Static<typeof MemoryWriteAnswer>>) {
+function formRoutes(app: RouteApp, form: WorkspaceForm, status: (scope: WorkspaceScope) => Promise<Static<typeof MemoryStatus>>, write: (scope: WorkspaceScope, body: Static<typeof MemoryWriteBody>) => Promise<Static<typeof MemoryWriteAnswer>>) {
   const path = form.path("/workspace", "/memory");
-  return new Elysia({ name: `routes/memory/${form.name}` })
-    .use(apiModelNames)
+  return app
     .get(path, ({ params }) => status(form.scope(params)), {
       ...form.hooks,
       response: { 200: MemoryStatus, ...errorResponses({ also: form.also }) },

@@ -8,15 +8,15 @@
  * error codes, so the schemas here only document them.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GROUP_COLORS, MAX_GROUP_NAME_CHARS, MAX_GROUPS, SessionOrganization } from "../../sessions/organization.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { selectedForms, type SelectedForm } from "./catalog.ts";
 import { SessionIdParams } from "./session-params.ts";
 import { QUALIFIED_TAG, QualifiedParams } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const TAG = "session_organization";
 
@@ -56,10 +56,9 @@ const GroupParams = (form: SelectedForm) => t.Composite([form.params, t.Object({
 /** 400 checks, 404 group or workspace, 409 name conflict, 503 no store. */
 const groupErrors = errorResponses({ body: true, also: [404, 409] });
 
-function groupRoutes(organization: SessionOrganization, form: SelectedForm) {
+function groupRoutes(app: RouteApp, organization: SessionOrganization, form: SelectedForm) {
   const summary = (what: string) => `${what}${form.tags.length > 0 ? " (the named workspace)" : ""}`;
-  return new Elysia({ name: `routes/organization/${form.name}` })
-    .use(apiModelNames)
+  return app
     .get(`${form.prefix}/session-groups`, ({ params }) => organization.listGroups(form.scope(params).path), {
       params: form.params,
       response: { 200: GroupsReply, ...errorResponses({ also: [404] }) },
@@ -92,15 +91,13 @@ function groupRoutes(organization: SessionOrganization, form: SelectedForm) {
     });
 }
 
-export const organizationRoutes = (deps: AppDeps) => {
+export const organizationRoutes = (app: RouteApp, deps: AppDeps) => {
   const organization = new SessionOrganization(deps.sessions, deps.sessions.store);
   const [byId, qualified] = selectedForms(deps);
   const sessionErrors = errorResponses({ body: true, also: [404] });
-  return new Elysia({ name: "routes/organization" })
-    .use(apiModelNames)
-    .use(groupRoutes(organization, byId))
-    .use(groupRoutes(organization, qualified))
-    .patch("/session/:id/organization", ({ params, body }) => organization.organize(params.id, body), {
+  groupRoutes(app, organization, byId);
+  groupRoutes(app, organization, qualified);
+  return app.patch("/session/:id/organization", ({ params, body }) => organization.organize(params.id, body), {
       params: SessionIdParams,
       body: OrganizationBody,
       response: { 200: OrganizationReply, ...sessionErrors },

@@ -4,16 +4,17 @@
  * while the owner is being removed or stopped) and the process-global legacy route (primary
  * workspace only; other owners get the lost-vote 404).
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { isLoopbackHost } from "../../config/net.ts";
 import type { VoteOutcome } from "../../sessions/vote-policy.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { VOTE_ACCEPTED, apiModelNames } from "../schemas/api-models.ts";
+import { VOTE_ACCEPTED } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { registeredClient } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const RequestIdParam = t.String({ minLength: 1, maxLength: 128 });
 
@@ -36,14 +37,13 @@ const VoteBody = t.Object(
 /** 403 `permission_forbidden` (the front door's 403 is declared already), 404 no such request. */
 const voteSchemas = { headers: ClientIdHeaders, body: VoteBody, response: { 200: VOTE_ACCEPTED, ...errorResponses({ body: true, also: [404] }) } } as const;
 
-export const permissionRoutes = (deps: AppDeps) => {
+export const permissionRoutes = (app: RouteApp, deps: AppDeps) => {
   const voterOf = (request: Request, clientId: string | null) => {
     const address = deps.remoteAddress(request);
     return { clientId, loopback: address !== null && isLoopbackHost(address.replace(/^::ffff:/, "")) };
   };
 
-  return new Elysia({ name: "routes/permissions" })
-    .use(apiModelNames)
+  return app
     .post(
       "/session/:id/permission/:requestId",
       ({ params, body, request }) => {

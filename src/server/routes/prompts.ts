@@ -1,13 +1,13 @@
 /** Prompts: admission (202), cancel of the running prompt (204), and the pending list. */
 import type * as acp from "@agentclientprotocol/sdk/unstable";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { ContentBlock, PromptAccepted, PromptBody } from "./prompt-schemas.ts";
 import { SessionIdParams, registeredClient } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const PendingPrompts = t.Object({
   pendingPrompts: t.Array(
@@ -22,9 +22,8 @@ const PendingPrompts = t.Object({
   ),
 });
 
-export const promptRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/prompts" })
-    .use(apiModelNames)
+export const promptRoutes = (app: RouteApp, deps: AppDeps) =>
+  app
     .post(
       "/session/:id/prompt",
       ({ params, body, request, set }) => {

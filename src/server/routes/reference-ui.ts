@@ -20,12 +20,10 @@
  * and a PATCH naming a key finds nothing to change: 409, the reference's answer to a key it no
  * longer knows. Sessions switch models with `POST /session/:id/model`. Nothing here starts an agent.
  */
-import { Elysia } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { workspaceId } from "../../workspace/workspace-id.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { workspaceSettings } from "../workspace-settings.ts";
 import {
@@ -41,6 +39,7 @@ import {
   WorkspaceParams,
 } from "./reference-ui-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const errors = errorResponses();
 /** 400 `invalid_workspace`, 404 `workspace_not_found`. */
@@ -48,11 +47,10 @@ const workspaceErrors = errorResponses({ also: [404] });
 
 const STALE_MODEL_KEY = "Model configuration changed or is ambiguous. Reload and try again.";
 
-export const referenceUiRoutes = (deps: AppDeps) => {
+export const referenceUiRoutes = (app: RouteApp, deps: AppDeps) => {
   const workspaceOf = (selector: string) => deps.runtimes.resolve(selector).path;
 
-  return new Elysia({ name: "routes/reference-ui" })
-    .use(apiModelNames)
+  return app
     .get("/brand", () => ({ name: "svc", version: deps.config.version }), {
       response: { 200: BrandReply, ...errors },
       detail: capability("web_shell_brand", { summary: "The product name and version a web UI shows (no settings, no secrets)" }),

@@ -3,17 +3,17 @@
  * sessions/session-restore.ts). Shapes follow spec/protocol-notes.md §2.2.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import { JournalGrowthPool, type GrowthLease } from "../../sessions/journal-growth.ts";
 import { JournalReplay } from "../../sessions/journal-replay.ts";
 import { SessionRestorer, type RestoreAction } from "../../sessions/session-restore.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { SessionIdParams, notAnObject } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const RestoreBody = t.Object({}, { additionalProperties: true, error: notAnObject });
 
@@ -64,7 +64,7 @@ const RestoreReply = t.Object(
  */
 const responses = { 200: RestoreReply, ...errorResponses({ body: true, also: [404, 409, 502, 504] }) };
 
-export const restoreRoutes = (deps: AppDeps) => {
+export const restoreRoutes = (app: RouteApp, deps: AppDeps) => {
   const { limits } = deps.config;
   const pool = new JournalGrowthPool(limits.journalGrowthPoolBytes);
   const replay = new JournalReplay(deps.sessions.store, { maxEvents: limits.maxJournalEvents, maxBytes: limits.maxJournalBytes }, pool);
@@ -80,8 +80,7 @@ export const restoreRoutes = (deps: AppDeps) => {
     };
   const released = ({ request }: { request: Request }) => leases.get(request)?.release();
 
-  return new Elysia({ name: "routes/restore" })
-    .use(apiModelNames)
+  return app
     .post("/session/:id/load", handler("load"), {
       params: SessionIdParams,
       headers: ClientIdHeaders,

@@ -10,15 +10,15 @@
  * agent cannot cut its conversation (send `rewindConversation: false` to restore files only).
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { SessionRewinder } from "../../sessions/session-rewind.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { notAnObject, registeredClient, SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const Count = Type.Integer({ minimum: 0 });
 
@@ -66,13 +66,12 @@ const RewindReply = t.Object({
   conversationRewound: t.Boolean(),
 });
 
-export const rewindRoutes = (deps: AppDeps) => {
+export const rewindRoutes = (app: RouteApp, deps: AppDeps) => {
   const seam = deps.sessions.checkpoints;
   const rewinder = seam ? new SessionRewinder(seam) : null;
   const unavailable = () => new DaemonError(501, "checkpoints_unavailable", "This daemon keeps no checkpoints");
 
-  return new Elysia({ name: "routes/rewind" })
-    .use(apiModelNames)
+  return app
     .get(
       "/session/:id/rewind/snapshots",
       async ({ params }) => {

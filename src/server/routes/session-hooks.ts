@@ -11,7 +11,7 @@
  * through `redactHooks`. Unknown session 404; no live agent 503; an agent without the methods
  * 501; a definition it refuses 400 `invalid_hook`; an unknown hook id 404 `hook_not_found`.
  */
-import { Elysia, t, type Static } from "elysia";
+import { t, type Static } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { redactSecrets } from "../../logging/redact.ts";
 import { AgentRequestError, ChannelClosedError } from "../../runtime/acp-channel.ts";
@@ -21,15 +21,15 @@ import type { LiveSession } from "../../sessions/live-session.ts";
 import { AgentAnswerError, redactHooks, redactSessionView } from "../../workspace/status-redact.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { AddHookBody, AddHookReply, HookCell, RemoveHookReply, SessionHooksReply } from "./hooks-schemas.ts";
 import { SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const HookParams = t.Object({ id: SessionIdParams.properties.id, hookId: t.String({ minLength: 1, maxLength: 256 }) });
 
-export const sessionHookRoutes = (deps: AppDeps) => {
+export const sessionHookRoutes = (app: RouteApp, deps: AppDeps) => {
   const secrets = stderrSecrets(deps.config.agent, deps.config.token);
 
   function liveOf(session: LiveSession) {
@@ -64,8 +64,7 @@ export const sessionHookRoutes = (deps: AppDeps) => {
     return { ...members, v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
   }
 
-  return new Elysia({ name: "routes/session-hooks" })
-    .use(apiModelNames)
+  return app
     .get("/session/:id/hooks", ({ params }) => list(params.id), {
       params: SessionIdParams,
       response: { 200: SessionHooksReply, ...errorResponses({ also: [404, 501, 502, 503, 504] }) },

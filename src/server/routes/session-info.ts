@@ -2,15 +2,16 @@
  * Read-only session views: status, context and supported commands.
  * Virtual `subagent.` ids resolve against the primary runtime and have an empty state.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { sessionNotFound } from "../../sessions/session-manager.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { SESSION_SUMMARY, apiModelNames } from "../schemas/api-models.ts";
+import { SESSION_SUMMARY } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
 import { SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
 
@@ -37,7 +38,7 @@ const SupportedCommands = t.Object({
 /** 404 unknown session, and the agent's errors where the answer asks the agent. */
 const fromAgent = errorResponses({ also: [404, 502, 504] });
 
-export const sessionInfoRoutes = (deps: AppDeps) => {
+export const sessionInfoRoutes = (app: RouteApp, deps: AppDeps) => {
   const primary = deps.runtimes.primary;
 
   /** A virtual subagent id is answered only while the parent runtime is live. */
@@ -47,8 +48,7 @@ export const sessionInfoRoutes = (deps: AppDeps) => {
     return true;
   }
 
-  return new Elysia({ name: "routes/session-info" })
-    .use(apiModelNames)
+  return app
     .get("/session/:id/status", ({ params }) => sessionSummary(deps.sessions.get(params.id)), {
       params: SessionIdParams,
       response: { 200: SESSION_SUMMARY, ...errorResponses({ also: [404] }) },

@@ -12,7 +12,7 @@
  * `agent-json.ts`): 502 `agent_status_failed` with `errorKind: protocol_error`; not answering
  * within CONTROL_TIMEOUT_MS: 504.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { ChannelClosedError, AgentRequestError } from "../../runtime/acp-channel.ts";
 import type { SessionView } from "../../runtime/agent-profile.ts";
@@ -21,10 +21,10 @@ import { redactSecrets } from "../../logging/redact.ts";
 import { AgentAnswerError, redactSessionView } from "../../workspace/status-redact.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
 import { SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 /** The agent's view (its members pass through, sanitized), stamped with the daemon's session id and workspace. */
 const viewReply = (description: string) =>
@@ -46,7 +46,7 @@ const ROUTES: readonly { path: string; view: SessionView; tag: string; summary: 
 
 const errors = errorResponses({ also: [404, 501, 502, 503, 504] });
 
-export const sessionViewRoutes = (deps: AppDeps) => {
+export const sessionViewRoutes = (app: RouteApp, deps: AppDeps) => {
   const secrets = stderrSecrets(deps.config.agent, deps.config.token);
 
   async function answer(id: string, view: SessionView) {
@@ -73,8 +73,6 @@ export const sessionViewRoutes = (deps: AppDeps) => {
     }
     return { ...sanitized, v: 1 as const, sessionId: session.id, workspaceCwd: session.workspaceCwd };
   }
-
-  const app = new Elysia({ name: "routes/session-views" }).use(apiModelNames);
   for (const route of ROUTES)
     app.get(route.path, ({ params }) => answer(params.id, route.view), {
       params: SessionIdParams,

@@ -9,16 +9,16 @@
  *   empty) and svc forwards the control to no other agent: after the body is checked, 501
  *   `agent_unsupported` with the reason. A strict mutation route, like the reference's.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { MAX_SOURCE_ID_LENGTH, SOURCE_TYPE_PATTERN } from "../../sessions/session-source.ts";
 import { WorktreeResets } from "../../sessions/worktree-reset.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
 import { SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const SUBAGENT_PREFIX = "subagent.";
 
@@ -57,10 +57,9 @@ const WorktreeReset = openObject(
 /** The interface's answer to a workflow action; svc gives it to no task yet. */
 const WorkflowActionResult = openObject({ changed: t.Boolean() }, { description: "whether the task changed (not answered by this build: no agent it runs has workflow tasks)" });
 
-export const sessionWorkflowRoutes = (deps: AppDeps) => {
+export const sessionWorkflowRoutes = (app: RouteApp, deps: AppDeps) => {
   const resets = new WorktreeResets({ sessions: deps.sessions, runtimes: deps.runtimes, store: deps.sessions.store });
-  return new Elysia({ name: "routes/session-workflow" })
-    .use(apiModelNames)
+  return app
     .post(
       "/session/:id/worktree-reset",
       async ({ params, body }) => {

@@ -2,7 +2,7 @@
  * Session lifecycle: create/attach, close, heartbeat, metadata, model switch. Shapes follow
  * spec/protocol-notes.md §2.1–2.5 and §2.18 (close, detach).
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { CLIENT_ID_HEADER, parseClientIdHeader } from "../../sessions/client-ids.ts";
 import { checkDisplayName } from "../../sessions/display-name.ts";
@@ -10,12 +10,12 @@ import { MAX_SOURCE_ID_LENGTH, SOURCE_ID_RULE, SOURCE_TYPE_PATTERN, SOURCE_TYPE_
 import { REASONING_EFFORTS, switchModel } from "../../sessions/model-selection.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { openObject } from "../schemas/open-object.ts";
 import { PullRequest } from "../schemas/session-summary.ts";
 import { SessionIdParams, notAnObject, registeredClient, wholeNumber } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 /** Pull-request links kept per session; the oldest is dropped past it. */
 const MAX_PRS = 20;
@@ -152,9 +152,8 @@ const ModelAnswer = openObject({ sessionId: t.String(), modelId: t.String() });
 /** A session route's own errors beyond the front door's: 404 unknown session, and the agent's. */
 const agentErrors = [404, 502, 504] as const;
 
-export const sessionRoutes = (deps: AppDeps) =>
-  new Elysia({ name: "routes/sessions" })
-    .use(apiModelNames)
+export const sessionRoutes = (app: RouteApp, deps: AppDeps) =>
+  app
     .post(
       "/session",
       async ({ body, request }) => {

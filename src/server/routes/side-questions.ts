@@ -9,15 +9,15 @@
  * ended meanwhile); 429 `side_questions_busy`; 501 `agent_control_unsupported` (an agent without a
  * side-question path); 502 the agent failed; 504 `side_question_timeout`.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import { checkQuestion, MAX_QUESTION_BYTES, SideQuestions } from "../../sessions/side-questions.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { ClientIdHeaders } from "../schemas/client-id-header.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { registeredClient, SessionIdParams } from "./session-params.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const invalidQuestion = () =>
   new DaemonError(400, "invalid_question", `\`question\` must be a non-empty string of at most ${MAX_QUESTION_BYTES} UTF-8 bytes`, { maxBytes: MAX_QUESTION_BYTES }).body();
@@ -33,9 +33,9 @@ const BtwReply = t.Object({
   model: t.Optional(t.String({ description: "The model that answered, when the agent says (the built-in agent does)" })),
 });
 
-export const sideQuestionRoutes = (deps: AppDeps) => {
+export const sideQuestionRoutes = (app: RouteApp, deps: AppDeps) => {
   const questions = new SideQuestions(deps.sessions.store);
-  return new Elysia({ name: "routes/side-questions" }).use(apiModelNames).post(
+  return app.post(
     "/session/:id/btw",
     async ({ params, body, request }) => {
       const session = deps.sessions.get(params.id);

@@ -4,12 +4,12 @@
  * nested `events`; no agent is asked.
  */
 import { Type } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { SessionHistory } from "../../sessions/session-history.ts";
 import { MAX_SUBAGENT_REF_LENGTH, subagentView } from "../../sessions/subagent-view.ts";
 import type { AppDeps } from "../app-deps.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const count = () => t.Optional(Type.Integer({ minimum: 0 }));
 
@@ -29,10 +29,9 @@ const SubagentSession = t.Object(
   { additionalProperties: false },
 );
 
-export const subagentRoutes = (deps: AppDeps) => {
+export const subagentRoutes = (app: RouteApp, deps: AppDeps) => {
   const history = new SessionHistory(deps.sessions, deps.sessions.store);
-  return new Elysia({ name: "routes/subagents" })
-    .use(apiModelNames)
+  return app
     .get("/session/:id/subagents/:subagentRef", ({ params, set }) => {
       set.headers["cache-control"] = "no-store";
       return subagentView(history, params.id, params.subagentRef);

@@ -12,19 +12,17 @@
  * published to the workspace's live sessions. 409 `folder_trust_disabled` when the host settings
  * opted out of folder trust (the reference's answer).
  */
-import { Elysia } from "elysia";
 import type { AgentTrustOutcome } from "../../sessions/trust-sync.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { trustReport } from "../trust-report.ts";
 import { TrustRequestAnswer, TrustRequestBody, TrustStatus } from "./trust-schemas.ts";
+import type { RouteApp } from "./route-app.ts";
 
-export const trustRoutes = (deps: AppDeps) => {
+export const trustRoutes = (app: RouteApp, deps: AppDeps) => {
   const runtime = deps.runtimes.primary;
-  return new Elysia({ name: "routes/trust" })
-    .use(apiModelNames)
+  return app
     .get("/workspace/trust", () => trustReport(deps.config, deps.trust), {
       response: { 200: TrustStatus, ...errorResponses() },
       detail: capability("workspace_trust", { summary: "Whether the workspace is trusted, why, and what its settings ask for that is ignored" }),

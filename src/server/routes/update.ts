@@ -8,19 +8,18 @@
  *   POST /daemon/update/restart    → swap the binary and hand the port to the new daemon (200), or
  *                                    roll back (500 `update_restart_failed`, the old daemon serving)
  */
-import { Elysia } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
 import type { Updater } from "../../update/index.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
 import { loadUpdate } from "../lazy-seams.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { PrepareBody, RestartAnswer, UpdateStatus } from "./update-schemas.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const TAG = "daemon_update";
 
-export const updateRoutes = (deps: AppDeps) => {
+export const updateRoutes = (app: RouteApp, deps: AppDeps) => {
   let updater: Promise<Updater> | null = null;
   const update = () => {
     // The strict gate judges mutations; this GET is gated here.
@@ -31,8 +30,7 @@ export const updateRoutes = (deps: AppDeps) => {
       m.createUpdater({ dataDir: deps.config.dataDir, releaseUrl: deps.config.releaseUrl, currentVersion: deps.config.version, host: deps.restartHost ?? null }),
     ));
   };
-  return new Elysia({ name: "routes/update" })
-    .use(apiModelNames)
+  return app
     .get("/daemon/update", async () => (await update()).status(), {
       response: { 200: UpdateStatus, ...errorResponses() },
       detail: capability(TAG, { summary: "The running version, the newest release (checked against its signature), the staged update and the last restart", "x-svc-strict": true }),

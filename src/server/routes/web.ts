@@ -8,10 +8,10 @@
  * bearer, see `isWebPath`): they are the same static code for everyone, and a browser cannot send a
  * bearer when it loads a page; the UI then asks for the token and sends it on its API calls.
  */
-import { Elysia } from "elysia";
 import page from "../../web/index.html";
 import { jsonResponse } from "../error-response.ts";
 import { ASSET_PREFIX, resolveWebBundle, type WebBundle } from "./web-bundle.ts";
+import type { RouteApp } from "./route-app.ts";
 
 /** The UI's Content-Security-Policy: its own origin only; no inline script or style, no frames. */
 export const WEB_CSP =
@@ -32,7 +32,7 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 /** GET/HEAD paths of the UI: what the front door serves without a bearer. */
 export const isWebPath = (path: string) => path === "/" || path.startsWith(ASSET_PREFIX);
 
-export const webRoutes = () => {
+export const webRoutes = (app: RouteApp) => {
   let bundle: Promise<WebBundle> | null = null;
   // Resolved once, on the first request; a failed in-memory build (sources only) is retried next time.
   const load = () =>
@@ -40,7 +40,7 @@ export const webRoutes = () => {
       bundle = null;
       throw err;
     }));
-  return new Elysia({ name: "routes/web" })
+  return app
     .get("/", async () => new Response((await load()).shell, { headers: SHELL_HEADERS }), { detail: { hide: true } })
     .get(
       `${ASSET_PREFIX}*`,

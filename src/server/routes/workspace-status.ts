@@ -7,24 +7,24 @@
  * `workspace_tool_toggle` is its mutation route's); inventing one would advertise a name no client
  * gates on, so it stays untagged, reachable on every daemon of this version.
  */
-import { Elysia, type Static } from "elysia";
+import { type Static } from "elysia";
 import type { WorkspaceScope } from "../../workspace-registry/workspace-scope.ts";
 import type { AppDeps } from "../app-deps.ts";
-import { WORKSPACE_CELLS, apiModelNames } from "../schemas/api-models.ts";
+import { WORKSPACE_CELLS } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { WorkspaceCells } from "../schemas/workspace-cells.ts";
 import type { SectionName, SnapshotSource } from "../workspace-snapshots.ts";
 import { HooksSnapshot } from "./hooks-schemas.ts";
 import { McpSnapshot, ProvidersSnapshot, SkillsSnapshot, ToolsSnapshot } from "./workspace-status-schemas.ts";
 import { workspaceForms, type WorkspaceForm } from "./workspace-forms.ts";
+import type { RouteApp } from "./route-app.ts";
 
-export const workspaceStatusRoutes = (deps: AppDeps, snapshotsOf: (scope: WorkspaceScope) => readonly SnapshotSource[]) => {
-  const app = new Elysia({ name: "routes/workspace-status" }).use(apiModelNames);
-  for (const form of workspaceForms(deps.runtimes)) app.use(formRoutes(form, snapshotsOf));
+export const workspaceStatusRoutes = (app: RouteApp, deps: AppDeps, snapshotsOf: (scope: WorkspaceScope) => readonly SnapshotSource[]) => {
+  for (const form of workspaceForms(deps.runtimes)) formRoutes(app, form, snapshotsOf);
   return app;
 };
 
-function formRoutes(form: WorkspaceForm, snapshotsOf: (scope: WorkspaceScope) => readonly SnapshotSource[]) {
+function formRoutes(app: RouteApp, form: WorkspaceForm, snapshotsOf: (scope: WorkspaceScope) => readonly SnapshotSource[]) {
   const errors = errorResponses({ also: form.also });
   const at = (rest: string) => form.path("/workspace", rest);
   /** The section's snapshot of the form's workspace, typed as the route's schema: the builders assemble exactly those members. */
@@ -33,8 +33,7 @@ function formRoutes(form: WorkspaceForm, snapshotsOf: (scope: WorkspaceScope) =>
     ({ params }: { params: unknown }) =>
       snapshotsOf(form.scope(params)).find((s) => s.name === name)!.read() as Promise<T>;
 
-  return new Elysia({ name: `routes/workspace-status/${form.name}` })
-    .use(apiModelNames)
+  return app
     .get(at("/env"), read<Static<typeof WorkspaceCells>>("env"), {
       ...form.hooks,
       response: { 200: WORKSPACE_CELLS, ...errors },

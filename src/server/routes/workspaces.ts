@@ -12,11 +12,10 @@
  *
  * `:workspace` is a workspace id or an absolute path (URL-encoded), resolved by the registry.
  */
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { untrustedWorkspace } from "../../sessions/runtime-registry.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
-import { apiModelNames } from "../schemas/api-models.ts";
 import { errorResponses } from "../schemas/error-statuses.ts";
 import { WorkspaceSelector } from "./history-schemas.ts";
 import {
@@ -32,15 +31,15 @@ import {
   UpdateBody,
   WorkspaceView,
 } from "./workspace-schemas.ts";
+import type { RouteApp } from "./route-app.ts";
 
 const WorkspaceParams = t.Object({ workspace: WorkspaceSelector });
 
 const strict = (tags: string | string[], summary: string) => capability(tags, { summary, "x-svc-strict": true });
 
-export const workspaceRoutes = (deps: AppDeps) => {
+export const workspaceRoutes = (app: RouteApp, deps: AppDeps) => {
   const { registrations, stops } = deps.workspaces;
-  return new Elysia({ name: "routes/workspaces" })
-    .use(apiModelNames)
+  return app
     .post(
       "/workspaces",
       ({ body, set }) => {
