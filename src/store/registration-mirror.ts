@@ -3,7 +3,10 @@
  * so the front door can answer `/capabilities` truly before the core is built, without loading
  * SQLite (`server/boot-workspaces.ts`). The store rewrites it after every change to the table, the
  * core's build whenever it differs from the table it read; a write is atomic (a 0600 temp file,
- * fsync, rename) and one that fails removes the mirror, so it is never older than the table.
+ * renamed into place) and one that fails removes the mirror, so it is never older than the table.
+ * It is not fsynced, nor are the table's commits (`synchronous = NORMAL`): a crash can leave an
+ * empty or an earlier mirror, which either is unusable or names the database as it was then, and
+ * so is refused if that changed (below).
  *
  * The mirror names the database it copies (`db`: svc.db's device, inode, size and modification
  * time when it was written, and its write-ahead log's when that holds anything; null when there was
@@ -16,7 +19,7 @@
  * `unusable` (not a regular file, past MAX_MIRROR_BYTES, not the shape below) or the rows of one
  * primary workspace with the database they copy. Node's fs only: the idle daemon loads this module.
  */
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fstatSync, openSync, readSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { DB_FILE } from "./db-file.ts";
 
@@ -162,7 +165,6 @@ export function writeRegistrationMirror(dataDir: string, rows: readonly MirrorRo
     try {
       fchmodSync(fd, 0o600);
       writeSync(fd, text);
-      fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
