@@ -97,7 +97,7 @@ export const BUILT_CORE: readonly Allowed[] = [
   { module: "src/server/", reason: "the HTTP app: routes, schemas, status and the core's wiring" },
   { module: "src/sessions/", reason: "the session manager and what a session is made of", except: ["src/sessions/transcript-export.ts"] },
   { module: "src/runtime/", reason: "agent children: spawn, ACP channel (its SDK loads with the first child), wedge and budget watches" },
-  { module: "src/events/", reason: "event buses, replay rings and subscriber queues" },
+  { module: "src/events/", reason: "event buses, replay rings and subscriber queues", except: ["src/events/event-schemas.ts"] },
   { module: "src/workspace/", reason: "the file routes and the workspace status cells" },
   { module: "src/store/", reason: "the journal and catalog: built with the core (its API is synchronous; it opens svc.db on first use)" },
   { module: "src/workspace-registry/", reason: "registered workspaces and runtime stop: the persistent registrations load with the core (no child starts)" },
