@@ -7,79 +7,22 @@
  * trusted, and an untrusted workspace's settings cannot be changed through the API.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
-import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
+import type { TestDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
-import { openSse, type SseClient } from "../helpers/sse-client.ts";
-import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
-import { until } from "../helpers/until.ts";
+import { mcpFixture, mcpTurn, offeredTools, openMcpSession, stdioServer, type McpSession } from "../helpers/mcp-daemon.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const MCP_SERVER = join(import.meta.dir, "..", "fixtures", "mcp-test-server.ts");
 const TOKEN = "m-mcp-config-token-0123456789";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
 const SECRET = "m-secret-value-9f8e7d";
-const TURN_MS = 20_000;
-
-interface Fixture extends AsyncDisposable {
-  readonly model: MockModel;
-  readonly ws: TempDir;
-  readonly home: TempDir;
-  readonly hostFile: string;
-  start(args?: string[]): Promise<TestDaemon>;
-}
 
 /** A workspace whose `.svc/settings.json` is `local` (none when null), a data dir of its own, and the mock model. */
-function fixture(local: Record<string, unknown> | null = null): Fixture {
-  const model = startMockModel();
-  const ws = tempDir("m-mcp-ws-");
-  const home = tempDir("m-mcp-home-");
-  if (local !== null) {
-    mkdirSync(join(ws.path, ".svc"));
-    writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify(local));
-  }
-  const hostFile = join(home.path, "settings.json");
-  // No automatic title: its model request would take a reply queued for the session's next turn.
-  writeFileSync(hostFile, JSON.stringify({ ui: { autoTitle: false }, tools: { approvalMode: "yolo" } }));
-  const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
-  return {
-    model,
-    ws,
-    home,
-    hostFile,
-    start: (args = []) => startDaemon(["--token", TOKEN, ...args], { workspace: ws.path, env }),
-    async [Symbol.asyncDispose]() {
-      await model[Symbol.asyncDispose]();
-      await ws[Symbol.asyncDispose]();
-      await home[Symbol.asyncDispose]();
-    },
-  };
-}
-
+const fixture = (local: Record<string, unknown> | null = null) => mcpFixture({ token: TOKEN, prefix: "m-mcp", local });
 const call = (d: TestDaemon, method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) => jsonRequest(d.url, method, path, body, headers);
-
-async function openSession(d: TestDaemon): Promise<{ sessionId: string; events: SseClient }> {
-  const created = await call(d, "POST", "/session", {});
-  if (created.status !== 200) throw new Error(`POST /session answered ${created.status}: ${JSON.stringify(created.body)}`);
-  const sessionId = created.body.sessionId as string;
-  return { sessionId, events: await openSse(`${d.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0", ...AUTH } }) };
-}
-
-async function turn(d: TestDaemon, s: { sessionId: string; events: SseClient }, text: string) {
-  const reply = await call(d, "POST", `/session/${s.sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  if (reply.status !== 202) throw new Error(`prompt answered ${reply.status}: ${JSON.stringify(reply.body)}`);
-  const promptId = reply.body.promptId as string;
-  return await until(() => s.events.frames.find((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId), TURN_MS, "the turn's end");
-}
-
-/** The names of the tools the model was offered in its last request. */
-function offeredTools(model: MockModel): string[] {
-  const last = model.requests.at(-1) as { tools?: Array<{ function?: { name?: string } }> };
-  return (last.tools ?? []).map((t) => t.function?.name ?? "");
-}
-
-const stdioServer = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [MCP_SERVER], ...extra });
+const openSession = (d: TestDaemon) => openMcpSession(d, AUTH);
+const turn = (d: TestDaemon, s: McpSession, text: string) => mcpTurn(d, s, text, AUTH);
 
 describe("MCP server management", () => {
   test("a server added through the API is used in the next turn without a restart, and one removed is gone from the next", async () => {

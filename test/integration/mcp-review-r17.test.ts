@@ -9,68 +9,23 @@
  * once per write.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
-import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
+import type { TestDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
-import { openSse, type SseClient } from "../helpers/sse-client.ts";
-import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
+import { mcpFixture, mcpServerStates, mcpTurn, MCP_TEST_SERVER, openMcpSession, stdioServer, type McpSession } from "../helpers/mcp-daemon.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
-const MCP_SERVER = join(import.meta.dir, "..", "fixtures", "mcp-test-server.ts");
 const TOKEN = "r17-mcp-token-0123456789";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
-const TURN_MS = 20_000;
 
-interface Fixture extends AsyncDisposable {
-  readonly model: MockModel;
-  readonly ws: TempDir;
-  readonly hostFile: string;
-  start(args?: string[]): Promise<TestDaemon>;
-}
-
-function fixture(local: Record<string, unknown> | null = null): Fixture {
-  const model = startMockModel();
-  const ws = tempDir("r17-ws-");
-  const home = tempDir("r17-home-");
-  if (local !== null) {
-    mkdirSync(join(ws.path, ".svc"));
-    writeFileSync(join(ws.path, ".svc", "settings.json"), JSON.stringify(local));
-  }
-  const hostFile = join(home.path, "settings.json");
-  writeFileSync(hostFile, JSON.stringify({ ui: { autoTitle: false }, tools: { approvalMode: "yolo" } }));
-  const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
-  return {
-    model,
-    ws,
-    hostFile,
-    start: (args = []) => startDaemon(["--token", TOKEN, ...args], { workspace: ws.path, env }),
-    async [Symbol.asyncDispose]() {
-      await model[Symbol.asyncDispose]();
-      await ws[Symbol.asyncDispose]();
-      await home[Symbol.asyncDispose]();
-    },
-  };
-}
-
+/** A workspace whose `.svc/settings.json` is `local` (none when null), a data dir of its own, and the mock model. */
+const fixture = (local: Record<string, unknown> | null = null) => mcpFixture({ token: TOKEN, prefix: "r17", local });
 const call = (d: TestDaemon, method: string, path: string, body?: unknown) => jsonRequest(d.url, method, path, body, AUTH);
-const stdioServer = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [MCP_SERVER], ...extra });
-
-async function openSession(d: TestDaemon): Promise<{ sessionId: string; events: SseClient }> {
-  const created = await call(d, "POST", "/session", {});
-  if (created.status !== 200) throw new Error(`POST /session answered ${created.status}`);
-  const sessionId = created.body.sessionId as string;
-  return { sessionId, events: await openSse(`${d.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0", ...AUTH } }) };
-}
-
-async function turn(d: TestDaemon, s: { sessionId: string; events: SseClient }, text: string) {
-  const reply = await call(d, "POST", `/session/${s.sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  const promptId = reply.body.promptId as string;
-  return await until(() => s.events.frames.find((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId), TURN_MS, "the turn's end");
-}
-
-const serverNames = async (d: TestDaemon) => ((await call(d, "GET", "/workspace/mcp")).body.servers as Array<{ name: string; mcpStatus: string }>).map((c) => `${c.name}:${c.mcpStatus}`);
+const openSession = (d: TestDaemon) => openMcpSession(d, AUTH);
+const turn = (d: TestDaemon, s: McpSession, text: string) => mcpTurn(d, s, text, AUTH);
+const serverNames = (d: TestDaemon) => mcpServerStates(d, AUTH);
 
 describe("MCP management (review R17)", () => {
   test("D1: a PUT of server `__proto__` is either refused or stored (not 200 with nothing written)", async () => {
@@ -207,7 +162,7 @@ describe("MCP management (review R17)", () => {
   test("D9: disabling an extension's server stops it (or is refused), not `changed: true` with it still connected", async () => {
     await using f = fixture();
     const ext = tempDir("r17-ext-");
-    writeFileSync(join(ext.path, "qwen-extension.json"), JSON.stringify({ name: "ex", version: "1.0.0", mcpServers: { srv: { command: process.execPath, args: [MCP_SERVER] } } }));
+    writeFileSync(join(ext.path, "qwen-extension.json"), JSON.stringify({ name: "ex", version: "1.0.0", mcpServers: { srv: { command: process.execPath, args: [MCP_TEST_SERVER] } } }));
     await using d = await f.start(["--trust-workspace"]);
     const started = await call(d, "POST", "/workspace/extensions/install", { source: ext.path, consent: true });
     expect(started.status).toBe(202);

@@ -8,77 +8,24 @@
  * each changes nothing. A trust revocation stops the runtime servers.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startMockModel, type MockModel } from "../fixtures/mock-model.ts";
-import { startDaemon, type TestDaemon } from "../helpers/daemon.ts";
+import type { TestDaemon } from "../helpers/daemon.ts";
 import { jsonRequest } from "../helpers/json-request.ts";
-import { openSse, type SseClient } from "../helpers/sse-client.ts";
-import { tempDir, type TempDir } from "../helpers/temp-dir.ts";
+import { mcpFixture, mcpServerStates, mcpTurn, offeredTools, openMcpSession, stdioServer, type McpSession } from "../helpers/mcp-daemon.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 import { until } from "../helpers/until.ts";
 
-const MCP_SERVER = join(import.meta.dir, "..", "fixtures", "mcp-test-server.ts");
 const TOKEN = "m-mcp-runtime-token-0123456789";
 const AUTH = { Authorization: `Bearer ${TOKEN}` };
-const TURN_MS = 20_000;
-
-interface Fixture extends AsyncDisposable {
-  readonly model: MockModel;
-  readonly hostFile: string;
-  start(args?: string[]): Promise<TestDaemon>;
-}
 
 /** A workspace, a data dir whose settings are `host` (plus no auto title, yolo), and the mock model. */
-function fixture(host: Record<string, unknown> = {}): Fixture {
-  const model = startMockModel();
-  const ws: TempDir = tempDir("m-rt-ws-");
-  const home: TempDir = tempDir("m-rt-home-");
-  const hostFile = join(home.path, "settings.json");
-  // No automatic title: its model request would take a reply queued for the session's next turn.
-  writeFileSync(hostFile, JSON.stringify({ ui: { autoTitle: false }, tools: { approvalMode: "yolo" }, ...host }));
-  const env = { PATH: process.env.PATH, SVC_HOME: home.path, OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model" };
-  return {
-    model,
-    hostFile,
-    start: (args = []) => startDaemon(["--token", TOKEN, ...args], { workspace: ws.path, env }),
-    async [Symbol.asyncDispose]() {
-      await model[Symbol.asyncDispose]();
-      await ws[Symbol.asyncDispose]();
-      await home[Symbol.asyncDispose]();
-    },
-  };
-}
-
-interface Session {
-  readonly sessionId: string;
-  readonly clientId: string;
-  readonly events: SseClient;
-}
-
+const fixture = (host: Record<string, unknown> = {}) => mcpFixture({ token: TOKEN, prefix: "m-rt", host });
 const call = (d: TestDaemon, method: string, path: string, body?: unknown, headers: Record<string, string> = AUTH) => jsonRequest(d.url, method, path, body, headers);
-const as = (s: Session) => ({ ...AUTH, "X-Svc-Client-Id": s.clientId });
-
-async function openSession(d: TestDaemon): Promise<Session> {
-  const created = await call(d, "POST", "/session", {});
-  if (created.status !== 200) throw new Error(`POST /session answered ${created.status}: ${JSON.stringify(created.body)}`);
-  const sessionId = created.body.sessionId as string;
-  return { sessionId, clientId: created.body.clientId as string, events: await openSse(`${d.url}/session/${sessionId}/events`, { headers: { "Last-Event-ID": "0", ...AUTH } }) };
-}
-
-async function turn(d: TestDaemon, s: Session, text: string) {
-  const reply = await call(d, "POST", `/session/${s.sessionId}/prompt`, { prompt: [{ type: "text", text }] });
-  if (reply.status !== 202) throw new Error(`prompt answered ${reply.status}: ${JSON.stringify(reply.body)}`);
-  const promptId = reply.body.promptId as string;
-  return await until(() => s.events.frames.find((f) => (f.event === "turn_complete" || f.event === "turn_error") && f.data.promptId === promptId), TURN_MS, "the turn's end");
-}
-
-function offeredTools(model: MockModel): string[] {
-  const last = model.requests.at(-1) as { tools?: Array<{ function?: { name?: string } }> };
-  return (last.tools ?? []).map((t) => t.function?.name ?? "");
-}
-
-const servers = async (d: TestDaemon) => ((await call(d, "GET", "/workspace/mcp")).body.servers as Array<Record<string, unknown>>).map((c) => `${c.name}:${c.mcpStatus}`);
-const stdioServer = (extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [MCP_SERVER], ...extra });
+const as = (s: McpSession) => ({ ...AUTH, "X-Svc-Client-Id": s.clientId });
+const openSession = (d: TestDaemon) => openMcpSession(d, AUTH);
+const turn = (d: TestDaemon, s: McpSession, text: string) => mcpTurn(d, s, text, AUTH);
+const servers = (d: TestDaemon) => mcpServerStates(d, AUTH);
 
 describe("runtime MCP servers", () => {
   test("an added server is used in the next turn, written nowhere and kept by a reload; removed, it is gone", async () => {
