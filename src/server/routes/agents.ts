@@ -229,10 +229,10 @@ export const agentsRoutes = (app: RouteApp, deps: AppDeps) => {
   };
 
   app.post("/workspace/agents/generate", ({ body }) => generate(deps.runtimes.primaryScope, body.description), {
-      body: AgentGenerateBody,
-      response: { 200: GeneratedAgent, ...errorResponses({ body: true, also: [403, 501, 502, 503, 504] }) },
-      detail: { ...workspaceForms(deps.runtimes)[0].detail("workspace_agent_generate", "Draft a subagent definition from a description with the workspace's agent (nothing is written)", { "x-svc-strict": true }) },
-    });
+    body: AgentGenerateBody,
+    response: { 200: GeneratedAgent, ...errorResponses({ body: true, also: [403, 501, 502, 503, 504] }) },
+    detail: { ...workspaceForms(deps.runtimes)[0].detail("workspace_agent_generate", "Draft a subagent definition from a description with the workspace's agent (nothing is written)", { "x-svc-strict": true }) },
+  });
   for (const form of workspaceForms(deps.runtimes)) {
     formRoutes(app, form, list, detail);
     writeRoutes(form);

@@ -95,17 +95,17 @@ export const catalogRoutes = (app: RouteApp, deps: AppDeps) => {
     });
   for (const form of selectedForms(deps)) workspaceListRoutes(app, history, organization, form);
   return app.get(
-      "/workspaces/:workspace/sessions/live-state",
-      ({ params }) => {
-        const workspace = deps.runtimes.resolve(params.workspace).path;
-        return { v: 1 as const, sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
-      },
-      {
-        params: WorkspaceParams,
-        response: { 200: t.Object({ v: t.Literal(1), sessions: t.Array(LiveStateItem) }), ...listErrors },
-        detail: capability(["workspace_session_live_state", QUALIFIED_TAG], { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
-      },
-    );
+    "/workspaces/:workspace/sessions/live-state",
+    ({ params }) => {
+      const workspace = deps.runtimes.resolve(params.workspace).path;
+      return { v: 1 as const, sessions: [...deps.sessions.all()].filter((s) => s.workspaceCwd === workspace).map((s) => ({ ...sessionSummary(s, { listEntry: true }), live: true as const })) };
+    },
+    {
+      params: WorkspaceParams,
+      response: { 200: t.Object({ v: t.Literal(1), sessions: t.Array(LiveStateItem) }), ...listErrors },
+      detail: capability(["workspace_session_live_state", QUALIFIED_TAG], { summary: "Live state of the named workspace's live sessions (reads memory only)" }),
+    },
+  );
 };
 
 /** The id-selected form `/workspace/:id/…` and the qualified form `/workspaces/:workspace/…` of the session list and counts. */

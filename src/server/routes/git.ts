@@ -141,8 +141,8 @@ function formRoutes(app: RouteApp, form: WorkspaceForm, target: Target) {
       const { views, cwd } = await target(params, (query as { cwd?: string }).cwd);
       return views.commit(cwd, query.sha, request.signal);
     }, { ...form.hooks, query: q ? QualifiedCommitQuery : CommitQuery, response: { 200: CommitBody, ...errors }, detail: detail("One commit and the files it changed") });
-  if (q)
-    app.get(at("/git/remotes"), async ({ params, query, request }) => {
+  if (!q) return;
+  app.get(at("/git/remotes"), async ({ params, query, request }) => {
     const { views, cwd } = await target(params, query.cwd);
     return views.remotes(cwd, request.signal);
   }, { ...form.hooks, query: CwdQuery, response: { 200: RemotesBody, ...errors }, detail: detail("The remotes the workspace's repository defines") });

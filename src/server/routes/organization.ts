@@ -97,7 +97,8 @@ export const organizationRoutes = (app: RouteApp, deps: AppDeps) => {
   const sessionErrors = errorResponses({ body: true, also: [404] });
   groupRoutes(app, organization, byId);
   groupRoutes(app, organization, qualified);
-  return app.patch("/session/:id/organization", ({ params, body }) => organization.organize(params.id, body), {
+  return app
+    .patch("/session/:id/organization", ({ params, body }) => organization.organize(params.id, body), {
       params: SessionIdParams,
       body: OrganizationBody,
       response: { 200: OrganizationReply, ...sessionErrors },
