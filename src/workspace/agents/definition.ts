@@ -2,8 +2,9 @@
  * One subagent definition: a markdown file whose front matter (between `---` lines) names the agent
  * and says what it is for, and whose body is its system prompt. The front matter is a small YAML
  * subset, read by hand so a hostile file cannot make the reader work hard: `key: value` scalars
- * (plain, single-quoted, or double-quoted with JSON's escapes), inline lists `[a, b]`, comma lists
- * `a, b`, and `- item` block lists. Keys read: name, description, tools, disallowedTools, model, color, maxTurns (the reference's); the
+ * (plain, single-quoted, or double-quoted with JSON's escapes), block scalars (`|` literal, `>`
+ * folded, with `-`/`+` chomping: what Qwen Code writes for a multi-line description), inline lists
+ * `[a, b]`, comma lists `a, b`, and `- item` block lists. Keys read: name, description, tools, disallowedTools, model, color, maxTurns (the reference's); the
  * others are not used, and their lines are kept as written when svc rewrites the file. A file that
  * breaks a rule is refused with a message naming what is wrong.
  */
@@ -58,9 +59,40 @@ function unquote(raw: string): string {
   return v;
 }
 
-/** The front matter as keys to a string or a list of strings. */
 /** The keys this reader uses; the lines of a file's other keys are kept (`otherFrontMatter`) for a rewrite. */
 const READ_KEYS = new Set(["name", "description", "tools", "disallowedTools", "model", "color", "maxTurns"]);
+
+/** A block scalar's header: `|` or `>`, an optional chomping indicator and indentation digit (either order), an optional comment. */
+const BLOCK_HEADER = /^([|>])(?:([+-])([1-9])?|([1-9])([+-])?)?\s*(?:#.*)?$/;
+
+/**
+ * The text of a block scalar from its lines (those after the header, up to the next line less
+ * indented than its first, with blank lines among them): the common indentation removed, joined by
+ * newlines (`|`) or folded into spaces where a line follows a line (`>`), and its final newlines
+ * stripped (`-`), kept (`+`) or clipped to one.
+ */
+function blockScalar(lines: readonly string[], style: string, chomp: string | undefined, indentDigit: string | undefined): string {
+  const first = lines.find((l) => l.trim() !== "");
+  const indent = indentDigit !== undefined ? Number(indentDigit) : first === undefined ? 0 : first.length - first.trimStart().length;
+  const body = lines.map((l) => l.slice(indent));
+  let text: string;
+  if (style === "|") text = body.join("\n");
+  else {
+    // Folded: the break between two lines of text is a space; one before blank lines goes, and each
+    // blank line is a newline; breaks next to a more indented line stay.
+    text = body[0] ?? "";
+    for (let i = 1; i < body.length; i++) {
+      const prev = body[i - 1]!;
+      const line = body[i]!;
+      const kept = prev.startsWith(" ") || line.startsWith(" ");
+      text += (prev === "" ? "\n" : line === "" ? (prev.startsWith(" ") ? "\n" : "") : kept ? "\n" : " ") + line;
+    }
+  }
+  const content = text.replace(/\n+$/, "");
+  if (chomp === "-") return content;
+  if (chomp === "+") return text + "\n";
+  return content === "" ? "" : `${content}\n`;
+}
 
 /** The front matter as keys to a string or a list of strings, and the lines of the keys not read. */
 function frontMatter(yaml: string): { fields: Map<string, string | string[]>; other: string[] } {
@@ -68,7 +100,9 @@ function frontMatter(yaml: string): { fields: Map<string, string | string[]>; ot
   const other: string[] = [];
   let listKey: string | null = null;
   let keep = false;
-  for (const [index, line] of yaml.split("\n").entries()) {
+  const lines = yaml.split("\n");
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
     if (line.trim() === "" || line.trimStart().startsWith("#")) continue;
     const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
     if (item && listKey !== null) {
@@ -85,7 +119,15 @@ function frontMatter(yaml: string): { fields: Map<string, string | string[]>; ot
     keep = !READ_KEYS.has(key);
     if (keep) other.push(line);
     const value = rest.trim();
-    if (value === "") {
+    const block = BLOCK_HEADER.exec(value);
+    if (block) {
+      // Its lines: every blank or indented line that follows.
+      const start = index + 1;
+      while (index + 1 < lines.length && (lines[index + 1]!.trim() === "" || /^\s/.test(lines[index + 1]!))) index++;
+      const blockLines = lines.slice(start, index + 1);
+      if (keep) other.push(...blockLines);
+      out.set(key, blockScalar(blockLines, block[1]!, block[2] ?? block[5], block[3] ?? block[4]));
+    } else if (value === "") {
       out.set(key, []);
       listKey = key;
     } else if (value.startsWith("[") && value.endsWith("]")) {

@@ -16,6 +16,30 @@ describe("parseDefinition", () => {
     expect(parseDefinition("\uFEFF---\r\nname: ab\r\ndescription: d\r\n---\r\nbody\r\n", "user").systemPrompt).toBe("body");
   });
 
+  test("block scalars (what Qwen Code writes for a multi-line description) read as a YAML parser reads them", () => {
+    const blocks = [
+      "description: |-\n  Reviews code.\n  Use after edits.",
+      "description: |\n  Reviews code.\n\n    Indented line.\n  Last.\n",
+      "description: |+\n  kept\n\n",
+      "description: >-\n  folded\n  into one\n\n  next paragraph",
+      "description: >\n  folded\n   more indented\n  back",
+      "description: |2-\n    two spaces kept\n  # not a comment",
+      "description: >- # a comment\n  a\n  b",
+      "description: >\n  a\n\n\n  b\n    c\n\n  d",
+      "description: |\n\n  after a blank line\n  x",
+    ];
+    for (const block of blocks) {
+      const front = `name: ab\n${block}\nmodel: m`;
+      const read = parseDefinition(file(front), "user");
+      expect(read.description).toBe((Bun.YAML.parse(front) as { description: string }).description);
+      expect(read.model).toBe("m");
+    }
+    // A block that ends the front matter.
+    expect(parseDefinition(file("name: ab\ndescription: >-\n  one\n  two"), "user").description).toBe("one two");
+    const other = parseDefinition(file("name: ab\ndescription: d\nnotes: |-\n  x\n  y\nmodel: m"), "user");
+    expect(other.otherFrontMatter).toEqual(["notes: |-", "  x", "  y"]);
+  });
+
   test("no tools key means no allow-list; an unknown color is dropped", () => {
     const d = parseDefinition(file("name: ab\ndescription: d\ncolor: mauve"), "user");
     expect(d.tools).toBeUndefined();
