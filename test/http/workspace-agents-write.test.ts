@@ -7,8 +7,9 @@
  * written, and bad bodies are refused without a file.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { changedRules, updateTrustStore } from "../../src/trust/index.ts";
 import { fakeAgentDaemon } from "../helpers/fake-agent-daemon.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
@@ -173,6 +174,22 @@ describe("subagent definitions written through the API", () => {
     expect((await d.json("DELETE", `${q}/q-agent`, undefined, AUTH)).status).toBe(204);
     expect(existsSync(file)).toBe(false);
     expect(await d.json("POST", "/workspaces/%2Fnowhere/agents", body, AUTH)).toMatchObject({ status: 404, body: { code: "workspace_not_found" } });
+  });
+
+  test("a change of the user's definitions reaches every workspace's sessions; a project's, its own workspace's only", async () => {
+    await using d = await fakeAgentDaemon(["--token", TOKEN, "--trust-workspace"]);
+    await using other = tempDir("agents-other-ws-");
+    // Trusted, as a session there needs (what `svc trust` writes).
+    const otherPath = realpathSync(other.path);
+    updateTrustStore(process.env.SVC_HOME!, (rules) => changedRules(rules, otherPath, "trusted"));
+    expect((await d.json("POST", "/workspaces", { cwd: otherPath }, AUTH)).status).toBe(201);
+    const created = await d.json("POST", "/session", { cwd: otherPath, sessionScope: "thread" }, AUTH);
+    expect(created.status).toBe(200);
+    await using events = await d.events(created.body.sessionId as string, { ...AUTH, "Last-Event-ID": "0" });
+    expect((await d.json("POST", "/workspace/agents", { scope: "workspace", name: "local-only", description: "d", systemPrompt: "p" }, AUTH)).status).toBe(201);
+    expect((await d.json("POST", "/workspace/agents", { scope: "global", name: "shared", description: "d", systemPrompt: "p" }, AUTH)).status).toBe(201);
+    await events.waitFor("agent_changed", () => events.frames.some((f) => f.event === "agent_changed"), 5000);
+    expect(events.frames.filter((f) => f.event === "agent_changed").map((f) => f.data)).toEqual([{ change: "created", name: "shared", level: "user" }]);
   });
 
   test("an untrusted workspace: its folder is not written, the user's is", async () => {

@@ -128,8 +128,10 @@ export const agentsRoutes = (app: RouteApp, deps: AppDeps) => {
     for (const session of deps.sessions.all()) if (session.runtime === scope.runtime && !session.isEnded) yield session;
   }
   const writeWhere = (scope: WorkspaceScope): WriteWhere => ({ ...where(scope), projectFolder: scope.runtime.extensionPrefix === "qwen" ? ".qwen/agents" : ".svc/agents" });
+  /** A project change reaches the workspace's sessions; a user-level one every workspace's, as every workspace reads that folder. */
   const announce = (scope: WorkspaceScope, change: "created" | "updated" | "deleted", name: string, level: WritableLevel, clientId: string | null) => {
-    for (const session of liveSessions(scope)) session.publish("agent_changed", { change, name, level }, clientId === null ? {} : { originatorClientId: clientId });
+    const sessions = level === "user" ? [...deps.sessions.all()].filter((s) => !s.isEnded) : liveSessions(scope);
+    for (const session of sessions) session.publish("agent_changed", { change, name, level }, clientId === null ? {} : { originatorClientId: clientId });
   };
   /** The level a write reaches; the project's is written in a trusted workspace only. */
   const writeLevel = (form: WorkspaceForm, scope: WorkspaceScope, query: unknown, required: boolean) => {
