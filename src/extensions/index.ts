@@ -15,6 +15,7 @@ import { createHash } from "node:crypto";
 import { opendirSync, lstatSync } from "node:fs";
 import { join } from "node:path";
 import { DaemonError } from "../errors/daemon-error.ts";
+import { sweepInstallLeftovers } from "./install-leftovers.ts";
 import { installFromRegistry } from "./registry-install.ts";
 import { checkSource, installFromFolder, isRegistrySource, removeExtension, setEnabled } from "./extension-install.ts";
 import { ExtensionOperations, type ExtensionOperation, type OperationKind } from "./extension-operations.ts";
@@ -125,6 +126,7 @@ export class ExtensionService {
   install(source: string): ExtensionOperation {
     checkSource(source);
     return this.start("install", { source }, async () => {
+      await sweepInstallLeftovers(this.deps.dataDir);
       const result = isRegistrySource(source) ? await installFromRegistry(this.deps.dataDir, this.deps.registry, source) : await installFromFolder(this.deps.dataDir, source);
       return { status: "installed", source, ...result, ...(await this.refreshed()) };
     });

@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { DaemonError } from "../errors/daemon-error.ts";
 import { installFromFolder, MAX_DEPTH, MAX_FILES, MAX_TOTAL_BYTES, type InstallResult } from "./extension-install.ts";
+import { DOWNLOADS_FOLDER } from "./install-leftovers.ts";
 
 /** The reference's scoped-package source, with an optional version or dist-tag. */
 export const NPM_SOURCE = /^(@[a-z0-9][a-z0-9._-]{0,100}\/[a-z0-9][a-z0-9._-]{0,100})(?:@([A-Za-z0-9][A-Za-z0-9.+_-]{0,100}))?$/;
@@ -122,7 +123,7 @@ export async function installFromRegistry(dataDir: string, registry: string, sou
   const tgz = await fetchBounded(pkg.tarball, MAX_TARBALL_BYTES, `tarball of ${pkg.name}@${pkg.version}`, "application/octet-stream");
   const digest = `sha512-${createHash("sha512").update(tgz).digest("base64")}`;
   if (!pkg.integrity.includes(digest)) throw refused(422, "extension_integrity_mismatch", `The tarball of ${pkg.name}@${pkg.version} does not match the registry's integrity`);
-  const download = join(dataDir, ".extension-downloads", randomUUID());
+  const download = join(dataDir, DOWNLOADS_FOLDER, randomUUID());
   await mkdir(download, { recursive: true, mode: 0o700 });
   try {
     await unpack(tgz, download).catch((err: unknown) => {

@@ -1,16 +1,20 @@
 /**
  * Extensions on real folders: the manifest's checks and `${extensionPath}` substitution, the MCP
  * declarations and instruction files only enabled extensions give, and the install's refusals
- * (a registry source, a link, a folder holding svc's own extensions folder) and copy rules.
+ * (a registry source, a link, a folder holding svc's own extensions folder) and copy rules, and the
+ * sweep of what a dead install left.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join, sep } from "node:path";
 import { extensionContextFiles, extensionMcpServers } from "../../../src/extensions/extension-contributions.ts";
 import { checkSource, installFromFolder, setEnabled } from "../../../src/extensions/extension-install.ts";
 import { ManifestError, parseManifest } from "../../../src/extensions/extension-manifest.ts";
 import { readExtension, RECORD_FILE } from "../../../src/extensions/extension-store.ts";
+import { ExtensionService } from "../../../src/extensions/index.ts";
+import { DOWNLOADS_FOLDER, LEFTOVER_AGE_MS } from "../../../src/extensions/install-leftovers.ts";
 import { tempDir } from "../../helpers/temp-dir.ts";
+import { until } from "../../helpers/until.ts";
 
 const manifest = (name: string, extra: Record<string, unknown> = {}) => JSON.stringify({ name, ...extra });
 
@@ -85,5 +89,30 @@ describe("install and contributions", () => {
     mkdirSync(join(data.path, "extensions", "other"));
     writeFileSync(join(data.path, "extensions", "other", "qwen-extension.json"), manifest("kit"));
     expect(readExtension(data.path, "other")).toMatchObject({ error: 'the manifest names "kit"' });
+  });
+});
+
+describe("install leftovers", () => {
+  test("an install sweeps the staging, replaced and download folders a dead install left, once older than an hour; younger ones may be another daemon's and stay", async () => {
+    await using data = tempDir("svc-ext-left-");
+    await using src = tempDir("svc-ext-left-src-");
+    writeFileSync(join(src.path, "qwen-extension.json"), manifest("kit"));
+    const old = (Date.now() - LEFTOVER_AGE_MS - 60_000) / 1000;
+    const made = (path: string, age: "old" | "young") => {
+      mkdirSync(join(path, "inner"), { recursive: true });
+      writeFileSync(join(path, "inner", "f"), "x");
+      if (age === "old") utimesSync(path, old, old);
+      return path;
+    };
+    const ext = join(data.path, "extensions");
+    const downloads = join(data.path, DOWNLOADS_FOLDER);
+    const swept = [made(join(ext, ".staging-a"), "old"), made(join(ext, ".old-b"), "old"), made(join(downloads, "c"), "old")];
+    const kept = [made(join(ext, ".staging-young"), "young"), made(join(downloads, "young"), "young"), made(join(ext, "other"), "old")];
+    const service = new ExtensionService({ dataDir: data.path, workspace: src.path, registry: "http://127.0.0.1:9/", refresh: async () => null, publish: () => {} });
+    const op = service.install(src.path);
+    await until(() => service.operation(op.operationId).status !== "queued" && service.operation(op.operationId).status !== "running", 5000, "the install");
+    expect(service.operation(op.operationId).status).toBe("succeeded");
+    expect(swept.filter((p) => existsSync(p))).toEqual([]);
+    expect(kept.filter((p) => !existsSync(p))).toEqual([]);
   });
 });
