@@ -163,7 +163,7 @@ export const RestartAnswer = t.Object(
 const runtimeServerName = t.String({
   pattern: SERVER_NAME_PATTERN,
   description: "The server name: 1 to 32 letters, digits, `_` or `-`",
-  error: fail("invalid_server_name", "Server name must be 1 to 32 letters, digits, underscores or hyphens"),
+  error: fail("invalid_server_name", "Server name must be 1 to 32 letters, digits, underscores or hyphens, and not __proto__, constructor or prototype"),
 });
 
 export const RuntimeServerParams = t.Object({ name: runtimeServerName });

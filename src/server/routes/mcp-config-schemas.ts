@@ -14,7 +14,7 @@ const fail = (code: string, message: string) => () => new DaemonError(400, code,
 const serverName = t.String({
   pattern: SERVER_NAME_PATTERN,
   description: "The MCP server's name: 1 to 32 letters, digits, `_` or `-` (the names the built-in agent reads)",
-  error: fail("invalid_server_name", "Server name must be 1 to 32 letters, digits, underscores or hyphens"),
+  error: fail("invalid_server_name", "Server name must be 1 to 32 letters, digits, underscores or hyphens, and not __proto__, constructor or prototype"),
 });
 
 /** The route's params: the server's name, and the workspace selector on the qualified form. */
