@@ -193,6 +193,16 @@ export class WorkspaceRuntime {
   }
 
   /**
+   * The live channel, or the one the start in progress gives (null when none is live or starting,
+   * or that start fails); never starts a child. For a change the agent must be told of: an agent
+   * starting may have read its settings before the change, and would miss it if skipped as not live.
+   */
+  async settled(): Promise<Live | null> {
+    if (this.live) return this.live;
+    return this.starting === null ? null : await this.starting.catch(() => null);
+  }
+
+  /**
    * Routes the traffic of the agent's session `sessionId` (the id the agent uses, which the sink
    * maps to its own) to `sink`, first replaying anything that arrived before it.
    */

@@ -166,7 +166,7 @@ export class McpConfig {
     const concerned = where === "user" ? this.deps.scopes() : [scope];
     const outcomes = await Promise.all(
       concerned.map(async (s) => {
-        const live = s.runtime.current();
+        const live = await s.runtime.settled();
         // The host's servers run in every workspace, trusted or not; a workspace file's only in a trusted one.
         if (!live || (where === "workspace" && !s.trust.trusted)) return false;
         try {

@@ -37,7 +37,7 @@ export const extensionRoutes = (app: RouteApp, deps: AppDeps) => {
           workspace: runtime.cwd,
           registry: deps.config.npmRegistry,
           refresh: async () => {
-            const live = runtime.current();
+            const live = await runtime.settled();
             if (!live || live.profile.extensionPrefix !== "svc") return null;
             await reloadMcp(live, runtime.cwd, {});
             const { sessionsRefreshed, sessionsFailed } = await refreshSkills(live, runtime.cwd);
