@@ -162,9 +162,10 @@ async function measureReplay(options: EventsOptions, runs: number, warmup: numbe
       const after = cpuSeconds(daemon.proc.pid);
       if (i === 0) {
         const frames = sub.frames();
-        const complete = frames.find((f) => f.type === "replay_complete");
-        replayed = (complete?.data as { replayedCount?: number } | undefined)?.replayedCount ?? 0;
-        const arrived = frames.filter((f) => f.id !== undefined).length;
+        const at = frames.findIndex((f) => f.type === "replay_complete");
+        replayed = (frames[at]?.data as { replayedCount?: number } | undefined)?.replayedCount ?? 0;
+        // What came after replay_complete is live (the turn's auto title may land just then).
+        const arrived = frames.slice(0, at).filter((f) => f.id !== undefined).length;
         if (arrived !== replayed) throw new Error(`replay_complete says ${replayed} replayed, ${arrived} frames arrived`);
       }
       sub.close();
