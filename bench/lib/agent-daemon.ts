@@ -1,13 +1,15 @@
 /**
  * `svc serve` with the fake ACP agent as its agent child (`SVC_CLI_ENTRY`), for the session and
- * event benches: port 0, a fresh workspace and SVC_HOME, no session caps, the default log level
+ * event benches: port 0, a fresh workspace and SVC_HOME (whose settings turn the automatic title
+ * off: its event, after a session's first turn, would land in the next round of a bench that
+ * counts every frame), no session caps, the default log level
  * (the access log is part of the default configuration) into a scratch file. `home` is the HOME the
  * daemon and so its children get: shared across daemons like a user's, it keeps Bun's transpiler
  * cache (`~/.bun/install/cache`) warm for the agent, as on a real machine.
  * `stopAgentDaemon` stops the daemon by PID and then makes sure the agent children it started are
  * gone too (by PID, SIGKILL to the stragglers), so no process outlives the bench.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { scratchDir, stopProcess } from "./procs.ts";
 import { launch, type Launched } from "./servers.ts";
@@ -21,10 +23,12 @@ export interface AgentDaemon extends Launched {
 
 export async function startAgentDaemon(svc: readonly string[], agentEntry: string, home: string, extraArgs: readonly string[] = []): Promise<AgentDaemon> {
   const workspace = scratchDir("ws");
+  const svcHome = scratchDir("svc-home");
+  writeFileSync(join(svcHome, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
   const launched = await launch({
     name: "svc serve (fake agent)",
     cmd: [...svc, "serve", "--port", "0", "--workspace", workspace, "--max-sessions", "0", "--max-total-sessions", "0", ...extraArgs],
-    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: scratchDir("svc-home"), SVC_CLI_ENTRY: agentEntry },
+    env: { PATH: process.env.PATH ?? "", HOME: home, SVC_HOME: svcHome, SVC_CLI_ENTRY: agentEntry },
     stderrPath: join(scratchDir("log"), "stderr.log"),
   });
   return { ...launched, workspace };
