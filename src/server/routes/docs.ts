@@ -96,7 +96,7 @@ function asset(body: string, type: string) {
   return () => new Response(body, { headers: { "Content-Type": type, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff" } });
 }
 
-/** `app` returns the assembled application, whose routes the document describes. */
+/** `root` returns the assembled application, whose routes the document describes. */
 export const docsRoutes = (app: RouteApp, version: string, root: () => Elysia) => {
   let document: Promise<string> | null = null;
   const render = async () => {
