@@ -19,7 +19,8 @@ import type { Store } from "../store/store.ts";
 import { decodeCursor, encodeCursor } from "./history-cursor.ts";
 import { MAX_GROUP_NAME_CHARS, MAX_GROUPS } from "./organization-limits.ts";
 import { persistedSummary, type SessionListRecord } from "./session-history.ts";
-import { sessionNotFound, type SessionManager } from "./session-manager.ts";
+import { sessionNotFound } from "./session-errors.ts";
+import type { SessionManager } from "./session-manager.ts";
 import { sessionSummary } from "./session-summary.ts";
 
 export const GROUP_COLORS = ["red", "orange", "yellow", "green", "blue", "purple"] as const;

@@ -12,7 +12,8 @@ import { DaemonError } from "../errors/daemon-error.ts";
 import type { CatalogRow, JournalRecord, SourceFilter, Store } from "../store/store.ts";
 import { decodeCursor, encodeCursor } from "./history-cursor.ts";
 import type { LiveSession } from "./live-session.ts";
-import { sessionNotFound, type SessionManager } from "./session-manager.ts";
+import { sessionNotFound } from "./session-errors.ts";
+import type { SessionManager } from "./session-manager.ts";
 import { parentFields, sessionSummary } from "./session-summary.ts";
 import { parseWorktree, worktreeFields } from "./worktree-seam.ts";
 

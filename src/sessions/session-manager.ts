@@ -27,6 +27,8 @@ import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from ".
 import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
 import { parentFields } from "./session-summary.ts";
 import { parseWorktree, worktreeFields, worktreeText, WorktreeSeam, type WorktreeInfo } from "./worktree-seam.ts";
+import { RuntimeSlots } from "./runtime-slots.ts";
+import { agentRestoreFailed, isUnknownSession, restoreConflict, sessionNotFound } from "./session-errors.ts";
 
 export interface CreateRequest {
   readonly cwd?: string;
@@ -75,33 +77,6 @@ const REPLAY_SINK: SessionSink = {
   onChannelDied: () => {},
 };
 
-/** ACP's "resource not found" (the agent does not know the session id it was asked to load or resume). */
-const RESOURCE_NOT_FOUND = -32002;
-
-/** The agent answered a load or resume with "no such session" (its code, or its words where it uses another code). */
-const isUnknownSession = (err: unknown) =>
-  err instanceof AgentRequestError && (err.rpcCode === RESOURCE_NOT_FOUND || /\b(session|resource)\b.*\bnot found\b|\bunknown session\b|\bno such session\b/i.test(err.message));
-
-/** Any other error answer to a load or resume: a string code, and the agent's message as the channel redacted (known secrets replaced) and cut it. */
-const agentRestoreFailed = (sessionId: string, method: string, err: AgentRequestError) =>
-  new DaemonError(502, "agent_restore_failed", `The agent failed ${method} of session ${sessionId}: ${err.message}`, { errorKind: "agent_error", sessionId, method, retryable: false });
-
-const restoreConflict = (sessionId: string) => new DaemonError(409, "session_conflict", "The session became live while it was being restored", { sessionId });
-
-/**
- * 404 `session_not_found`. For a session that is persisted and not archived, `restorable: true`
- * (`POST /session/:id/load` brings it back) and `persistedState`, as the session lists say it:
- * `closed` (a client closed it), `restorable` (the daemon ended it: a shutdown, the idle reaper, its
- * workspace removed or its runtime stopped) or `interrupted` (its daemon or agent went away).
- */
-export const sessionNotFound = (sessionId: string, persisted: Pick<CatalogRow, "state"> | null = null) =>
-  new DaemonError(
-    404,
-    "session_not_found",
-    `No session with id "${sessionId}"`,
-    persisted === null ? { sessionId } : { sessionId, restorable: true, persistedState: persisted.state === "live" ? "interrupted" : persisted.state },
-  );
-
 export class SessionManager {
   private readonly sessions = new Map<string, LiveSession>();
   /** Ids `reopen` is bringing back (see `isRestoring`). */
@@ -110,13 +85,11 @@ export class SessionManager {
   private readonly defaults = new Map<string, string>();
   /** A default session being created, shared by concurrent `single` creates. */
   private readonly pendingDefaults = new Map<string, Promise<LiveSession>>();
-  /** Creations in flight, counted against the caps. */
-  private readonly inflight = new Map<string, number>();
+  /** Creations in flight (counted against the caps) and the idle children's pending stops. */
+  private readonly slots: RuntimeSlots;
   private reaper: Timer | null = null;
   /** The daemon is shutting down (`shutdown()`): starts it abandons are its, not their workspace's. */
   private closing = false;
-  /** Per runtime, the one pending stop of a child left without sessions (re-armed on every release). */
-  private readonly idleStops = new Map<WorkspaceRuntime, Timer>();
   private readonly now: () => number;
   private readonly hooks: SessionHooks;
   /** The workspaces' session worktrees (loaded on the first worktree session). */
@@ -129,6 +102,7 @@ export class SessionManager {
 
   constructor(private readonly deps: ManagerDeps) {
     this.now = deps.now ?? Date.now;
+    this.slots = new RuntimeSlots(deps.config.limits, () => this.sessions.size);
     this.worktrees = new WorktreeSeam(deps.config.agent.baseEnv);
     const titler = new AutoTitler(deps.config.settings.autoTitle, deps.store ?? null, deps.logger);
     this.hooks = {
@@ -205,7 +179,7 @@ export class SessionManager {
 
   /** Sessions of `runtime` being created or restored now. */
   pendingStarts(runtime: WorkspaceRuntime): number {
-    return this.inflight.get(runtime.cwd) ?? 0;
+    return this.slots.pending(runtime);
   }
 
   /**
@@ -284,7 +258,7 @@ export class SessionManager {
         this.deps.logger.warn("agent did not close the session cleanly", { sessionId, error: err instanceof Error ? err.message : String(err) });
       }
     }
-    this.releaseIdleRuntime(session.runtime);
+    this.slots.release(session.runtime);
   }
 
   /** Records a heartbeat; returns what the route answers. */
@@ -335,8 +309,7 @@ export class SessionManager {
     this.closing = true;
     if (this.reaper) clearInterval(this.reaper);
     this.reaper = null;
-    for (const timer of this.idleStops.values()) clearTimeout(timer);
-    this.idleStops.clear();
+    this.slots.clear();
     for (const session of [...this.sessions.values()]) {
       this.forget(session);
       this.deps.store?.sessionEnded(session.id, "restorable");
@@ -354,7 +327,7 @@ export class SessionManager {
    * checked before anything is checked out; a session that fails to start takes its worktree with it.
    */
   private async inWorktree(runtime: WorkspaceRuntime, slug: string | undefined, modelServiceId: string | undefined, startup: StartupConfig | null, source: SessionSource | null) {
-    this.checkCaps(runtime);
+    this.slots.checkCaps(runtime);
     const worktree = await this.worktrees.create(runtime.cwd, slug);
     try {
       return await this.fresh(runtime, modelServiceId, startup, source, worktree);
@@ -422,17 +395,6 @@ export class SessionManager {
     return result;
   }
 
-  private checkCaps(runtime: WorkspaceRuntime): void {
-    const { maxSessions, maxTotalSessions } = this.deps.config.limits;
-    const inWorkspace = runtime.sessionCount + (this.inflight.get(runtime.cwd) ?? 0);
-    let total = this.sessions.size;
-    for (const n of this.inflight.values()) total += n;
-    const over = (scope: "workspace" | "total", limit: number) =>
-      new DaemonError(503, "session_limit_exceeded", `Session limit reached (${limit})`, { limit, scope }, 5);
-    if (maxSessions > 0 && inWorkspace >= maxSessions) throw over("workspace", maxSessions);
-    if (maxTotalSessions > 0 && total >= maxTotalSessions) throw over("total", maxTotalSessions);
-  }
-
   /** Starts the runtime if needed and opens a new agent session on it. */
   private spawn(runtime: WorkspaceRuntime, source: SessionSource | null, worktree: WorktreeInfo | null = null): Promise<LiveSession> {
     return this.creating(runtime, async () => {
@@ -449,9 +411,7 @@ export class SessionManager {
    * in flight, with the runtime's idle stop held off meanwhile.
    */
   private async creating<T>(runtime: WorkspaceRuntime, work: () => Promise<T>): Promise<T> {
-    this.checkCaps(runtime);
-    this.inflight.set(runtime.cwd, (this.inflight.get(runtime.cwd) ?? 0) + 1);
-    this.cancelIdleStop(runtime);
+    this.slots.begin(runtime);
     try {
       return await work();
     } catch (err) {
@@ -460,10 +420,7 @@ export class SessionManager {
       if (err instanceof ShuttingDownError && !this.closing) throw runtimeUnavailable({ path: runtime.cwd, id: workspaceId(runtime.cwd) });
       throw err;
     } finally {
-      const n = (this.inflight.get(runtime.cwd) ?? 1) - 1;
-      if (n === 0) this.inflight.delete(runtime.cwd);
-      else this.inflight.set(runtime.cwd, n);
-      this.releaseIdleRuntime(runtime);
+      this.slots.end(runtime);
     }
   }
 
@@ -671,25 +628,5 @@ export class SessionManager {
   private forget(session: LiveSession): void {
     this.sessions.delete(session.id);
     if (this.defaults.get(session.workspaceCwd) === session.id) this.defaults.delete(session.workspaceCwd);
-  }
-
-  /**
-   * With no session left (and none being created), the child goes after `--channel-idle-timeout-ms`
-   * counted from this release: an earlier release's stop is replaced, and a new session cancels it.
-   */
-  private releaseIdleRuntime(runtime: WorkspaceRuntime): void {
-    if (runtime.sessionCount > 0 || this.inflight.has(runtime.cwd)) return;
-    this.cancelIdleStop(runtime);
-    const timer = setTimeout(() => {
-      this.idleStops.delete(runtime);
-      if (runtime.sessionCount === 0 && !this.inflight.has(runtime.cwd)) void runtime.stopIfIdle();
-    }, this.deps.config.limits.channelIdleTimeoutMs);
-    timer.unref();
-    this.idleStops.set(runtime, timer);
-  }
-
-  private cancelIdleStop(runtime: WorkspaceRuntime): void {
-    clearTimeout(this.idleStops.get(runtime));
-    this.idleStops.delete(runtime);
   }
 }

@@ -25,7 +25,8 @@ import type { GrowthLease } from "./journal-growth.ts";
 import type { JournalReplay } from "./journal-replay.ts";
 import type { LiveSession } from "./live-session.ts";
 import { RESTORE_RETRY_AFTER_SECONDS, restoreInProgress } from "./restore-in-progress.ts";
-import { sessionNotFound, type SessionManager } from "./session-manager.ts";
+import { sessionNotFound } from "./session-errors.ts";
+import type { SessionManager } from "./session-manager.ts";
 import { worktreeFields } from "./worktree-seam.ts";
 
 export type RestoreAction = "load" | "resume";

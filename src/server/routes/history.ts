@@ -7,7 +7,7 @@
  */
 import { t } from "elysia";
 import { DaemonError } from "../../errors/daemon-error.ts";
-import { sessionNotFound } from "../../sessions/session-manager.ts";
+import { sessionNotFound } from "../../sessions/session-errors.ts";
 import { DEFAULT_TRANSCRIPT_LIMIT, MAX_TRANSCRIPT_LIMIT, SessionHistory } from "../../sessions/session-history.ts";
 import { EXPORT_CONTENT_TYPES, EXPORT_FORMATS, type ExportFormat } from "../../sessions/export-formats.ts";
 import type { AppDeps } from "../app-deps.ts";

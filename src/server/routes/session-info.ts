@@ -3,7 +3,7 @@
  * Virtual `subagent.` ids resolve against the primary runtime and have an empty state.
  */
 import { t } from "elysia";
-import { sessionNotFound } from "../../sessions/session-manager.ts";
+import { sessionNotFound } from "../../sessions/session-errors.ts";
 import { sessionSummary } from "../../sessions/session-summary.ts";
 import type { AppDeps } from "../app-deps.ts";
 import { capability } from "../capability.ts";
