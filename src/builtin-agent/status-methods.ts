@@ -17,7 +17,7 @@ import type { AgentSession } from "./agent-session.ts";
 import { AVAILABLE_COMMANDS } from "./commands.ts";
 import { WARN_RATIO } from "./mcp/mcp-budget.ts";
 import type { McpServers, McpServerState } from "./mcp/mcp-servers.ts";
-import { allTools } from "./mcp/mcp-tools.ts";
+import { allTools, isDisabled } from "./mcp/mcp-tools.ts";
 import { cpuSampler } from "./cpu-sampler.ts";
 import { contextUsage } from "./context-usage.ts";
 import { BUILTIN_TOOLS } from "./tools/registry.ts";
@@ -187,7 +187,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     .onRequest("svc/status/workspace/tools", fields("cwd"), ({ params }) => ({
       ...envelope(params.cwd),
       acpChannelLive: true,
-      tools: [...allTools(mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: !deps.disabledTools.has(t.name) })),
+      tools: [...allTools(mcp).values()].map((t) => ({ name: t.name, displayName: t.name, description: t.description, enabled: !isDisabled(t, deps.disabledTools) })),
     }))
     .onRequest("svc/status/workspace/mcp", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), ...mcpSnapshot(mcp) }))
     .onRequest("svc/status/workspace/skills", fields("cwd"), ({ params }) => ({ ...envelope(params.cwd), skills: deps.skills.catalog().skills.map(skillCell) }))
@@ -203,7 +203,7 @@ export function registerStatusMethods(app: acp.AgentApp, deps: StatusDeps): void
     .onRequest("svc/status/session/context_usage", fields("sessionId"), ({ params }) => {
       const session = deps.session(params.sessionId);
       const model = config.models.find((m) => m.id === session.modelId);
-      const tools = [...allTools(mcp).values()].filter((t) => !deps.disabledTools.has(t.name)).map((t) => ({ ...t, builtin: BUILTIN_TOOLS.has(t.name) }));
+      const tools = [...allTools(mcp).values()].filter((t) => !isDisabled(t, deps.disabledTools)).map((t) => ({ ...t, builtin: BUILTIN_TOOLS.has(t.name) }));
       return { v: 1, sessionId: session.id, workspaceCwd: workspace, ...contextUsage(session, model, tools, (params as { detail?: unknown }).detail === true) };
     })
     .onRequest("svc/status/session/supported_commands", fields("sessionId"), ({ params }) => {

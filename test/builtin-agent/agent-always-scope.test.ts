@@ -22,7 +22,7 @@ describe("proceed_always scope", () => {
     a.onPermission = (req) => ({ outcome: "selected", optionId: req.toolCall.title?.startsWith("test:") && req.toolCall.title !== "test: fail" ? "proceed_always" : "cancel" });
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "one" } }] }, { kind: "text", text: "ok" });
     await a.turn(sessionId, "first");
-    expect(a.permissionRequests[0]!.options.find((o) => o.optionId === "proceed_always")?.name).toBe("Always allow mcp__test__echo");
+    expect(a.permissionRequests[0]!.options.find((o) => o.optionId === "proceed_always")?.name).toBe("Always allow echo from MCP server test");
     a.model.enqueue({ kind: "tools", calls: [{ name: "mcp__test__echo", args: { text: "two" } }, shell("touch pwned"), { name: "mcp__test__fail", args: {} }] }, { kind: "text", text: "ok" });
     await a.turn(sessionId, "second");
     expect(asked(a)).toEqual(["test: echo", "touch pwned", "test: fail"]);

@@ -77,6 +77,8 @@ export interface ToolOutcome {
 
 export interface AgentTool {
   readonly name: string;
+  /** Other names whose toggle applies to this tool too (an MCP tool's plain and distinct names, `mcp-tools.ts`). */
+  readonly disableNames?: readonly string[];
   readonly description: string;
   /** JSON Schema of the arguments object. */
   readonly parameters: Record<string, unknown>;
