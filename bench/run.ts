@@ -255,7 +255,7 @@ async function main(): Promise<void> {
       healthRps: health?.requestsPerSecond ?? null,
       healthVsBare: health !== undefined && bareHealth !== undefined ? health.requestsPerSecond / bareHealth.requestsPerSecond : null,
       capabilitiesRps: rowOf(SVC_BINARY, "/capabilities")?.requestsPerSecond ?? null,
-      binaryMb: binary.bytes / 1e6,
+      payloadMb: (binary.bytes - bare.serveBytes) / 1e6,
       firstSessionMs: sessions?.firstSession[1]?.medianMs ?? null,
       threadCreateP50Ms: sessions?.threadCreate.p50Ms ?? null,
       threadCreateP95Ms: sessions?.threadCreate.p95Ms ?? null,

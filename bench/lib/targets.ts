@@ -29,8 +29,12 @@ export const TARGETS = {
   healthVsBare: 0.75,
   /** `GET /capabilities` at concurrency 50, requests/s (at least). */
   capabilitiesRps: 30_000,
-  /** Compiled binary size, MB (at most). */
-  binaryMb: 110,
+  /**
+   * Application bytes in the binary, MB (at most): binary − a bare compiled runtime of the same Bun
+   * (issue 23). It replaced the foundation's 110 MB bound on the whole binary, which the bare Bun
+   * 1.4 runtime alone (109.1 MB) all but fills.
+   */
+  payloadMb: 3,
   /** First `POST /session` on a fresh daemon, child spawn and initialize included, ms (at most). */
   firstSessionMs: 150,
   /** `sessionScope: thread` create on a warm child, ms (at most). */
@@ -95,7 +99,7 @@ export interface Measured {
   readonly healthRps: number | null;
   readonly healthVsBare: number | null;
   readonly capabilitiesRps: number | null;
-  readonly binaryMb: number;
+  readonly payloadMb: number;
   readonly firstSessionMs?: number | null;
   readonly threadCreateP50Ms?: number | null;
   readonly threadCreateP95Ms?: number | null;
@@ -142,7 +146,7 @@ export function verdicts(m: Measured): Verdict[] {
     ["/health c=50, req/s", m.healthRps, TARGETS.healthRps, "at least", REFERENCE.healthRps, ""],
     ["/health c=50 ÷ bare Bun.serve c=50", m.healthVsBare, TARGETS.healthVsBare, "at least", null, ""],
     ["/capabilities c=50, req/s", m.capabilitiesRps, TARGETS.capabilitiesRps, "at least", REFERENCE.capabilitiesRps, ""],
-    ["binary size, MB", m.binaryMb, TARGETS.binaryMb, "at most", null, ""],
+    ["application bytes in the binary (svc − bare runtime), MB", m.payloadMb, TARGETS.payloadMb, "at most", null, ""],
     ["first POST /session, fresh daemon, bundled agent (median), ms", m.firstSessionMs ?? null, TARGETS.firstSessionMs, "at most", REFERENCE.firstSessionMs, ""],
     ["thread session create p50, ms", m.threadCreateP50Ms ?? null, TARGETS.threadCreateP50Ms, "at most", REFERENCE.threadCreateP50Ms, ""],
     ["thread session create p95, ms", m.threadCreateP95Ms ?? null, TARGETS.threadCreateP95Ms, "at most", REFERENCE.threadCreateP95Ms, ""],

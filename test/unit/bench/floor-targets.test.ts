@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { pickSections, QUICK_SECTIONS, SECTIONS } from "../../../bench/lib/sections.ts";
 import { TARGETS, verdicts, vsBare } from "../../../bench/lib/targets.ts";
 
-const base = { startupMs: null, idleRssMb: null, healthRps: null, healthVsBare: null, capabilitiesRps: null, binaryMb: 100 };
+const base = { startupMs: null, idleRssMb: null, healthRps: null, healthVsBare: null, capabilitiesRps: null, payloadMb: 2 };
 
 describe("ratio targets", () => {
   test("a figure against its baseline is judged on svc ÷ bare, and shows both absolute values", () => {

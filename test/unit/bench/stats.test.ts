@@ -22,12 +22,12 @@ describe("bench statistics", () => {
 
 describe("target verdicts", () => {
   test("judges at-most and at-least targets and skips figures not measured", () => {
-    const list = verdicts({ startupMs: 60, idleRssMb: null, healthRps: 60_000, healthVsBare: 0.5, capabilitiesRps: null, binaryMb: 100 });
+    const list = verdicts({ startupMs: 60, idleRssMb: null, healthRps: 60_000, healthVsBare: 0.5, capabilitiesRps: null, payloadMb: 3.2 });
     expect(list.map((v) => [v.measured, v.direction, v.target, v.met])).toEqual([
       [60, "at most", 50, false],
       [60_000, "at least", 50_000, true],
       [0.5, "at least", 0.75, false],
-      [100, "at most", 110, true],
+      [3.2, "at most", 3, false],
     ]);
   });
 });
