@@ -138,13 +138,14 @@ export async function serveCommand(args: readonly string[], processStartedAt: nu
   // Published before the announcement, so a launcher that has read it finds the file too.
   const published = (discovery = publish(config, record, logger));
   if (published !== null) process.once("exit", () => published.remove());
+  // Listening is a start that worked: cleared before the line, so whoever reads it finds the record gone.
+  if (launchdDataDir !== null) tryOrWarn(() => restarts?.clearFailedStarts(launchdDataDir), "the record of failed launchd starts was not cleared", logger);
   try {
     printOut(config.launcher.readyJson ? readyLine(record) : `svc ${VERSION} listening on ${daemon.url}${config.web ? ` (web UI: ${daemon.url}/)` : ""}\n`);
   } catch (err) {
     // A launcher that closed our stdout cannot read the line; the daemon serves anyway (discovery file, logs).
     logger.warn("the listening line could not be written to stdout", { error: (err as Error).message });
   }
-  if (launchdDataDir !== null) tryOrWarn(() => restarts?.clearFailedStarts(launchdDataDir), "the record of failed launchd starts was not cleared", logger);
   logger.info("listening", { url: daemon.url, workspace: config.workspace, auth: record.auth, parentPid: parentWatch?.parent.pid ?? null });
   if (config.launcher.open) await openUi(config, daemon, logger);
 }
