@@ -8,56 +8,28 @@ import type * as acp from "@agentclientprotocol/sdk/unstable";
 import type { Config } from "../config/config.ts";
 import { DaemonError } from "../errors/daemon-error.ts";
 import type { Logger } from "../logging/logger.ts";
-import { AgentRequestError } from "../runtime/acp-channel.ts";
-import type { ChannelDeath, SessionSink } from "../runtime/session-sinks.ts";
+import type { ChannelDeath } from "../runtime/session-sinks.ts";
 import type { Live, WorkspaceRuntime } from "../runtime/workspace-runtime.ts";
 import type { CatalogRow } from "../store/catalog.ts";
 import type { Store } from "../store/store.ts";
 import { AutoTitler } from "./auto-title.ts";
 import type { CheckpointSeam } from "./checkpoint-seam.ts";
 import { LiveSession, type BranchLink, type EndReason, type SessionHooks, type SessionState } from "./live-session.ts";
-import { applyModel, checkStartupConfig, type StartupConfig, type StartupConfigRequest } from "./model-selection.ts";
+import { applyModel, checkStartupConfig, type StartupConfig } from "./model-selection.ts";
 import { restoreInProgress } from "./restore-in-progress.ts";
 import { branchAncestry } from "./branch-ancestry.ts";
 import { restoreSeed } from "./restore-seed.ts";
 import { ShuttingDownError } from "../runtime/start-failure.ts";
 import { workspaceId } from "../workspace/workspace-id.ts";
 import { runtimeUnavailable, untrustedWorkspace, type RuntimeRegistry } from "./runtime-registry.ts";
-import { RECORDING_RESUMED_EVENT, recordingResumedData, sessionJournal } from "./session-recorder.ts";
+import { relayRecordingState, sessionJournal } from "./session-recorder.ts";
 import { parseSessionSource, sourceFields, type SessionSource } from "./session-source.ts";
+import { attachAnswer, welcome, type CreateRequest, type CreateResult } from "./session-creation.ts";
 import { parentFields } from "./session-summary.ts";
-import { parseWorktree, worktreeFields, worktreeText, WorktreeSeam, type WorktreeInfo } from "./worktree-seam.ts";
+import { parseWorktree, worktreeText, WorktreeSeam, type WorktreeInfo } from "./worktree-seam.ts";
 import { RuntimeSlots } from "./runtime-slots.ts";
-import { agentRestoreFailed, isUnknownSession, restoreConflict, sessionNotFound } from "./session-errors.ts";
-
-export interface CreateRequest {
-  readonly cwd?: string;
-  readonly sessionScope?: "single" | "thread";
-  readonly modelServiceId?: string;
-  readonly startupConfig?: StartupConfigRequest;
-  /** Where the session comes from (`session-source.ts`); recorded on a new session only. */
-  readonly sourceType?: string;
-  readonly sourceId?: string;
-  /** Start the session in a fresh git worktree of the workspace (`workspace/worktree/`), named `slug` or a fresh name. */
-  readonly worktree?: { readonly slug?: string };
-}
-
-export interface CreateResult {
-  sessionId: string;
-  workspaceCwd: string;
-  attached: boolean;
-  clientId: string;
-  createdAt: string;
-  hasActivePrompt?: boolean;
-  modelApplied?: boolean;
-  startupConfigApplied?: Record<string, unknown>;
-  sourceType?: string;
-  sourceId?: string;
-  sourcePersisted?: boolean;
-  worktree?: { slug: string; path: string; branch: string };
-  worktreeState?: "persisted-v1";
-  currentCwd?: string;
-}
+import { restoreConflict, sessionNotFound } from "./session-errors.ts";
+import { forkOnAgent, openOnAgent, reloadOnAgent } from "./agent-session-calls.ts";
 
 export interface ManagerDeps {
   readonly config: Config;
@@ -69,13 +41,6 @@ export interface ManagerDeps {
   /** File snapshots of the sessions' turns, for rewind (none: turns are not snapshotted). */
   readonly checkpoints?: CheckpointSeam;
 }
-
-/** Takes a loading session's traffic while the agent replays its own history (not republished). */
-const REPLAY_SINK: SessionSink = {
-  onUpdate: () => {},
-  onPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
-  onChannelDied: () => {},
-};
 
 export class SessionManager {
   private readonly sessions = new Map<string, LiveSession>();
@@ -110,26 +75,7 @@ export class SessionManager {
       onMetadataChanged: (s) => deps.store?.metadataChanged(s.id, s.metadata.displayName ?? null, { ...s.metadata }),
       onTurnComplete: (s) => titler.turnCompleted(s),
     };
-    // Whether the sessions were told of a stop that was to pass: told again if it turns lasting.
-    let paused = false;
-    deps.store?.listen({
-      degraded: (status, transient) => {
-        // Another process's lock: recording resumes by itself once it goes (`error` says so). Any other failure lasts until restart.
-        if (transient) deps.logger.warn("recording paused: another process holds the database's lock; events are not being journaled", { reason: status.reason, error: status.error });
-        else deps.logger.error("recording degraded: events are not being journaled", { reason: status.reason, error: status.error });
-        const again = paused && !transient;
-        paused = transient;
-        for (const session of this.sessions.values()) session.bus.recordingStopped(again);
-      },
-      resumed: () => {
-        paused = false;
-        deps.logger.info("recording resumed: the database's lock was released; the events missed meanwhile are marked in each journal as a recording gap");
-        for (const session of this.sessions.values()) {
-          const stop = session.bus.recordingResumed();
-          if (stop !== null) session.publish(RECORDING_RESUMED_EVENT, recordingResumedData(session.id, stop));
-        }
-      },
-    });
+    if (deps.store) relayRecordingState(deps.store, deps.logger, () => this.sessions.values());
   }
 
   /** The catalog and journal, when the daemon has them. */
@@ -217,9 +163,9 @@ export class SessionManager {
     if (scope === "thread") return await this.fresh(runtime, request.modelServiceId, startup, source);
 
     const existing = this.defaultOf(runtime);
-    if (existing) return await this.attach(existing, clientHeader, request.modelServiceId);
+    if (existing) return await attachAnswer(existing, clientHeader, request.modelServiceId);
     const pending = this.pendingDefaults.get(runtime.cwd);
-    if (pending) return await this.attach(await pending, clientHeader, request.modelServiceId);
+    if (pending) return await attachAnswer(await pending, clientHeader, request.modelServiceId);
 
     const creation = this.spawn(runtime, source);
     this.pendingDefaults.set(runtime.cwd, creation);
@@ -230,7 +176,7 @@ export class SessionManager {
       this.pendingDefaults.delete(runtime.cwd);
     }
     this.defaults.set(runtime.cwd, session.id);
-    return await this.welcome(session, request.modelServiceId, null);
+    return await welcome(session, this.deps.store?.storesCatalogChanges ?? false, request.modelServiceId, null);
   }
 
   /** The live session a client may close: 409 `restore_in_progress` while it is being restored (the restore would bring it back). */
@@ -353,46 +299,7 @@ export class SessionManager {
         });
       }
     }
-    return await this.welcome(session, modelServiceId, startup);
-  }
-
-  /** The response for the session's creator (a new session has no registered client to reuse). */
-  private async welcome(session: LiveSession, modelServiceId: string | undefined, startup: StartupConfig | null) {
-    const clientId = session.clients.attach(null);
-    const result: CreateResult = {
-      sessionId: session.id,
-      workspaceCwd: session.workspaceCwd,
-      attached: false,
-      clientId,
-      createdAt: new Date(session.createdAt).toISOString(),
-      ...sourceFields(session.source),
-      // Whether the catalog keeps the source (a restart lists it); false while recording is degraded for good.
-      ...(session.source === null ? {} : { sourcePersisted: this.deps.store?.storesCatalogChanges ?? false }),
-      ...worktreeFields(session.worktree),
-    };
-    if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
-    if (startup) {
-      result.modelApplied = true;
-      result.startupConfigApplied = startup.applied;
-    }
-    return result;
-  }
-
-  private async attach(session: LiveSession, clientHeader: string | null, modelServiceId: string | undefined): Promise<CreateResult> {
-    const clientId = session.clients.attach(clientHeader);
-    session.noteActivity();
-    const result: CreateResult = {
-      sessionId: session.id,
-      workspaceCwd: session.workspaceCwd,
-      attached: true,
-      clientId,
-      createdAt: new Date(session.createdAt).toISOString(),
-      // The session's own source: a source asked for on an attach is not recorded (the reference's rule).
-      ...sourceFields(session.source),
-      hasActivePrompt: session.busy,
-    };
-    if (modelServiceId !== undefined) result.modelApplied = await applyModel(session, modelServiceId, clientId);
-    return result;
+    return await welcome(session, this.deps.store?.storesCatalogChanges ?? false, modelServiceId, startup);
   }
 
   /** Starts the runtime if needed and opens a new agent session on it. */
@@ -426,13 +333,11 @@ export class SessionManager {
 
   /**
    * Brings a persisted session back on its workspace's agent, within `timeoutMs` for the agent's
-   * answer: `session/resume` or `session/load` of its agent-side id (the one asked for when the
-   * agent offers it, else the other one it offers). What the agent replays during a load is not
-   * published: the session's own journal is its history. An agent offering neither, or one that
-   * answers that it no longer knows the session (`isUnknownSession`), gets a fresh `session/new`
-   * seeded from the journal (`restore-seed.ts`): the session keeps its id, the new agent-side id is
-   * recorded in the catalog, and `method` is `seeded`. Any other error the agent answers with is a
-   * 502 `agent_restore_failed`. The live session keeps the catalog row's `createdAt`.
+   * answer: `session/resume` or `session/load` of its agent-side id (`reloadOnAgent`). An agent
+   * offering neither, or one that no longer knows the session, gets a fresh `session/new` seeded
+   * from the journal (`restore-seed.ts`): the session keeps its id, the new agent-side id is
+   * recorded in the catalog, and `method` is `seeded`. The live session keeps the catalog row's
+   * `createdAt`.
    *
    * The id counts as being restored (`isRestoring`) from this call until the returned promise
    * settles, so catalog changes wait for it (`SessionCatalog`, 409 `restore_in_progress`).
@@ -453,27 +358,12 @@ export class SessionManager {
       const worktree = row.worktree ? await this.locateWorktree(runtime, sessionId, recorded) : null;
       const cwd = worktree?.path ?? runtime.cwd;
       const live = await runtime.ensureStarted();
-      const caps = live.channel.init.agentCapabilities;
-      const offers = { load: caps?.loadSession === true, resume: typeof caps?.sessionCapabilities?.resume === "object" && caps.sessionCapabilities.resume !== null };
-      const chosen = offers[action] ? action : offers.load ? "load" : offers.resume ? "resume" : null;
-      if (chosen === null) return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, worktree, ...parent }, timeoutMs);
-      const method = chosen === "load" ? "session/load" : "session/resume";
-      // Swallows the agent's own replay while it loads.
-      runtime.register(agentSessionId, REPLAY_SINK);
-      let response: (acp.LoadSessionResponse & { models?: unknown }) | "unknown";
-      try {
-        response = await live.channel.request(method, { sessionId: agentSessionId, cwd, mcpServers: [] }, { timeoutMs });
-      } catch (err) {
-        if (!isUnknownSession(err)) throw err instanceof AgentRequestError ? agentRestoreFailed(sessionId, method, err) : err;
-        response = "unknown";
-      } finally {
-        runtime.unregister(agentSessionId);
-      }
-      if (response === "unknown") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, worktree, ...parent }, timeoutMs);
+      const reloaded = await reloadOnAgent(runtime, live, { sessionId, agentSessionId }, action, cwd, timeoutMs);
+      if (typeof reloaded === "string") return await this.reopenSeeded(sessionId, runtime, live, { createdAt, source, worktree, ...parent }, timeoutMs);
       if (this.sessions.has(sessionId)) throw restoreConflict(sessionId);
-      const session = this.adopt(sessionId, runtime, live.profile.name, response ?? {}, { agentSessionId, createdAt, source, worktree, ...parent });
+      const session = this.adopt(sessionId, runtime, live.profile.name, reloaded.response, { agentSessionId, createdAt, source, worktree, ...parent });
       runtime.sessionOpened(live);
-      return { session, method };
+      return { session, method: reloaded.method };
     });
     return done.finally(() => this.reopening.delete(sessionId));
   }
@@ -490,39 +380,14 @@ export class SessionManager {
       const timeoutMs = this.deps.config.limits.initTimeoutMs;
       const forked = "fork" in opening;
       // A branch works where its parent does: in the parent's worktree checkout, if it has one.
-      const response = forked ? await this.forkOnAgent(runtime, live, parent.agentSessionId, opening.fork.meta, timeoutMs, parent.cwd) : await this.openOnAgent(runtime, live, timeoutMs, parent.cwd);
+      const response = forked
+        ? await forkOnAgent(runtime, live, { agentSessionId: parent.agentSessionId, meta: opening.fork.meta, cwd: parent.cwd }, timeoutMs, (id) => this.sessions.has(id), (id) => this.catalogHolds(id))
+        : await this.openOnAgent(runtime, live, timeoutMs, parent.cwd);
       const seed = !forked && opening.seed !== null ? { seed: opening.seed } : {};
       const session = this.adopt(response.sessionId, runtime, live.profile.name, response, { parent: link, ...seed, worktree: parent.worktree });
       runtime.sessionOpened(live);
       return session;
     });
-  }
-
-  /** `session/fork` of `agentSessionId` on `live`: the new session's id (checked as `openOnAgent` checks it) and state. */
-  private async forkOnAgent(runtime: WorkspaceRuntime, live: Live, agentSessionId: string, meta: Record<string, unknown> | undefined, timeoutMs: number, cwd: string) {
-    let response: acp.ForkSessionResponse & { models?: unknown };
-    try {
-      response = await live.channel.request<acp.ForkSessionResponse & { models?: unknown }>(
-        "session/fork",
-        { sessionId: agentSessionId, cwd, mcpServers: [], ...(meta ? { _meta: meta } : {}) },
-        { timeoutMs },
-      );
-    } catch (err) {
-      if (!(err instanceof AgentRequestError)) throw err;
-      const kind = err.facts.errorKind;
-      if (kind === "session_busy") throw new DaemonError(409, "branch_while_prompt_active", "Cannot branch while a prompt is running", { sessionId: agentSessionId });
-      if (kind === "branch_point_invalid") throw new DaemonError(409, "branch_point_invalid", "The agent's conversation no longer holds that turn (dropped by its history's bounds)", { errorKind: kind });
-      throw new DaemonError(502, "agent_branch_failed", `The agent failed session/fork: ${err.message}`, { errorKind: "agent_error", retryable: false });
-    }
-    if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
-      throw new DaemonError(502, "agent_protocol_error", "The agent answered session/fork without a session id", { errorKind: "protocol_error" });
-    if (this.sessions.has(response.sessionId) || runtime.routes(response.sessionId))
-      throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
-    // A fork is a new conversation: an id the catalog holds already (a closed session, the parent's
-    // own ancestors) would take over that session's history and could link it to itself.
-    if (this.catalogHolds(response.sessionId))
-      throw new DaemonError(502, "agent_protocol_error", "The agent answered session/fork with the id of an existing session", { errorKind: "protocol_error" });
-    return response;
   }
 
   /** Whether the catalog has a row for `sessionId`; false when it cannot be read (then only live ids are checked). */
@@ -565,20 +430,9 @@ export class SessionManager {
     return { session, method: "seeded" };
   }
 
-  /** `session/new` on `live` in `cwd` (default: the workspace), answered with a session id no live session uses (on either side). */
-  private async openOnAgent(runtime: WorkspaceRuntime, live: Live, timeoutMs: number, cwd = runtime.cwd): Promise<acp.NewSessionResponse & { models?: unknown }> {
-    let response: acp.NewSessionResponse & { models?: unknown };
-    try {
-      response = await live.channel.request<acp.NewSessionResponse & { models?: unknown }>("session/new", { cwd, mcpServers: [] }, { timeoutMs });
-    } catch (err) {
-      // Before a first session ever opened, a dead channel is a failed start (see `sessionOpenFailed`).
-      throw await runtime.sessionOpenFailed(live, err);
-    }
-    if (!response || typeof response.sessionId !== "string" || response.sessionId === "")
-      throw new DaemonError(502, "agent_protocol_error", "The agent answered session/new without a session id", { errorKind: "protocol_error" });
-    if (this.sessions.has(response.sessionId) || runtime.routes(response.sessionId))
-      throw new DaemonError(502, "agent_protocol_error", "The agent reused a live session id", { errorKind: "protocol_error" });
-    return response;
+  /** `session/new` on `live` in `cwd` (default: the workspace). */
+  private openOnAgent(runtime: WorkspaceRuntime, live: Live, timeoutMs: number, cwd = runtime.cwd) {
+    return openOnAgent(runtime, live, timeoutMs, cwd, (id) => this.sessions.has(id));
   }
 
   /**

@@ -2,12 +2,14 @@
  * What ties live sessions to the store: the journal each session's bus records into, and the events
  * that tell a session's clients its events are no longer being recorded (released by the bus ahead
  * of the first event recording gave up on, see event-bus.ts) and, after a stop that was to pass,
- * that they are again.
+ * that they are again (`relayRecordingState`).
  */
 import type { EventJournal, RecordingStop } from "../events/event-bus.ts";
 import type { EventData, EventType } from "../events/event-schemas.ts";
 import type { Frame } from "../events/frame.ts";
+import type { Logger } from "../logging/logger.ts";
 import type { RecordingDegraded, Store } from "../store/store.ts";
+import type { LiveSession } from "./live-session.ts";
 
 /**
  * Published (with an id, so it replays) to every live session when recording stops, to each
@@ -49,4 +51,31 @@ export function sessionJournal(store: Store, sessionId: string, now: () => numbe
     }),
     recordNotice: (epoch, notice) => store.recordNotice(entry(epoch, notice)),
   };
+}
+
+/**
+ * Tells every live session when the store stops recording (logged too) and when it resumes after a
+ * stop that was to pass (another process's lock). A stop first said to pass that turns lasting is
+ * told again.
+ */
+export function relayRecordingState(store: Store, logger: Logger, sessions: () => Iterable<LiveSession>): void {
+  let paused = false;
+  store.listen({
+    degraded: (status, transient) => {
+      // Another process's lock: recording resumes by itself once it goes (`error` says so). Any other failure lasts until restart.
+      if (transient) logger.warn("recording paused: another process holds the database's lock; events are not being journaled", { reason: status.reason, error: status.error });
+      else logger.error("recording degraded: events are not being journaled", { reason: status.reason, error: status.error });
+      const again = paused && !transient;
+      paused = transient;
+      for (const session of sessions()) session.bus.recordingStopped(again);
+    },
+    resumed: () => {
+      paused = false;
+      logger.info("recording resumed: the database's lock was released; the events missed meanwhile are marked in each journal as a recording gap");
+      for (const session of sessions()) {
+        const stop = session.bus.recordingResumed();
+        if (stop !== null) session.publish(RECORDING_RESUMED_EVENT, recordingResumedData(session.id, stop));
+      }
+    },
+  });
 }
