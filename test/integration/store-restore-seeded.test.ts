@@ -5,6 +5,8 @@
  * everything said to the agent names the new agent-side id.
  */
 import { describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { FAKE_AGENT_ENTRY } from "../fixtures/fake-agent-client.ts";
 import type { WireEntry } from "../fixtures/fake-agent/wire-log.ts";
 import { spawnDaemon } from "../helpers/daemon.ts";
@@ -179,5 +181,24 @@ describe("seeded restore", () => {
     expect((await d.json("POST", `/session/${sessionId}/load`, {})).body).toMatchObject({ sessionId, restoredBy: "session/load" });
     expect(await d.sentToAgent("session/load", firstAgentId)).toHaveLength(1);
     expect(await d.sentToAgent("session/load", sessionId)).toHaveLength(0);
+  }, 30_000);
+
+  test("an agent answering session/new with the id of a live seeded session (daemon id ≠ agent id) is refused, and that session stays", async () => {
+    await using dir = tempDir("svc-new-id-");
+    const idFile = join(dir.path, "new-id");
+    await using d = await fakeAgentDaemon([], { env: { FAKE_AGENT_RESTORE: "none", FAKE_AGENT_NEW_ID_FILE: idFile } });
+    const sessionId = (await d.createSession({ sessionScope: "thread" })).sessionId;
+    expect((await d.json("DELETE", `/session/${sessionId}`)).status).toBe(204);
+    expect((await d.json("POST", `/session/${sessionId}/resume`, {})).body).toMatchObject({ restoredBy: "seeded" });
+    // The agent knows the seeded session by another id, so only the daemon can see the reuse.
+    writeFileSync(idFile, sessionId);
+    const hostile = await d.json("POST", "/session", { sessionScope: "thread" });
+    expect([hostile.status, hostile.body.code]).toEqual([502, "agent_protocol_error"]);
+    rmSync(idFile);
+    await using sse = await d.events(sessionId);
+    const reply = await d.json("POST", `/session/${sessionId}/prompt`, { prompt: [{ type: "text", text: "@say still here" }] });
+    expect(reply.status).toBe(202);
+    const done = await sse.waitFor("turn_complete", (f) => f.data.promptId === reply.body.promptId);
+    expect(done.data.stopReason).toBe("end_turn");
   }, 30_000);
 });
