@@ -70,7 +70,8 @@ describe("the built-in agent's keys, out of its commands' reach", () => {
     const providerKey = secret();
     const scrubbed = Object.fromEntries(SCRUBBED.map((name) => [name, secret()]));
     // A second model whose key variable is named in the host settings (not on the scrub list).
-    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ model: { providers: [{ id: "extra", baseUrl: model.baseUrl, apiKeyEnv: "MY_PROVIDER_CRED", models: ["m2"] }] } }));
+    // No automatic title: its model request would take the reply scripted for the next turn.
+    writeFileSync(join(home.path, "settings.json"), JSON.stringify({ ui: { autoTitle: false }, model: { providers: [{ id: "extra", baseUrl: model.baseUrl, apiKeyEnv: "MY_PROVIDER_CRED", models: ["m2"] }] } }));
     await using d = await spawnDaemon(["--port", "0", "--workspace", ws.path, "--log-level", "debug"], {
       cwd: ws.path,
       env: { SVC_CLI_ENTRY: undefined, SVC_CLI_ARGS: undefined, SVC_HOME: home.path, OPENAI_API_KEY: openaiKey, OPENAI_BASE_URL: model.baseUrl, OPENAI_MODEL: "mock-model", MY_PROVIDER_CRED: providerKey, ...scrubbed },
@@ -120,6 +121,8 @@ describe("the built-in agent's keys, out of its commands' reach", () => {
       chmodSync(path, 0o777);
     }
     writeFileSync(join(ws, "notes.txt"), "a needle in the notes\n");
+    // No automatic title: its model request would take the grep call scripted for the second turn.
+    writeFileSync(join(home, "settings.json"), JSON.stringify({ ui: { autoTitle: false } }));
     const key = secret();
     const env = { SVC_CLI_ENTRY: undefined, SVC_CLI_ARGS: undefined, SVC_HOME: home, HOME: home, XDG_CACHE_HOME: home, XDG_CONFIG_HOME: home, XDG_DATA_HOME: home, XDG_STATE_HOME: home };
     // No PATH: grep runs its built-in engine, a Worker of the non-dumpable agent.
