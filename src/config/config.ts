@@ -183,6 +183,8 @@ export function dataDirFor(env: ConfigInputs["env"], platform: NodeJS.Platform):
  * variable, with a warning.
  */
 function resolveToken(given: string | null, file: string | null, inputs: ConfigInputs, warnings: string[]): string | null {
+  // An unset variable in a unit or script (`SVC_SERVER_TOKEN=${TOKEN}`) reads as no token: said, not silent.
+  if (given === null && file === null && inputs.env.SVC_SERVER_TOKEN === "") warnings.push("SVC_SERVER_TOKEN is set but empty: the daemon runs without a token");
   if (file === null) return parseToken(given);
   if (file === "") throw new BootError("--token-file: must not be empty");
   if (given !== null) {

@@ -129,24 +129,30 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
   const maxConnections = config.limits.listenerMaxConnections;
 
   /**
+   * 1. Self-origin strip, 2. CORS allowlist: the door's answer to a denied origin or a preflight
+   * (or null), and the CORS headers every other answer to this request carries (or null). Also run
+   * for a request refused at the connection cap, so that a browser can read that 503.
+   */
+  function corsGate(headers: Headers, method: string): [Response | null, Record<string, string> | null] {
+    let origin = headers.get("origin");
+    if (origin !== null && strip.has(origin.toLowerCase())) origin = null;
+    if (origin === null) return [null, null];
+    const preflight = method === "OPTIONS" && (headers.has("access-control-request-method") || headers.has("access-control-request-headers"));
+    const decision = decideCors(origin, preflight, config.origins);
+    if (decision.kind === "deny") return [jsonResponse({ error: "Request denied by CORS policy" }, 403, { Vary: "Origin" }), null];
+    if (decision.kind === "preflight") return [new Response(null, { status: 204, headers: decision.headers }), null];
+    return [null, decision.kind === "allow" ? decision.headers : null];
+  }
+
+  /**
    * Runs the chain up to the app. Returns the front door's own answer, or null when the request is
    * admitted to the app, and the CORS headers to attach either way. Synchronous, so constant answers
    * cost no promise at all.
    */
   function gate(request: Request, server: Server<unknown>, method: string, url: string, path: string): [Response | null, Record<string, string> | null] {
     const headers = request.headers;
-
-    // 1. Self-origin strip, 2. CORS allowlist.
-    let origin = headers.get("origin");
-    if (origin !== null && strip.has(origin.toLowerCase())) origin = null;
-    let cors: Record<string, string> | null = null;
-    if (origin !== null) {
-      const preflight = method === "OPTIONS" && (headers.has("access-control-request-method") || headers.has("access-control-request-headers"));
-      const decision = decideCors(origin, preflight, config.origins);
-      if (decision.kind === "deny") return [jsonResponse({ error: "Request denied by CORS policy" }, 403, { Vary: "Origin" }), null];
-      if (decision.kind === "preflight") return [new Response(null, { status: 204, headers: decision.headers }), null];
-      if (decision.kind === "allow") cors = decision.headers;
-    }
+    const [refusal, cors] = corsGate(headers, method);
+    if (refusal !== null) return [refusal, null];
 
     // 3. Host allowlist on loopback binds (DNS-rebinding defence).
     if (allowedHosts !== null) {
@@ -221,12 +227,12 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     return response;
   }
 
-  function failed(err: unknown, method: string, path: string, started: number): Response {
+  function failed(err: unknown, cors: Record<string, string> | null, method: string, path: string, started: number): Response {
     // Building the app on a first request opens files (the store, modules): out of descriptors is the same retryable 503 the app gives.
     const exhausted = exhaustedResponse(err, logger);
-    if (exhausted !== null) return finish(exhausted, null, method, path, started);
+    if (exhausted !== null) return finish(exhausted, cors, method, path, started);
     logger.error("request failed outside the app", { method, path, error: String(err) });
-    return finish(jsonResponse({ error: "Internal server error" }, 500), null, method, path, started);
+    return finish(jsonResponse({ error: "Internal server error" }, 500), cors, method, path, started);
   }
 
   /**
@@ -246,7 +252,8 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
         () => frontDoor(request, server),
         (err: unknown) => {
           transport.activeRequests++;
-          return failed(err, request.method, pathOf(request.url), started);
+          const [refusal, cors] = corsGate(request.headers, request.method);
+          return refusal !== null ? finish(refusal, null, request.method, pathOf(request.url), started) : failed(err, cors, request.method, pathOf(request.url), started);
         },
       );
     }
@@ -260,11 +267,13 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
     const path = pathOf(url);
     if (transport.connections >= maxConnections) {
       transport.activeRequests++;
-      return finish(jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxConnections }, 503, { "Retry-After": "1" }), null, method, path, started);
+      // A preflight or a denied origin is answered as ever (no work behind it); an admitted origin can read the 503.
+      const [refusal, cors] = corsGate(request.headers, method);
+      return finish(refusal ?? jsonResponse({ error: "Too many concurrent requests", code: "connection_limit_exceeded", limit: maxConnections }, 503, { "Retry-After": "1" }), cors, method, path, started);
     }
     transport.activeRequests++;
     let response: Response | Promise<Response>;
-    let cors: Record<string, string> | null;
+    let cors: Record<string, string> | null = null;
     try {
       const [answer, corsHeaders] = gate(request, server, method, url, path);
       if (answer !== null) return finish(answer, corsHeaders, method, path, started);
@@ -276,7 +285,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
       response = routing.app(request);
     } catch (err) {
       rearmIdleTimer(request, server);
-      return failed(err, method, path, started);
+      return failed(err, cors, method, path, started);
     }
     if (response instanceof Promise)
       return response.then(
@@ -286,7 +295,7 @@ export function createFrontDoor(deps: FrontDoorDeps): FrontDoor {
         },
         (err) => {
           rearmIdleTimer(request, server);
-          return failed(err, method, path, started);
+          return failed(err, cors, method, path, started);
         },
       );
     rearmIdleTimer(request, server);

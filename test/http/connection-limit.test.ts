@@ -92,4 +92,20 @@ describe(`with --max-connections ${CAP}`, () => {
       for (const sse of streams) sse.close();
     }
   });
+
+  test("at the cap an admitted origin can read the 503 (its CORS headers), its preflight is still answered, and a denied origin is still 403", async () => {
+    const origin = "http://localhost:3000";
+    await using d = await fakeAgentDaemon(["--max-connections", "1", "--allow-origin", origin]);
+    await using s = await openSession(d);
+    await using sse = await s.events();
+    const busy = await d.fetch("/capabilities", { headers: { Origin: origin } });
+    expect([busy.status, busy.headers.get("access-control-allow-origin"), busy.headers.get("access-control-expose-headers")]).toEqual([503, origin, expect.stringContaining("Retry-After")]);
+    const preflight = await d.fetch("/session", { method: "OPTIONS", headers: { Origin: origin, "Access-Control-Request-Method": "POST" } });
+    expect([preflight.status, preflight.headers.get("access-control-allow-origin")]).toEqual([204, origin]);
+    const denied = await d.fetch("/capabilities", { headers: { Origin: "http://evil.example" } });
+    expect([denied.status, denied.headers.get("access-control-allow-origin")]).toEqual([403, null]);
+    // Without an Origin the 503 carries no CORS headers.
+    expect((await d.fetch("/capabilities")).headers.get("access-control-allow-origin")).toBeNull();
+    sse.close();
+  });
 });

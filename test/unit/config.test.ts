@@ -63,10 +63,14 @@ describe("auth and bind safety rules", () => {
     expect(fx.bootError([], { SVC_SERVER_TOKEN: token }).message).toMatch(/token/);
   });
 
-  test("an explicitly empty --token fails boot; an empty SVC_SERVER_TOKEN is unset", async () => {
+  test("an explicitly empty --token fails boot; an empty SVC_SERVER_TOKEN is unset, with a warning", async () => {
     await using fx = configFixture();
     expect(fx.bootError(["--token", ""]).message).toBe("--token: must not be empty (omit it to run without a token)");
-    expect(fx.resolve([], { SVC_SERVER_TOKEN: "" }).token).toBeNull();
+    const empty = fx.resolve([], { SVC_SERVER_TOKEN: "" });
+    expect(empty.token).toBeNull();
+    expect(empty.warnings).toContain("SVC_SERVER_TOKEN is set but empty: the daemon runs without a token");
+    expect(fx.resolve([], {}).warnings).not.toContain("SVC_SERVER_TOKEN is set but empty: the daemon runs without a token");
+    expect(fx.resolve(["--token", "t"], { SVC_SERVER_TOKEN: "" }).warnings.filter((w) => w.includes("empty"))).toEqual([]);
   });
 
   test.each<[string, string]>([
